@@ -1,0 +1,102 @@
+//! The articles of the FIDE Laws of Chess the referee rules on.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// An article of the Laws (2023 numbering) named in a ruling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Law {
+    /// 4.2.1: only the player having the move may adjust.
+    Adjust,
+    /// 4.3.1: move the first touched own piece that can be moved.
+    TouchedOwn,
+    /// 4.3.2: capture the first touched opponent piece that can be captured.
+    TouchedOpponent,
+    /// 4.3.3: capture the first touched opponent piece with the first touched own piece.
+    TouchedBoth,
+    /// 4.4.1: king then rook: castle on that side.
+    KingThenRook,
+    /// 4.4.2: rook then king: no castling on that side.
+    RookThenKing,
+    /// 4.4.3: castling meant but illegal: another king move.
+    CastlingIllegal,
+    /// 4.7: a piece released on a square as a legal move stays there.
+    Released,
+    /// 6.2.3: press with the hand that moved, after letting go of the piece.
+    PressHand,
+    /// 7.5.1: an illegal move.
+    IllegalMove,
+    /// 7.5.2: a pawn left unpromoted on the last rank.
+    Unpromoted,
+    /// 7.5.3: a press without a move.
+    NoMove,
+    /// 7.5.5: the penalty for an illegal move.
+    IllegalMovePenalty,
+}
+
+impl Law {
+    /// Every law, in article order.
+    pub const ALL: [Law; 13] = [
+        Law::Adjust,
+        Law::TouchedOwn,
+        Law::TouchedOpponent,
+        Law::TouchedBoth,
+        Law::KingThenRook,
+        Law::RookThenKing,
+        Law::CastlingIllegal,
+        Law::Released,
+        Law::PressHand,
+        Law::IllegalMove,
+        Law::Unpromoted,
+        Law::NoMove,
+        Law::IllegalMovePenalty,
+    ];
+
+    /// The article number, as written in the Laws: `"4.3.1"`.
+    pub const fn article(self) -> &'static str {
+        match self {
+            Law::Adjust => "4.2.1",
+            Law::TouchedOwn => "4.3.1",
+            Law::TouchedOpponent => "4.3.2",
+            Law::TouchedBoth => "4.3.3",
+            Law::KingThenRook => "4.4.1",
+            Law::RookThenKing => "4.4.2",
+            Law::CastlingIllegal => "4.4.3",
+            Law::Released => "4.7",
+            Law::PressHand => "6.2.3",
+            Law::IllegalMove => "7.5.1",
+            Law::Unpromoted => "7.5.2",
+            Law::NoMove => "7.5.3",
+            Law::IllegalMovePenalty => "7.5.5",
+        }
+    }
+}
+
+impl fmt::Display for Law {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.article())
+    }
+}
+
+/// The text is not an article the referee rules on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseLawError;
+
+impl fmt::Display for ParseLawError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not an article tocada rules on")
+    }
+}
+
+impl std::error::Error for ParseLawError {}
+
+impl FromStr for Law {
+    type Err = ParseLawError;
+
+    fn from_str(s: &str) -> Result<Law, ParseLawError> {
+        Law::ALL
+            .into_iter()
+            .find(|law| law.article() == s)
+            .ok_or(ParseLawError)
+    }
+}
