@@ -6,11 +6,14 @@
 //! will happen by itself (a flag falls). It reads no clock and does no IO:
 //! the same inputs at the same instants always give the same effects.
 
+mod board;
+mod clock;
 mod effect;
 mod input;
 mod law;
 mod rules;
 mod time_control;
+mod touch;
 
 pub use effect::{CompletedMove, Effect, Reason, Rejection, Ruling};
 pub use input::Input;
@@ -21,7 +24,16 @@ pub use time_control::{ParseTimeControlError, Stage, TimeControl};
 use std::collections::VecDeque;
 use std::fmt;
 
-use shakmaty::Chess;
+use shakmaty::san::SanPlus;
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{
+    Bitboard, ByColor, CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Move, Piece,
+    Position, Role, Square,
+};
+
+use board::PhysicalBoard;
+use clock::Clock;
+use touch::{Breach, Contact, Turn, capture_square};
 
 /// Monotonic milliseconds since the session started.
 pub type Millis = u64;
@@ -37,22 +49,56 @@ pub struct TimeWentBackwards {
 
 impl fmt::Display for TimeWentBackwards {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "time went backwards: {} ms after {} ms",
-            self.now, self.last
-        )
+        write!(f, "time went backwards: {} ms after {} ms", self.now, self.last)
     }
 }
 
 impl std::error::Error for TimeWentBackwards {}
+
+/// A move made on the board and not yet completed by a press (6.2.1).
+#[derive(Debug, Clone)]
+struct Made {
+    side: Color,
+    before: Chess,
+    mv: Move,
+    number: u32,
+    san: String,
+    /// The mover's contacts and releases, checked when he presses.
+    turn: Turn,
+}
+
+/// Pieces displaced and not yet re-established (7.4.1).
+#[derive(Debug, Clone)]
+struct Displacement {
+    side: Color,
+    squares: Bitboard,
+    used_before: u64,
+}
 
 /// The rules core: one game, from the first press to the result.
 #[derive(Debug, Clone)]
 pub struct Referee {
     rules: Rules,
     now: Millis,
+    clock: Clock,
+    board: PhysicalBoard,
+    /// The position on the board: every move made, completed or not.
     position: Chess,
+    /// Repetition keys of every position since the start, the current last.
+    keys: Vec<Zobrist64>,
+    /// Made moves not completed yet, oldest first: always the latest made.
+    uncompleted: VecDeque<Made>,
+    /// What the player having the move on the board has done this turn.
+    turn: Turn,
+    promotion_choice: Option<Role>,
+    started: bool,
+    result: Option<(KnownOutcome, Reason)>,
+    illegal_moves: ByColor<u8>,
+    draw_offer: Option<Color>,
+    displacement: Option<Displacement>,
+    last_press: Option<(Millis, Color)>,
+    last_release: Option<Millis>,
+    contradictions: u64,
     effects: VecDeque<(Millis, Effect)>,
 }
 
@@ -61,9 +107,23 @@ impl Referee {
     pub fn new(rules: Rules) -> Referee {
         let position = rules.start.clone();
         Referee {
+            clock: Clock::new(rules.time_control.clone(), rules.increment_mode),
+            board: PhysicalBoard::new(&position),
+            keys: vec![key(&position)],
+            position,
             rules,
             now: 0,
-            position,
+            uncompleted: VecDeque::new(),
+            turn: Turn::default(),
+            promotion_choice: None,
+            started: false,
+            result: None,
+            illegal_moves: ByColor::new_with(|_| 0),
+            draw_offer: None,
+            displacement: None,
+            last_press: None,
+            last_release: None,
+            contradictions: 0,
             effects: VecDeque::new(),
         }
     }
@@ -78,22 +138,115 @@ impl Referee {
         &self.position
     }
 
+    /// Time left for `side` at `now` (at least the last instant handled).
+    pub fn remaining(&self, side: Color, now: Millis) -> u64 {
+        self.clock.remaining_at(side, now.max(self.now))
+    }
+
+    /// Whose time is going down: the running clock, or the player charged
+    /// for displaced pieces. `None` before the start, when paused or over.
+    pub fn ticking(&self) -> Option<Color> {
+        self.clock.ticking()
+    }
+
+    /// Whether the arbiter has paused the clock.
+    pub fn is_paused(&self) -> bool {
+        self.clock.is_paused()
+    }
+
+    /// Moves `side` has completed.
+    pub fn moves_completed(&self, side: Color) -> u32 {
+        self.clock.completed(side)
+    }
+
+    /// The stage of the time control `side` is playing in, from 0.
+    pub fn stage(&self, side: Color) -> usize {
+        self.clock.stage_index(side)
+    }
+
+    /// The side whose draw offer stands, if any.
+    pub fn draw_offer(&self) -> Option<Color> {
+        self.draw_offer
+    }
+
+    /// The result, once the game is over.
+    pub fn result(&self) -> Option<(KnownOutcome, Reason)> {
+        self.result
+    }
+
+    /// Sensor events dropped because they contradicted the board.
+    pub fn contradictions(&self) -> u64 {
+        self.contradictions
+    }
+
     /// Handles one input at `now`, after everything due before it.
     pub fn handle(&mut self, now: Millis, input: Input) -> Result<(), TimeWentBackwards> {
         self.handle_timeout(now)?;
-        let _ = input;
+        if self.result.is_some() {
+            return Ok(());
+        }
+        match input {
+            Input::Press(side) => self.press(side),
+            Input::Lift(sq) => self.lift(sq),
+            Input::Place(sq, piece) => self.place(sq, piece),
+            Input::Touch(sq) => {
+                if let Some(piece) = self.board.piece_at(sq) {
+                    self.contact(sq, piece);
+                }
+            }
+            Input::Untouch(_) => {}
+            Input::Adjust(side) => self.adjust(side),
+            Input::Draw(side) => self.draw(side),
+            Input::Decline(side) => {
+                if self.draw_offer == Some(side.other()) {
+                    self.draw_offer = None;
+                    self.emit(Effect::DrawDeclined { side: side.other(), how: Rejection::Spoken });
+                }
+            }
+            Input::Promote(role) => {
+                if !matches!(role, Role::Pawn | Role::King) {
+                    self.promotion_choice = Some(role);
+                }
+            }
+            Input::Pause => {
+                if self.started && !self.clock.is_paused() {
+                    self.clock.pause(now);
+                    self.emit(Effect::Paused);
+                }
+            }
+            Input::Resume => {
+                if self.clock.is_paused() {
+                    self.clock.resume(now);
+                    self.emit(Effect::Resumed);
+                }
+            }
+            Input::Resign(side) => self.finish(KnownOutcome::Decisive { winner: side.other() }, Reason::Resignation),
+        }
         Ok(())
     }
 
     /// Lets time pass until `now`: a flag due by then falls at its own instant.
     pub fn handle_timeout(&mut self, now: Millis) -> Result<(), TimeWentBackwards> {
         if now < self.now {
-            return Err(TimeWentBackwards {
-                last: self.now,
-                now,
-            });
+            return Err(TimeWentBackwards { last: self.now, now });
+        }
+        if self.result.is_none()
+            && let Some(deadline) = self.clock.deadline()
+            && deadline <= now
+            && let Some(side) = self.clock.ticking()
+        {
+            self.now = deadline;
+            self.clock.advance(deadline);
+            self.emit(Effect::Flag { side });
+            // 6.9: a draw when the opponent could not mate by any series of legal moves.
+            if self.position.has_insufficient_material(side.other()) {
+                self.finish(KnownOutcome::Draw, Reason::TimeoutVsInsufficientMaterial);
+            } else {
+                self.finish(KnownOutcome::Decisive { winner: side.other() }, Reason::Timeout);
+            }
         }
         self.now = now;
+        self.clock.advance(now);
         Ok(())
     }
 
@@ -104,6 +257,516 @@ impl Referee {
 
     /// When something will happen with no further input, if anything will.
     pub fn next_deadline(&self) -> Option<Millis> {
-        None
+        if self.result.is_some() {
+            return None;
+        }
+        self.clock.deadline()
     }
+
+    fn emit(&mut self, effect: Effect) {
+        self.effects.push_back((self.now, effect));
+    }
+
+    fn rule(&mut self, side: Color, breach: Breach, warning: bool) {
+        let ruling = Ruling { side, law: breach.law, detail: breach.detail };
+        self.emit(if warning { Effect::Warning(ruling) } else { Effect::Violation(ruling) });
+    }
+
+    // --- The levers -------------------------------------------------------
+
+    fn press(&mut self, side: Color) {
+        let now = self.now;
+        if !self.started {
+            // The first press, by the side not to move, starts the other clock.
+            let to_move = self.rules.start.turn();
+            if side != to_move {
+                self.started = true;
+                self.clock.start(to_move, now);
+                self.last_press = Some((now, side));
+                self.emit(Effect::Started { side: to_move });
+            }
+            return;
+        }
+        if self.clock.running() != Some(side) || self.clock.is_paused() {
+            return;
+        }
+        self.last_press = Some((now, side));
+        let strict = self.rules.enforcement == Enforcement::Strict;
+        if self.board.holds(side) {
+            self.rule(
+                side,
+                Breach { law: Law::PressHand, detail: "Let go of the piece before pressing".to_owned() },
+                false,
+            );
+            if strict {
+                return;
+            }
+        }
+        let Some(index) = self.uncompleted.iter().position(|u| u.side == side) else {
+            self.press_without_move(side);
+            return;
+        };
+        let made = &self.uncompleted[index];
+        if let Err(breach) = touch::check(&made.before, &made.turn, made.mv) {
+            self.rule(side, breach, false);
+            if strict {
+                return;
+            }
+        }
+        self.warn_if_hasty(side);
+        self.complete_through(index, true);
+    }
+
+    /// 6.2.3: a press too soon after a release was made with the other hand.
+    fn warn_if_hasty(&mut self, side: Color) {
+        if let Some(released) = self.last_release {
+            let gap = self.now - released;
+            if gap < self.rules.min_press_gap_ms {
+                self.rule(
+                    side,
+                    Breach {
+                        law: Law::PressHand,
+                        detail: format!("Pressed {gap} ms after releasing: press with the hand that moved"),
+                    },
+                    true,
+                );
+            }
+        }
+    }
+
+    /// A press by the player whose clock runs when he has made no move on the board.
+    fn press_without_move(&mut self, side: Color) {
+        let on_board = self.board.occupied();
+        if self.position.turn() == side {
+            if on_board == self.position.board().occupied() {
+                self.illegal(side, Law::NoMove, "Pressed without making a move".to_owned());
+                return;
+            }
+            // 7.5.2: a pawn on the last rank that the board says was not exchanged.
+            if let Some(m) = self.matching_moves(&self.position.clone()).into_iter().find(|m| {
+                m.is_promotion() && self.board.sensed_at(m.to()).is_some_and(|p| p.role == Role::Pawn)
+            }) {
+                let m = with_promotion(m, Role::Queen);
+                self.illegal(side, Law::Unpromoted, "Pawn not promoted: it becomes a queen".to_owned());
+                if self.result.is_none() {
+                    self.make(m);
+                    if self.result.is_none()
+                        && let Some(index) = self.uncompleted.iter().position(|u| u.side == side)
+                    {
+                        self.complete_through(index, true);
+                    }
+                }
+                return;
+            }
+        }
+        let restore = self.squares_to_restore();
+        self.illegal(side, Law::IllegalMove, format!("Illegal move: restore {restore} and make a legal move"));
+    }
+
+    fn squares_to_restore(&self) -> String {
+        let diff = self.board.occupied() ^ self.position.board().occupied();
+        let names: Vec<String> = diff.into_iter().map(|sq| sq.to_string()).collect();
+        if names.is_empty() { "the position".to_owned() } else { names.join(" ") }
+    }
+
+    /// 7.5.1–7.5.5: a completed illegal move. The press is refused; the
+    /// opponent gets the penalty time, and a second one loses.
+    fn illegal(&mut self, side: Color, law: Law, detail: String) {
+        self.rule(side, Breach { law, detail }, false);
+        if self.rules.enforcement == Enforcement::Record {
+            return;
+        }
+        let count = self.illegal_moves.get_mut(side);
+        *count += 1;
+        if *count >= 2 {
+            let outcome = if self.position.has_insufficient_material(side.other()) {
+                KnownOutcome::Draw
+            } else {
+                KnownOutcome::Decisive { winner: side.other() }
+            };
+            self.finish(outcome, Reason::IllegalMoves);
+            return;
+        }
+        let ms = self.rules.mode.penalty_ms();
+        self.clock.add(side.other(), ms, self.now);
+        self.emit(Effect::TimeAdded { side: side.other(), ms, law: Law::IllegalMovePenalty });
+    }
+
+    /// Completes the uncompleted moves up to `index`, in game order; the last
+    /// by its mover's press when `pressed`.
+    fn complete_through(&mut self, index: usize, pressed: bool) {
+        for i in 0..=index {
+            let Some(made) = self.uncompleted.pop_front() else { return };
+            if pressed && i == index {
+                self.clock.complete_by_press(made.side, self.now);
+            } else {
+                self.clock.count_move(made.side);
+            }
+            let uci = made.mv.to_uci(CastlingMode::Standard).to_string();
+            self.emit(Effect::Move(CompletedMove {
+                side: made.side,
+                number: made.number,
+                uci,
+                san: made.san,
+                white_ms: self.clock.remaining(Color::White),
+                black_ms: self.clock.remaining(Color::Black),
+            }));
+        }
+    }
+
+    // --- The board --------------------------------------------------------
+
+    fn lift(&mut self, sq: Square) {
+        match self.board.lift(sq) {
+            Ok(Some(piece)) => self.contact(sq, piece),
+            Ok(None) => {}
+            Err(_) => {
+                self.contradictions += 1;
+                return;
+            }
+        }
+        self.review_board();
+    }
+
+    fn place(&mut self, sq: Square, identity: Option<Piece>) {
+        let mover = self.position.turn();
+        let taken = match self.board.place(sq, identity, mover) {
+            Ok(taken) => taken,
+            Err(_) => {
+                self.contradictions += 1;
+                return;
+            }
+        };
+        self.last_release = Some(self.now);
+        if let Some((from, Some(piece))) = taken
+            && piece.color == mover
+            && let Some(m) = self.released_move(from, sq)
+        {
+            self.turn.releases.push(m);
+        }
+        self.review_board();
+    }
+
+    /// The legal move of the player having the move that takes the piece
+    /// from `from` to `to`; castling counts once the king is released.
+    fn released_move(&self, from: Square, to: Square) -> Option<Move> {
+        let color = self.position.turn();
+        self.position.legal_moves().into_iter().find(|m| {
+            m.from() == Some(from)
+                && match m {
+                    Move::Castle { .. } => {
+                        m.castling_side().is_some_and(|side| side.king_to(color) == to)
+                    }
+                    _ => m.to() == to,
+                }
+        })
+    }
+
+    /// A contact with `piece` on `sq`: attributed to the player having the
+    /// move, unless it is the previous mover handling his own move before
+    /// pressing.
+    fn contact(&mut self, sq: Square, piece: Piece) {
+        if let Some(last) = self.uncompleted.back()
+            && self.clock.running() == Some(last.side)
+            && piece.color == last.side
+            && footprint(last.mv, last.side).contains(sq)
+        {
+            return;
+        }
+        let mover = self.position.turn();
+        let adjusting = self.turn.adjusting;
+        self.turn.contacts.push(Contact { at: self.now, square: sq, piece, adjusting });
+        // 9.1.2.1: touching a piece with intent rejects the opponent's offer.
+        if !adjusting
+            && self.draw_offer == Some(mover.other())
+            && self.clock.running() == Some(mover)
+        {
+            self.draw_offer = None;
+            self.emit(Effect::DrawDeclined { side: mover.other(), how: Rejection::Touch });
+        }
+    }
+
+    fn adjust(&mut self, side: Color) {
+        if side == self.position.turn() {
+            self.turn.adjusting = true;
+        } else {
+            self.rule(
+                side,
+                Breach { law: Law::Adjust, detail: "Only the player having the move may adjust pieces".to_owned() },
+                true,
+            );
+        }
+    }
+
+    /// After every change of occupancy: a move made, a move changed or taken
+    /// back, pieces displaced or re-established.
+    fn review_board(&mut self) {
+        let position = self.position.clone();
+        if let Some(m) = self.chosen_move(&position) {
+            self.make(m);
+        } else if let Some(last) = self.uncompleted.back() {
+            let before = last.before.clone();
+            let previous = last.mv;
+            if self.board.occupied() == before.board().occupied() {
+                self.take_back();
+            } else if let Some(m) = self.chosen_move(&before)
+                && m != previous
+            {
+                self.take_back();
+                self.make(m);
+            }
+        }
+        if self.result.is_none() {
+            self.review_displacement();
+        }
+    }
+
+    /// The legal moves from `position` whose result the occupancy matches.
+    fn matching_moves(&self, position: &Chess) -> Vec<Move> {
+        let occupied = position.board().occupied();
+        let color = position.turn();
+        let on_board = self.board.occupied();
+        position
+            .legal_moves()
+            .into_iter()
+            .filter(|m| occupancy_after(occupied, *m, color) == on_board)
+            .collect()
+    }
+
+    /// The move the board shows made from `position`, with the promotion piece
+    /// from the board's identity, else the clock's choice, else a queen. A
+    /// pawn the board identifies on the last rank is not a move yet.
+    fn chosen_move(&self, position: &Chess) -> Option<Move> {
+        let candidates = self.matching_moves(position);
+        let first = *candidates.first()?;
+        if !first.is_promotion() {
+            return Some(first);
+        }
+        let role = match self.board.sensed_at(first.to()) {
+            Some(piece) if piece.role == Role::Pawn => return None,
+            Some(piece) => piece.role,
+            None => self.promotion_choice.unwrap_or(Role::Queen),
+        };
+        candidates.into_iter().find(|m| m.promotion() == Some(role)).or(Some(first))
+    }
+
+    /// A move released on the board (4.7): it is made now, and it ends the
+    /// game at once if the game is over (5.1.1, 5.2, 9.6).
+    fn make(&mut self, m: Move) {
+        let side = self.position.turn();
+        // 6.2.1: making his next move completes a player's previous one.
+        if let Some(index) = self.uncompleted.iter().position(|u| u.side == side) {
+            self.complete_through(index, false);
+        }
+        let before = self.position.clone();
+        let san = SanPlus::from_move(before.clone(), m).to_string();
+        self.position.play_unchecked(m);
+        self.keys.push(key(&self.position));
+        self.board.sync(&self.position);
+        self.promotion_choice = None;
+        self.uncompleted.push_back(Made {
+            side,
+            number: before.fullmoves().get(),
+            before,
+            mv: m,
+            san,
+            turn: std::mem::take(&mut self.turn),
+        });
+        let ending = if self.position.is_checkmate() {
+            Some((KnownOutcome::Decisive { winner: side }, Reason::Checkmate))
+        } else if self.position.is_stalemate() {
+            Some((KnownOutcome::Draw, Reason::Stalemate))
+        } else if self.position.is_insufficient_material() {
+            Some((KnownOutcome::Draw, Reason::InsufficientMaterial))
+        } else if self.repetitions() >= 5 {
+            Some((KnownOutcome::Draw, Reason::FivefoldRepetition))
+        } else if self.position.halfmoves() >= 150 {
+            Some((KnownOutcome::Draw, Reason::SeventyFiveMoves))
+        } else {
+            None
+        };
+        if let Some((outcome, reason)) = ending {
+            self.finish(outcome, reason);
+        }
+    }
+
+    /// The last move made, not completed, is taken back: the board shows the
+    /// position before it, and it is its mover's turn again, with his contacts.
+    fn take_back(&mut self) {
+        if let Some(made) = self.uncompleted.pop_back() {
+            self.keys.pop();
+            self.position = made.before;
+            self.turn = made.turn;
+            self.board.sync(&self.position);
+        }
+    }
+
+    /// How often the current position has stood on the board.
+    fn repetitions(&self) -> usize {
+        let current = key(&self.position);
+        let window = self.position.halfmoves() as usize + 1;
+        self.keys.iter().rev().take(window).filter(|k| **k == current).count()
+    }
+
+    /// 7.4.1: occupancy changes no legal move in progress explains.
+    fn review_displacement(&mut self) {
+        let unexplained = self.unexplained();
+        let on_board = self.board.occupied();
+        let expected = self.position.board().occupied();
+        match &mut self.displacement {
+            None if unexplained.any() => {
+                let side = match self.last_press {
+                    Some((at, presser)) if self.now - at <= self.rules.knock_window_ms => presser,
+                    _ => self.clock.running().unwrap_or(self.position.turn()),
+                };
+                if self.clock.running().is_some_and(|running| running != side) {
+                    self.clock.charge(Some(side), self.now);
+                }
+                self.displacement = Some(Displacement {
+                    side,
+                    squares: unexplained,
+                    used_before: self.clock.used(side),
+                });
+                self.emit(Effect::Displaced { side, squares: unexplained.into_iter().collect() });
+            }
+            Some(displacement) => {
+                displacement.squares |= unexplained;
+                if unexplained.is_empty() && (displacement.squares & (on_board ^ expected)).is_empty() {
+                    let side = displacement.side;
+                    let used_before = displacement.used_before;
+                    self.displacement = None;
+                    self.clock.charge(None, self.now);
+                    let ms = self.clock.used(side) - used_before;
+                    self.emit(Effect::Restored { side, ms });
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// The squares whose state neither the player having the move nor the
+    /// previous mover, still handling a move he has not completed, explains.
+    fn unexplained(&self) -> Bitboard {
+        let now = unexplained_from(&self.position, self.board.occupied());
+        if now.is_empty() {
+            return now;
+        }
+        match self.uncompleted.back() {
+            Some(last) if unexplained_from(&last.before, self.board.occupied()).is_empty() => Bitboard::EMPTY,
+            _ => now,
+        }
+    }
+
+    // --- Draws and the end ------------------------------------------------
+
+    fn draw(&mut self, side: Color) {
+        if self.draw_offer == Some(side.other()) {
+            self.finish(KnownOutcome::Draw, Reason::Agreement);
+            return;
+        }
+        // 9.2, 9.3: a correct claim by the player having the move.
+        if self.position.turn() == side {
+            if self.repetitions() >= 3 {
+                self.finish(KnownOutcome::Draw, Reason::ThreefoldRepetition);
+                return;
+            }
+            if self.position.halfmoves() >= 100 {
+                self.finish(KnownOutcome::Draw, Reason::FiftyMoves);
+                return;
+            }
+        }
+        if self.draw_offer == Some(side) {
+            return;
+        }
+        // 9.1.2.1: proper between making a move and pressing; valid anyway.
+        let proper = self.clock.running() == Some(side) && self.uncompleted.iter().any(|u| u.side == side);
+        self.draw_offer = Some(side);
+        self.emit(Effect::DrawOffer { side, proper });
+    }
+
+    /// Ends the game: the moves on the board are recorded, the clocks stop.
+    fn finish(&mut self, outcome: KnownOutcome, reason: Reason) {
+        if !self.uncompleted.is_empty() {
+            self.complete_through(self.uncompleted.len() - 1, false);
+        }
+        self.clock.stop(self.now);
+        self.draw_offer = None;
+        self.displacement = None;
+        self.result = Some((outcome, reason));
+        self.emit(Effect::Result { outcome, reason });
+    }
+}
+
+fn key(position: &Chess) -> Zobrist64 {
+    position.zobrist_hash(EnPassantMode::Legal)
+}
+
+fn with_promotion(m: Move, role: Role) -> Move {
+    match m {
+        Move::Normal { role: r, from, capture, to, .. } => Move::Normal { role: r, from, capture, to, promotion: Some(role) },
+        other => other,
+    }
+}
+
+/// The squares a move empties or fills, the captured pawn's included.
+fn footprint(m: Move, color: Color) -> Bitboard {
+    let mut squares = Bitboard::EMPTY;
+    match m {
+        Move::Castle { king, rook } => {
+            if let Some(side) = m.castling_side() {
+                squares.add(side.king_to(color));
+                squares.add(side.rook_to(color));
+            }
+            squares.add(king);
+            squares.add(rook);
+        }
+        _ => {
+            squares.extend(m.from());
+            squares.add(m.to());
+            squares.extend(capture_square(m));
+        }
+    }
+    squares
+}
+
+/// The occupancy after `m`, computed without playing it.
+fn occupancy_after(occupied: Bitboard, m: Move, color: Color) -> Bitboard {
+    match m {
+        Move::Castle { king, rook } => {
+            let Some(side) = m.castling_side() else { return occupied };
+            let mut after = occupied;
+            after.discard(king);
+            after.discard(rook);
+            after.add(side.king_to(color));
+            after.add(side.rook_to(color));
+            after
+        }
+        _ => {
+            let mut after = occupied;
+            if let Some(from) = m.from() {
+                after.discard(from);
+            }
+            if let Some(captured) = capture_square(m) {
+                after.discard(captured);
+            }
+            after.add(m.to());
+            after
+        }
+    }
+}
+
+/// The changed squares that no legal move in progress from `position`
+/// explains: the mover lifting his own pieces and putting pieces down, and
+/// removing opponent pieces he could capture.
+fn unexplained_from(position: &Chess, on_board: Bitboard) -> Bitboard {
+    let expected = position.board().occupied();
+    let vacated = expected & !on_board;
+    let filled = on_board & !expected;
+    let own_vacated = vacated & position.board().by_color(position.turn());
+    let capturable: Bitboard = position.legal_moves().into_iter().filter_map(capture_square).collect();
+    let mut unexplained = vacated & !own_vacated & !capturable;
+    if own_vacated.is_empty() {
+        unexplained |= filled;
+    }
+    unexplained
 }

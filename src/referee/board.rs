@@ -1,0 +1,104 @@
+//! The board as the sensors see it: occupancy, what hands hold, and which
+//! pieces the board itself identified.
+
+use shakmaty::{Bitboard, Chess, Color, Piece, Position, Square};
+
+/// A sensor event that contradicts what the board already reported (a lift
+/// from an empty square, a place on an occupied one). It is counted and
+/// dropped: trusting it would corrupt the position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Contradiction;
+
+/// What the referee believes is physically on the board.
+#[derive(Debug, Clone)]
+pub(crate) struct PhysicalBoard {
+    occupied: Bitboard,
+    /// Best knowledge of each square's piece: exact after a sync, guessed
+    /// from the hand in between.
+    pieces: [Option<Piece>; 64],
+    /// Identities reported by boards that recognise pieces.
+    sensed: [Option<Piece>; 64],
+    /// Pieces lifted and not put down yet, latest last, with their square.
+    hand: Vec<(Square, Option<Piece>)>,
+}
+
+impl PhysicalBoard {
+    pub fn new(position: &Chess) -> PhysicalBoard {
+        let mut board = PhysicalBoard {
+            occupied: Bitboard::EMPTY,
+            pieces: [None; 64],
+            sensed: [None; 64],
+            hand: Vec::new(),
+        };
+        board.sync(position);
+        board
+    }
+
+    pub fn occupied(&self) -> Bitboard {
+        self.occupied
+    }
+
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        self.pieces[usize::from(sq)]
+    }
+
+    /// The piece the board itself says stands on `sq`.
+    pub fn sensed_at(&self, sq: Square) -> Option<Piece> {
+        self.sensed[usize::from(sq)]
+    }
+
+    /// Whether a piece of `color` is lifted and not put down.
+    pub fn holds(&self, color: Color) -> bool {
+        self.hand.iter().any(|(_, piece)| piece.is_some_and(|p| p.color == color))
+    }
+
+    /// A piece left `sq`; returns it if known.
+    pub fn lift(&mut self, sq: Square) -> Result<Option<Piece>, Contradiction> {
+        if !self.occupied.contains(sq) {
+            return Err(Contradiction);
+        }
+        self.occupied.discard(sq);
+        let piece = self.pieces[usize::from(sq)].take();
+        self.sensed[usize::from(sq)] = None;
+        self.hand.push((sq, piece));
+        Ok(piece)
+    }
+
+    /// A piece was put on `sq`; returns the lifted piece it is taken to be,
+    /// with the square it came from. Without an identity from the board, the
+    /// piece is the latest one `mover` lifted, else the latest lifted at all.
+    pub fn place(
+        &mut self,
+        sq: Square,
+        identity: Option<Piece>,
+        mover: Color,
+    ) -> Result<Option<(Square, Option<Piece>)>, Contradiction> {
+        if self.occupied.contains(sq) {
+            return Err(Contradiction);
+        }
+        self.occupied.add(sq);
+        let index = identity
+            .and_then(|p| self.hand.iter().rposition(|(_, held)| *held == Some(p)))
+            .or_else(|| {
+                self.hand
+                    .iter()
+                    .rposition(|(_, held)| held.is_some_and(|p| p.color == mover))
+            })
+            .or_else(|| self.hand.len().checked_sub(1));
+        let taken = index.map(|i| self.hand.remove(i));
+        self.pieces[usize::from(sq)] = identity.or(taken.and_then(|(_, piece)| piece));
+        self.sensed[usize::from(sq)] = identity;
+        Ok(taken)
+    }
+
+    /// The board matches `position`: take its pieces as exact, and whatever
+    /// is still in a hand (captured pieces) as gone.
+    pub fn sync(&mut self, position: &Chess) {
+        let board = position.board();
+        self.occupied = board.occupied();
+        for sq in Square::ALL {
+            self.pieces[usize::from(sq)] = board.piece_at(sq);
+        }
+        self.hand.clear();
+    }
+}

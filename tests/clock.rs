@@ -1,0 +1,185 @@
+//! Art. 6: starting, running, flags, increments, stages, pauses.
+
+mod common;
+
+use common::*;
+use tocada::{Effect, IncrementMode, Input, KnownOutcome, Reason, Rules};
+
+fn rules(tc: &str) -> Rules {
+    Rules { time_control: tc.parse().unwrap(), ..Rules::default() }
+}
+
+#[test]
+fn the_side_not_to_move_starts_the_clock_of_the_side_to_move() {
+    let mut game = Game::new(rules("300"));
+    assert_eq!(game.at(0, Input::Press(WHITE)), []);
+    assert_eq!(game.referee.next_deadline(), None);
+    assert_eq!(game.at(10, Input::Press(BLACK)), [Effect::Started { side: WHITE }]);
+    assert_eq!(game.referee.next_deadline(), Some(300_010));
+    assert_eq!(game.referee.ticking(), Some(WHITE));
+}
+
+#[test]
+fn a_press_on_the_lever_of_a_stopped_clock_does_nothing() {
+    let mut game = Game::started(rules("300"));
+    assert_eq!(game.at(1_000, Input::Press(BLACK)), []);
+    assert_eq!(game.referee.ticking(), Some(WHITE));
+    assert_eq!(game.referee.next_deadline(), Some(300_000));
+}
+
+#[test]
+fn the_flag_falls_at_the_exact_millisecond_whatever_comes_later() {
+    let mut game = Game::started(rules("60"));
+    assert_eq!(game.referee.next_deadline(), Some(60_000));
+    assert_eq!(game.wait(59_999), []);
+    // The move arrives too late: the flag fell at 60 000 and ends the game.
+    let effects = game.play_and_press(61_000, "e2e4");
+    assert_eq!(
+        effects,
+        [
+            Effect::Flag { side: WHITE },
+            Effect::Result { outcome: KnownOutcome::Decisive { winner: BLACK }, reason: Reason::Timeout },
+        ]
+    );
+    assert_eq!(game.referee.remaining(WHITE, 70_000), 0);
+    assert_eq!(game.referee.next_deadline(), None);
+}
+
+#[test]
+fn the_flag_effect_carries_the_instant_it_fell() {
+    let mut game = Game::started(rules("60"));
+    game.referee.handle_timeout(1_000_000).unwrap();
+    let (at, effect) = game.referee.poll_effect().unwrap();
+    assert_eq!((at, effect), (60_000, Effect::Flag { side: WHITE }));
+    let (at, _) = game.referee.poll_effect().unwrap();
+    assert_eq!(at, 60_000);
+    assert_eq!(game.referee.poll_effect(), None);
+}
+
+#[test]
+fn a_flag_against_a_bare_king_is_a_draw() {
+    let start = fen("4k3/8/8/8/8/8/8/4K2Q w - - 0 1");
+    let mut game = Game::new(Rules { start, ..rules("60") });
+    game.at(0, Input::Press(BLACK));
+    game.play_and_press(1_000, "h1h2");
+    // Black, with a bare king, flags: White has mating material, Black wins nothing.
+    let effects = game.wait(200_000);
+    assert_eq!(effects[0], Effect::Flag { side: BLACK });
+    assert_eq!(effects[1], Effect::Result { outcome: KnownOutcome::Decisive { winner: WHITE }, reason: Reason::Timeout });
+
+    // The other way round: White with the queen flags against a bare king.
+    let start = fen("4k3/8/8/8/8/8/8/4K2Q w - - 0 1");
+    let mut game = Game::new(Rules { start, ..rules("60") });
+    game.at(0, Input::Press(BLACK));
+    let effects = game.wait(200_000);
+    assert_eq!(
+        effects,
+        [
+            Effect::Flag { side: WHITE },
+            Effect::Result { outcome: KnownOutcome::Draw, reason: Reason::TimeoutVsInsufficientMaterial },
+        ]
+    );
+}
+
+fn times(effects: &[Effect]) -> Vec<(u64, u64)> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Move(m) => Some((m.white_ms, m.black_ms)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn fischer_increments_come_with_the_press() {
+    let mut game = Game::started(rules("300+2"));
+    // e2e4 is two events, 100 ms apart, then the press 300 ms after the last: at 10 400.
+    let effects = game.play_and_press(10_000, "e2e4");
+    assert_eq!(times(&effects), [(300_000 - 10_400 + 2_000, 300_000)]);
+    assert_eq!(effects.len(), 1);
+}
+
+#[test]
+fn bronstein_gives_back_the_time_used_up_to_the_increment() {
+    let mut game = Game::started(Rules { increment_mode: IncrementMode::Bronstein, ..rules("300+5") });
+    let effects = game.play_and_press(1_000, "e2e4");
+    assert_eq!(times(&effects), [(300_000, 300_000)]);
+    let effects = game.play_and_press(11_300, "e7e5");
+    // Black used 10 300 ms, 5 000 come back.
+    assert_eq!(times(&effects), [(300_000, 294_700)]);
+}
+
+#[test]
+fn delay_holds_the_countdown_at_the_start_of_each_turn() {
+    let mut game = Game::started(Rules { increment_mode: IncrementMode::Delay, ..rules("300+5") });
+    assert_eq!(game.referee.next_deadline(), Some(305_000));
+    let effects = game.play_and_press(2_000, "e2e4");
+    assert_eq!(times(&effects), [(300_000, 300_000)]);
+    let effects = game.play_and_press(2_300 + 7_000, "e7e5");
+    assert_eq!(times(&effects), [(300_000, 300_000 - 2_300)]);
+}
+
+#[test]
+fn stage_time_is_added_when_the_stage_move_count_is_completed() {
+    let mut game = Game::started(rules("2/60+1:30+1"));
+    let mut t = 1_000;
+    let mut all = Vec::new();
+    for uci in ["g1f3", "g8f6", "f3g1", "f6g8"] {
+        all.extend(game.play_and_press(t, uci));
+        t += 1_000;
+    }
+    let times = times(&all);
+    // White presses at 1 400; then each turn lasts 1 000 ms.
+    assert_eq!(times[0].0, 60_000 - 1_400 + 1_000);
+    // White's second move completes stage one: +30 s.
+    assert_eq!(times[2].0, 60_000 - 1_400 - 1_000 + 2_000 + 30_000);
+    assert_eq!(times[3].1, 60_000 - 2_000 + 2_000 + 30_000);
+    assert_eq!(game.referee.stage(WHITE), 1);
+    assert_eq!(game.referee.moves_completed(WHITE), 2);
+}
+
+#[test]
+fn pause_stops_both_clocks_until_resumed() {
+    let mut game = Game::started(rules("60"));
+    assert_eq!(game.at(10_000, Input::Pause), [Effect::Paused]);
+    assert_eq!(game.referee.next_deadline(), None);
+    assert_eq!(game.referee.ticking(), None);
+    // A press while paused changes nothing.
+    assert_eq!(game.at(20_000, Input::Press(WHITE)), []);
+    assert_eq!(game.wait(500_000), []);
+    assert_eq!(game.referee.remaining(WHITE, 500_000), 50_000);
+    assert_eq!(game.referee.remaining(BLACK, 500_000), 60_000);
+    assert_eq!(game.at(500_000, Input::Resume), [Effect::Resumed]);
+    assert_eq!(game.referee.next_deadline(), Some(550_000));
+    // Near miss: resuming a running clock does nothing.
+    assert_eq!(game.at(500_001, Input::Resume), []);
+}
+
+#[test]
+fn pause_before_the_start_does_nothing() {
+    let mut game = Game::new(rules("60"));
+    assert_eq!(game.at(0, Input::Pause), []);
+    assert_eq!(game.at(0, Input::Resume), []);
+}
+
+#[test]
+fn time_going_backwards_is_refused_and_changes_nothing() {
+    let mut game = Game::started(rules("60"));
+    game.wait(5_000);
+    let err = game.referee.handle(4_999, Input::Press(WHITE)).unwrap_err();
+    assert_eq!((err.last, err.now), (5_000, 4_999));
+    assert_eq!(game.referee.next_deadline(), Some(60_000));
+}
+
+#[test]
+fn resignation_ends_the_game_and_nothing_follows() {
+    let mut game = Game::started(rules("60"));
+    assert_eq!(
+        game.at(1_000, Input::Resign(WHITE)),
+        [Effect::Result { outcome: KnownOutcome::Decisive { winner: BLACK }, reason: Reason::Resignation }]
+    );
+    assert_eq!(game.referee.next_deadline(), None);
+    assert_eq!(game.play_and_press(2_000, "e2e4"), []);
+    assert_eq!(game.wait(1_000_000), []);
+}
