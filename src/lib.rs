@@ -21,8 +21,8 @@
 
 pub mod referee;
 
-pub use shakmaty::KnownOutcome;
 pub use referee::{
     CompletedMove, Effect, Enforcement, GameMode, IncrementMode, Input, Law, Millis, Reason,
     Referee, Rejection, Rules, Ruling, Stage, TimeControl, TimeWentBackwards,
 };
+pub use shakmaty::KnownOutcome;

@@ -6,7 +6,10 @@ use common::*;
 use tocada::{Effect, IncrementMode, Input, KnownOutcome, Reason, Rules};
 
 fn rules(tc: &str) -> Rules {
-    Rules { time_control: tc.parse().unwrap(), ..Rules::default() }
+    Rules {
+        time_control: tc.parse().unwrap(),
+        ..Rules::default()
+    }
 }
 
 #[test]
@@ -14,7 +17,10 @@ fn the_side_not_to_move_starts_the_clock_of_the_side_to_move() {
     let mut game = Game::new(rules("300"));
     assert_eq!(game.at(0, Input::Press(WHITE)), []);
     assert_eq!(game.referee.next_deadline(), None);
-    assert_eq!(game.at(10, Input::Press(BLACK)), [Effect::Started { side: WHITE }]);
+    assert_eq!(
+        game.at(10, Input::Press(BLACK)),
+        [Effect::Started { side: WHITE }]
+    );
     assert_eq!(game.referee.next_deadline(), Some(300_010));
     assert_eq!(game.referee.ticking(), Some(WHITE));
 }
@@ -38,7 +44,10 @@ fn the_flag_falls_at_the_exact_millisecond_whatever_comes_later() {
         effects,
         [
             Effect::Flag { side: WHITE },
-            Effect::Result { outcome: KnownOutcome::Decisive { winner: BLACK }, reason: Reason::Timeout },
+            Effect::Result {
+                outcome: KnownOutcome::Decisive { winner: BLACK },
+                reason: Reason::Timeout
+            },
         ]
     );
     assert_eq!(game.referee.remaining(WHITE, 70_000), 0);
@@ -59,24 +68,39 @@ fn the_flag_effect_carries_the_instant_it_fell() {
 #[test]
 fn a_flag_against_a_bare_king_is_a_draw() {
     let start = fen("4k3/8/8/8/8/8/8/4K2Q w - - 0 1");
-    let mut game = Game::new(Rules { start, ..rules("60") });
+    let mut game = Game::new(Rules {
+        start,
+        ..rules("60")
+    });
     game.at(0, Input::Press(BLACK));
     game.play_and_press(1_000, "h1h2");
     // Black, with a bare king, flags: White has mating material, Black wins nothing.
     let effects = game.wait(200_000);
     assert_eq!(effects[0], Effect::Flag { side: BLACK });
-    assert_eq!(effects[1], Effect::Result { outcome: KnownOutcome::Decisive { winner: WHITE }, reason: Reason::Timeout });
+    assert_eq!(
+        effects[1],
+        Effect::Result {
+            outcome: KnownOutcome::Decisive { winner: WHITE },
+            reason: Reason::Timeout
+        }
+    );
 
     // The other way round: White with the queen flags against a bare king.
     let start = fen("4k3/8/8/8/8/8/8/4K2Q w - - 0 1");
-    let mut game = Game::new(Rules { start, ..rules("60") });
+    let mut game = Game::new(Rules {
+        start,
+        ..rules("60")
+    });
     game.at(0, Input::Press(BLACK));
     let effects = game.wait(200_000);
     assert_eq!(
         effects,
         [
             Effect::Flag { side: WHITE },
-            Effect::Result { outcome: KnownOutcome::Draw, reason: Reason::TimeoutVsInsufficientMaterial },
+            Effect::Result {
+                outcome: KnownOutcome::Draw,
+                reason: Reason::TimeoutVsInsufficientMaterial
+            },
         ]
     );
 }
@@ -102,7 +126,10 @@ fn fischer_increments_come_with_the_press() {
 
 #[test]
 fn bronstein_gives_back_the_time_used_up_to_the_increment() {
-    let mut game = Game::started(Rules { increment_mode: IncrementMode::Bronstein, ..rules("300+5") });
+    let mut game = Game::started(Rules {
+        increment_mode: IncrementMode::Bronstein,
+        ..rules("300+5")
+    });
     let effects = game.play_and_press(1_000, "e2e4");
     assert_eq!(times(&effects), [(300_000, 300_000)]);
     let effects = game.play_and_press(11_300, "e7e5");
@@ -112,7 +139,10 @@ fn bronstein_gives_back_the_time_used_up_to_the_increment() {
 
 #[test]
 fn delay_holds_the_countdown_at_the_start_of_each_turn() {
-    let mut game = Game::started(Rules { increment_mode: IncrementMode::Delay, ..rules("300+5") });
+    let mut game = Game::started(Rules {
+        increment_mode: IncrementMode::Delay,
+        ..rules("300+5")
+    });
     assert_eq!(game.referee.next_deadline(), Some(305_000));
     let effects = game.play_and_press(2_000, "e2e4");
     assert_eq!(times(&effects), [(300_000, 300_000)]);
@@ -177,7 +207,10 @@ fn resignation_ends_the_game_and_nothing_follows() {
     let mut game = Game::started(rules("60"));
     assert_eq!(
         game.at(1_000, Input::Resign(WHITE)),
-        [Effect::Result { outcome: KnownOutcome::Decisive { winner: BLACK }, reason: Reason::Resignation }]
+        [Effect::Result {
+            outcome: KnownOutcome::Decisive { winner: BLACK },
+            reason: Reason::Resignation
+        }]
     );
     assert_eq!(game.referee.next_deadline(), None);
     assert_eq!(game.play_and_press(2_000, "e2e4"), []);

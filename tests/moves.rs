@@ -8,7 +8,10 @@ use shakmaty::{Piece, Role};
 use tocada::{Effect, Input, KnownOutcome, Reason, Rules};
 
 fn start_from(fen_text: &str) -> Game {
-    Game::started(Rules { start: fen(fen_text), ..Rules::default() })
+    Game::started(Rules {
+        start: fen(fen_text),
+        ..Rules::default()
+    })
 }
 
 fn sans(effects: &[Effect]) -> Vec<String> {
@@ -17,7 +20,10 @@ fn sans(effects: &[Effect]) -> Vec<String> {
 
 fn no_rulings(effects: &[Effect]) {
     assert!(
-        !effects.iter().any(|e| matches!(e, Effect::Violation(_) | Effect::Warning(_) | Effect::Displaced { .. })),
+        !effects.iter().any(|e| matches!(
+            e,
+            Effect::Violation(_) | Effect::Warning(_) | Effect::Displaced { .. }
+        )),
         "unexpected ruling in {effects:?}"
     );
 }
@@ -30,7 +36,10 @@ fn a_move_is_completed_by_the_press_not_by_the_release() {
     let effects = game.at(2_000, Input::Press(WHITE));
     match &effects[..] {
         [Effect::Move(m)] => {
-            assert_eq!((m.side, m.number, m.uci.as_str(), m.san.as_str()), (WHITE, 1, "e2e4", "e4"));
+            assert_eq!(
+                (m.side, m.number, m.uci.as_str(), m.san.as_str()),
+                (WHITE, 1, "e2e4", "e4")
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -45,7 +54,14 @@ fn captures_in_either_order() {
     for (i, m) in moves.iter().enumerate() {
         game.play_and_press(1_000 * (i as u64 + 1), m);
     }
-    let effects = game.inputs(5_000, &[Input::Lift(sq("d5")), Input::Lift(sq("e4")), Input::Place(sq("d5"), None)]);
+    let effects = game.inputs(
+        5_000,
+        &[
+            Input::Lift(sq("d5")),
+            Input::Lift(sq("e4")),
+            Input::Place(sq("d5"), None),
+        ],
+    );
     no_rulings(&effects);
     assert_eq!(sans(&game.at(6_000, Input::Press(WHITE))), ["exd5"]);
 
@@ -54,7 +70,14 @@ fn captures_in_either_order() {
     for (i, m) in moves.iter().enumerate() {
         game.play_and_press(1_000 * (i as u64 + 1), m);
     }
-    let effects = game.inputs(5_000, &[Input::Lift(sq("e4")), Input::Lift(sq("d5")), Input::Place(sq("d5"), None)]);
+    let effects = game.inputs(
+        5_000,
+        &[
+            Input::Lift(sq("e4")),
+            Input::Lift(sq("d5")),
+            Input::Place(sq("d5"), None),
+        ],
+    );
     no_rulings(&effects);
     assert_eq!(sans(&game.at(6_000, Input::Press(WHITE))), ["exd5"]);
 }
@@ -63,8 +86,16 @@ fn captures_in_either_order() {
 fn en_passant_with_the_captured_pawn_removed_before_or_after() {
     let position = "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3";
     for order in [
-        [Input::Lift(sq("f5")), Input::Lift(sq("e5")), Input::Place(sq("f6"), None)],
-        [Input::Lift(sq("e5")), Input::Place(sq("f6"), None), Input::Lift(sq("f5"))],
+        [
+            Input::Lift(sq("f5")),
+            Input::Lift(sq("e5")),
+            Input::Place(sq("f6"), None),
+        ],
+        [
+            Input::Lift(sq("e5")),
+            Input::Place(sq("f6"), None),
+            Input::Lift(sq("f5")),
+        ],
     ] {
         let mut game = start_from(position);
         let effects = game.inputs(1_000, &order);
@@ -93,7 +124,12 @@ fn castling_with_both_pieces_in_hand() {
     let mut game = start_from("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1");
     let effects = game.inputs(
         1_000,
-        &[Input::Lift(sq("e1")), Input::Lift(sq("h1")), Input::Place(sq("g1"), None), Input::Place(sq("f1"), None)],
+        &[
+            Input::Lift(sq("e1")),
+            Input::Lift(sq("h1")),
+            Input::Place(sq("g1"), None),
+            Input::Place(sq("f1"), None),
+        ],
     );
     no_rulings(&effects);
     assert_eq!(sans(&game.at(2_000, Input::Press(WHITE))), ["O-O"]);
@@ -107,7 +143,12 @@ fn promotion_on_a_board_without_identity_is_a_queen_unless_chosen() {
     let mut game = start_from(PROMOTION);
     let effects = game.inputs(
         1_000,
-        &[Input::Lift(sq("e7")), Input::Place(sq("e8"), None), Input::Lift(sq("e8")), Input::Place(sq("e8"), None)],
+        &[
+            Input::Lift(sq("e7")),
+            Input::Place(sq("e8"), None),
+            Input::Lift(sq("e8")),
+            Input::Place(sq("e8"), None),
+        ],
     );
     no_rulings(&effects);
     assert_eq!(sans(&game.at(2_000, Input::Press(WHITE))), ["e8=Q+"]);
@@ -115,24 +156,41 @@ fn promotion_on_a_board_without_identity_is_a_queen_unless_chosen() {
     // A knight chosen on the clock.
     let mut game = start_from(PROMOTION);
     game.at(900, Input::Promote(Role::Knight));
-    game.inputs(1_000, &[Input::Lift(sq("e7")), Input::Place(sq("e8"), None)]);
+    game.inputs(
+        1_000,
+        &[Input::Lift(sq("e7")), Input::Place(sq("e8"), None)],
+    );
     assert_eq!(sans(&game.at(2_000, Input::Press(WHITE))), ["e8=N"]);
 }
 
 #[test]
 fn promotion_on_a_board_that_identifies_pieces() {
-    let rook = Some(Piece { color: WHITE, role: Role::Rook });
-    let pawn = Some(Piece { color: WHITE, role: Role::Pawn });
+    let rook = Some(Piece {
+        color: WHITE,
+        role: Role::Rook,
+    });
+    let pawn = Some(Piece {
+        color: WHITE,
+        role: Role::Pawn,
+    });
     // The new piece set directly.
     let mut game = start_from(PROMOTION);
-    game.inputs(1_000, &[Input::Lift(sq("e7")), Input::Place(sq("e8"), rook)]);
+    game.inputs(
+        1_000,
+        &[Input::Lift(sq("e7")), Input::Place(sq("e8"), rook)],
+    );
     assert_eq!(sans(&game.at(2_000, Input::Press(WHITE))), ["e8=R+"]);
 
     // The pawn set on the last rank, then exchanged: the rook counts.
     let mut game = start_from(PROMOTION);
     game.inputs(
         1_000,
-        &[Input::Lift(sq("e7")), Input::Place(sq("e8"), pawn), Input::Lift(sq("e8")), Input::Place(sq("e8"), rook)],
+        &[
+            Input::Lift(sq("e7")),
+            Input::Place(sq("e8"), pawn),
+            Input::Lift(sq("e8")),
+            Input::Place(sq("e8"), rook),
+        ],
     );
     assert_eq!(sans(&game.at(2_000, Input::Press(WHITE))), ["e8=R+"]);
 }
@@ -149,7 +207,10 @@ fn checkmate_ends_the_game_at_release_without_a_press() {
     assert_eq!(sans(&effects), ["Qh4#"]);
     assert_eq!(
         effects.last(),
-        Some(&Effect::Result { outcome: KnownOutcome::Decisive { winner: BLACK }, reason: Reason::Checkmate })
+        Some(&Effect::Result {
+            outcome: KnownOutcome::Decisive { winner: BLACK },
+            reason: Reason::Checkmate
+        })
     );
     assert_eq!(game.referee.next_deadline(), None);
     assert_eq!(game.at(t + 5_000, Input::Press(BLACK)), []);
@@ -159,14 +220,23 @@ fn checkmate_ends_the_game_at_release_without_a_press() {
 fn stalemate_and_dead_positions_end_the_game_at_release() {
     let mut game = start_from("7k/8/6Q1/8/8/8/8/K7 w - - 0 1");
     let effects = game.play(1_000, "g6f7");
-    assert_eq!(effects.last(), Some(&Effect::Result { outcome: KnownOutcome::Draw, reason: Reason::Stalemate }));
+    assert_eq!(
+        effects.last(),
+        Some(&Effect::Result {
+            outcome: KnownOutcome::Draw,
+            reason: Reason::Stalemate
+        })
+    );
 
     let mut game = start_from("7k/8/8/8/8/8/1q6/K7 w - - 0 1");
     let effects = game.play(1_000, "a1b2");
     assert_eq!(sans(&effects), ["Kxb2"]);
     assert_eq!(
         effects.last(),
-        Some(&Effect::Result { outcome: KnownOutcome::Draw, reason: Reason::InsufficientMaterial })
+        Some(&Effect::Result {
+            outcome: KnownOutcome::Draw,
+            reason: Reason::InsufficientMaterial
+        })
     );
 }
 
@@ -174,13 +244,22 @@ fn stalemate_and_dead_positions_end_the_game_at_release() {
 fn seventy_five_moves_end_the_game_but_a_mate_wins() {
     let mut game = start_from("7k/8/8/8/8/8/R7/K7 w - - 149 100");
     let effects = game.play(1_000, "a2b2");
-    assert_eq!(effects.last(), Some(&Effect::Result { outcome: KnownOutcome::Draw, reason: Reason::SeventyFiveMoves }));
+    assert_eq!(
+        effects.last(),
+        Some(&Effect::Result {
+            outcome: KnownOutcome::Draw,
+            reason: Reason::SeventyFiveMoves
+        })
+    );
     // Near miss: the 150th half-move mates.
     let mut game = start_from("6k1/8/6K1/8/8/8/8/R7 w - - 149 100");
     let effects = game.play(1_000, "a1a8");
     assert_eq!(
         effects.last(),
-        Some(&Effect::Result { outcome: KnownOutcome::Decisive { winner: WHITE }, reason: Reason::Checkmate })
+        Some(&Effect::Result {
+            outcome: KnownOutcome::Decisive { winner: WHITE },
+            reason: Reason::Checkmate
+        })
     );
 }
 
@@ -225,7 +304,10 @@ fn making_the_next_move_completes_the_previous_one() {
 #[test]
 fn a_piece_lifted_and_put_back_is_no_move() {
     let mut game = Game::started(Rules::default());
-    let effects = game.inputs(1_000, &[Input::Lift(sq("e2")), Input::Place(sq("e2"), None)]);
+    let effects = game.inputs(
+        1_000,
+        &[Input::Lift(sq("e2")), Input::Place(sq("e2"), None)],
+    );
     assert_eq!(effects, []);
     assert_eq!(game.referee.position(), &shakmaty::Chess::default());
 }

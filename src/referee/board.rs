@@ -49,7 +49,9 @@ impl PhysicalBoard {
 
     /// Whether a piece of `color` is lifted and not put down.
     pub fn holds(&self, color: Color) -> bool {
-        self.hand.iter().any(|(_, piece)| piece.is_some_and(|p| p.color == color))
+        self.hand
+            .iter()
+            .any(|(_, piece)| piece.is_some_and(|p| p.color == color))
     }
 
     /// A piece left `sq`; returns it if known.

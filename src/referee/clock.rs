@@ -90,7 +90,11 @@ impl Clock {
     /// The instant the ticking clock reaches zero.
     pub fn deadline(&self) -> Option<Millis> {
         let side = self.ticking()?;
-        let delay = if self.charged.is_none() { *self.delay_left.get(side) } else { 0 };
+        let delay = if self.charged.is_none() {
+            *self.delay_left.get(side)
+        } else {
+            0
+        };
         Some(self.since + delay + self.remaining(side))
     }
 
@@ -140,7 +144,9 @@ impl Clock {
         let stage = *self.control.stage(self.completed(side));
         let bonus = match self.increment_mode {
             IncrementMode::Fischer => stage.increment_ms,
-            IncrementMode::Bronstein => self.turn_used.get(side).min(&stage.increment_ms).to_owned(),
+            IncrementMode::Bronstein => {
+                self.turn_used.get(side).min(&stage.increment_ms).to_owned()
+            }
             IncrementMode::Delay => 0,
         };
         *self.remaining.get_mut(side) += bonus;

@@ -49,7 +49,11 @@ pub struct TimeWentBackwards {
 
 impl fmt::Display for TimeWentBackwards {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "time went backwards: {} ms after {} ms", self.now, self.last)
+        write!(
+            f,
+            "time went backwards: {} ms after {} ms",
+            self.now, self.last
+        )
     }
 }
 
@@ -200,7 +204,10 @@ impl Referee {
             Input::Decline(side) => {
                 if self.draw_offer == Some(side.other()) {
                     self.draw_offer = None;
-                    self.emit(Effect::DrawDeclined { side: side.other(), how: Rejection::Spoken });
+                    self.emit(Effect::DrawDeclined {
+                        side: side.other(),
+                        how: Rejection::Spoken,
+                    });
                 }
             }
             Input::Promote(role) => {
@@ -220,7 +227,12 @@ impl Referee {
                     self.emit(Effect::Resumed);
                 }
             }
-            Input::Resign(side) => self.finish(KnownOutcome::Decisive { winner: side.other() }, Reason::Resignation),
+            Input::Resign(side) => self.finish(
+                KnownOutcome::Decisive {
+                    winner: side.other(),
+                },
+                Reason::Resignation,
+            ),
         }
         Ok(())
     }
@@ -228,7 +240,10 @@ impl Referee {
     /// Lets time pass until `now`: a flag due by then falls at its own instant.
     pub fn handle_timeout(&mut self, now: Millis) -> Result<(), TimeWentBackwards> {
         if now < self.now {
-            return Err(TimeWentBackwards { last: self.now, now });
+            return Err(TimeWentBackwards {
+                last: self.now,
+                now,
+            });
         }
         if self.result.is_none()
             && let Some(deadline) = self.clock.deadline()
@@ -242,7 +257,12 @@ impl Referee {
             if self.position.has_insufficient_material(side.other()) {
                 self.finish(KnownOutcome::Draw, Reason::TimeoutVsInsufficientMaterial);
             } else {
-                self.finish(KnownOutcome::Decisive { winner: side.other() }, Reason::Timeout);
+                self.finish(
+                    KnownOutcome::Decisive {
+                        winner: side.other(),
+                    },
+                    Reason::Timeout,
+                );
             }
         }
         self.now = now;
@@ -268,8 +288,16 @@ impl Referee {
     }
 
     fn rule(&mut self, side: Color, breach: Breach, warning: bool) {
-        let ruling = Ruling { side, law: breach.law, detail: breach.detail };
-        self.emit(if warning { Effect::Warning(ruling) } else { Effect::Violation(ruling) });
+        let ruling = Ruling {
+            side,
+            law: breach.law,
+            detail: breach.detail,
+        };
+        self.emit(if warning {
+            Effect::Warning(ruling)
+        } else {
+            Effect::Violation(ruling)
+        });
     }
 
     // --- The levers -------------------------------------------------------
@@ -295,7 +323,10 @@ impl Referee {
         if self.board.holds(side) {
             self.rule(
                 side,
-                Breach { law: Law::PressHand, detail: "Let go of the piece before pressing".to_owned() },
+                Breach {
+                    law: Law::PressHand,
+                    detail: "Let go of the piece before pressing".to_owned(),
+                },
                 false,
             );
             if strict {
@@ -326,7 +357,9 @@ impl Referee {
                     side,
                     Breach {
                         law: Law::PressHand,
-                        detail: format!("Pressed {gap} ms after releasing: press with the hand that moved"),
+                        detail: format!(
+                            "Pressed {gap} ms after releasing: press with the hand that moved"
+                        ),
                     },
                     true,
                 );
@@ -339,15 +372,31 @@ impl Referee {
         let on_board = self.board.occupied();
         if self.position.turn() == side {
             if on_board == self.position.board().occupied() {
-                self.illegal(side, Law::NoMove, "Pressed without making a move".to_owned());
+                self.illegal(
+                    side,
+                    Law::NoMove,
+                    "Pressed without making a move".to_owned(),
+                );
                 return;
             }
             // 7.5.2: a pawn on the last rank that the board says was not exchanged.
-            if let Some(m) = self.matching_moves(&self.position.clone()).into_iter().find(|m| {
-                m.is_promotion() && self.board.sensed_at(m.to()).is_some_and(|p| p.role == Role::Pawn)
-            }) {
+            if let Some(m) = self
+                .matching_moves(&self.position.clone())
+                .into_iter()
+                .find(|m| {
+                    m.is_promotion()
+                        && self
+                            .board
+                            .sensed_at(m.to())
+                            .is_some_and(|p| p.role == Role::Pawn)
+                })
+            {
                 let m = with_promotion(m, Role::Queen);
-                self.illegal(side, Law::Unpromoted, "Pawn not promoted: it becomes a queen".to_owned());
+                self.illegal(
+                    side,
+                    Law::Unpromoted,
+                    "Pawn not promoted: it becomes a queen".to_owned(),
+                );
                 if self.result.is_none() {
                     self.make(m);
                     if self.result.is_none()
@@ -360,13 +409,21 @@ impl Referee {
             }
         }
         let restore = self.squares_to_restore();
-        self.illegal(side, Law::IllegalMove, format!("Illegal move: restore {restore} and make a legal move"));
+        self.illegal(
+            side,
+            Law::IllegalMove,
+            format!("Illegal move: restore {restore} and make a legal move"),
+        );
     }
 
     fn squares_to_restore(&self) -> String {
         let diff = self.board.occupied() ^ self.position.board().occupied();
         let names: Vec<String> = diff.into_iter().map(|sq| sq.to_string()).collect();
-        if names.is_empty() { "the position".to_owned() } else { names.join(" ") }
+        if names.is_empty() {
+            "the position".to_owned()
+        } else {
+            names.join(" ")
+        }
     }
 
     /// 7.5.1–7.5.5: a completed illegal move. The press is refused; the
@@ -382,21 +439,29 @@ impl Referee {
             let outcome = if self.position.has_insufficient_material(side.other()) {
                 KnownOutcome::Draw
             } else {
-                KnownOutcome::Decisive { winner: side.other() }
+                KnownOutcome::Decisive {
+                    winner: side.other(),
+                }
             };
             self.finish(outcome, Reason::IllegalMoves);
             return;
         }
         let ms = self.rules.mode.penalty_ms();
         self.clock.add(side.other(), ms, self.now);
-        self.emit(Effect::TimeAdded { side: side.other(), ms, law: Law::IllegalMovePenalty });
+        self.emit(Effect::TimeAdded {
+            side: side.other(),
+            ms,
+            law: Law::IllegalMovePenalty,
+        });
     }
 
     /// Completes the uncompleted moves up to `index`, in game order; the last
     /// by its mover's press when `pressed`.
     fn complete_through(&mut self, index: usize, pressed: bool) {
         for i in 0..=index {
-            let Some(made) = self.uncompleted.pop_front() else { return };
+            let Some(made) = self.uncompleted.pop_front() else {
+                return;
+            };
             if pressed && i == index {
                 self.clock.complete_by_press(made.side, self.now);
             } else {
@@ -454,9 +519,9 @@ impl Referee {
         self.position.legal_moves().into_iter().find(|m| {
             m.from() == Some(from)
                 && match m {
-                    Move::Castle { .. } => {
-                        m.castling_side().is_some_and(|side| side.king_to(color) == to)
-                    }
+                    Move::Castle { .. } => m
+                        .castling_side()
+                        .is_some_and(|side| side.king_to(color) == to),
                     _ => m.to() == to,
                 }
         })
@@ -475,14 +540,22 @@ impl Referee {
         }
         let mover = self.position.turn();
         let adjusting = self.turn.adjusting;
-        self.turn.contacts.push(Contact { at: self.now, square: sq, piece, adjusting });
+        self.turn.contacts.push(Contact {
+            at: self.now,
+            square: sq,
+            piece,
+            adjusting,
+        });
         // 9.1.2.1: touching a piece with intent rejects the opponent's offer.
         if !adjusting
             && self.draw_offer == Some(mover.other())
             && self.clock.running() == Some(mover)
         {
             self.draw_offer = None;
-            self.emit(Effect::DrawDeclined { side: mover.other(), how: Rejection::Touch });
+            self.emit(Effect::DrawDeclined {
+                side: mover.other(),
+                how: Rejection::Touch,
+            });
         }
     }
 
@@ -492,7 +565,10 @@ impl Referee {
         } else {
             self.rule(
                 side,
-                Breach { law: Law::Adjust, detail: "Only the player having the move may adjust pieces".to_owned() },
+                Breach {
+                    law: Law::Adjust,
+                    detail: "Only the player having the move may adjust pieces".to_owned(),
+                },
                 true,
             );
         }
@@ -547,7 +623,10 @@ impl Referee {
             Some(piece) => piece.role,
             None => self.promotion_choice.unwrap_or(Role::Queen),
         };
-        candidates.into_iter().find(|m| m.promotion() == Some(role)).or(Some(first))
+        candidates
+            .into_iter()
+            .find(|m| m.promotion() == Some(role))
+            .or(Some(first))
     }
 
     /// A move released on the board (4.7): it is made now, and it ends the
@@ -605,7 +684,12 @@ impl Referee {
     fn repetitions(&self) -> usize {
         let current = key(&self.position);
         let window = self.position.halfmoves() as usize + 1;
-        self.keys.iter().rev().take(window).filter(|k| **k == current).count()
+        self.keys
+            .iter()
+            .rev()
+            .take(window)
+            .filter(|k| **k == current)
+            .count()
     }
 
     /// 7.4.1: occupancy changes no legal move in progress explains.
@@ -627,11 +711,16 @@ impl Referee {
                     squares: unexplained,
                     used_before: self.clock.used(side),
                 });
-                self.emit(Effect::Displaced { side, squares: unexplained.into_iter().collect() });
+                self.emit(Effect::Displaced {
+                    side,
+                    squares: unexplained.into_iter().collect(),
+                });
             }
             Some(displacement) => {
                 displacement.squares |= unexplained;
-                if unexplained.is_empty() && (displacement.squares & (on_board ^ expected)).is_empty() {
+                if unexplained.is_empty()
+                    && (displacement.squares & (on_board ^ expected)).is_empty()
+                {
                     let side = displacement.side;
                     let used_before = displacement.used_before;
                     self.displacement = None;
@@ -652,7 +741,9 @@ impl Referee {
             return now;
         }
         match self.uncompleted.back() {
-            Some(last) if unexplained_from(&last.before, self.board.occupied()).is_empty() => Bitboard::EMPTY,
+            Some(last) if unexplained_from(&last.before, self.board.occupied()).is_empty() => {
+                Bitboard::EMPTY
+            }
             _ => now,
         }
     }
@@ -679,7 +770,8 @@ impl Referee {
             return;
         }
         // 9.1.2.1: proper between making a move and pressing; valid anyway.
-        let proper = self.clock.running() == Some(side) && self.uncompleted.iter().any(|u| u.side == side);
+        let proper =
+            self.clock.running() == Some(side) && self.uncompleted.iter().any(|u| u.side == side);
         self.draw_offer = Some(side);
         self.emit(Effect::DrawOffer { side, proper });
     }
@@ -703,7 +795,19 @@ fn key(position: &Chess) -> Zobrist64 {
 
 fn with_promotion(m: Move, role: Role) -> Move {
     match m {
-        Move::Normal { role: r, from, capture, to, .. } => Move::Normal { role: r, from, capture, to, promotion: Some(role) },
+        Move::Normal {
+            role: r,
+            from,
+            capture,
+            to,
+            ..
+        } => Move::Normal {
+            role: r,
+            from,
+            capture,
+            to,
+            promotion: Some(role),
+        },
         other => other,
     }
 }
@@ -733,7 +837,9 @@ fn footprint(m: Move, color: Color) -> Bitboard {
 fn occupancy_after(occupied: Bitboard, m: Move, color: Color) -> Bitboard {
     match m {
         Move::Castle { king, rook } => {
-            let Some(side) = m.castling_side() else { return occupied };
+            let Some(side) = m.castling_side() else {
+                return occupied;
+            };
             let mut after = occupied;
             after.discard(king);
             after.discard(rook);
@@ -763,7 +869,11 @@ fn unexplained_from(position: &Chess, on_board: Bitboard) -> Bitboard {
     let vacated = expected & !on_board;
     let filled = on_board & !expected;
     let own_vacated = vacated & position.board().by_color(position.turn());
-    let capturable: Bitboard = position.legal_moves().into_iter().filter_map(capture_square).collect();
+    let capturable: Bitboard = position
+        .legal_moves()
+        .into_iter()
+        .filter_map(capture_square)
+        .collect();
     let mut unexplained = vacated & !own_vacated & !capturable;
     if own_vacated.is_empty() {
         unexplained |= filled;

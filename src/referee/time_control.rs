@@ -69,7 +69,7 @@ impl TimeControl {
         // The last stage repeats: every further multiple of its move count.
         let last = self.stages[self.stages.len() - 1];
         match last.moves {
-            Some(n) if n > 0 && (completed - boundary) % n == 0 => last.time_ms,
+            Some(n) if n > 0 && (completed - boundary).is_multiple_of(n) => last.time_ms,
             _ => 0,
         }
     }
@@ -108,7 +108,7 @@ impl fmt::Display for TimeControl {
 }
 
 fn write_seconds(f: &mut fmt::Formatter<'_>, ms: u64) -> fmt::Result {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         write!(f, "{}", ms / 1000)
     } else {
         let fraction = format!("{:03}", ms % 1000);

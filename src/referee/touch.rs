@@ -34,7 +34,11 @@ pub(crate) struct Breach {
 /// The square of the piece a move captures (the passed pawn for en passant).
 pub(crate) fn capture_square(m: Move) -> Option<Square> {
     match m {
-        Move::Normal { capture: Some(_), to, .. } => Some(to),
+        Move::Normal {
+            capture: Some(_),
+            to,
+            ..
+        } => Some(to),
         Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
         _ => None,
     }
@@ -143,16 +147,21 @@ fn check_contacts(before: &Chess, contacts: &[Contact], m: Move) -> Result<(), B
             .copied()
     };
     let has_castling_right = |rook: Square| {
-        [shakmaty::CastlingSide::KingSide, shakmaty::CastlingSide::QueenSide]
-            .into_iter()
-            .any(|side| before.castles().rook(us, side) == Some(rook))
+        [
+            shakmaty::CastlingSide::KingSide,
+            shakmaty::CastlingSide::QueenSide,
+        ]
+        .into_iter()
+        .any(|side| before.castles().rook(us, side) == Some(rook))
     };
 
     // 4.4: king and rook.
     if let Some(first) = own.first() {
         let rook_after = |after: Millis| {
             own.iter()
-                .find(|c| c.piece.role == Role::Rook && c.at >= after && has_castling_right(c.square))
+                .find(|c| {
+                    c.piece.role == Role::Rook && c.at >= after && has_castling_right(c.square)
+                })
                 .map(|c| c.square)
         };
         if first.piece.role == Role::King
@@ -179,7 +188,10 @@ fn check_contacts(before: &Chess, contacts: &[Contact], m: Move) -> Result<(), B
         {
             return Err(Breach {
                 law: Law::RookThenKing,
-                detail: format!("Touch-move: rook then king, no castling; move the {} rook", first.square),
+                detail: format!(
+                    "Touch-move: rook then king, no castling; move the {} rook",
+                    first.square
+                ),
             });
         }
     }
@@ -203,9 +215,21 @@ fn check_contacts(before: &Chess, contacts: &[Contact], m: Move) -> Result<(), B
                 })
             };
         }
-        return first_obligation(&touched, us, movable, capturable, moves, captures, Law::TouchedBoth);
+        return first_obligation(
+            &touched,
+            us,
+            movable,
+            capturable,
+            moves,
+            captures,
+            Law::TouchedBoth,
+        );
     }
-    let law = if own.is_empty() { Law::TouchedOpponent } else { Law::TouchedOwn };
+    let law = if own.is_empty() {
+        Law::TouchedOpponent
+    } else {
+        Law::TouchedOwn
+    };
     first_obligation(&touched, us, movable, capturable, moves, captures, law)
 }
 
@@ -226,14 +250,20 @@ fn first_obligation(
             return if moves(c.square) {
                 Ok(())
             } else {
-                Err(Breach { law, detail: format!("Touch-move: move the {name}") })
+                Err(Breach {
+                    law,
+                    detail: format!("Touch-move: move the {name}"),
+                })
             };
         }
         if c.piece.color != us && capturable(c.square) {
             return if captures(c.square) {
                 Ok(())
             } else {
-                Err(Breach { law, detail: format!("Touch-move: take the {name}") })
+                Err(Breach {
+                    law,
+                    detail: format!("Touch-move: take the {name}"),
+                })
             };
         }
     }

@@ -28,11 +28,17 @@ pub struct Game {
 
 impl Game {
     pub fn new(rules: Rules) -> Game {
-        Game { referee: Referee::new(rules), now: 0 }
+        Game {
+            referee: Referee::new(rules),
+            now: 0,
+        }
     }
 
     pub fn with_time_control(tc: &str) -> Game {
-        Game::new(Rules { time_control: tc.parse().unwrap(), ..Rules::default() })
+        Game::new(Rules {
+            time_control: tc.parse().unwrap(),
+            ..Rules::default()
+        })
     }
 
     /// Black presses at 0: White's clock starts.
@@ -58,7 +64,9 @@ impl Game {
     }
 
     pub fn drain(&mut self) -> Vec<Effect> {
-        std::iter::from_fn(|| self.referee.poll_effect()).map(|(_, e)| e).collect()
+        std::iter::from_fn(|| self.referee.poll_effect())
+            .map(|(_, e)| e)
+            .collect()
     }
 
     /// Applies several inputs 100 ms apart from `t`, returning all effects.
@@ -98,7 +106,10 @@ impl Game {
 }
 
 pub fn parse_move(position: &Chess, uci: &str) -> Move {
-    UciMove::from_ascii(uci.as_bytes()).unwrap().to_move(position).unwrap()
+    UciMove::from_ascii(uci.as_bytes())
+        .unwrap()
+        .to_move(position)
+        .unwrap()
 }
 
 /// The sensor events of a move, in the most natural order.
