@@ -308,6 +308,7 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, String> {
     // serde would also read a struct from a JSON array, by position; the
     // format is objects only.
     if !line.starts_with('{') {
+        serde_json::from_str::<serde::de::IgnoredAny>(line).map_err(json_error)?;
         return Err("expected a JSON object".to_owned());
     }
     let wire: WireLine = serde_json::from_str(line).map_err(json_error)?;
@@ -793,10 +794,12 @@ mod tests {
             r#""end""#,
         ] {
             let err = error(line);
-            assert!(
-                err.starts_with("malformed JSON") || err == "expected a JSON object",
-                "{line}: {err}"
-            );
+            let expected = if line.starts_with(['[', '4', '"']) {
+                "expected a JSON object"
+            } else {
+                "malformed JSON"
+            };
+            assert!(err.starts_with(expected), "{line}: {err}");
         }
     }
 
