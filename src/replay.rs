@@ -161,7 +161,8 @@ pub fn replay<R: BufRead, W: Write>(input: R, output: W) -> Result<(), ReplayErr
 }
 
 fn run<R: BufRead, W: Write>(mut input: R, out: &mut W) -> Result<(), ReplayError> {
-    let mut referee: Option<Referee> = None;
+    // Made by the setup line, or with the default rules by the first other one.
+    let mut game: Option<Referee> = None;
     let mut last_t: Millis = 0;
     let mut ended = false;
     // The referee promises nothing after a result; the format promises it
@@ -195,28 +196,30 @@ fn run<R: BufRead, W: Write>(mut input: R, out: &mut W) -> Result<(), ReplayErro
         }
         last_t = line.t;
 
-        let handled = match line.event {
+        let referee = match line.event {
             Event::Setup(rules) => {
-                if referee.is_some() {
+                if game.is_some() {
                     return Err(data("\"setup\" must be the first line".to_owned()));
                 }
-                referee = Some(Referee::new(*rules));
+                game = Some(Referee::new(*rules));
                 continue;
             }
             // A script without setup plays under the default rules.
-            Event::Input(input) => referee
-                .get_or_insert_with(|| Referee::new(Rules::default()))
-                .handle(line.t, input),
+            Event::Input(input) => {
+                let referee = game.get_or_insert_with(|| Referee::new(Rules::default()));
+                referee
+                    .handle(line.t, input)
+                    .map_err(|err| data(err.to_string()))?;
+                referee
+            }
             Event::End => {
                 ended = true;
+                let referee = game.get_or_insert_with(|| Referee::new(Rules::default()));
                 referee
-                    .get_or_insert_with(|| Referee::new(Rules::default()))
                     .handle_timeout(line.t)
+                    .map_err(|err| data(err.to_string()))?;
+                referee
             }
-        };
-        handled.map_err(|err| data(err.to_string()))?;
-        let Some(referee) = referee.as_mut() else {
-            unreachable!("the referee was made above");
         };
 
         let mut wrote = false;
