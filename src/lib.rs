@@ -20,6 +20,7 @@
 //! `handle(now, input)`, drain `poll_effect()`, sleep until `next_deadline()`.
 
 pub mod referee;
+pub mod replay;
 
 pub use referee::{
     CompletedMove, Effect, Enforcement, GameMode, IncrementMode, Input, Law, Millis, Reason,

@@ -1,1 +1,47 @@
-fn main() {}
+//! The `tocada` command: thin glue between the command line and the library.
+//!
+//! Each subcommand lives in the library, where tests and other tools can
+//! reach it; this file only parses arguments, reports errors and sets the
+//! exit code. More subcommands (sim, run, check-config, export) will sit
+//! beside `replay`.
+
+use std::io;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// A club chess clock that enforces the Laws of Chess with a sensor board.
+#[derive(Parser)]
+#[command(name = "tocada", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Feed a JSON Lines script of board events to the referee and print its
+    /// effects as JSON Lines.
+    Replay {
+        /// The script to replay; standard input when absent or `-`.
+        file: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Replay { file } => {
+            let result = tocada::replay::open(file.as_deref())
+                .and_then(|input| tocada::replay::replay(input, io::stdout().lock()));
+            match result {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(err) => {
+                    eprintln!("tocada replay: {err}");
+                    ExitCode::from(err.exit_code())
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,1144 @@
+//! The JSON Lines format of `tocada replay`: a script of events in, the
+//! referee's effects out.
+//!
+//! Each input line is one object with `t` (milliseconds, never decreasing)
+//! and `ev` (the event), plus the event's own fields:
+//!
+//! ```text
+//! {"t":0,"ev":"setup","time_control":"300+2","mode":"blitz"}
+//! {"t":0,"ev":"press","side":"black"}
+//! {"t":1500,"ev":"lift","sq":"e2"}
+//! {"t":1700,"ev":"place","sq":"e4","piece":"P"}
+//! {"t":1900,"ev":"press","side":"white"}
+//! {"t":9000,"ev":"end"}
+//! ```
+//!
+//! Each output line is one effect with the instant it happened:
+//!
+//! ```text
+//! {"t":0,"effect":"started","side":"white"}
+//! {"t":1900,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":300100,"black_ms":300000}
+//! ```
+//!
+//! The wire format lives here and only here: the referee's types carry no
+//! serde, so the core stays free to change shape while this format, which
+//! scripts and recorded games depend on, stays put. The daemon and the
+//! simulator reuse [`parse_line`] and [`effect_to_json`] so that every tool
+//! speaks exactly the same dialect.
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Color, Piece, Role, Square};
+
+use crate::referee::{
+    Effect, Enforcement, GameMode, IncrementMode, Input, Millis, Referee, Rejection, Rules,
+    TimeControl,
+};
+
+/// `EX_DATAERR` from `sysexits.h`: the input was not a valid script.
+pub const EX_DATAERR: u8 = 65;
+/// `EX_NOINPUT` from `sysexits.h`: the input file could not be opened.
+pub const EX_NOINPUT: u8 = 66;
+/// `EX_IOERR` from `sysexits.h`: reading or writing failed midway.
+pub const EX_IOERR: u8 = 74;
+
+/// One meaningful input line: the instant it is stamped with and what it says.
+#[derive(Debug, Clone)]
+pub struct Line {
+    /// Milliseconds since the session started.
+    pub t: Millis,
+    /// What happened at `t`.
+    pub event: Event,
+}
+
+/// What an input line says.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// The rules of the game; only valid as the first line. Boxed because a
+    /// starting position is far bigger than any other event.
+    Setup(Box<Rules>),
+    /// Something for the referee.
+    Input(Input),
+    /// The script is over: every effect due up to `t` is to be emitted.
+    End,
+}
+
+/// Why a replay stopped before the end of its input.
+#[derive(Debug)]
+pub enum ReplayError {
+    /// The input file could not be opened.
+    Open {
+        /// The path as given.
+        path: PathBuf,
+        /// Why it could not be opened.
+        source: io::Error,
+    },
+    /// Reading the input or writing the effects failed.
+    Io(io::Error),
+    /// A line of the script is not valid; `line` counts from 1, blank lines included.
+    Data {
+        /// The line number, from 1.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+impl ReplayError {
+    /// The process exit code for this error, after `sysexits.h`, so that
+    /// scripts can tell a bad script (65) from a missing file (66).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ReplayError::Open { .. } => EX_NOINPUT,
+            ReplayError::Io(_) => EX_IOERR,
+            ReplayError::Data { .. } => EX_DATAERR,
+        }
+    }
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplayError::Open { path, source } => {
+                write!(f, "cannot open {}: {source}", path.display())
+            }
+            ReplayError::Io(err) => write!(f, "i/o error: {err}"),
+            ReplayError::Data { line, message } => write!(f, "line {line}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReplayError::Open { source, .. } => Some(source),
+            ReplayError::Io(err) => Some(err),
+            ReplayError::Data { .. } => None,
+        }
+    }
+}
+
+impl From<io::Error> for ReplayError {
+    fn from(err: io::Error) -> ReplayError {
+        ReplayError::Io(err)
+    }
+}
+
+/// Opens the script to replay: standard input for `None` or `-`, else the file.
+pub fn open(path: Option<&Path>) -> Result<Box<dyn BufRead>, ReplayError> {
+    match path {
+        None => Ok(Box::new(io::stdin().lock())),
+        Some(path) if path == Path::new("-") => Ok(Box::new(io::stdin().lock())),
+        Some(path) => match File::open(path) {
+            Ok(file) => Ok(Box::new(BufReader::new(file))),
+            Err(source) => Err(ReplayError::Open {
+                path: path.to_owned(),
+                source,
+            }),
+        },
+    }
+}
+
+/// Replays a script: feeds every line to a referee and writes each effect
+/// as a JSON line, in time order.
+///
+/// Effects are flushed after each input line that produced some, so a
+/// consumer following a live script sees them at once, and everything
+/// produced before a bad line is on `output` when the error is returned.
+pub fn replay<R: BufRead, W: Write>(input: R, output: W) -> Result<(), ReplayError> {
+    let mut out = BufWriter::new(output);
+    let result = run(input, &mut out);
+    // Flush even on error: the effects before the bad line are part of the answer.
+    let flushed = out.flush();
+    result?;
+    flushed?;
+    Ok(())
+}
+
+fn run<R: BufRead, W: Write>(mut input: R, out: &mut W) -> Result<(), ReplayError> {
+    // Made by the setup line, or with the default rules by the first other one.
+    let mut game: Option<Referee> = None;
+    let mut last_t: Millis = 0;
+    let mut ended = false;
+    // The referee promises nothing after a result; the format promises it
+    // too, so it is enforced here rather than trusted.
+    let mut over = false;
+    let mut buf = Vec::new();
+    let mut number = 0;
+
+    loop {
+        buf.clear();
+        if input.read_until(b'\n', &mut buf)? == 0 {
+            return Ok(());
+        }
+        number += 1;
+        let data = |message: String| ReplayError::Data {
+            line: number,
+            message,
+        };
+        let text = std::str::from_utf8(&buf).map_err(|_| data("not UTF-8".to_owned()))?;
+        let Some(line) = parse_line(text).map_err(data)? else {
+            continue;
+        };
+        if ended {
+            return Err(data("nothing may follow \"end\"".to_owned()));
+        }
+        if line.t < last_t {
+            return Err(data(format!(
+                "time went backwards: t = {} after t = {last_t}",
+                line.t
+            )));
+        }
+        last_t = line.t;
+
+        let referee = match line.event {
+            Event::Setup(rules) => {
+                if game.is_some() {
+                    return Err(data("\"setup\" must be the first line".to_owned()));
+                }
+                game = Some(Referee::new(*rules));
+                continue;
+            }
+            // A script without setup plays under the default rules.
+            Event::Input(input) => {
+                let referee = game.get_or_insert_with(|| Referee::new(Rules::default()));
+                referee
+                    .handle(line.t, input)
+                    .map_err(|err| data(err.to_string()))?;
+                referee
+            }
+            Event::End => {
+                ended = true;
+                let referee = game.get_or_insert_with(|| Referee::new(Rules::default()));
+                referee
+                    .handle_timeout(line.t)
+                    .map_err(|err| data(err.to_string()))?;
+                referee
+            }
+        };
+
+        let mut wrote = false;
+        while let Some((t, effect)) = referee.poll_effect() {
+            if over {
+                continue;
+            }
+            over = matches!(effect, Effect::Result { .. });
+            out.write_all(effect_to_json(t, &effect).as_bytes())?;
+            out.write_all(b"\n")?;
+            wrote = true;
+        }
+        if wrote {
+            out.flush()?;
+        }
+    }
+}
+
+/// Every field any event may carry, as it appears on the wire.
+///
+/// One flat struct rather than an enum per event so that the error for a
+/// stray field can name the event it does not belong to, which serde's own
+/// tagged enums cannot do.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireLine {
+    t: Millis,
+    ev: String,
+    side: Option<String>,
+    sq: Option<String>,
+    piece: Option<String>,
+    time_control: Option<String>,
+    increment_mode: Option<String>,
+    mode: Option<String>,
+    fen: Option<String>,
+    enforcement: Option<String>,
+    min_press_gap_ms: Option<u64>,
+    knock_window_ms: Option<u64>,
+}
+
+impl WireLine {
+    /// The optional fields that were given, by wire name.
+    fn present(&self) -> impl Iterator<Item = &'static str> {
+        [
+            ("side", self.side.is_some()),
+            ("sq", self.sq.is_some()),
+            ("piece", self.piece.is_some()),
+            ("time_control", self.time_control.is_some()),
+            ("increment_mode", self.increment_mode.is_some()),
+            ("mode", self.mode.is_some()),
+            ("fen", self.fen.is_some()),
+            ("enforcement", self.enforcement.is_some()),
+            ("min_press_gap_ms", self.min_press_gap_ms.is_some()),
+            ("knock_window_ms", self.knock_window_ms.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+    }
+}
+
+/// The fields each event takes besides `t` and `ev`; `None` for an unknown event.
+fn fields_of(ev: &str) -> Option<&'static [&'static str]> {
+    Some(match ev {
+        "setup" => &[
+            "time_control",
+            "increment_mode",
+            "mode",
+            "fen",
+            "enforcement",
+            "min_press_gap_ms",
+            "knock_window_ms",
+        ],
+        "press" | "adjust" | "draw" | "decline" | "resign" => &["side"],
+        "lift" | "touch" | "untouch" => &["sq"],
+        "place" => &["sq", "piece"],
+        "promote" => &["piece"],
+        "pause" | "resume" | "end" => &[],
+        _ => return None,
+    })
+}
+
+/// Parses one input line. Blank lines give `Ok(None)`; the error is a
+/// message without the line number, which only the caller knows.
+pub fn parse_line(line: &str) -> Result<Option<Line>, String> {
+    let line = line.trim();
+    if line.is_empty() {
+        return Ok(None);
+    }
+    // serde would also read a struct from a JSON array, by position; the
+    // format is objects only.
+    if !line.starts_with('{') {
+        serde_json::from_str::<serde::de::IgnoredAny>(line).map_err(json_error)?;
+        return Err("expected a JSON object".to_owned());
+    }
+    let wire: WireLine = serde_json::from_str(line).map_err(json_error)?;
+    let ev = wire.ev.as_str();
+    let allowed = fields_of(ev).ok_or_else(|| format!("unknown event {ev:?}"))?;
+    if let Some(stray) = wire.present().find(|name| !allowed.contains(name)) {
+        return Err(format!("field {stray:?} does not belong to {ev:?}"));
+    }
+    let need = |value: Option<String>, field: &str| {
+        value.ok_or_else(|| format!("{ev:?} needs field {field:?}"))
+    };
+
+    let input = match ev {
+        "setup" => {
+            return Ok(Some(Line {
+                t: wire.t,
+                event: Event::Setup(Box::new(setup(wire)?)),
+            }));
+        }
+        "end" => {
+            return Ok(Some(Line {
+                t: wire.t,
+                event: Event::End,
+            }));
+        }
+        "press" => Input::Press(side(&need(wire.side, "side")?)?),
+        "adjust" => Input::Adjust(side(&need(wire.side, "side")?)?),
+        "draw" => Input::Draw(side(&need(wire.side, "side")?)?),
+        "decline" => Input::Decline(side(&need(wire.side, "side")?)?),
+        "resign" => Input::Resign(side(&need(wire.side, "side")?)?),
+        "lift" => Input::Lift(square(&need(wire.sq, "sq")?)?),
+        "touch" => Input::Touch(square(&need(wire.sq, "sq")?)?),
+        "untouch" => Input::Untouch(square(&need(wire.sq, "sq")?)?),
+        "place" => Input::Place(
+            square(&need(wire.sq, "sq")?)?,
+            wire.piece.as_deref().map(piece).transpose()?,
+        ),
+        "promote" => Input::Promote(promotion(&need(wire.piece, "piece")?)?),
+        "pause" => Input::Pause,
+        "resume" => Input::Resume,
+        _ => unreachable!("fields_of knows every event"),
+    };
+    Ok(Some(Line {
+        t: wire.t,
+        event: Event::Input(input),
+    }))
+}
+
+/// serde_json's message without its "at line 1 column N": the line is
+/// always 1 here and the caller adds the real one.
+fn json_error(err: serde_json::Error) -> String {
+    let column = err.column();
+    let message = err.to_string();
+    let message = match message.rsplit_once(" at line ") {
+        Some((message, _)) => message.to_owned(),
+        None => message,
+    };
+    match err.classify() {
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+            format!("malformed JSON: {message} (column {column})")
+        }
+        // serde lists every field of every event after an unknown one,
+        // which says nothing about the event at hand: keep just the name.
+        _ => match message
+            .strip_prefix("unknown field `")
+            .and_then(|rest| rest.split_once('`'))
+        {
+            Some((name, _)) => format!("unknown field {name:?}"),
+            None => message,
+        },
+    }
+}
+
+fn setup(wire: WireLine) -> Result<Rules, String> {
+    let defaults = Rules::default();
+    let time_control = match wire.time_control {
+        Some(s) => s
+            .parse::<TimeControl>()
+            .map_err(|err| format!("bad time_control {s:?}: {err}"))?,
+        None => defaults.time_control,
+    };
+    let start = match wire.fen {
+        Some(s) => position(&s)?,
+        None => defaults.start,
+    };
+    Ok(Rules {
+        time_control,
+        increment_mode: keyword::<IncrementMode>(wire.increment_mode, "increment_mode")?
+            .unwrap_or(defaults.increment_mode),
+        mode: keyword::<GameMode>(wire.mode, "mode")?.unwrap_or(defaults.mode),
+        enforcement: keyword::<Enforcement>(wire.enforcement, "enforcement")?
+            .unwrap_or(defaults.enforcement),
+        min_press_gap_ms: wire.min_press_gap_ms.unwrap_or(defaults.min_press_gap_ms),
+        knock_window_ms: wire.knock_window_ms.unwrap_or(defaults.knock_window_ms),
+        start,
+    })
+}
+
+fn keyword<K>(value: Option<String>, field: &str) -> Result<Option<K>, String>
+where
+    K: std::str::FromStr,
+    K::Err: fmt::Display,
+{
+    value
+        .map(|s| s.parse().map_err(|err| format!("bad {field} {s:?}: {err}")))
+        .transpose()
+}
+
+fn position(fen: &str) -> Result<Chess, String> {
+    let bad = |err: &dyn fmt::Display| format!("bad fen {fen:?}: {err}");
+    fen.parse::<Fen>()
+        .map_err(|err| bad(&err))?
+        .into_position(CastlingMode::Standard)
+        .map_err(|err| bad(&err))
+}
+
+fn side(s: &str) -> Result<Color, String> {
+    match s {
+        "white" => Ok(Color::White),
+        "black" => Ok(Color::Black),
+        _ => Err(format!("bad side {s:?}: expected one of `white` `black`")),
+    }
+}
+
+fn square(s: &str) -> Result<Square, String> {
+    s.parse()
+        .map_err(|_| format!("unknown square {s:?}: expected a1 to h8"))
+}
+
+/// A FEN letter: upper case for White, lower case for Black.
+fn piece(s: &str) -> Result<Piece, String> {
+    let mut chars = s.chars();
+    match (chars.next(), chars.next()) {
+        (Some(ch), None) => Piece::from_char(ch),
+        _ => None,
+    }
+    .ok_or_else(|| format!("bad piece {s:?}: expected a FEN letter such as \"N\" or \"p\""))
+}
+
+/// The clock's promotion buttons: lower case, as in UCI.
+fn promotion(s: &str) -> Result<Role, String> {
+    match s {
+        "q" | "r" | "b" | "n" => {
+            Ok(Role::from_char(s.as_bytes()[0] as char).expect("q, r, b and n are role letters"))
+        }
+        _ => Err(format!(
+            "bad promotion piece {s:?}: expected one of `q` `r` `b` `n`"
+        )),
+    }
+}
+
+/// One output line: the instant, then the effect's own fields.
+#[derive(Serialize)]
+struct Out<'a> {
+    t: Millis,
+    #[serde(flatten)]
+    effect: WireEffect<'a>,
+}
+
+/// An effect as it appears on the wire, borrowing from the core's [`Effect`].
+#[derive(Serialize)]
+#[serde(tag = "effect", rename_all = "snake_case")]
+enum WireEffect<'a> {
+    Started {
+        side: &'static str,
+    },
+    Move {
+        side: &'static str,
+        n: u32,
+        uci: &'a str,
+        san: &'a str,
+        white_ms: u64,
+        black_ms: u64,
+    },
+    Violation {
+        side: &'static str,
+        law: &'static str,
+        detail: &'a str,
+    },
+    Warning {
+        side: &'static str,
+        law: &'static str,
+        detail: &'a str,
+    },
+    TimeAdded {
+        side: &'static str,
+        ms: u64,
+        law: &'static str,
+    },
+    DrawOffer {
+        side: &'static str,
+        proper: bool,
+    },
+    DrawDeclined {
+        side: &'static str,
+        how: &'static str,
+    },
+    Displaced {
+        side: &'static str,
+        squares: Vec<String>,
+    },
+    Restored {
+        side: &'static str,
+        ms: u64,
+    },
+    Flag {
+        side: &'static str,
+    },
+    Paused,
+    Resumed,
+    Result {
+        result: &'static str,
+        reason: &'static str,
+    },
+}
+
+/// `"white"` or `"black"`, as on the wire.
+fn color_name(color: Color) -> &'static str {
+    match color {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+impl<'a> From<&'a Effect> for WireEffect<'a> {
+    fn from(effect: &'a Effect) -> WireEffect<'a> {
+        match effect {
+            Effect::Started { side } => WireEffect::Started {
+                side: color_name(*side),
+            },
+            Effect::Move(m) => WireEffect::Move {
+                side: color_name(m.side),
+                n: m.number,
+                uci: &m.uci,
+                san: &m.san,
+                white_ms: m.white_ms,
+                black_ms: m.black_ms,
+            },
+            Effect::Violation(r) => WireEffect::Violation {
+                side: color_name(r.side),
+                law: r.law.article(),
+                detail: &r.detail,
+            },
+            Effect::Warning(r) => WireEffect::Warning {
+                side: color_name(r.side),
+                law: r.law.article(),
+                detail: &r.detail,
+            },
+            Effect::TimeAdded { side, ms, law } => WireEffect::TimeAdded {
+                side: color_name(*side),
+                ms: *ms,
+                law: law.article(),
+            },
+            Effect::DrawOffer { side, proper } => WireEffect::DrawOffer {
+                side: color_name(*side),
+                proper: *proper,
+            },
+            Effect::DrawDeclined { side, how } => WireEffect::DrawDeclined {
+                side: color_name(*side),
+                how: match how {
+                    Rejection::Touch => "touch",
+                    Rejection::Spoken => "spoken",
+                },
+            },
+            Effect::Displaced { side, squares } => WireEffect::Displaced {
+                side: color_name(*side),
+                squares: squares.iter().map(Square::to_string).collect(),
+            },
+            Effect::Restored { side, ms } => WireEffect::Restored {
+                side: color_name(*side),
+                ms: *ms,
+            },
+            Effect::Flag { side } => WireEffect::Flag {
+                side: color_name(*side),
+            },
+            Effect::Paused => WireEffect::Paused,
+            Effect::Resumed => WireEffect::Resumed,
+            Effect::Result { outcome, reason } => WireEffect::Result {
+                result: outcome.as_str(),
+                reason: reason.as_str(),
+            },
+        }
+    }
+}
+
+/// One effect as a JSON line, without the newline: `{"t":…,"effect":…,…}`.
+pub fn effect_to_json(t: Millis, effect: &Effect) -> String {
+    let out = Out {
+        t,
+        effect: WireEffect::from(effect),
+    };
+    serde_json::to_string(&out).expect("effects are plain strings and numbers")
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::{KnownOutcome, Position};
+
+    use super::*;
+    use crate::referee::{CompletedMove, Law, Reason, Ruling};
+
+    fn parse(line: &str) -> Line {
+        parse_line(line)
+            .unwrap_or_else(|err| panic!("{line}: {err}"))
+            .unwrap_or_else(|| panic!("{line}: blank"))
+    }
+
+    fn input(line: &str) -> (Millis, Input) {
+        match parse(line) {
+            Line {
+                t,
+                event: Event::Input(input),
+            } => (t, input),
+            other => panic!("{line}: not an input: {other:?}"),
+        }
+    }
+
+    fn rules(line: &str) -> Rules {
+        match parse(line).event {
+            Event::Setup(rules) => *rules,
+            other => panic!("{line}: not a setup: {other:?}"),
+        }
+    }
+
+    fn error(line: &str) -> String {
+        match parse_line(line) {
+            Err(err) => err,
+            Ok(parsed) => panic!("{line}: accepted as {parsed:?}"),
+        }
+    }
+
+    fn replayed(script: &str) -> (String, Result<(), ReplayError>) {
+        let mut out = Vec::new();
+        let result = replay(script.as_bytes(), &mut out);
+        (String::from_utf8(out).unwrap(), result)
+    }
+
+    fn data_error(script: &str) -> (usize, String) {
+        match replayed(script).1 {
+            Err(ReplayError::Data { line, message }) => (line, message),
+            other => panic!("{script:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn blank_lines_are_nothing() {
+        for line in ["", "\n", "   ", "\t\r\n"] {
+            assert!(parse_line(line).unwrap().is_none(), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn side_events() {
+        let w = Color::White;
+        let b = Color::Black;
+        assert_eq!(
+            input(r#"{"t":0,"ev":"press","side":"black"}"#),
+            (0, Input::Press(b))
+        );
+        assert_eq!(
+            input(r#"{"t":7,"ev":"adjust","side":"white"}"#),
+            (7, Input::Adjust(w))
+        );
+        assert_eq!(
+            input(r#"{"t":8,"ev":"draw","side":"white"}"#),
+            (8, Input::Draw(w))
+        );
+        assert_eq!(
+            input(r#"{"t":9,"ev":"decline","side":"black"}"#),
+            (9, Input::Decline(b))
+        );
+        assert_eq!(
+            input(r#"{"ev":"resign","side":"black","t":10}"#),
+            (10, Input::Resign(b))
+        );
+    }
+
+    #[test]
+    fn square_events() {
+        assert_eq!(
+            input(r#"{"t":1,"ev":"lift","sq":"e2"}"#).1,
+            Input::Lift(Square::E2)
+        );
+        assert_eq!(
+            input(r#"{"t":1,"ev":"touch","sq":"g1"}"#).1,
+            Input::Touch(Square::G1)
+        );
+        assert_eq!(
+            input(r#"{"t":1,"ev":"untouch","sq":"h8"}"#).1,
+            Input::Untouch(Square::H8)
+        );
+        assert_eq!(
+            input(r#"{"t":1,"ev":"place","sq":"e4"}"#).1,
+            Input::Place(Square::E4, None)
+        );
+        assert_eq!(
+            input(r#"{"t":1,"ev":"place","sq":"f3","piece":"N"}"#).1,
+            Input::Place(Square::F3, Some(Color::White.knight()))
+        );
+        assert_eq!(
+            input(r#"{"t":1,"ev":"place","sq":"e5","piece":"p"}"#).1,
+            Input::Place(Square::E5, Some(Color::Black.pawn()))
+        );
+    }
+
+    #[test]
+    fn promote_pause_resume() {
+        for (letter, role) in [
+            ("q", Role::Queen),
+            ("r", Role::Rook),
+            ("b", Role::Bishop),
+            ("n", Role::Knight),
+        ] {
+            let line = format!(r#"{{"t":3,"ev":"promote","piece":"{letter}"}}"#);
+            assert_eq!(input(&line).1, Input::Promote(role));
+        }
+        assert_eq!(input(r#"{"t":4,"ev":"pause"}"#).1, Input::Pause);
+        assert_eq!(input(r#"{"t":5,"ev":"resume"}"#).1, Input::Resume);
+    }
+
+    #[test]
+    fn end() {
+        let line = parse(r#"{"t":120000,"ev":"end"}"#);
+        assert_eq!(line.t, 120_000);
+        assert!(matches!(line.event, Event::End));
+    }
+
+    #[test]
+    fn setup_defaults() {
+        let rules = rules(r#"{"t":0,"ev":"setup"}"#);
+        let defaults = Rules::default();
+        assert_eq!(rules.time_control.to_string(), "5400+30");
+        assert_eq!(rules.increment_mode, defaults.increment_mode);
+        assert_eq!(rules.mode, GameMode::Standard);
+        assert_eq!(rules.enforcement, defaults.enforcement);
+        assert_eq!(rules.min_press_gap_ms, defaults.min_press_gap_ms);
+        assert_eq!(rules.knock_window_ms, defaults.knock_window_ms);
+        assert_eq!(rules.start, Chess::default());
+    }
+
+    #[test]
+    fn setup_every_field() {
+        let setup = rules(
+            r#"{"t":0,"ev":"setup","time_control":"40/5400+30:1800+30",
+                "increment_mode":"bronstein","mode":"rapid","enforcement":"claim",
+                "fen":"4k3/8/8/8/8/8/4P3/4K3 b - - 0 1",
+                "min_press_gap_ms":50,"knock_window_ms":1500}"#
+                .replace('\n', " ")
+                .as_str(),
+        );
+        assert_eq!(setup.time_control.to_string(), "40/5400+30:1800+30");
+        assert_eq!(setup.increment_mode, IncrementMode::Bronstein);
+        assert_eq!(setup.mode, GameMode::Rapid);
+        assert_eq!(setup.enforcement, Enforcement::Claim);
+        assert_eq!(setup.min_press_gap_ms, 50);
+        assert_eq!(setup.knock_window_ms, 1500);
+        assert_eq!(setup.start.turn(), Color::Black);
+        assert_eq!(setup.start.board().occupied().count(), 3);
+        for (line, mode) in [
+            (
+                r#"{"t":0,"ev":"setup","increment_mode":"fischer"}"#,
+                "fischer",
+            ),
+            (r#"{"t":0,"ev":"setup","increment_mode":"delay"}"#, "delay"),
+        ] {
+            assert_eq!(rules(line).increment_mode.as_str(), mode);
+        }
+        assert_eq!(
+            rules(r#"{"t":0,"ev":"setup","mode":"blitz","enforcement":"record"}"#).mode,
+            GameMode::Blitz
+        );
+    }
+
+    #[test]
+    fn malformed_json() {
+        for line in [
+            "{",
+            r#"{"t":0,"ev":"press","side":"white""#,
+            r#"{"t":0,"ev":"end"} x"#,
+            "not json",
+            "[0]",
+            "42",
+            r#""end""#,
+        ] {
+            let err = error(line);
+            let expected = if line.starts_with(['[', '4', '"']) {
+                "expected a JSON object"
+            } else {
+                "malformed JSON"
+            };
+            assert!(err.starts_with(expected), "{line}: {err}");
+        }
+    }
+
+    #[test]
+    fn unknown_event() {
+        assert_eq!(error(r#"{"t":0,"ev":"jump"}"#), r#"unknown event "jump""#);
+        assert_eq!(
+            error(r#"{"t":0,"ev":"Press","side":"white"}"#),
+            r#"unknown event "Press""#
+        );
+    }
+
+    #[test]
+    fn unknown_field() {
+        assert_eq!(
+            error(r#"{"t":0,"ev":"press","side":"white","hand":"left"}"#),
+            r#"unknown field "hand""#
+        );
+    }
+
+    #[test]
+    fn missing_required_field() {
+        assert_eq!(error(r#"{"ev":"pause"}"#), "missing field `t`");
+        assert_eq!(error(r#"{"t":0}"#), "missing field `ev`");
+        for (line, field) in [
+            (r#"{"t":0,"ev":"press"}"#, "side"),
+            (r#"{"t":0,"ev":"adjust"}"#, "side"),
+            (r#"{"t":0,"ev":"draw"}"#, "side"),
+            (r#"{"t":0,"ev":"decline"}"#, "side"),
+            (r#"{"t":0,"ev":"resign","side":null}"#, "side"),
+            (r#"{"t":0,"ev":"lift"}"#, "sq"),
+            (r#"{"t":0,"ev":"place","piece":"P"}"#, "sq"),
+            (r#"{"t":0,"ev":"touch"}"#, "sq"),
+            (r#"{"t":0,"ev":"untouch"}"#, "sq"),
+            (r#"{"t":0,"ev":"promote"}"#, "piece"),
+        ] {
+            let err = error(line);
+            assert!(
+                err.ends_with(&format!("needs field {field:?}")),
+                "{line}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn foreign_field() {
+        for (line, field, ev) in [
+            (
+                r#"{"t":0,"ev":"press","side":"white","sq":"e4"}"#,
+                "sq",
+                "press",
+            ),
+            (
+                r#"{"t":0,"ev":"lift","sq":"e4","piece":"P"}"#,
+                "piece",
+                "lift",
+            ),
+            (r#"{"t":0,"ev":"pause","side":"white"}"#, "side", "pause"),
+            (
+                r#"{"t":0,"ev":"end","fen":"8/8/8/8/8/8/8/8 w - - 0 1"}"#,
+                "fen",
+                "end",
+            ),
+            (r#"{"t":0,"ev":"setup","side":"white"}"#, "side", "setup"),
+            (
+                r#"{"t":0,"ev":"promote","piece":"q","sq":"e8"}"#,
+                "sq",
+                "promote",
+            ),
+        ] {
+            assert_eq!(
+                error(line),
+                format!("field {field:?} does not belong to {ev:?}"),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn bad_values() {
+        for (line, start) in [
+            (r#"{"t":0,"ev":"press","side":"White"}"#, "bad side"),
+            (r#"{"t":0,"ev":"lift","sq":"i1"}"#, "unknown square"),
+            (r#"{"t":0,"ev":"lift","sq":"E2"}"#, "unknown square"),
+            (r#"{"t":0,"ev":"touch","sq":"e22"}"#, "unknown square"),
+            (r#"{"t":0,"ev":"place","sq":"e4","piece":"x"}"#, "bad piece"),
+            (
+                r#"{"t":0,"ev":"place","sq":"e4","piece":"NN"}"#,
+                "bad piece",
+            ),
+            (
+                r#"{"t":0,"ev":"promote","piece":"k"}"#,
+                "bad promotion piece",
+            ),
+            (
+                r#"{"t":0,"ev":"promote","piece":"Q"}"#,
+                "bad promotion piece",
+            ),
+            (r#"{"t":0,"ev":"setup","fen":"nonsense"}"#, "bad fen"),
+            (
+                r#"{"t":0,"ev":"setup","fen":"8/8/8/8/8/8/8/8 w - - 0 1"}"#,
+                "bad fen",
+            ),
+            (
+                r#"{"t":0,"ev":"setup","time_control":"?"}"#,
+                "bad time_control",
+            ),
+            (
+                r#"{"t":0,"ev":"setup","time_control":"5 min"}"#,
+                "bad time_control",
+            ),
+            (
+                r#"{"t":0,"ev":"setup","increment_mode":"simple"}"#,
+                "bad increment_mode",
+            ),
+            (r#"{"t":0,"ev":"setup","mode":"bullet"}"#, "bad mode"),
+            (
+                r#"{"t":0,"ev":"setup","enforcement":"lax"}"#,
+                "bad enforcement",
+            ),
+        ] {
+            let err = error(line);
+            assert!(err.starts_with(start), "{line}: {err}");
+        }
+        // Wrong JSON types are caught by serde, with its own words.
+        for line in [
+            r#"{"t":-1,"ev":"pause"}"#,
+            r#"{"t":1.5,"ev":"pause"}"#,
+            r#"{"t":"0","ev":"pause"}"#,
+            r#"{"t":0,"ev":1}"#,
+            r#"{"t":0,"ev":"lift","sq":36}"#,
+            r#"{"t":0,"ev":"setup","min_press_gap_ms":"100"}"#,
+            r#"{"t":0,"ev":"pause","t":1}"#,
+        ] {
+            let err = error(line);
+            assert!(
+                err.starts_with("invalid") || err.starts_with("duplicate"),
+                "{line}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn replay_numbers_lines_from_one_counting_blanks() {
+        assert_eq!(
+            data_error("{\"t\":0,\"ev\":\"pause\"}\n\n{\"t\":1,\"ev\":\"jump\"}\n"),
+            (3, r#"unknown event "jump""#.to_owned())
+        );
+    }
+
+    #[test]
+    fn replay_rejects_time_going_backwards() {
+        let (line, message) =
+            data_error("{\"t\":5,\"ev\":\"pause\"}\n{\"t\":4,\"ev\":\"resume\"}\n");
+        assert_eq!(line, 2);
+        assert!(message.contains("backwards"), "{message}");
+        // Equal instants are fine.
+        let (_, result) = replayed("{\"t\":5,\"ev\":\"pause\"}\n{\"t\":5,\"ev\":\"resume\"}\n");
+        assert!(result.is_ok());
+    }
+
+    #[test]
+    fn replay_takes_setup_first_only() {
+        let ok = "\n{\"t\":0,\"ev\":\"setup\",\"time_control\":\"60\"}\n{\"t\":0,\"ev\":\"end\"}\n";
+        assert!(replayed(ok).1.is_ok());
+        let (line, message) =
+            data_error("{\"t\":0,\"ev\":\"pause\"}\n{\"t\":0,\"ev\":\"setup\"}\n");
+        assert_eq!(line, 2);
+        assert!(message.contains("first line"), "{message}");
+        let (line, _) = data_error("{\"t\":0,\"ev\":\"setup\"}\n{\"t\":0,\"ev\":\"setup\"}\n");
+        assert_eq!(line, 2);
+    }
+
+    #[test]
+    fn replay_takes_nothing_after_end() {
+        assert!(replayed("{\"t\":9,\"ev\":\"end\"}\n\n").1.is_ok());
+        let (line, _) = data_error("{\"t\":9,\"ev\":\"end\"}\n{\"t\":9,\"ev\":\"pause\"}\n");
+        assert_eq!(line, 2);
+    }
+
+    #[test]
+    fn replay_rejects_invalid_utf8() {
+        let mut out = Vec::new();
+        let err = replay(&b"{\"t\":0,\"ev\":\"pause\"}\n\xff\n"[..], &mut out).unwrap_err();
+        assert!(matches!(err, ReplayError::Data { line: 2, .. }), "{err:?}");
+    }
+
+    #[test]
+    fn replay_accepts_a_last_line_without_newline_and_crlf() {
+        assert!(
+            replayed("{\"t\":0,\"ev\":\"pause\"}\r\n{\"t\":1,\"ev\":\"end\"}")
+                .1
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn errors_display_and_exit_codes() {
+        let data = ReplayError::Data {
+            line: 3,
+            message: r#"unknown event "jump""#.to_owned(),
+        };
+        assert_eq!(data.to_string(), r#"line 3: unknown event "jump""#);
+        assert_eq!(data.exit_code(), 65);
+        let open = ReplayError::Open {
+            path: PathBuf::from("game.jsonl"),
+            source: io::Error::from(io::ErrorKind::NotFound),
+        };
+        assert!(open.to_string().starts_with("cannot open game.jsonl: "));
+        assert_eq!(open.exit_code(), 66);
+        assert_eq!(ReplayError::Io(io::Error::other("disk")).exit_code(), 74);
+    }
+
+    #[test]
+    fn open_reports_a_missing_file() {
+        let err = open(Some(Path::new("/nonexistent/tocada/game.jsonl")))
+            .err()
+            .unwrap();
+        assert_eq!(err.exit_code(), EX_NOINPUT);
+    }
+
+    #[test]
+    fn every_effect_on_the_wire() {
+        let cases = [
+            (
+                Effect::Started { side: Color::White },
+                r#"{"t":0,"effect":"started","side":"white"}"#,
+            ),
+            (
+                Effect::Move(CompletedMove {
+                    side: Color::White,
+                    number: 1,
+                    uci: "g1f3".to_owned(),
+                    san: "Nf3".to_owned(),
+                    white_ms: 300_000,
+                    black_ms: 299_000,
+                }),
+                r#"{"t":0,"effect":"move","side":"white","n":1,"uci":"g1f3","san":"Nf3","white_ms":300000,"black_ms":299000}"#,
+            ),
+            (
+                Effect::Violation(Ruling {
+                    side: Color::Black,
+                    law: Law::TouchedOwn,
+                    detail: "Touch-move: move the \"g8\" knight".to_owned(),
+                }),
+                r#"{"t":0,"effect":"violation","side":"black","law":"4.3.1","detail":"Touch-move: move the \"g8\" knight"}"#,
+            ),
+            (
+                Effect::Warning(Ruling {
+                    side: Color::White,
+                    law: Law::PressHand,
+                    detail: "Press with the hand that moved".to_owned(),
+                }),
+                r#"{"t":0,"effect":"warning","side":"white","law":"6.2.3","detail":"Press with the hand that moved"}"#,
+            ),
+            (
+                Effect::TimeAdded {
+                    side: Color::Black,
+                    ms: 120_000,
+                    law: Law::IllegalMovePenalty,
+                },
+                r#"{"t":0,"effect":"time_added","side":"black","ms":120000,"law":"7.5.5"}"#,
+            ),
+            (
+                Effect::DrawOffer {
+                    side: Color::White,
+                    proper: true,
+                },
+                r#"{"t":0,"effect":"draw_offer","side":"white","proper":true}"#,
+            ),
+            (
+                Effect::DrawDeclined {
+                    side: Color::White,
+                    how: Rejection::Touch,
+                },
+                r#"{"t":0,"effect":"draw_declined","side":"white","how":"touch"}"#,
+            ),
+            (
+                Effect::DrawDeclined {
+                    side: Color::Black,
+                    how: Rejection::Spoken,
+                },
+                r#"{"t":0,"effect":"draw_declined","side":"black","how":"spoken"}"#,
+            ),
+            (
+                Effect::Displaced {
+                    side: Color::Black,
+                    squares: vec![Square::E4, Square::H8],
+                },
+                r#"{"t":0,"effect":"displaced","side":"black","squares":["e4","h8"]}"#,
+            ),
+            (
+                Effect::Restored {
+                    side: Color::Black,
+                    ms: 4_200,
+                },
+                r#"{"t":0,"effect":"restored","side":"black","ms":4200}"#,
+            ),
+            (
+                Effect::Flag { side: Color::White },
+                r#"{"t":0,"effect":"flag","side":"white"}"#,
+            ),
+            (Effect::Paused, r#"{"t":0,"effect":"paused"}"#),
+            (Effect::Resumed, r#"{"t":0,"effect":"resumed"}"#),
+            (
+                Effect::Result {
+                    outcome: KnownOutcome::Decisive {
+                        winner: Color::Black,
+                    },
+                    reason: Reason::Timeout,
+                },
+                r#"{"t":0,"effect":"result","result":"0-1","reason":"timeout"}"#,
+            ),
+            (
+                Effect::Result {
+                    outcome: KnownOutcome::Decisive {
+                        winner: Color::White,
+                    },
+                    reason: Reason::Checkmate,
+                },
+                r#"{"t":0,"effect":"result","result":"1-0","reason":"checkmate"}"#,
+            ),
+            (
+                Effect::Result {
+                    outcome: KnownOutcome::Draw,
+                    reason: Reason::ThreefoldRepetition,
+                },
+                r#"{"t":0,"effect":"result","result":"1/2-1/2","reason":"threefold_repetition"}"#,
+            ),
+        ];
+        for (effect, json) in cases {
+            assert_eq!(effect_to_json(0, &effect), json, "{effect:?}");
+        }
+        assert_eq!(
+            effect_to_json(60_000, &Effect::Flag { side: Color::White }),
+            r#"{"t":60000,"effect":"flag","side":"white"}"#
+        );
+    }
+}
