@@ -506,10 +506,22 @@ impl Referee {
         if let Some((from, Some(piece))) = taken
             && piece.color == mover
             && let Some(m) = self.released_move(from, sq)
+            && !self.completes_released_castling(from, sq)
         {
             self.turn.releases.push(m);
         }
         self.review_board();
+    }
+
+    /// Whether a rook put down on `to` is the second half of a castling
+    /// already released with the king, not a rook move of its own.
+    fn completes_released_castling(&self, from: Square, to: Square) -> bool {
+        let color = self.position.turn();
+        self.turn.releases.iter().any(|m| {
+            matches!(m, Move::Castle { rook, .. } if *rook == from)
+                && m.castling_side()
+                    .is_some_and(|side| side.rook_to(color) == to)
+        })
     }
 
     /// The legal move of the player having the move that takes the piece

@@ -196,41 +196,28 @@ fn check_contacts(before: &Chess, contacts: &[Contact], m: Move) -> Result<(), B
         }
     }
 
-    // 4.3.3: both own and opponent pieces touched.
-    if let (Some(o), Some(t)) = (own.first(), theirs.first()) {
-        let capture = legal
+    // 4.3.3: both touched, and the first own piece can take the first
+    // opponent piece. Otherwise the first touched piece that can be moved or
+    // captured decides, and the ruling is named after it.
+    if let (Some(o), Some(t)) = (own.first(), theirs.first())
+        && legal
             .iter()
-            .any(|l| l.from() == Some(o.square) && capture_square(*l) == Some(t.square));
-        if capture {
-            return if moves(o.square) && captures(t.square) {
-                Ok(())
-            } else {
-                Err(Breach {
-                    law: Law::TouchedBoth,
-                    detail: format!(
-                        "Touch-move: take the {} with the {}",
-                        piece_name(t.piece.role, Some(t.square)),
-                        piece_name(o.piece.role, Some(o.square))
-                    ),
-                })
-            };
-        }
-        return first_obligation(
-            &touched,
-            us,
-            movable,
-            capturable,
-            moves,
-            captures,
-            Law::TouchedBoth,
-        );
+            .any(|l| l.from() == Some(o.square) && capture_square(*l) == Some(t.square))
+    {
+        return if moves(o.square) && captures(t.square) {
+            Ok(())
+        } else {
+            Err(Breach {
+                law: Law::TouchedBoth,
+                detail: format!(
+                    "Touch-move: take the {} with the {}",
+                    piece_name(t.piece.role, Some(t.square)),
+                    piece_name(o.piece.role, Some(o.square))
+                ),
+            })
+        };
     }
-    let law = if own.is_empty() {
-        Law::TouchedOpponent
-    } else {
-        Law::TouchedOwn
-    };
-    first_obligation(&touched, us, movable, capturable, moves, captures, law)
+    first_obligation(&touched, us, movable, capturable, moves, captures)
 }
 
 /// The first touched piece that can be moved (own) or captured (opponent's)
@@ -242,7 +229,6 @@ fn first_obligation(
     capturable: impl Fn(Square) -> bool,
     moves: impl Fn(Square) -> bool,
     captures: impl Fn(Square) -> bool,
-    law: Law,
 ) -> Result<(), Breach> {
     for c in touched {
         let name = piece_name(c.piece.role, Some(c.square));
@@ -251,7 +237,7 @@ fn first_obligation(
                 Ok(())
             } else {
                 Err(Breach {
-                    law,
+                    law: Law::TouchedOwn,
                     detail: format!("Touch-move: move the {name}"),
                 })
             };
@@ -261,7 +247,7 @@ fn first_obligation(
                 Ok(())
             } else {
                 Err(Breach {
-                    law,
+                    law: Law::TouchedOpponent,
                     detail: format!("Touch-move: take the {name}"),
                 })
             };
