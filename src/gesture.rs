@@ -258,9 +258,12 @@ fn en_passant_victim(from: Square, to: Square) -> Square {
 /// when (and whether) the lever goes down.
 ///
 /// Lifts and places follow the board's occupancy: applying them to the
-/// position's occupancy gives the occupancy after the move, and no earlier
-/// prefix does (except the pawn set on the last rank before an exchange, on a
-/// board without identities: see the module documentation). Timings are
+/// position's occupancy gives the occupancy after the move (and, with
+/// identities, its pieces). No earlier prefix looks like the result of any
+/// legal move, judged by the pieces on a board with identities, or by
+/// occupancy together with the squares contacted on a blind one, except the
+/// pawn set on the last rank before an exchange (see the module
+/// documentation for both caveats). Timings are
 /// human-like: 150–400 ms between a lift and its place, longer to set a
 /// captured piece aside or fetch a promotion piece. They vary with the move
 /// and the style, deterministically.
