@@ -19,6 +19,7 @@
 //! device models) sits around the referee and drives it the same way:
 //! `handle(now, input)`, drain `poll_effect()`, sleep until `next_deadline()`.
 
+pub mod gesture;
 pub mod referee;
 pub mod replay;
 

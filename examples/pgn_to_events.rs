@@ -1,0 +1,121 @@
+//! Turns the games of a PGN file into the event streams `tocada replay`
+//! reads: JSON Lines, one event an object, as hands would play them on a
+//! sensor board.
+//!
+//! ```text
+//! cargo run --example pgn_to_events -- GAME.pgn [--game N] [--seed S] [--identities]
+//! ```
+//!
+//! Without `--game`, every game is written, one after the other, each ending
+//! with its `end` line. The board only sees occupancy unless `--identities`
+//! is given; orders vary move by move with the seed. A decisive game that
+//! does not end in mate ends with the loser's resignation, a draw with an
+//! agreement, so the referee can reach the PGN's result.
+
+#[path = "../tests/support/pgn.rs"]
+mod pgn;
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use shakmaty::Color;
+use tocada::gesture::Script;
+use tocada::{Input, Millis};
+
+/// A side as the format writes it.
+fn side(color: Color) -> &'static str {
+    match color {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+/// One event as a JSON object. The format is flat and its strings are fixed
+/// words and square names, so writing it by hand needs no escaping.
+fn json_line(t: Millis, input: Input) -> String {
+    let body = match input {
+        Input::Press(c) => format!(r#""ev":"press","side":"{}""#, side(c)),
+        Input::Lift(sq) => format!(r#""ev":"lift","sq":"{sq}""#),
+        Input::Place(sq, None) => format!(r#""ev":"place","sq":"{sq}""#),
+        Input::Place(sq, Some(piece)) => {
+            format!(r#""ev":"place","sq":"{sq}","piece":"{}""#, piece.char())
+        }
+        Input::Touch(sq) => format!(r#""ev":"touch","sq":"{sq}""#),
+        Input::Untouch(sq) => format!(r#""ev":"untouch","sq":"{sq}""#),
+        Input::Adjust(c) => format!(r#""ev":"adjust","side":"{}""#, side(c)),
+        Input::Draw(c) => format!(r#""ev":"draw","side":"{}""#, side(c)),
+        Input::Decline(c) => format!(r#""ev":"decline","side":"{}""#, side(c)),
+        Input::Promote(role) => format!(r#""ev":"promote","piece":"{}""#, role.char()),
+        Input::Pause => r#""ev":"pause""#.to_owned(),
+        Input::Resume => r#""ev":"resume""#.to_owned(),
+        Input::Resign(c) => format!(r#""ev":"resign","side":"{}""#, side(c)),
+    };
+    format!(r#"{{"t":{t},{body}}}"#)
+}
+
+struct Args {
+    path: PathBuf,
+    game: Option<usize>,
+    seed: u64,
+    identities: bool,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = std::env::args().skip(1);
+    let (mut path, mut game, mut seed, mut identities) = (None, None, 1, false);
+    while let Some(arg) = args.next() {
+        let mut number = |name: &str| -> Result<u64, String> {
+            args.next()
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| format!("{name} needs a number"))
+        };
+        match arg.as_str() {
+            "--game" => game = Some(number("--game")? as usize),
+            "--seed" => seed = number("--seed")?,
+            "--identities" => identities = true,
+            _ if path.is_none() && !arg.starts_with("--") => path = Some(PathBuf::from(arg)),
+            _ => return Err(format!("unexpected argument {arg:?}")),
+        }
+    }
+    let path = path.ok_or("usage: pgn_to_events GAME.pgn [--game N] [--seed S] [--identities]")?;
+    Ok(Args {
+        path,
+        game,
+        seed,
+        identities,
+    })
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let games = match pgn::read_pgn(&args.path) {
+        Ok(games) => games,
+        Err(e) => {
+            eprintln!("{}: {e}", args.path.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut out = BufWriter::new(io::stdout().lock());
+    for (i, game) in games.iter().enumerate() {
+        if args.game.is_some_and(|n| n != i + 1) {
+            continue;
+        }
+        let script = Script::varied(game.start(), args.identities, args.seed);
+        let events = game.play_into(script).into_events();
+        for &(t, input) in &events {
+            writeln!(out, "{}", json_line(t, input)).expect("stdout");
+        }
+        // The recording stops a second after the last event.
+        let end = events.last().map_or(0, |&(t, _)| t + 1000);
+        writeln!(out, r#"{{"t":{end},"ev":"end"}}"#).expect("stdout");
+    }
+    out.flush().expect("stdout");
+    ExitCode::SUCCESS
+}
