@@ -6,9 +6,9 @@ mod common;
 
 use common::hands;
 use proptest::prelude::*;
-use shakmaty::{Color, Piece, Position, Role, Square};
-use shakmaty::uci::UciMove;
 use shakmaty::CastlingMode;
+use shakmaty::uci::UciMove;
+use shakmaty::{Color, Piece, Position, Role, Square};
 use tocada::{Effect, Enforcement, IncrementMode, Input, Millis, Referee, Rules};
 
 /// What the generator asks for; `Legal` is expanded against the position.
@@ -54,8 +54,16 @@ fn step() -> impl Strategy<Value = Step> {
 fn rules() -> impl Strategy<Value = Rules> {
     (
         prop_oneof![Just("60+2"), Just("3/20+1:10+3"), Just("5"), Just("30+5")],
-        prop_oneof![Just(IncrementMode::Fischer), Just(IncrementMode::Bronstein), Just(IncrementMode::Delay)],
-        prop_oneof![Just(Enforcement::Strict), Just(Enforcement::Claim), Just(Enforcement::Record)],
+        prop_oneof![
+            Just(IncrementMode::Fischer),
+            Just(IncrementMode::Bronstein),
+            Just(IncrementMode::Delay)
+        ],
+        prop_oneof![
+            Just(Enforcement::Strict),
+            Just(Enforcement::Claim),
+            Just(Enforcement::Record)
+        ],
     )
         .prop_map(|(tc, increment_mode, enforcement)| Rules {
             time_control: tc.parse().unwrap(),
@@ -68,7 +76,8 @@ fn rules() -> impl Strategy<Value = Rules> {
 /// The most time one completion can bring: increment plus any stage time.
 fn max_bonus(rules: &Rules) -> u64 {
     let stages = rules.time_control.stages();
-    stages.iter().map(|s| s.increment_ms).max().unwrap_or(0) + stages.iter().map(|s| s.time_ms).max().unwrap_or(0)
+    stages.iter().map(|s| s.increment_ms).max().unwrap_or(0)
+        + stages.iter().map(|s| s.time_ms).max().unwrap_or(0)
 }
 
 fn expand(referee: &Referee, step: &Step) -> Vec<Input> {

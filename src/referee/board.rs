@@ -20,6 +20,26 @@ pub(crate) struct PhysicalBoard {
     sensed: [Option<Piece>; 64],
     /// Pieces lifted and not put down yet, latest last, with their square.
     hand: Vec<(Square, Option<Piece>)>,
+    /// Squares lifted from and placed on since the board last matched the
+    /// position: a capture leaves the occupancy of every other capture by
+    /// the same piece, so which squares changed tells them apart.
+    changes: Changes,
+}
+
+/// Squares lifted from and placed on during a move.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Changes {
+    pub lifted: Bitboard,
+    pub placed: Bitboard,
+}
+
+impl Changes {
+    pub fn union(self, other: Changes) -> Changes {
+        Changes {
+            lifted: self.lifted | other.lifted,
+            placed: self.placed | other.placed,
+        }
+    }
 }
 
 impl PhysicalBoard {
@@ -29,6 +49,7 @@ impl PhysicalBoard {
             pieces: [None; 64],
             sensed: [None; 64],
             hand: Vec::new(),
+            changes: Changes::default(),
         };
         board.sync(position);
         board
@@ -47,6 +68,11 @@ impl PhysicalBoard {
         self.sensed[usize::from(sq)]
     }
 
+    /// Squares lifted and placed since the board last matched the position.
+    pub fn changes(&self) -> Changes {
+        self.changes
+    }
+
     /// Whether a piece of `color` is lifted and not put down.
     pub fn holds(&self, color: Color) -> bool {
         self.hand
@@ -60,6 +86,7 @@ impl PhysicalBoard {
             return Err(Contradiction);
         }
         self.occupied.discard(sq);
+        self.changes.lifted.add(sq);
         let piece = self.pieces[usize::from(sq)].take();
         self.sensed[usize::from(sq)] = None;
         self.hand.push((sq, piece));
@@ -79,6 +106,7 @@ impl PhysicalBoard {
             return Err(Contradiction);
         }
         self.occupied.add(sq);
+        self.changes.placed.add(sq);
         let index = identity
             .and_then(|p| self.hand.iter().rposition(|(_, held)| *held == Some(p)))
             .or_else(|| {
@@ -102,5 +130,6 @@ impl PhysicalBoard {
             self.pieces[usize::from(sq)] = board.piece_at(sq);
         }
         self.hand.clear();
+        self.changes = Changes::default();
     }
 }

@@ -31,7 +31,7 @@ use shakmaty::{
     Position, Role, Square,
 };
 
-use board::PhysicalBoard;
+use board::{Changes, PhysicalBoard};
 use clock::Clock;
 use touch::{Breach, Contact, Turn, capture_square};
 
@@ -69,6 +69,8 @@ struct Made {
     san: String,
     /// The mover's contacts and releases, checked when he presses.
     turn: Turn,
+    /// The squares his hands changed making it.
+    changes: Changes,
 }
 
 /// Pieces displaced and not yet re-established (7.4.1).
@@ -381,7 +383,7 @@ impl Referee {
             }
             // 7.5.2: a pawn on the last rank that the board says was not exchanged.
             if let Some(m) = self
-                .matching_moves(&self.position.clone())
+                .matching_moves(&self.position.clone(), self.board.changes())
                 .into_iter()
                 .find(|m| {
                     m.is_promotion()
@@ -398,7 +400,7 @@ impl Referee {
                     "Pawn not promoted: it becomes a queen".to_owned(),
                 );
                 if self.result.is_none() {
-                    self.make(m);
+                    self.make(m, self.board.changes());
                     if self.result.is_none()
                         && let Some(index) = self.uncompleted.iter().position(|u| u.side == side)
                     {
@@ -589,19 +591,32 @@ impl Referee {
     /// After every change of occupancy: a move made, a move changed or taken
     /// back, pieces displaced or re-established.
     fn review_board(&mut self) {
+        // A move is made when its pieces are released (4.7): never while the
+        // mover still holds one. (A capturing piece lifted first leaves the
+        // occupancy of the finished capture.)
         let position = self.position.clone();
-        if let Some(m) = self.chosen_move(&position) {
-            self.make(m);
-        } else if let Some(last) = self.uncompleted.back() {
+        let made = if self.board.holds(position.turn()) {
+            None
+        } else {
+            self.chosen_move(&position, self.board.changes())
+        };
+        if let Some(m) = made {
+            self.make(m, self.board.changes());
+        } else if let Some(last) = self.uncompleted.back()
+            && !self.board.holds(last.side)
+        {
             let before = last.before.clone();
             let previous = last.mv;
+            let changes = last.changes.union(self.board.changes());
             if self.board.occupied() == before.board().occupied() {
                 self.take_back();
-            } else if let Some(m) = self.chosen_move(&before)
-                && m != previous
+            } else if let Some(m) = self.chosen_move(&before, changes)
+                // The same squares again is the same move: the promotion
+                // piece was chosen when it first reached the square (4.4.4).
+                && (m.from(), m.to()) != (previous.from(), previous.to())
             {
                 self.take_back();
-                self.make(m);
+                self.make(m, changes);
             }
         }
         if self.result.is_none() {
@@ -609,8 +624,9 @@ impl Referee {
         }
     }
 
-    /// The legal moves from `position` whose result the occupancy matches.
-    fn matching_moves(&self, position: &Chess) -> Vec<Move> {
+    /// The legal moves from `position` whose result the occupancy matches,
+    /// made by hands that lifted and placed the squares they need.
+    fn matching_moves(&self, position: &Chess, changes: Changes) -> Vec<Move> {
         let occupied = position.board().occupied();
         let color = position.turn();
         let on_board = self.board.occupied();
@@ -618,14 +634,18 @@ impl Referee {
             .legal_moves()
             .into_iter()
             .filter(|m| occupancy_after(occupied, *m, color) == on_board)
+            .filter(|m| {
+                let (lifted, placed) = hands_needed(*m, color);
+                changes.lifted.is_superset(lifted) && changes.placed.is_superset(placed)
+            })
             .collect()
     }
 
     /// The move the board shows made from `position`, with the promotion piece
     /// from the board's identity, else the clock's choice, else a queen. A
     /// pawn the board identifies on the last rank is not a move yet.
-    fn chosen_move(&self, position: &Chess) -> Option<Move> {
-        let candidates = self.matching_moves(position);
+    fn chosen_move(&self, position: &Chess, changes: Changes) -> Option<Move> {
+        let candidates = self.matching_moves(position, changes);
         let first = *candidates.first()?;
         if !first.is_promotion() {
             return Some(first);
@@ -643,7 +663,8 @@ impl Referee {
 
     /// A move released on the board (4.7): it is made now, and it ends the
     /// game at once if the game is over (5.1.1, 5.2, 9.6).
-    fn make(&mut self, m: Move) {
+    /// `changes` are the squares the hands changed making it.
+    fn make(&mut self, m: Move, changes: Changes) {
         let side = self.position.turn();
         // 6.2.1: making his next move completes a player's previous one.
         if let Some(index) = self.uncompleted.iter().position(|u| u.side == side) {
@@ -662,6 +683,7 @@ impl Referee {
             mv: m,
             san,
             turn: std::mem::take(&mut self.turn),
+            changes,
         });
         let ending = if self.position.is_checkmate() {
             Some((KnownOutcome::Decisive { winner: side }, Reason::Checkmate))
@@ -843,6 +865,25 @@ fn footprint(m: Move, color: Color) -> Bitboard {
         }
     }
     squares
+}
+
+/// The squares a move must have lifted from and placed on.
+fn hands_needed(m: Move, color: Color) -> (Bitboard, Bitboard) {
+    match m {
+        Move::Castle { king, rook } => {
+            let mut placed = Bitboard::EMPTY;
+            if let Some(side) = m.castling_side() {
+                placed.add(side.king_to(color));
+                placed.add(side.rook_to(color));
+            }
+            (Bitboard::from(king) | Bitboard::from(rook), placed)
+        }
+        _ => {
+            let mut lifted: Bitboard = m.from().into_iter().collect();
+            lifted.extend(capture_square(m));
+            (lifted, Bitboard::from(m.to()))
+        }
+    }
 }
 
 /// The occupancy after `m`, computed without playing it.
