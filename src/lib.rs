@@ -18,6 +18,26 @@
 //! Everything that touches the world (the daemon, the I2C drivers and the
 //! device models) sits around the referee and drives it the same way:
 //! `handle(now, input)`, drain `poll_effect()`, sleep until `next_deadline()`.
+//!
+//! ```
+//! use shakmaty::{Color, Square};
+//! use tocada::{Effect, Input, Referee, Rules};
+//!
+//! let mut referee = Referee::new(Rules { time_control: "180+2".parse().unwrap(), ..Rules::default() });
+//! referee.handle(0, Input::Press(Color::Black)).unwrap(); // Black starts White's clock
+//! referee.handle(2_000, Input::Lift(Square::E2)).unwrap();
+//! referee.handle(2_300, Input::Place(Square::E4, None)).unwrap();
+//! referee.handle(2_600, Input::Press(Color::White)).unwrap();
+//!
+//! let effects: Vec<_> = std::iter::from_fn(|| referee.poll_effect()).collect();
+//! assert_eq!(effects[0], (0, Effect::Started { side: Color::White }));
+//! match &effects[1] {
+//!     (2_600, Effect::Move(m)) => assert_eq!((m.san.as_str(), m.white_ms), ("e4", 180_000 - 2_600 + 2_000)),
+//!     other => panic!("{other:?}"),
+//! }
+//! // Black's flag falls at 3:00 after White's press, unless he moves.
+//! assert_eq!(referee.next_deadline(), Some(2_600 + 180_000));
+//! ```
 
 pub mod gesture;
 pub mod referee;

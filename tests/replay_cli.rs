@@ -376,3 +376,29 @@ fn referee_resignation_ends_the_game() {
         ]
     );
 }
+
+#[test]
+fn referee_the_example_in_the_readme_replays_to_mate() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/molinari-bordais-1979.jsonl"
+    );
+    let mut command = tocada();
+    command.args(["replay", path]);
+    let output = run(command, "");
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let lines = stdout_lines(&output);
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains(r#""effect":"move""#))
+            .count(),
+        10
+    );
+    assert!(lines.iter().all(|l| !l.contains("violation")));
+    let last = lines.last().unwrap();
+    assert!(
+        last.contains(r#""result":"0-1","reason":"checkmate""#),
+        "{last}"
+    );
+}
