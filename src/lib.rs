@@ -15,6 +15,11 @@
 //!   the lifts and places a player makes, in the orders people use. Tests,
 //!   benchmarks and the simulator use it.
 //!
+//! - [`hardware`]: drivers for the sensor boards, the OLED and the levers,
+//!   generic over `embedded_hal::i2c::I2c`.
+//! - [`models`]: device models that implement the bus side of that trait, so
+//!   the whole stack runs and is tested on a desktop.
+//!
 //! Everything that touches the world (the daemon, the I2C drivers and the
 //! device models) sits around the referee and drives it the same way:
 //! `handle(now, input)`, drain `poll_effect()`, sleep until `next_deadline()`.
@@ -40,6 +45,8 @@
 //! ```
 
 pub mod gesture;
+pub mod hardware;
+pub mod models;
 pub mod referee;
 pub mod replay;
 
