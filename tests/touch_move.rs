@@ -321,3 +321,24 @@ fn touches_of_the_previous_mover_on_his_own_move_are_not_the_opponents() {
     assert_eq!(Game::moves(&effects), ["e1=Q+"]);
     assert_eq!(violations(&effects), []);
 }
+
+#[test]
+fn the_previous_mover_straightening_his_pieces_before_pressing_obliges_nobody() {
+    let mut game = from(OPEN);
+    game.play(1_000, "g1f3");
+    // Before pressing, White touches his own e4 pawn, which Black could take.
+    game.at(1_500, Input::Touch(sq("e4")));
+    game.at(1_800, Input::Press(WHITE));
+    let effects = game.play_and_press(3_000, "b8c6");
+    assert_eq!(violations(&effects), []);
+    assert_eq!(Game::moves(&effects), ["Nc6"]);
+}
+
+#[test]
+fn touches_before_the_clock_starts_oblige_nothing() {
+    let mut game = Game::new(Rules::default());
+    game.at(0, Input::Touch(sq("g1")));
+    game.at(100, Input::Press(BLACK));
+    let effects = game.play_and_press(1_000, "e2e4");
+    assert_eq!(violations(&effects), []);
+}

@@ -310,6 +310,8 @@ impl Referee {
             // The first press, by the side not to move, starts the other clock.
             let to_move = self.rules.start.turn();
             if side != to_move {
+                // The game starts now: contacts while setting up oblige nothing.
+                self.turn = Turn::default();
                 self.started = true;
                 self.clock.start(to_move, now);
                 self.last_press = Some((now, side));
@@ -542,13 +544,13 @@ impl Referee {
     }
 
     /// A contact with `piece` on `sq`: attributed to the player having the
-    /// move, unless it is the previous mover handling his own move before
-    /// pressing.
+    /// move, unless it is the previous mover handling his own pieces before
+    /// pressing (finishing a promotion, straightening a piece): those must
+    /// not oblige the opponent to capture anything.
     fn contact(&mut self, sq: Square, piece: Piece) {
         if let Some(last) = self.uncompleted.back()
             && self.clock.running() == Some(last.side)
             && piece.color == last.side
-            && footprint(last.mv, last.side).contains(sq)
         {
             return;
         }
@@ -844,27 +846,6 @@ fn with_promotion(m: Move, role: Role) -> Move {
         },
         other => other,
     }
-}
-
-/// The squares a move empties or fills, the captured pawn's included.
-fn footprint(m: Move, color: Color) -> Bitboard {
-    let mut squares = Bitboard::EMPTY;
-    match m {
-        Move::Castle { king, rook } => {
-            if let Some(side) = m.castling_side() {
-                squares.add(side.king_to(color));
-                squares.add(side.rook_to(color));
-            }
-            squares.add(king);
-            squares.add(rook);
-        }
-        _ => {
-            squares.extend(m.from());
-            squares.add(m.to());
-            squares.extend(capture_square(m));
-        }
-    }
-    squares
 }
 
 /// The squares a move must have lifted from and placed on.
