@@ -261,6 +261,8 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
         if self.identity.is_none() {
             self.identify()?;
         }
+        // § 4.2 wants a non-zero nonce; 0 goes out as 1.
+        let nonce = nonce.max(1);
         self.write(&[
             reg::PAIR_NONCE,
             nonce as u8,
