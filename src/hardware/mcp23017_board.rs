@@ -323,3 +323,179 @@ fn chips_of(squares: Bitboard) -> u8 {
         .filter(|chip| (squares.0 >> (16 * chip)) & 0xFFFF != 0)
         .fold(0, |mask, chip| mask | (1 << chip))
 }
+
+#[cfg(test)]
+mod tests {
+    use embedded_hal::i2c::ErrorKind;
+    use embedded_hal_mock::eh1::i2c::{Mock, Transaction};
+
+    use super::*;
+
+    /// The start position as the four chips read it: ranks 1, 2, 7, 8 full.
+    const START: [[u8; 2]; 4] = [[0xFF, 0xFF], [0, 0], [0, 0], [0xFF, 0xFF]];
+
+    fn configure(address: u8) -> Transaction {
+        let mut frame = vec![IODIRA];
+        frame.extend_from_slice(&CONFIG);
+        Transaction::write(address, frame)
+    }
+
+    fn read_ports(address: u8, ports: [u8; 2]) -> Transaction {
+        Transaction::write_read(address, vec![GPIOA], ports.to_vec())
+    }
+
+    fn read_back(address: u8, regs: [u8; 14]) -> Transaction {
+        Transaction::write_read(address, vec![IODIRA], regs.to_vec())
+    }
+
+    fn scan_of(chips: [[u8; 2]; 4]) -> Vec<Transaction> {
+        (0..4).map(|k| read_ports(0x20 + k as u8, chips[k])).collect()
+    }
+
+    #[test]
+    fn init_writes_the_whole_configuration_block_to_each_chip() {
+        let expectations: Vec<_> = (0x20..=0x23).map(configure).collect();
+        // Exactly the register values wiring.md's table gives.
+        assert_eq!(
+            expectations[0],
+            Transaction::write(
+                0x20,
+                vec![0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]
+            )
+        );
+        let mut board = Mcp23017Board::new(Mock::new(&expectations));
+        board.init().unwrap();
+        board.release().done();
+    }
+
+    #[test]
+    fn scan_reads_gpioa_then_gpiob_of_each_chip_into_bitboard_order() {
+        let mut chips = START;
+        chips[0][1] = 0xEF; // e2 empty: U1 port B bit 4
+        chips[1][1] = 0x10; // e4 occupied: U2 port B bit 4
+        let mut board = Mcp23017Board::new(Mock::new(&scan_of(chips)));
+        let scan = board.scan().unwrap();
+        let expected = Bitboard(0xFFFF_0000_0000_FFFF)
+            .without(Square::E2)
+            .with(Square::E4);
+        assert_eq!(scan, expected);
+        board.release().done();
+    }
+
+    #[test]
+    fn first_poll_configures_and_takes_a_baseline_then_changes_are_reported() {
+        let mut expectations: Vec<_> = (0x20..=0x23).map(configure).collect();
+        // Two scans agree: the baseline, no events.
+        expectations.extend(scan_of(START));
+        expectations.extend(scan_of(START));
+        // e2 lifted and e4 placed: the first scan differs, a second confirms,
+        // the two chips concerned are read back, then the events go out.
+        let mut moved = START;
+        moved[0][1] = 0xEF;
+        moved[1][1] = 0x10;
+        expectations.extend(scan_of(moved));
+        expectations.extend(scan_of(moved));
+        expectations.push(read_back(0x20, CONFIG));
+        expectations.push(read_back(0x21, CONFIG));
+        // Steady: one scan per poll.
+        expectations.extend(scan_of(moved));
+
+        let mut board = Mcp23017Board::new(Mock::new(&expectations));
+        let mut out = Vec::new();
+        board.poll(&mut out).unwrap();
+        assert!(out.is_empty());
+        assert_eq!(board.occupancy().unwrap(), Bitboard(0xFFFF_0000_0000_FFFF));
+        board.poll(&mut out).unwrap();
+        assert_eq!(out, [Input::Lift(Square::E2), Input::Place(Square::E4, None)]);
+        out.clear();
+        board.poll(&mut out).unwrap();
+        assert!(out.is_empty());
+        board.release().done();
+    }
+
+    #[test]
+    fn a_bus_error_mid_scan_is_reported_and_the_next_poll_rechecks_every_chip() {
+        let mut expectations: Vec<_> = (0x20..=0x23).map(configure).collect();
+        expectations.extend(scan_of(START));
+        expectations.extend(scan_of(START));
+        // Second poll: U2 fails after U1 answered.
+        expectations.push(read_ports(0x20, START[0]));
+        expectations.push(
+            Transaction::write_read(0x21, vec![GPIOA], vec![0, 0]).with_error(ErrorKind::Other),
+        );
+        // Third poll: read back all four; U3 was reset (power-on values),
+        // so it alone is rewritten; then two fresh scans.
+        let mut reset = [0u8; 14];
+        reset[0] = 0xFF;
+        reset[1] = 0xFF;
+        expectations.push(read_back(0x20, CONFIG));
+        expectations.push(read_back(0x21, CONFIG));
+        expectations.push(read_back(0x22, reset));
+        expectations.push(read_back(0x23, CONFIG));
+        expectations.push(configure(0x22));
+        expectations.extend(scan_of(START));
+        expectations.extend(scan_of(START));
+
+        let mut board = Mcp23017Board::new(Mock::new(&expectations));
+        let mut out = Vec::new();
+        board.poll(&mut out).unwrap();
+        let error = board.poll(&mut out).unwrap_err();
+        assert_eq!(
+            error,
+            Error::I2c {
+                address: 0x21,
+                source: ErrorKind::Other
+            }
+        );
+        assert!(error.to_string().contains("0x21"));
+        assert_eq!(board.bus_errors(), 1);
+        board.poll(&mut out).unwrap();
+        assert!(out.is_empty());
+        assert_eq!(board.reconfigurations(), 1);
+        assert_eq!(board.occupancy().unwrap(), Bitboard(0xFFFF_0000_0000_FFFF));
+        board.release().done();
+    }
+
+    #[test]
+    fn disagreeing_scans_report_nothing_and_are_counted() {
+        let mut expectations: Vec<_> = (0x20..=0x23).map(configure).collect();
+        let mut bounced = START;
+        bounced[3][0] = 0xFE; // a7 reads empty once
+        expectations.extend(scan_of(bounced));
+        expectations.extend(scan_of(START));
+        // Next poll: agrees with the confirming scan.
+        expectations.extend(scan_of(START));
+        let mut board = Mcp23017Board::new(Mock::new(&expectations));
+        let mut out = Vec::new();
+        board.poll(&mut out).unwrap();
+        assert_eq!(board.unstable_scans(), 1);
+        board.poll(&mut out).unwrap();
+        assert!(out.is_empty());
+        assert_eq!(board.occupancy().unwrap(), Bitboard(0xFFFF_0000_0000_FFFF));
+        board.release().done();
+    }
+
+    #[test]
+    fn a_chip_that_reads_inverted_is_reconfigured_instead_of_reported() {
+        let mut expectations: Vec<_> = (0x20..=0x23).map(configure).collect();
+        expectations.extend(scan_of(START));
+        expectations.extend(scan_of(START));
+        // U4 browned out: IPOL is gone, so its full ranks read empty.
+        let mut flipped = START;
+        flipped[3] = [0, 0];
+        expectations.extend(scan_of(flipped));
+        expectations.extend(scan_of(flipped));
+        let mut reset = [0u8; 14];
+        reset[0] = 0xFF;
+        reset[1] = 0xFF;
+        expectations.push(read_back(0x23, reset));
+        expectations.push(configure(0x23));
+        let mut board = Mcp23017Board::new(Mock::new(&expectations));
+        let mut out = Vec::new();
+        board.poll(&mut out).unwrap();
+        board.poll(&mut out).unwrap();
+        assert!(out.is_empty());
+        assert_eq!(board.reconfigurations(), 1);
+        board.release().done();
+    }
+}
