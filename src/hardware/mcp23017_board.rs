@@ -75,7 +75,10 @@ impl<E: fmt::Debug> fmt::Display for Error<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::I2c { address, source } => {
-                write!(f, "I2C error talking to the MCP23017 at {address:#04x}: {source:?}")
+                write!(
+                    f,
+                    "I2C error talking to the MCP23017 at {address:#04x}: {source:?}"
+                )
             }
             Error::Unstable => f.write_str("the reed board's scans never agreed twice in a row"),
         }
@@ -288,7 +291,11 @@ impl<I2C: I2c> SensorBoard for Mcp23017Board<I2C> {
             return Ok(());
         }
         out.extend((reported & !stable).into_iter().map(Input::Lift));
-        out.extend((stable & !reported).into_iter().map(|sq: Square| Input::Place(sq, None)));
+        out.extend(
+            (stable & !reported)
+                .into_iter()
+                .map(|sq: Square| Input::Place(sq, None)),
+        );
         self.reported = Some(stable);
         Ok(())
     }
@@ -349,7 +356,9 @@ mod tests {
     }
 
     fn scan_of(chips: [[u8; 2]; 4]) -> Vec<Transaction> {
-        (0..4).map(|k| read_ports(0x20 + k as u8, chips[k])).collect()
+        (0..4)
+            .map(|k| read_ports(0x20 + k as u8, chips[k]))
+            .collect()
     }
 
     #[test]
@@ -360,7 +369,9 @@ mod tests {
             expectations[0],
             Transaction::write(
                 0x20,
-                vec![0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]
+                vec![
+                    0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF
+                ]
             )
         );
         let mut board = Mcp23017Board::new(Mock::new(&expectations));
@@ -406,7 +417,10 @@ mod tests {
         assert!(out.is_empty());
         assert_eq!(board.occupancy().unwrap(), Bitboard(0xFFFF_0000_0000_FFFF));
         board.poll(&mut out).unwrap();
-        assert_eq!(out, [Input::Lift(Square::E2), Input::Place(Square::E4, None)]);
+        assert_eq!(
+            out,
+            [Input::Lift(Square::E2), Input::Place(Square::E4, None)]
+        );
         out.clear();
         board.poll(&mut out).unwrap();
         assert!(out.is_empty());

@@ -253,7 +253,9 @@ impl ReedBoardModel {
             .expanders
             .iter()
             .enumerate()
-            .fold(0u64, |bits, (k, chip)| bits | u64::from(chip.grounded()) << (16 * k));
+            .fold(0u64, |bits, (k, chip)| {
+                bits | u64::from(chip.grounded()) << (16 * k)
+            });
         Bitboard(bits)
     }
 
@@ -277,7 +279,9 @@ impl ReedBoardModel {
     pub fn plug(&mut self) {
         if self.unplugged {
             self.unplugged = false;
-            self.expanders.iter_mut().for_each(Mcp23017Model::power_cycle);
+            self.expanders
+                .iter_mut()
+                .for_each(Mcp23017Model::power_cycle);
         }
     }
 
@@ -371,4 +375,94 @@ impl Hands for ReedBoardModel {
 
     /// Reed switches feel magnets, not hands.
     fn untouch(&mut self, _at: Millis, _sq: Square) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(model: &mut ReedBoardModel, address: u8, bytes: &[u8]) -> Result<(), ErrorKind> {
+        model.write(address, bytes)
+    }
+
+    fn read<const N: usize>(model: &mut ReedBoardModel, address: u8, register: u8) -> [u8; N] {
+        let mut buffer = [0u8; N];
+        model.write_read(address, &[register], &mut buffer).unwrap();
+        buffer
+    }
+
+    #[test]
+    fn power_on_registers_and_floating_inputs() {
+        let mut model = ReedBoardModel::from_occupancy(Bitboard::from_square(Square::B1));
+        assert_eq!(read::<4>(&mut model, 0x20, IODIR), [0xFF, 0xFF, 0, 0]);
+        // No pull-ups, no inversion: open switches float high, b1 reads low.
+        assert_eq!(read::<2>(&mut model, 0x20, GPIO), [0xFD, 0xFF]);
+        assert!(!model.expander(0).pulled_up(1));
+    }
+
+    #[test]
+    fn sequential_writes_run_on_and_ipol_inverts_inputs() {
+        let mut model = ReedBoardModel::from_occupancy(Bitboard::from_square(Square::A2));
+        write(&mut model, 0x20, &[IPOL, 0xFF, 0xFF]).unwrap();
+        write(&mut model, 0x20, &[GPPU, 0xFF, 0xFF]).unwrap();
+        assert!(model.expander(0).pulled_up(15));
+        // GPIOA, GPIOB, then on into OLATA.
+        assert_eq!(read::<3>(&mut model, 0x20, GPIO), [0x00, 0x01, 0x00]);
+        // The pointer wraps from OLATB (0x15) to IODIRA.
+        assert_eq!(read::<2>(&mut model, 0x20, OLAT + 1), [0x00, 0xFF]);
+    }
+
+    #[test]
+    fn seqop_toggles_within_a_pair_and_iocon_is_mirrored() {
+        let mut model = ReedBoardModel::from_occupancy(Bitboard::EMPTY);
+        write(&mut model, 0x21, &[IOCON + 1, SEQOP]).unwrap();
+        assert_eq!(model.expander(1).register(IOCON), SEQOP);
+        assert_eq!(read::<3>(&mut model, 0x21, IODIR), [0xFF, 0xFF, 0xFF]);
+        // IPOLA is not reached: the pointer stays on the IODIR pair.
+        assert_eq!(model.expander(1).register(IPOL), 0);
+    }
+
+    #[test]
+    fn outputs_read_their_latch_and_ignore_ipol() {
+        let mut model = ReedBoardModel::from_occupancy(Bitboard::EMPTY);
+        write(&mut model, 0x22, &[IODIR, 0xFE]).unwrap();
+        write(&mut model, 0x22, &[IPOL, 0xFF]).unwrap();
+        write(&mut model, 0x22, &[GPIO, 0x01]).unwrap();
+        assert_eq!(model.expander(2).register(OLAT), 0x01);
+        // Pin 0 drives its latch (1); pins 1–7 float high, inverted to 0.
+        assert_eq!(read::<1>(&mut model, 0x22, GPIO), [0x01]);
+    }
+
+    #[test]
+    fn a_bounce_flips_one_read_only() {
+        let mut model = ReedBoardModel::from_occupancy(Bitboard::EMPTY);
+        model.bounce(Square::H8);
+        assert_eq!(read::<2>(&mut model, 0x23, GPIO), [0xFF, 0x7F]);
+        assert_eq!(read::<2>(&mut model, 0x23, GPIO), [0xFF, 0xFF]);
+    }
+
+    #[test]
+    fn faults_nack_and_bytes_are_counted() {
+        let mut model = ReedBoardModel::from_occupancy(Bitboard::EMPTY);
+        let nack = ErrorKind::NoAcknowledge(NoAcknowledgeSource::Address);
+        assert_eq!(write(&mut model, 0x24, &[0]), Err(nack));
+        model.nack_next(1);
+        assert_eq!(write(&mut model, 0x20, &[0]), Err(nack));
+        write(&mut model, 0x20, &[0]).unwrap();
+        model.unplug();
+        assert_eq!(write(&mut model, 0x20, &[0]), Err(nack));
+        model.plug();
+        assert_eq!(model.bytes_transferred(), 5);
+        let _ = read::<2>(&mut model, 0x20, GPIO);
+        assert_eq!(model.bytes_transferred(), 5 + 5);
+    }
+
+    #[test]
+    fn a_power_cycle_keeps_the_switches() {
+        let mut model = ReedBoardModel::new(&Board::default());
+        write(&mut model, 0x20, &[GPPU, 0xFF, 0xFF]).unwrap();
+        model.power_cycle(0);
+        assert_eq!(model.expander(0).register(GPPU), 0);
+        assert_eq!(model.occupancy(), Board::default().occupied());
+    }
 }
