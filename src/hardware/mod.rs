@@ -5,6 +5,7 @@
 //! talks to `/dev/i2c-1` on a Pi and to the device models in [`crate::models`]
 //! on a desktop.
 
+pub mod mcp23017_board;
 pub mod protocol_board;
 
 use shakmaty::Bitboard;
