@@ -5,6 +5,9 @@
 //! talks to `/dev/i2c-1` on a Pi and to the device models in [`crate::models`]
 //! on a desktop.
 
+pub mod buttons;
+#[cfg(target_os = "linux")]
+pub mod gpio;
 pub mod mcp23017_board;
 pub mod protocol_board;
 

@@ -1,0 +1,70 @@
+//! The only module that touches the Pi's GPIO chip, through rppal (the
+//! maintained `rpi-pal` fork): levers and buttons as kernel edge events.
+
+use std::time::Duration;
+
+use rppal::gpio::{Gpio, InputPin, Trigger};
+
+use super::buttons::{Button, ButtonPins, ButtonPress, Buttons};
+
+/// The front controls read from `/dev/gpiochip*` with the kernel's debounce
+/// and its timestamps.
+pub struct GpioButtons {
+    gpio: Gpio,
+    pins: Vec<(Button, InputPin)>,
+}
+
+impl GpioButtons {
+    /// Opens the GPIO chip and claims the pins: inputs with pull-ups, a press
+    /// pulls the line low, so the falling edge is the press.
+    pub fn open(pins: &ButtonPins) -> Result<GpioButtons, rppal::gpio::Error> {
+        let gpio = Gpio::new()?;
+        let mut claimed = Vec::new();
+        for (button, number) in pins.assignments() {
+            let mut pin = gpio.get(number)?.into_input_pullup();
+            pin.set_interrupt(Trigger::FallingEdge, Some(pins.debounce))?;
+            claimed.push((button, pin));
+        }
+        Ok(GpioButtons {
+            gpio,
+            pins: claimed,
+        })
+    }
+}
+
+impl Buttons for GpioButtons {
+    type Error = rppal::gpio::Error;
+
+    fn next_press(
+        &mut self,
+        timeout: Option<Duration>,
+    ) -> Result<Option<ButtonPress>, Self::Error> {
+        let inputs: Vec<&InputPin> = self.pins.iter().map(|(_, pin)| pin).collect();
+        let wait = Some(timeout.unwrap_or(Duration::ZERO));
+        let Some((pin, event)) = self.gpio.poll_interrupts(&inputs, false, wait)? else {
+            return Ok(None);
+        };
+        let button = self
+            .pins
+            .iter()
+            .find(|(_, claimed)| claimed.pin() == pin.pin())
+            .map(|(button, _)| *button);
+        Ok(button.map(|button| ButtonPress {
+            button,
+            at: event.timestamp,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_machine_without_the_gpio_chip_gives_an_error_not_a_panic() {
+        if std::path::Path::new("/dev/gpiochip0").exists() {
+            return; // a Pi: the pins may be in use by the running daemon
+        }
+        assert!(GpioButtons::open(&ButtonPins::default()).is_err());
+    }
+}
