@@ -44,6 +44,7 @@
 //! assert_eq!(referee.next_deadline(), Some(2_600 + 180_000));
 //! ```
 
+pub mod face;
 pub mod gesture;
 pub mod hardware;
 pub mod models;

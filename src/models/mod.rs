@@ -21,3 +21,4 @@ pub trait Hands {
     /// The hand leaves the piece on `sq`.
     fn untouch(&mut self, at: Millis, sq: Square);
 }
+pub mod ssd1306;

@@ -1,0 +1,741 @@
+//! The clock's face on the 128 × 64 OLED.
+//!
+//! [`View`] is everything the face shows, as plain data; [`draw`] is a pure
+//! function from a view to pixels on any embedded-graphics target, so the
+//! same code draws on the `ssd1306` driver, on a simulator display and on a
+//! PNG in the tests. [`View::from_referee`] reads a view off the referee and
+//! [`alert_for`] turns the referee's effects into the line of plain words at
+//! the bottom.
+//!
+//! The clock screen, top to bottom:
+//!
+//! ```text
+//!  White P2            Black FLAG     names; period (stage) from the 2nd on; FLAG
+//!   12:34                0.0         the times, as large as both fit
+//!  ▀▀▀▀▀▀▀▀▀                         under the running clock, a bar
+//!  Move 23        ½? White PAUSED    move number, draw offer, pause; or the
+//!                                    result, or "Board disconnected"
+//!  Touch-move: g1 knight             one alert, shortened to fit
+//! ```
+
+use embedded_graphics::mono_font::{
+    MonoFont, MonoTextStyle, MonoTextStyleBuilder, ascii, iso_8859_1,
+};
+use embedded_graphics::pixelcolor::BinaryColor;
+use embedded_graphics::prelude::*;
+use embedded_graphics::primitives::{PrimitiveStyle, Rectangle};
+use embedded_graphics::text::{Alignment, Baseline, Text, TextStyleBuilder};
+use shakmaty::{Color, KnownOutcome, Square};
+
+use crate::{Effect, Law, Millis, Reason, Referee};
+
+/// Width of the panel in pixels.
+pub const WIDTH: i32 = 128;
+/// Height of the panel in pixels.
+pub const HEIGHT: i32 = 64;
+
+/// What the screen is showing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Screen {
+    /// Both clocks: the game.
+    #[default]
+    Clock,
+    /// Choosing a time control before the game.
+    TimeControlMenu {
+        presets: Vec<String>,
+        selected: usize,
+    },
+}
+
+/// Everything the face shows, as plain data.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct View {
+    /// White's time left, in milliseconds.
+    pub white_ms: u64,
+    /// Black's time left.
+    pub black_ms: u64,
+    /// Whose time is going down, if anyone's.
+    pub running: Option<Color>,
+    /// The move being played, as on a score sheet.
+    pub move_number: u32,
+    /// The stage (period) of the time control White plays in, from 0.
+    pub white_stage: usize,
+    /// Black's stage, from 0.
+    pub black_stage: usize,
+    /// The side whose flag fell first.
+    pub flag: Option<Color>,
+    /// The side whose draw offer stands.
+    pub draw_offer: Option<Color>,
+    /// The arbiter has paused the clock.
+    pub paused: bool,
+    /// The sensor board does not answer.
+    pub board_disconnected: bool,
+    /// One line of plain words: the latest ruling or event.
+    pub alert: Option<String>,
+    /// The result, once the game is over: "1-0 checkmate".
+    pub result: Option<String>,
+    /// Which screen to draw.
+    pub screen: Screen,
+}
+
+fn side_name(side: Color) -> &'static str {
+    match side {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+impl View {
+    /// The clock screen as the referee stands at `now`, with an alert line.
+    /// The board's connection is not the referee's business: set
+    /// `board_disconnected` afterwards.
+    pub fn from_referee(referee: &Referee, now: Millis, alert: Option<String>) -> View {
+        let white_ms = referee.remaining(Color::White, now);
+        let black_ms = referee.remaining(Color::Black, now);
+        let result = referee.result();
+        let flag = match result {
+            Some((KnownOutcome::Decisive { winner }, Reason::Timeout)) => Some(!winner),
+            _ if white_ms == 0 => Some(Color::White),
+            _ if black_ms == 0 => Some(Color::Black),
+            _ => None,
+        };
+        View {
+            white_ms,
+            black_ms,
+            running: referee.ticking(),
+            move_number: referee.moves_completed(Color::Black) + 1,
+            white_stage: referee.stage(Color::White),
+            black_stage: referee.stage(Color::Black),
+            flag,
+            draw_offer: referee.draw_offer(),
+            paused: referee.is_paused(),
+            board_disconnected: false,
+            alert,
+            result: result.map(|(outcome, reason)| result_text(outcome, reason)),
+            screen: Screen::Clock,
+        }
+    }
+
+    fn time(&self, side: Color) -> u64 {
+        match side {
+            Color::White => self.white_ms,
+            Color::Black => self.black_ms,
+        }
+    }
+
+    fn stage(&self, side: Color) -> usize {
+        match side {
+            Color::White => self.white_stage,
+            Color::Black => self.black_stage,
+        }
+    }
+}
+
+/// A clock reading: `h:mm:ss` from one hour, `m:ss` under, and seconds with
+/// tenths (`s.t`) under 20 seconds. Always rounded down, so a clock shows
+/// `0.0` only when its flag has fallen.
+pub fn clock_text(ms: u64) -> String {
+    if ms < 20_000 {
+        format!("{}.{}", ms / 1000, ms / 100 % 10)
+    } else {
+        duration_text(ms)
+    }
+}
+
+/// A span of time in whole seconds: `h:mm:ss` from one hour, `m:ss` under.
+pub fn duration_text(ms: u64) -> String {
+    let s = ms / 1000;
+    if s >= 3600 {
+        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    } else {
+        format!("{}:{:02}", s / 60, s % 60)
+    }
+}
+
+/// The result in words: the score, then why.
+pub fn result_text(outcome: KnownOutcome, reason: Reason) -> String {
+    let score = match outcome {
+        KnownOutcome::Decisive {
+            winner: Color::White,
+        } => "1-0",
+        KnownOutcome::Decisive {
+            winner: Color::Black,
+        } => "0-1",
+        KnownOutcome::Draw => "½-½",
+    };
+    let why = match reason {
+        Reason::Checkmate => "checkmate",
+        Reason::Resignation => "resignation",
+        Reason::Timeout => "on time",
+        Reason::TimeoutVsInsufficientMaterial => "time, no mate",
+        Reason::Stalemate => "stalemate",
+        Reason::InsufficientMaterial => "no mate possible",
+        Reason::Agreement => "agreed",
+        Reason::ThreefoldRepetition => "repetition",
+        Reason::FiftyMoves => "50 moves",
+        Reason::FivefoldRepetition => "5-fold repetition",
+        Reason::SeventyFiveMoves => "75 moves",
+        Reason::IllegalMoves => "illegal moves",
+    };
+    format!("{score} {why}")
+}
+
+/// The alert line for an effect, if it deserves one.
+pub fn alert_for(effect: &Effect) -> Option<String> {
+    match effect {
+        Effect::Violation(ruling) | Effect::Warning(ruling) => Some(if ruling.detail.is_empty() {
+            format!("{}: {}", side_name(ruling.side), ruling.law)
+        } else {
+            ruling.detail.clone()
+        }),
+        Effect::TimeAdded { side, ms, law } => Some(match law {
+            Law::IllegalMovePenalty | Law::IllegalMove | Law::Unpromoted | Law::NoMove => {
+                format!("Illegal move: {} +{}", side_name(*side), duration_text(*ms))
+            }
+            _ => format!("{} +{}", side_name(*side), duration_text(*ms)),
+        }),
+        Effect::Displaced { squares, .. } => Some(restore_text(squares)),
+        Effect::Restored { .. } => Some("Board restored".to_owned()),
+        Effect::Flag { side } => Some(format!("Flag: {}", side_name(*side))),
+        Effect::DrawOffer { side, .. } => Some(format!("Draw offer: {}", side_name(*side))),
+        Effect::DrawDeclined { .. } => Some("Draw declined".to_owned()),
+        Effect::Paused => Some("Paused by the arbiter".to_owned()),
+        Effect::Result { outcome, reason } => Some(result_text(*outcome, *reason)),
+        Effect::Started { .. } | Effect::Move(_) | Effect::Resumed => None,
+    }
+}
+
+fn restore_text(squares: &[Square]) -> String {
+    let mut text = "Restore".to_owned();
+    for sq in squares {
+        text.push(' ');
+        text.push_str(&sq.to_string());
+    }
+    text
+}
+
+/// Draws `view` onto `target`, which should be 128 × 64 and is cleared first.
+pub fn draw<D: DrawTarget<Color = BinaryColor>>(
+    view: &View,
+    target: &mut D,
+) -> Result<(), D::Error> {
+    target.clear(BinaryColor::Off)?;
+    match &view.screen {
+        Screen::Clock => draw_clock(view, target),
+        Screen::TimeControlMenu { presets, selected } => draw_menu(presets, *selected, target),
+    }
+}
+
+/// A face in memory, a bit per pixel: what was last drawn on the panel, so
+/// [`update`] can send only what changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    pixels: Vec<bool>,
+}
+
+impl Default for Frame {
+    fn default() -> Self {
+        Frame {
+            pixels: vec![false; (WIDTH * HEIGHT) as usize],
+        }
+    }
+}
+
+impl Frame {
+    /// A dark frame.
+    pub fn new() -> Frame {
+        Frame::default()
+    }
+
+    /// Whether (`x`, `y`) is lit; false outside the frame.
+    pub fn pixel(&self, x: i32, y: i32) -> bool {
+        (0..WIDTH).contains(&x) && (0..HEIGHT).contains(&y) && self.pixels[(y * WIDTH + x) as usize]
+    }
+}
+
+impl OriginDimensions for Frame {
+    fn size(&self) -> Size {
+        Size::new(WIDTH as u32, HEIGHT as u32)
+    }
+}
+
+impl DrawTarget for Frame {
+    type Color = BinaryColor;
+    type Error = core::convert::Infallible;
+
+    fn draw_iter<I: IntoIterator<Item = Pixel<BinaryColor>>>(
+        &mut self,
+        pixels: I,
+    ) -> Result<(), Self::Error> {
+        for Pixel(p, c) in pixels {
+            if (0..WIDTH).contains(&p.x) && (0..HEIGHT).contains(&p.y) {
+                self.pixels[(p.y * WIDTH + p.x) as usize] = c.is_on();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Draws `view` onto `target` by changing only the pixels that differ from
+/// `shown`, the frame drawn last, which it then becomes. A buffered display
+/// that tracks its dirty area (the `ssd1306` driver's) then sends only those.
+pub fn update<D: DrawTarget<Color = BinaryColor>>(
+    view: &View,
+    shown: &mut Frame,
+    target: &mut D,
+) -> Result<(), D::Error> {
+    let mut next = Frame::new();
+    let Ok(()) = draw(view, &mut next);
+    let changed: Vec<Pixel<BinaryColor>> = (0..HEIGHT)
+        .flat_map(|y| (0..WIDTH).map(move |x| (x, y)))
+        .filter(|&(x, y)| next.pixel(x, y) != shown.pixel(x, y))
+        .map(|(x, y)| Pixel(Point::new(x, y), BinaryColor::from(next.pixel(x, y))))
+        .collect();
+    target.draw_iter(changed)?;
+    *shown = next;
+    Ok(())
+}
+
+const SMALL: &MonoFont<'static> = &iso_8859_1::FONT_6X10;
+/// The alert line's fonts, largest first: 21, 25 and 32 characters.
+const LINE_FONTS: [&MonoFont<'static>; 3] = [
+    &iso_8859_1::FONT_6X10,
+    &iso_8859_1::FONT_5X8,
+    &iso_8859_1::FONT_4X6,
+];
+
+/// The times' baseline.
+const TIME_BASELINE: i32 = 34;
+/// The running clock's bar.
+const BAR_TOP: i32 = 37;
+const STATUS_TOP: i32 = 42;
+const ALERT_TOP: i32 = 54;
+
+fn text_width(font: &MonoFont, text: &str) -> i32 {
+    let n = text.chars().count() as i32;
+    n * (font.character_size.width + font.character_spacing) as i32
+}
+
+fn style(font: &'static MonoFont<'static>, inverted: bool) -> MonoTextStyle<'static, BinaryColor> {
+    let builder = MonoTextStyleBuilder::new().font(font);
+    if inverted {
+        builder
+            .text_color(BinaryColor::Off)
+            .background_color(BinaryColor::On)
+            .build()
+    } else {
+        builder.text_color(BinaryColor::On).build()
+    }
+}
+
+fn text<D: DrawTarget<Color = BinaryColor>>(
+    target: &mut D,
+    s: &str,
+    at: Point,
+    font: &'static MonoFont<'static>,
+    alignment: Alignment,
+    baseline: Baseline,
+    inverted: bool,
+) -> Result<(), D::Error> {
+    let text_style = TextStyleBuilder::new()
+        .alignment(alignment)
+        .baseline(baseline)
+        .build();
+    Text::with_text_style(s, at, style(font, inverted), text_style).draw(target)?;
+    Ok(())
+}
+
+/// Words the alert line drops or shortens when it is too long.
+const ABBREVIATIONS: [(&str, &str); 5] = [
+    ("move the ", ""),
+    (" the ", " "),
+    ("Illegal move", "Illegal"),
+    ("disconnected", "lost"),
+    ("Draw offer", "½?"),
+];
+
+fn abbreviate(s: &str) -> String {
+    ABBREVIATIONS
+        .iter()
+        .fold(s.to_owned(), |s, (long, short)| s.replace(long, short))
+}
+
+/// Fits `s` into `width` pixels: in the larger line fonts, then shortened,
+/// then in the smallest font, and at last cut, with `~` marking the cut.
+fn fit_line(s: &str, width: i32) -> (String, &'static MonoFont<'static>) {
+    let short = abbreviate(s);
+    let tries = [(s, 0), (s, 1), (&*short, 0), (&*short, 1), (&*short, 2)];
+    for (text, font) in tries {
+        if text_width(LINE_FONTS[font], text) <= width {
+            return (text.to_owned(), LINE_FONTS[font]);
+        }
+    }
+    let font = LINE_FONTS[LINE_FONTS.len() - 1];
+    let fits = (width / text_width(font, "x")) as usize;
+    let cut: String = short.chars().take(fits.saturating_sub(1)).collect();
+    (format!("{}~", cut.trim_end()), font)
+}
+
+/// Pixels drawn twice as large: every pixel becomes a 2 × 2 block.
+struct Doubled<'a, D> {
+    target: &'a mut D,
+}
+
+impl<D: DrawTarget<Color = BinaryColor>> OriginDimensions for Doubled<'_, D> {
+    fn size(&self) -> Size {
+        self.target.bounding_box().size / 2
+    }
+}
+
+impl<D: DrawTarget<Color = BinaryColor>> DrawTarget for Doubled<'_, D> {
+    type Color = BinaryColor;
+    type Error = D::Error;
+
+    fn draw_iter<I: IntoIterator<Item = Pixel<BinaryColor>>>(
+        &mut self,
+        pixels: I,
+    ) -> Result<(), D::Error> {
+        self.target
+            .draw_iter(pixels.into_iter().flat_map(|Pixel(p, c)| {
+                [(0, 0), (1, 0), (0, 1), (1, 1)]
+                    .map(|(dx, dy)| Pixel(Point::new(2 * p.x + dx, 2 * p.y + dy), c))
+            }))
+    }
+}
+
+/// The biggest way to draw both times side by side, each in half the width.
+enum TimeFont {
+    /// A font drawn twice as large.
+    Doubled(&'static MonoFont<'static>),
+    Plain(&'static MonoFont<'static>),
+}
+
+/// The gap kept between the two times.
+const TIME_GAP: i32 = 6;
+
+impl TimeFont {
+    fn width(&self, s: &str) -> i32 {
+        match *self {
+            TimeFont::Doubled(font) => 2 * text_width(font, s),
+            TimeFont::Plain(font) => text_width(font, s),
+        }
+    }
+}
+
+/// The biggest font in which both times fit side by side, each in its half
+/// when it is short and with `TIME_GAP` between them.
+fn time_font(white: &str, black: &str) -> TimeFont {
+    let half = WIDTH / 2;
+    let fonts = [
+        TimeFont::Doubled(&ascii::FONT_6X13_BOLD),
+        TimeFont::Plain(&ascii::FONT_10X20),
+        TimeFont::Plain(&ascii::FONT_9X18_BOLD),
+        TimeFont::Plain(&ascii::FONT_8X13_BOLD),
+        TimeFont::Plain(&ascii::FONT_7X13_BOLD),
+    ];
+    for font in fonts {
+        let (w, b) = (font.width(white), font.width(black));
+        // Doubled digits stay 2 px clear of the middle, so they never touch.
+        let halves = matches!(font, TimeFont::Plain(_)) || (w <= half - 4 && b <= half - 4);
+        if halves && w + b + TIME_GAP <= WIDTH && w.max(b) <= half {
+            return font;
+        }
+    }
+    TimeFont::Plain(&ascii::FONT_6X10)
+}
+
+/// Where each time starts: centred in its half, unless that would bring
+/// them closer than `TIME_GAP`.
+fn time_positions(white_width: i32, black_width: i32) -> (i32, i32) {
+    let half = WIDTH / 2;
+    let left = (half / 2 - white_width / 2)
+        .min(half - TIME_GAP / 2 - white_width)
+        .max(0);
+    let right = (half + half / 2 - black_width / 2)
+        .max(half + TIME_GAP / 2)
+        .min(WIDTH - black_width);
+    (left, right)
+}
+
+fn draw_time<D: DrawTarget<Color = BinaryColor>>(
+    target: &mut D,
+    s: &str,
+    x: i32,
+    font: &TimeFont,
+) -> Result<(), D::Error> {
+    match *font {
+        TimeFont::Doubled(font) => text(
+            &mut Doubled { target },
+            s,
+            Point::new(x / 2, TIME_BASELINE / 2),
+            font,
+            Alignment::Left,
+            Baseline::Alphabetic,
+            false,
+        ),
+        TimeFont::Plain(font) => text(
+            target,
+            s,
+            Point::new(x, TIME_BASELINE),
+            font,
+            Alignment::Left,
+            Baseline::Alphabetic,
+            false,
+        ),
+    }
+}
+
+fn draw_clock<D: DrawTarget<Color = BinaryColor>>(
+    view: &View,
+    target: &mut D,
+) -> Result<(), D::Error> {
+    let half = WIDTH / 2;
+    let times = [Color::White, Color::Black].map(|side| clock_text(view.time(side)));
+    let font = time_font(&times[0], &times[1]);
+    let (white_x, black_x) = time_positions(font.width(&times[0]), font.width(&times[1]));
+
+    for (i, side) in [Color::White, Color::Black].into_iter().enumerate() {
+        let left = i as i32 * half;
+        // The name, then FLAG or the period.
+        let name = side_name(side);
+        let mark: Option<(String, bool)> = if view.flag == Some(side) {
+            Some(("FLAG".to_owned(), true))
+        } else if view.stage(side) > 0 {
+            Some((format!("P{}", view.stage(side) + 1), false))
+        } else {
+            None
+        };
+        let label_width =
+            text_width(SMALL, name) + mark.as_ref().map_or(0, |(m, _)| 6 + text_width(SMALL, m));
+        let start = if i == 0 { 1 } else { WIDTH - 1 - label_width };
+        text(
+            target,
+            name,
+            Point::new(start, 0),
+            SMALL,
+            Alignment::Left,
+            Baseline::Top,
+            false,
+        )?;
+        if let Some((m, inverted)) = mark {
+            let x = start + text_width(SMALL, name) + 6;
+            if inverted {
+                Rectangle::new(
+                    Point::new(x - 1, 0),
+                    Size::new(text_width(SMALL, &m) as u32 + 2, 10),
+                )
+                .into_styled(PrimitiveStyle::with_fill(BinaryColor::On))
+                .draw(target)?;
+            }
+            text(
+                target,
+                &m,
+                Point::new(x, 0),
+                SMALL,
+                Alignment::Left,
+                Baseline::Top,
+                inverted,
+            )?;
+        }
+
+        draw_time(
+            target,
+            &times[i],
+            if i == 0 { white_x } else { black_x },
+            &font,
+        )?;
+
+        if view.running == Some(side) {
+            Rectangle::new(Point::new(left + 4, BAR_TOP), Size::new(half as u32 - 8, 3))
+                .into_styled(PrimitiveStyle::with_fill(BinaryColor::On))
+                .draw(target)?;
+        }
+    }
+
+    // The status row.
+    if view.board_disconnected {
+        text(
+            target,
+            "Board disconnected",
+            Point::new(half, STATUS_TOP),
+            SMALL,
+            Alignment::Center,
+            Baseline::Top,
+            true,
+        )?;
+    } else if let Some(result) = &view.result {
+        let (s, f) = fit_line(result, WIDTH);
+        text(
+            target,
+            &s,
+            Point::new(half, STATUS_TOP),
+            f,
+            Alignment::Center,
+            Baseline::Top,
+            false,
+        )?;
+    } else {
+        let mut right = Vec::new();
+        if let Some(side) = view.draw_offer {
+            right.push(format!("½? {}", side_name(side)));
+        }
+        if view.paused {
+            right.push("PAUSED".to_owned());
+        }
+        let right = right.join(" ");
+        let moves = format!("Move {}", view.move_number);
+        if text_width(SMALL, &right) + text_width(SMALL, &moves) + 6 <= WIDTH {
+            text(
+                target,
+                &moves,
+                Point::new(1, STATUS_TOP),
+                SMALL,
+                Alignment::Left,
+                Baseline::Top,
+                false,
+            )?;
+        }
+        text(
+            target,
+            &right,
+            Point::new(WIDTH - 1, STATUS_TOP),
+            SMALL,
+            Alignment::Right,
+            Baseline::Top,
+            false,
+        )?;
+    }
+
+    // The alert line.
+    if let Some(alert) = &view.alert {
+        let (s, f) = fit_line(alert, WIDTH);
+        let top = HEIGHT - f.character_size.height as i32;
+        text(
+            target,
+            &s,
+            Point::new(0, top.max(ALERT_TOP)),
+            f,
+            Alignment::Left,
+            Baseline::Top,
+            false,
+        )?;
+    }
+    Ok(())
+}
+
+fn draw_menu<D: DrawTarget<Color = BinaryColor>>(
+    presets: &[String],
+    selected: usize,
+    target: &mut D,
+) -> Result<(), D::Error> {
+    text(
+        target,
+        "Time control",
+        Point::new(WIDTH / 2, 0),
+        SMALL,
+        Alignment::Center,
+        Baseline::Top,
+        false,
+    )?;
+    Rectangle::new(Point::new(0, 11), Size::new(WIDTH as u32, 1))
+        .into_styled(PrimitiveStyle::with_fill(BinaryColor::On))
+        .draw(target)?;
+    const ROWS: usize = 5;
+    const ROW: i32 = 10;
+    let first = selected.saturating_sub(ROWS - 1);
+    for (row, (i, preset)) in presets
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(ROWS)
+        .enumerate()
+    {
+        let y = 13 + row as i32 * ROW;
+        let chosen = i == selected;
+        if chosen {
+            Rectangle::new(Point::new(0, y), Size::new(WIDTH as u32, ROW as u32))
+                .into_styled(PrimitiveStyle::with_fill(BinaryColor::On))
+                .draw(target)?;
+        }
+        let (s, f) = fit_line(preset, WIDTH - 8);
+        let top = y + (ROW - f.character_size.height as i32) / 2;
+        text(
+            target,
+            &s,
+            Point::new(6, top),
+            f,
+            Alignment::Left,
+            Baseline::Top,
+            chosen,
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_text_boundaries() {
+        assert_eq!(clock_text(0), "0.0");
+        assert_eq!(clock_text(99), "0.0");
+        assert_eq!(clock_text(100), "0.1");
+        assert_eq!(clock_text(19_900), "19.9");
+        assert_eq!(clock_text(19_999), "19.9");
+        assert_eq!(clock_text(20_000), "0:20");
+        assert_eq!(clock_text(59_999), "0:59");
+        assert_eq!(clock_text(60_000), "1:00");
+        assert_eq!(clock_text(3_599_999), "59:59");
+        assert_eq!(clock_text(3_599_000), "59:59");
+        assert_eq!(clock_text(3_600_000), "1:00:00");
+        assert_eq!(clock_text(5_400_000), "1:30:00");
+        assert_eq!(clock_text(36_000_000), "10:00:00");
+    }
+
+    #[test]
+    fn alerts_in_plain_words() {
+        use crate::Ruling;
+        let ruling = Ruling {
+            side: Color::White,
+            law: Law::TouchedOwn,
+            detail: "Touch-move: move the g1 knight".into(),
+        };
+        assert_eq!(
+            alert_for(&Effect::Violation(ruling)).unwrap(),
+            "Touch-move: move the g1 knight"
+        );
+        let added = Effect::TimeAdded {
+            side: Color::Black,
+            ms: 120_000,
+            law: Law::IllegalMovePenalty,
+        };
+        assert_eq!(alert_for(&added).unwrap(), "Illegal move: Black +2:00");
+        let displaced = Effect::Displaced {
+            side: Color::White,
+            squares: vec![Square::D2, Square::C2],
+        };
+        assert_eq!(alert_for(&displaced).unwrap(), "Restore d2 c2");
+        assert_eq!(
+            alert_for(&Effect::Flag { side: Color::White }).unwrap(),
+            "Flag: White"
+        );
+        assert_eq!(alert_for(&Effect::Started { side: Color::White }), None);
+    }
+
+    #[test]
+    fn long_lines_are_cut_to_fit() {
+        let (s, f) = fit_line("Touch-move: move the g1 knight", WIDTH);
+        assert_eq!(
+            (s.as_str(), f.character_size.width),
+            ("Touch-move: g1 knight", 6)
+        );
+        let (s, f) = fit_line("Illegal move: Black +2:00", WIDTH);
+        assert_eq!(
+            (s.as_str(), f.character_size.width),
+            ("Illegal move: Black +2:00", 5)
+        );
+        let (s, f) = fit_line(&"x".repeat(50), WIDTH);
+        assert!(text_width(f, &s) <= WIDTH && s.ends_with('~'));
+    }
+}
