@@ -8,6 +8,7 @@
 pub mod buttons;
 #[cfg(target_os = "linux")]
 pub mod gpio;
+pub mod link;
 pub mod mcp23017_board;
 pub mod protocol_board;
 

@@ -1,0 +1,197 @@
+//! Keeping a sensor board talking: an I2C error never stops the clock.
+//!
+//! The link polls the board on schedule, backs off after bus errors, calls
+//! the board disconnected after repeated failures (the face says so and the
+//! clock keeps timing), and recovers by itself when the board answers again.
+//! The drivers resynchronise from the board's own state, so what changed
+//! while it was away reaches the referee as lifts and places: a changed
+//! position is then a displacement to restore (7.4.1).
+
+use super::SensorBoard;
+use crate::{Input, Millis};
+
+/// When to poll and when to give up for a while.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkPolicy {
+    /// The normal polling period.
+    pub poll_every_ms: Millis,
+    /// The wait after the first failure; it doubles with each further one.
+    pub first_backoff_ms: Millis,
+    /// The longest wait between attempts while the board does not answer.
+    pub max_backoff_ms: Millis,
+    /// Consecutive failures after which the board is called disconnected.
+    pub failures_to_disconnect: u32,
+}
+
+impl Default for LinkPolicy {
+    fn default() -> LinkPolicy {
+        LinkPolicy {
+            poll_every_ms: 5,
+            first_backoff_ms: 10,
+            max_backoff_ms: 1_000,
+            failures_to_disconnect: 5,
+        }
+    }
+}
+
+/// A change of the link the face and the log should know about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkChange {
+    /// Repeated failures: show "Board disconnected", keep timing.
+    Disconnected,
+    /// The board answers again.
+    Reconnected,
+}
+
+/// A sensor board behind retries, backoff and a connected/disconnected state.
+#[derive(Debug)]
+pub struct BoardLink<B> {
+    board: B,
+    policy: LinkPolicy,
+    failures: u32,
+    next_poll: Millis,
+    connected: bool,
+    errors: u64,
+}
+
+impl<B: SensorBoard> BoardLink<B> {
+    /// A link that polls `board` first at instant 0.
+    pub fn new(board: B, policy: LinkPolicy) -> BoardLink<B> {
+        BoardLink {
+            board,
+            policy,
+            failures: 0,
+            next_poll: 0,
+            connected: true,
+            errors: 0,
+        }
+    }
+
+    /// When the board should be polled next.
+    pub fn next_poll(&self) -> Millis {
+        self.next_poll
+    }
+
+    /// Whether the board is answering.
+    pub fn is_connected(&self) -> bool {
+        self.connected
+    }
+
+    /// Every failed poll so far.
+    pub fn errors(&self) -> u64 {
+        self.errors
+    }
+
+    /// Polls the board if it is due at `now`, appending what it saw to `out`.
+    /// Errors are absorbed here: they only delay the next attempt.
+    pub fn poll(&mut self, now: Millis, out: &mut Vec<Input>) -> Option<LinkChange> {
+        if now < self.next_poll {
+            return None;
+        }
+        match self.board.poll(out) {
+            Ok(()) => {
+                self.failures = 0;
+                self.next_poll = now + self.policy.poll_every_ms;
+                if self.connected {
+                    None
+                } else {
+                    self.connected = true;
+                    Some(LinkChange::Reconnected)
+                }
+            }
+            Err(_) => {
+                self.errors += 1;
+                self.failures = self.failures.saturating_add(1);
+                let doublings = (self.failures - 1).min(16);
+                let backoff =
+                    (self.policy.first_backoff_ms << doublings).min(self.policy.max_backoff_ms);
+                self.next_poll = now + backoff;
+                if self.connected && self.failures >= self.policy.failures_to_disconnect {
+                    self.connected = false;
+                    Some(LinkChange::Disconnected)
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    /// The board, for its counters and identity.
+    pub fn board(&self) -> &B {
+        &self.board
+    }
+
+    /// Gives the board back.
+    pub fn release(self) -> B {
+        self.board
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::Bitboard;
+
+    /// A board that fails while `down` is set and reports nothing otherwise.
+    struct Flaky {
+        down: bool,
+    }
+
+    impl SensorBoard for Flaky {
+        type Error = ();
+
+        fn poll(&mut self, _out: &mut Vec<Input>) -> Result<(), ()> {
+            if self.down { Err(()) } else { Ok(()) }
+        }
+
+        fn occupancy(&mut self) -> Result<Bitboard, ()> {
+            Ok(Bitboard::EMPTY)
+        }
+    }
+
+    #[test]
+    fn failures_back_off_doubling_up_to_the_cap_then_disconnect() {
+        let mut link = BoardLink::new(Flaky { down: true }, LinkPolicy::default());
+        let mut out = Vec::new();
+        let mut attempts = Vec::new();
+        let mut changes = Vec::new();
+        for now in 0..5_000 {
+            if now == link.next_poll() {
+                attempts.push(now);
+            }
+            if let Some(change) = link.poll(now, &mut out) {
+                changes.push((now, change));
+            }
+        }
+        assert_eq!(&attempts[..8], [0, 10, 30, 70, 150, 310, 630, 1_270]);
+        // Capped at one attempt a second.
+        assert_eq!(attempts[8] - attempts[7], 1_000);
+        assert_eq!(changes, [(150, LinkChange::Disconnected)]);
+        assert!(!link.is_connected());
+    }
+
+    #[test]
+    fn a_board_that_answers_again_reconnects_and_polls_normally() {
+        let mut link = BoardLink::new(Flaky { down: true }, LinkPolicy::default());
+        let mut out = Vec::new();
+        for now in 0..200 {
+            link.poll(now, &mut out);
+        }
+        assert!(!link.is_connected());
+        link.board.down = false;
+        let mut reconnected = None;
+        for now in 200..2_000 {
+            if link.poll(now, &mut out) == Some(LinkChange::Reconnected) {
+                reconnected = Some(now);
+                break;
+            }
+        }
+        // The next attempt after the failure at 150 was at 310.
+        assert_eq!(reconnected, Some(310));
+        assert_eq!(link.next_poll(), 315);
+        // Near miss: a single failure does not disconnect.
+        link.board.down = true;
+        assert_eq!(link.poll(315, &mut out), None);
+        assert!(link.is_connected());
+    }
+}
