@@ -1,9 +1,5 @@
 //! The real MCP23017 board driver against the model of the board.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
-use embedded_hal::i2c::{ErrorKind, ErrorType, I2c, Operation};
 use proptest::prelude::*;
 use shakmaty::{Bitboard, Board, Color, Piece, Role, Square};
 use tocada::Input;
@@ -14,18 +10,7 @@ use tocada::models::mcp23017::ReedBoardModel;
 
 /// The model on a bus the test shares with the driver, so hands can move
 /// pieces while the driver owns its end of the bus.
-#[derive(Clone)]
-struct Shared(Rc<RefCell<ReedBoardModel>>);
-
-impl ErrorType for Shared {
-    type Error = ErrorKind;
-}
-
-impl I2c for Shared {
-    fn transaction(&mut self, address: u8, ops: &mut [Operation<'_>]) -> Result<(), ErrorKind> {
-        self.0.borrow_mut().transaction(address, ops)
-    }
-}
+type Shared = tocada::models::Shared<ReedBoardModel>;
 
 type Driver = Mcp23017Board<Shared>;
 
@@ -35,9 +20,7 @@ const PAWN: Piece = Piece {
 };
 
 fn start() -> (Driver, Shared) {
-    let bus = Shared(Rc::new(RefCell::new(
-        ReedBoardModel::new(&Board::default()),
-    )));
+    let bus = Shared::new(ReedBoardModel::new(&Board::default()));
     let mut driver = Mcp23017Board::new(bus.clone());
     driver.init().unwrap();
     (driver, bus)
@@ -74,8 +57,8 @@ fn the_initial_position_reads_as_the_start_occupancy() {
 fn e2_e4_is_a_lift_then_a_place() {
     let (mut driver, bus) = start();
     driver.occupancy().unwrap();
-    bus.0.borrow_mut().lift(0, Square::E2);
-    bus.0.borrow_mut().place(300, Square::E4, PAWN);
+    bus.borrow_mut().lift(0, Square::E2);
+    bus.borrow_mut().place(300, Square::E4, PAWN);
     let mut out = Vec::new();
     driver.poll(&mut out).unwrap();
     assert_eq!(
@@ -83,7 +66,7 @@ fn e2_e4_is_a_lift_then_a_place() {
         [Input::Lift(Square::E2), Input::Place(Square::E4, None)]
     );
     // Touches are invisible to reed switches.
-    bus.0.borrow_mut().touch(400, Square::E4);
+    bus.borrow_mut().touch(400, Square::E4);
     assert!(settle(&mut driver).is_empty());
 }
 
@@ -91,8 +74,8 @@ fn e2_e4_is_a_lift_then_a_place() {
 fn a_bounce_is_filtered() {
     let (mut driver, bus) = start();
     driver.occupancy().unwrap();
-    bus.0.borrow_mut().bounce(Square::D1);
-    bus.0.borrow_mut().bounce(Square::D4);
+    bus.borrow_mut().bounce(Square::D1);
+    bus.borrow_mut().bounce(Square::D4);
     assert!(settle(&mut driver).is_empty());
     assert_eq!(driver.unstable_scans(), 1);
     assert_eq!(driver.occupancy().unwrap(), Board::default().occupied());
@@ -102,31 +85,31 @@ fn a_bounce_is_filtered() {
 fn a_steady_board_costs_one_scan_per_poll() {
     let (mut driver, bus) = start();
     driver.occupancy().unwrap();
-    let before = bus.0.borrow().bytes_transferred();
+    let before = bus.borrow().bytes_transferred();
     driver.poll(&mut Vec::new()).unwrap();
     // Per chip: address, register, repeated-start address, GPIOA, GPIOB.
-    assert_eq!(bus.0.borrow().bytes_transferred() - before, 4 * 5);
+    assert_eq!(bus.borrow().bytes_transferred() - before, 4 * 5);
 }
 
 #[test]
 fn unplug_and_plug_recover_by_themselves() {
     let (mut driver, bus) = start();
     driver.occupancy().unwrap();
-    bus.0.borrow_mut().unplug();
+    bus.borrow_mut().unplug();
     assert!(matches!(
         driver.poll(&mut Vec::new()),
         Err(Error::I2c { address: 0x20, .. })
     ));
     // Pieces move while the cable is out.
-    bus.0.borrow_mut().lift(0, Square::G1);
-    bus.0.borrow_mut().place(0, Square::F3, PAWN);
-    bus.0.borrow_mut().plug();
+    bus.borrow_mut().lift(0, Square::G1);
+    bus.borrow_mut().place(0, Square::F3, PAWN);
+    bus.borrow_mut().plug();
     let events = settle(&mut driver);
     assert_eq!(
         events,
         [Input::Lift(Square::G1), Input::Place(Square::F3, None)]
     );
-    assert_eq!(driver.occupancy().unwrap(), bus.0.borrow().occupancy());
+    assert_eq!(driver.occupancy().unwrap(), bus.borrow().occupancy());
     assert_eq!(driver.bus_errors(), 1);
     assert_eq!(driver.reconfigurations(), 4);
 }
@@ -135,11 +118,11 @@ fn unplug_and_plug_recover_by_themselves() {
 fn a_power_cycled_expander_is_reconfigured_without_bogus_events() {
     let (mut driver, bus) = start();
     driver.occupancy().unwrap();
-    bus.0.borrow_mut().power_cycle(3);
+    bus.borrow_mut().power_cycle(3);
     assert!(settle(&mut driver).is_empty());
     assert_eq!(driver.reconfigurations(), 1);
-    assert_eq!(bus.0.borrow().expander(3).register(0x0C), 0xFF);
-    assert_eq!(driver.occupancy().unwrap(), bus.0.borrow().occupancy());
+    assert_eq!(bus.borrow().expander(3).register(0x0C), 0xFF);
+    assert_eq!(driver.occupancy().unwrap(), bus.borrow().occupancy());
 }
 
 #[test]
@@ -149,21 +132,21 @@ fn a_power_cycle_of_an_unchanging_chip_is_caught_by_the_periodic_read_back() {
     // U2 (ranks 3-4) is empty: with the config lost it reads all occupied,
     // so the change check catches it; the periodic read-back catches it too
     // after at most VERIFY_EVERY polls even if it did not change.
-    bus.0.borrow_mut().power_cycle(1);
+    bus.borrow_mut().power_cycle(1);
     for _ in 0..tocada::hardware::mcp23017_board::VERIFY_EVERY + 1 {
         let mut out = Vec::new();
         driver.poll(&mut out).unwrap();
         assert!(out.is_empty());
     }
-    assert_eq!(bus.0.borrow().expander(1).register(0x02), 0xFF);
+    assert_eq!(bus.borrow().expander(1).register(0x02), 0xFF);
 }
 
 #[test]
 fn nacks_are_errors_the_driver_survives() {
     let (mut driver, bus) = start();
     driver.occupancy().unwrap();
-    bus.0.borrow_mut().nack_next(3);
-    bus.0.borrow_mut().lift(0, Square::A2);
+    bus.borrow_mut().nack_next(3);
+    bus.borrow_mut().lift(0, Square::A2);
     let mut out = Vec::new();
     for _ in 0..3 {
         assert!(driver.poll(&mut out).is_err());
@@ -224,7 +207,7 @@ proptest! {
         let (mut driver, bus) = start();
         let mut seen = driver.occupancy().unwrap();
         for step in steps {
-            let mut model = bus.0.borrow_mut();
+            let mut model = bus.borrow_mut();
             match step {
                 Step::Toggle(sq) => {
                     if model.occupancy().contains(sq) {
@@ -246,9 +229,9 @@ proptest! {
                 }
             }
         }
-        bus.0.borrow_mut().plug();
+        bus.borrow_mut().plug();
         seen = apply(seen, &settle(&mut driver));
-        let truth = bus.0.borrow().occupancy();
+        let truth = bus.borrow().occupancy();
         prop_assert_eq!(seen, truth);
         prop_assert_eq!(driver.occupancy().unwrap(), truth);
     }

@@ -1,10 +1,7 @@
 //! The protocol v1 driver against the board model: the whole conversation,
 //! and recovery from every fault the model can inject.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
-use embedded_hal::i2c::{ErrorKind, ErrorType, I2c, Operation};
+use embedded_hal::i2c::ErrorKind;
 use proptest::prelude::*;
 use shakmaty::{Bitboard, Board, Color, Piece, Role, Square};
 use tocada::Input;
@@ -16,22 +13,7 @@ use tocada::models::sensor_board::ProtocolBoardModel;
 
 /// The model on a bus the test can still reach, to move pieces and inject
 /// faults while the driver owns its end.
-#[derive(Clone)]
-struct Bus(Rc<RefCell<ProtocolBoardModel>>);
-
-impl ErrorType for Bus {
-    type Error = ErrorKind;
-}
-
-impl I2c for Bus {
-    fn transaction(
-        &mut self,
-        address: u8,
-        operations: &mut [Operation<'_>],
-    ) -> Result<(), ErrorKind> {
-        self.0.borrow_mut().transaction(address, operations)
-    }
-}
+type Bus = tocada::models::Shared<ProtocolBoardModel>;
 
 const SERIAL: u64 = 0x0123_4567_89AB_CDEF;
 
@@ -46,7 +28,7 @@ fn caps(identity: bool) -> Capabilities {
 
 /// A driver, its board, and what the referee believes from the inputs.
 struct Rig {
-    board: Rc<RefCell<ProtocolBoardModel>>,
+    board: Bus,
     driver: ProtocolBoard<Bus>,
     believed: Bitboard,
     inputs: Vec<Input>,
@@ -56,12 +38,12 @@ struct Rig {
 
 impl Rig {
     fn new(identity: bool) -> Rig {
-        let board = Rc::new(RefCell::new(ProtocolBoardModel::new(
+        let board = Bus::new(ProtocolBoardModel::new(
             &Board::default(),
             SERIAL,
             caps(identity),
-        )));
-        let driver = ProtocolBoard::new(Bus(board.clone()), 0x42);
+        ));
+        let driver = ProtocolBoard::new(board.clone(), 0x42);
         let mut rig = Rig {
             board,
             driver,
@@ -158,12 +140,12 @@ const WHITE_PAWN: Piece = Piece {
 
 #[test]
 fn identify_and_pair() {
-    let board = Rc::new(RefCell::new(ProtocolBoardModel::new(
+    let board = Bus::new(ProtocolBoardModel::new(
         &Board::default(),
         SERIAL,
         caps(true),
-    )));
-    let mut driver = ProtocolBoard::new(Bus(board.clone()), 0x42);
+    ));
+    let mut driver = ProtocolBoard::new(board.clone(), 0x42);
     let id = driver.identify().unwrap();
     assert_eq!((id.serial, id.boot_counter, id.version), (SERIAL, 1, 1));
     assert!(id.capabilities.identity && id.capabilities.contact);
@@ -173,7 +155,7 @@ fn identify_and_pair() {
     assert_eq!(out, []);
     assert_eq!(driver.occupancy().unwrap(), Board::default().occupied());
     // The wrong address is NACKed.
-    let mut other = ProtocolBoard::new(Bus(board), 0x43);
+    let mut other = ProtocolBoard::new(board, 0x43);
     assert!(matches!(
         other.identify(),
         Err(Error::Bus(ErrorKind::NoAcknowledge(_)))
