@@ -9,6 +9,7 @@ pub mod buttons;
 #[cfg(target_os = "linux")]
 pub mod gpio;
 pub mod mcp23017_board;
+pub mod oled;
 pub mod protocol_board;
 
 use shakmaty::Bitboard;
