@@ -5,11 +5,15 @@
 //! talks to `/dev/i2c-1` on a Pi and to the device models in [`crate::models`]
 //! on a desktop.
 
+pub mod bus;
 pub mod buttons;
 #[cfg(target_os = "linux")]
 pub mod gpio;
 pub mod link;
+#[cfg(target_os = "linux")]
+pub mod linux;
 pub mod mcp23017_board;
+pub mod oled;
 pub mod protocol_board;
 
 use shakmaty::Bitboard;

@@ -2,6 +2,7 @@
 //! the bus side of [`embedded_hal::i2c::I2c`], so the real drivers, the
 //! daemon and the simulator run on any desktop. Each can inject faults.
 
+pub mod bus;
 pub mod mcp23017;
 pub mod sensor_board;
 
