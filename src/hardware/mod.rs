@@ -6,6 +6,7 @@
 //! on a desktop.
 
 pub mod buttons;
+pub mod bus;
 #[cfg(target_os = "linux")]
 pub mod gpio;
 pub mod mcp23017_board;
