@@ -113,7 +113,10 @@ impl Totals {
         self.transactions += 1;
         self.bytes += t.bytes;
         self.starts += t.starts;
-        if self.largest.is_none_or(|l| t.time_us(100_000) > l.time_us(100_000)) {
+        if self
+            .largest
+            .is_none_or(|l| t.time_us(100_000) > l.time_us(100_000))
+        {
             self.largest = Some(t);
         }
     }
@@ -172,13 +175,12 @@ impl<I> BusMeter<I> {
             all.transactions += t.transactions;
             all.bytes += t.bytes;
             all.starts += t.starts;
-            if let Some(l) = t.largest {
-                if all
+            if let Some(l) = t.largest
+                && all
                     .largest
                     .is_none_or(|a| l.time_us(100_000) > a.time_us(100_000))
-                {
-                    all.largest = Some(l);
-                }
+            {
+                all.largest = Some(l);
             }
         }
         all

@@ -5,8 +5,8 @@
 //! talks to `/dev/i2c-1` on a Pi and to the device models in [`crate::models`]
 //! on a desktop.
 
-pub mod buttons;
 pub mod bus;
+pub mod buttons;
 #[cfg(target_os = "linux")]
 pub mod gpio;
 pub mod mcp23017_board;
