@@ -1,7 +1,8 @@
 //! One I2C bus, several drivers. The OLED and the sensor board sit on the
 //! same wires (`/dev/i2c-1` on a Pi); the daemon opens the bus once and
 //! hands each driver its own [`RefCellDevice`] on it. The same type shares
-//! a [`crate::models::bus::ModelBus`] on a desktop.
+//! a [`crate::models::bus::ModelBus`] on a desktop. What each device costs
+//! the others is measured with [`BusMeter`] and [`transfer_time_us`].
 //!
 //! ```
 //! use shakmaty::Board;
@@ -18,6 +19,10 @@
 //! oled.init().unwrap();
 //! sensors.identify().unwrap();
 //! ```
+
+mod meter;
+
+pub use meter::{BusMeter, CLOCKS_PER_BYTE, CLOCKS_PER_START, Totals, Transfer, transfer_time_us};
 
 use core::cell::{RefCell, RefMut};
 

@@ -1,0 +1,128 @@
+//! The structural facts the README's bus figures rest on, counted (not
+//! timed) through a `BusMeter`: `examples/bus_load.rs` measures the figures.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use embedded_hal::i2c::{ErrorKind, ErrorType, I2c, Operation};
+use shakmaty::{Board, Color};
+use ssd1306::prelude::*;
+use ssd1306::{I2CDisplayInterface, Ssd1306};
+use tocada::face::{self, Frame, View};
+use tocada::hardware::SensorBoard;
+use tocada::hardware::bus::{BusMeter, transfer_time_us};
+use tocada::hardware::protocol_board::ProtocolBoard;
+use tocada::hardware::protocol_board::wire::{Capabilities, DEFAULT_ADDRESS};
+use tocada::models::sensor_board::ProtocolBoardModel;
+use tocada::models::ssd1306::Ssd1306Model;
+
+/// A metered bus the test keeps a handle on while a driver owns another.
+struct Metered<I>(Rc<RefCell<BusMeter<I>>>);
+
+impl<I> Clone for Metered<I> {
+    fn clone(&self) -> Self {
+        Metered(self.0.clone())
+    }
+}
+
+impl<I> ErrorType for Metered<I> {
+    type Error = ErrorKind;
+}
+
+impl<I: I2c<Error = ErrorKind>> I2c for Metered<I> {
+    fn transaction(&mut self, address: u8, ops: &mut [Operation<'_>]) -> Result<(), ErrorKind> {
+        self.0.borrow_mut().transaction(address, ops)
+    }
+}
+
+#[test]
+fn a_seconds_update_is_a_small_fraction_of_a_full_frame() {
+    let bus = Metered(Rc::new(RefCell::new(BusMeter::new(Ssd1306Model::new()))));
+    let mut display = Ssd1306::new(
+        I2CDisplayInterface::new(bus.clone()),
+        DisplaySize128x64,
+        DisplayRotation::Rotate0,
+    )
+    .into_buffered_graphics_mode();
+    display.init().unwrap();
+    let mut view = View {
+        white_ms: 754_900,
+        black_ms: 1_201_000,
+        running: Some(Color::White),
+        move_number: 23,
+        ..View::default()
+    };
+    // A full frame, as after start-up: 1162 B in 66 transactions.
+    bus.0.borrow_mut().reset();
+    display.clear_buffer();
+    face::draw(&view, &mut display).unwrap();
+    display.flush().unwrap();
+    let full = bus.0.borrow().total();
+    assert_eq!((full.bytes, full.transactions), (1162, 66));
+    let mut shown = Frame::new();
+    face::draw(&view, &mut shown).unwrap();
+
+    // A 10 Hz redraw within the same second sends nothing.
+    bus.0.borrow_mut().reset();
+    view.white_ms -= 100;
+    face::update(&view, &mut shown, &mut display).unwrap();
+    display.flush().unwrap();
+    assert_eq!(bus.0.borrow().total().bytes, 0);
+
+    // The seconds digit changes: under a tenth of a frame, and no single
+    // transaction longer than one 16-byte data write.
+    for _ in 0..12 {
+        view.white_ms -= 1000;
+        bus.0.borrow_mut().reset();
+        face::update(&view, &mut shown, &mut display).unwrap();
+        display.flush().unwrap();
+        let second = bus.0.borrow().total();
+        assert!(
+            second.bytes > 0 && second.bytes * 10 < full.bytes,
+            "a second {} B, a frame {} B",
+            second.bytes,
+            full.bytes
+        );
+        assert!(second.largest.unwrap().bytes <= 18);
+    }
+    // The panel agrees with a full redraw.
+    let mut fresh = Frame::new();
+    face::draw(&view, &mut fresh).unwrap();
+    let meter = bus.0.borrow();
+    for y in 0..64 {
+        for x in 0..128 {
+            assert_eq!(meter.inner().pixel(x, y), fresh.pixel(x as i32, y as i32));
+        }
+    }
+}
+
+#[test]
+fn an_idle_protocol_board_poll_is_a_bare_status_read() {
+    let model = ProtocolBoardModel::new(
+        &Board::default(),
+        0x0123_4567_89AB_CDEF,
+        Capabilities::from_bits(0x01),
+    );
+    let bus = Metered(Rc::new(RefCell::new(BusMeter::new(model))));
+    let mut driver = ProtocolBoard::new(bus.clone(), DEFAULT_ADDRESS);
+    let mut out = Vec::new();
+    for _ in 0..20 {
+        let _ = driver.poll(&mut out);
+    }
+    assert!(out.is_empty());
+    bus.0.borrow_mut().reset();
+    for _ in 0..200 {
+        driver.poll(&mut out).unwrap();
+    }
+    assert!(out.is_empty());
+    // § 9.2: addr + 3 bytes, one start, ≈ 0.38 ms at 100 kHz; every 5 ms
+    // that is ≈ 8 % of the bus at 100 kHz, ≈ 2 % at 400 kHz.
+    let idle = bus.0.borrow().device(DEFAULT_ADDRESS);
+    assert_eq!(
+        (idle.transactions, idle.bytes, idle.starts),
+        (200, 800, 200)
+    );
+    assert_eq!(transfer_time_us(4, 1, 100_000), 380);
+    let per_second_at_5_ms = idle.time_us(100_000) / 200 * 200;
+    assert_eq!(per_second_at_5_ms, 76_000); // 7.6 % of a second
+}
