@@ -256,15 +256,11 @@ impl Referee {
             self.clock.advance(deadline);
             self.emit(Effect::Flag { side });
             // 6.9: a draw when the opponent could not mate by any series of legal moves.
-            if self.position.has_insufficient_material(side.other()) {
-                self.finish(KnownOutcome::Draw, Reason::TimeoutVsInsufficientMaterial);
-            } else {
-                self.finish(
-                    KnownOutcome::Decisive {
-                        winner: side.other(),
-                    },
-                    Reason::Timeout,
-                );
+            match self.loss_for(side) {
+                KnownOutcome::Draw => {
+                    self.finish(KnownOutcome::Draw, Reason::TimeoutVsInsufficientMaterial)
+                }
+                outcome => self.finish(outcome, Reason::Timeout),
             }
         }
         self.now = now;
@@ -283,6 +279,18 @@ impl Referee {
             return None;
         }
         self.clock.deadline()
+    }
+
+    /// The result when `side` loses by time or illegal moves: a draw if the
+    /// opponent could not mate by any series of legal moves (6.9, 7.5.5).
+    fn loss_for(&self, side: Color) -> KnownOutcome {
+        if self.position.has_insufficient_material(side.other()) {
+            KnownOutcome::Draw
+        } else {
+            KnownOutcome::Decisive {
+                winner: side.other(),
+            }
+        }
     }
 
     fn emit(&mut self, effect: Effect) {
@@ -385,17 +393,16 @@ impl Referee {
             }
             // 7.5.2: a pawn on the last rank that the board says was not exchanged.
             if let Some(m) = self
-                .matching_moves(&self.position.clone(), self.board.changes())
+                .matching_moves(&self.position, self.board.changes())
                 .into_iter()
                 .find(|m| {
-                    m.is_promotion()
+                    m.promotion() == Some(Role::Queen)
                         && self
                             .board
                             .sensed_at(m.to())
                             .is_some_and(|p| p.role == Role::Pawn)
                 })
             {
-                let m = with_promotion(m, Role::Queen);
                 self.illegal(
                     side,
                     Law::Unpromoted,
@@ -440,14 +447,7 @@ impl Referee {
         let count = self.illegal_moves.get_mut(side);
         *count += 1;
         if *count >= 2 {
-            let outcome = if self.position.has_insufficient_material(side.other()) {
-                KnownOutcome::Draw
-            } else {
-                KnownOutcome::Decisive {
-                    winner: side.other(),
-                }
-            };
-            self.finish(outcome, Reason::IllegalMoves);
+            self.finish(self.loss_for(side), Reason::IllegalMoves);
             return;
         }
         let ms = self.rules.mode.penalty_ms();
@@ -596,26 +596,23 @@ impl Referee {
         // A move is made when its pieces are released (4.7): never while the
         // mover still holds one. (A capturing piece lifted first leaves the
         // occupancy of the finished capture.)
-        let position = self.position.clone();
-        let made = if self.board.holds(position.turn()) {
+        let made = if self.board.holds(self.position.turn()) {
             None
         } else {
-            self.chosen_move(&position, self.board.changes())
+            self.chosen_move(&self.position, self.board.changes())
         };
         if let Some(m) = made {
             self.make(m, self.board.changes());
         } else if let Some(last) = self.uncompleted.back()
             && !self.board.holds(last.side)
         {
-            let before = last.before.clone();
-            let previous = last.mv;
             let changes = last.changes.union(self.board.changes());
-            if self.board.occupied() == before.board().occupied() {
+            if self.board.occupied() == last.before.board().occupied() {
                 self.take_back();
-            } else if let Some(m) = self.chosen_move(&before, changes)
+            } else if let Some(m) = self.chosen_move(&last.before, changes)
                 // The same squares again is the same move: the promotion
                 // piece was chosen when it first reached the square (4.4.4).
-                && (m.from(), m.to()) != (previous.from(), previous.to())
+                && (m.from(), m.to()) != (last.mv.from(), last.mv.to())
             {
                 self.take_back();
                 self.make(m, changes);
@@ -827,25 +824,6 @@ impl Referee {
 
 fn key(position: &Chess) -> Zobrist64 {
     position.zobrist_hash(EnPassantMode::Legal)
-}
-
-fn with_promotion(m: Move, role: Role) -> Move {
-    match m {
-        Move::Normal {
-            role: r,
-            from,
-            capture,
-            to,
-            ..
-        } => Move::Normal {
-            role: r,
-            from,
-            capture,
-            to,
-            promotion: Some(role),
-        },
-        other => other,
-    }
 }
 
 /// The squares a move must have lifted from and placed on.

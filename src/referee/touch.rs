@@ -66,17 +66,11 @@ pub(crate) fn check(before: &Chess, turn: &Turn, m: Move) -> Result<(), Breach> 
     check_contacts(before, &turn.contacts, m)
 }
 
+/// Where a released move left its piece: the king's square for castling.
 fn released_square(m: Move, color: Color) -> Square {
-    match m {
-        Move::Castle { king, rook } => {
-            let side = if rook > king {
-                shakmaty::CastlingSide::KingSide
-            } else {
-                shakmaty::CastlingSide::QueenSide
-            };
-            side.king_to(color)
-        }
-        _ => m.to(),
+    match m.castling_side() {
+        Some(side) => side.king_to(color),
+        None => m.to(),
     }
 }
 
