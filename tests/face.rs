@@ -10,6 +10,7 @@ use embedded_graphics_simulator::{
     BinaryColorTheme, OutputSettings, OutputSettingsBuilder, SimulatorDisplay,
 };
 use shakmaty::Color;
+use ssd1306::mode::BufferedGraphicsMode;
 use ssd1306::prelude::*;
 use ssd1306::{I2CDisplayInterface, Ssd1306};
 use tocada::face::{self, Screen, View};
@@ -180,9 +181,11 @@ fn snapshots() {
     }
 }
 
-#[test]
-fn the_face_through_the_driver_matches_the_simulator() {
-    let shared = SharedSsd1306::new();
+/// The real ssd1306 driver, initialised, on the model.
+fn driver(
+    shared: &SharedSsd1306,
+) -> Ssd1306<I2CInterface<SharedSsd1306>, DisplaySize128x64, BufferedGraphicsMode<DisplaySize128x64>>
+{
     let mut display = Ssd1306::new(
         I2CDisplayInterface::new(shared.clone()),
         DisplaySize128x64,
@@ -190,6 +193,13 @@ fn the_face_through_the_driver_matches_the_simulator() {
     )
     .into_buffered_graphics_mode();
     display.init().unwrap();
+    display
+}
+
+#[test]
+fn the_face_through_the_driver_matches_the_simulator() {
+    let shared = SharedSsd1306::new();
+    let mut display = driver(&shared);
     for (name, view) in views() {
         face::draw(&view, &mut display).unwrap();
         display.flush().unwrap();
@@ -210,13 +220,7 @@ fn the_face_through_the_driver_matches_the_simulator() {
 #[test]
 fn a_one_second_update_sends_a_fraction_of_a_frame() {
     let shared = SharedSsd1306::new();
-    let mut display = Ssd1306::new(
-        I2CDisplayInterface::new(shared.clone()),
-        DisplaySize128x64,
-        DisplayRotation::Rotate0,
-    )
-    .into_buffered_graphics_mode();
-    display.init().unwrap();
+    let mut display = driver(&shared);
     let mut view = View {
         running: Some(Color::White),
         move_number: 23,
