@@ -985,16 +985,19 @@ mod tests {
         assert_ne!(&states[0].board, after.board());
     }
 
+    /// The contacts of one move in `style`, without their times.
+    fn contacts(pos: &Chess, san: &str, style: &Style) -> Vec<Input> {
+        let m = parse_san(pos, san).unwrap();
+        hand_events(pos, m, style)
+            .into_iter()
+            .map(|(_, i)| i)
+            .collect()
+    }
+
     #[test]
     fn contacts_follow_the_named_orders() {
         let pos = fen("r3k2r/7p/8/8/8/8/7P/R3K2R w KQkq - 0 1");
-        let lifts_and_places = |san: &str, style: Style| -> Vec<Input> {
-            let m = parse_san(&pos, san).unwrap();
-            hand_events(&pos, m, &style)
-                .into_iter()
-                .map(|(_, i)| i)
-                .collect()
-        };
+        let lifts_and_places = |san: &str, style: Style| contacts(&pos, san, &style);
         use Square::*;
         let both = Style {
             castling: CastlingOrder::BothLifted,
@@ -1037,38 +1040,27 @@ mod tests {
         );
 
         let pos = fen("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3");
-        let m = parse_san(&pos, "exf6").unwrap();
         let last = Style {
             en_passant: EnPassantOrder::CapturedLast,
             ..Style::default()
         };
-        let inputs: Vec<Input> = hand_events(&pos, m, &last)
-            .into_iter()
-            .map(|(_, i)| i)
-            .collect();
+        let inputs = contacts(&pos, "exf6", &last);
         assert_eq!(
             inputs,
             [Input::Lift(E5), Input::Place(F6, None), Input::Lift(F5)]
         );
-        let inputs: Vec<Input> = hand_events(&pos, m, &Style::default())
-            .into_iter()
-            .map(|(_, i)| i)
-            .collect();
+        let inputs = contacts(&pos, "exf6", &Style::default());
         assert_eq!(
             inputs,
             [Input::Lift(F5), Input::Lift(E5), Input::Place(F6, None)]
         );
 
         let pos = fen("1n2k3/P1P5/8/8/8/8/5p1p/K5N1 b - - 0 1");
-        let m = parse_san(&pos, "fxg1=N").unwrap();
         let direct = Style {
             promotion: PromotionOrder::NewPieceDirectly,
             ..Style::default()
         };
-        let inputs: Vec<Input> = hand_events(&pos, m, &direct)
-            .into_iter()
-            .map(|(_, i)| i)
-            .collect();
+        let inputs = contacts(&pos, "fxg1=N", &direct);
         assert_eq!(
             inputs,
             [
@@ -1078,10 +1070,7 @@ mod tests {
                 Input::Place(G1, None)
             ]
         );
-        let inputs: Vec<Input> = hand_events(&pos, m, &Style::default())
-            .into_iter()
-            .map(|(_, i)| i)
-            .collect();
+        let inputs = contacts(&pos, "fxg1=N", &Style::default());
         assert_eq!(
             inputs,
             [
