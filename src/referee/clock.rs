@@ -54,9 +54,13 @@ impl Clock {
 
     /// Time left for `side` at `now`, without changing anything.
     pub fn remaining_at(&self, side: Color, now: Millis) -> u64 {
-        let mut copy = self.clone();
-        copy.advance(now);
-        copy.remaining(side)
+        match self.ticking() {
+            Some(ticking) if ticking == side => {
+                let (_, main) = self.consumed(side, now.saturating_sub(self.since));
+                self.remaining(side) - main
+            }
+            _ => self.remaining(side),
+        }
     }
 
     /// Moves `side` has completed.
@@ -103,18 +107,22 @@ impl Clock {
         let elapsed = now.saturating_sub(self.since);
         self.since = self.since.max(now);
         let Some(side) = self.ticking() else { return };
-        let mut elapsed = elapsed;
-        if self.charged.is_none() {
-            let delay = self.delay_left.get_mut(side);
-            let used = (*delay).min(elapsed);
-            *delay -= used;
-            elapsed -= used;
-        }
-        let remaining = self.remaining.get_mut(side);
-        let used = (*remaining).min(elapsed);
-        *remaining -= used;
-        *self.turn_used.get_mut(side) += used;
-        *self.used.get_mut(side) += used;
+        let (delay, main) = self.consumed(side, elapsed);
+        *self.delay_left.get_mut(side) -= delay;
+        *self.remaining.get_mut(side) -= main;
+        *self.turn_used.get_mut(side) += main;
+        *self.used.get_mut(side) += main;
+    }
+
+    /// How `elapsed` ms of `side` ticking split into delay and main time:
+    /// the delay runs first, except while he is charged for displaced pieces.
+    fn consumed(&self, side: Color, elapsed: Millis) -> (u64, u64) {
+        let delay = if self.charged.is_none() {
+            (*self.delay_left.get(side)).min(elapsed)
+        } else {
+            0
+        };
+        (delay, self.remaining(side).min(elapsed - delay))
     }
 
     /// Main time `side` has consumed since the start.
@@ -144,9 +152,7 @@ impl Clock {
         let stage = *self.control.stage(self.completed(side));
         let bonus = match self.increment_mode {
             IncrementMode::Fischer => stage.increment_ms,
-            IncrementMode::Bronstein => {
-                self.turn_used.get(side).min(&stage.increment_ms).to_owned()
-            }
+            IncrementMode::Bronstein => (*self.turn_used.get(side)).min(stage.increment_ms),
             IncrementMode::Delay => 0,
         };
         *self.remaining.get_mut(side) += bonus;
