@@ -289,12 +289,7 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
             };
             return Err(Error::NotReady);
         };
-        let mut b = [0; size::PAIR_RESP];
-        self.write_read(reg::PAIR_RESP, &mut b)?;
-        if crc8(&b[..17]) != b[17] || b[16] != tag::PAIR {
-            self.counters.crc_errors += 1;
-            return Err(Error::Crc);
-        }
+        let b: [u8; size::PAIR_RESP] = self.read_tagged(reg::PAIR_RESP, tag::PAIR)?;
         let id = self.identity.ok_or(Error::PairMismatch)?;
         if u32::from_le_bytes(b[0..4].try_into().unwrap()) != nonce
             || u64::from_le_bytes(b[4..12].try_into().unwrap()) != id.serial
@@ -375,12 +370,7 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
             };
             return Err(Error::NotReady);
         }
-        let mut b = [0; size::SNAPSHOT];
-        self.write_read(reg::SNAPSHOT, &mut b)?;
-        if crc8(&b[..23]) != b[23] || b[22] != tag::SNAPSHOT {
-            self.counters.crc_errors += 1;
-            return Err(Error::Crc);
-        }
+        let b: [u8; size::SNAPSHOT] = self.read_tagged(reg::SNAPSHOT, tag::SNAPSHOT)?;
         let snap = Snapshot {
             seq: u16::from_le_bytes([b[0], b[1]]),
             occupancy: u64::from_le_bytes(b[2..10].try_into().unwrap()),
@@ -400,12 +390,9 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
         if !self.identity.is_some_and(|id| id.capabilities.identity) {
             return Ok(pieces);
         }
-        let mut b = [0; size::IDENTITY];
-        self.write_read(reg::IDENTITY, &mut b)?;
-        if crc8(&b[..67]) != b[67]
-            || b[66] != tag::IDENTITY
-            || u16::from_le_bytes([b[0], b[1]]) != seq
-        {
+        let b: [u8; size::IDENTITY] = self.read_tagged(reg::IDENTITY, tag::IDENTITY)?;
+        // Identities of another moment than the snapshot's are as bad as garbage.
+        if u16::from_le_bytes([b[0], b[1]]) != seq {
             self.counters.crc_errors += 1;
             return Err(Error::Crc);
         }
@@ -596,6 +583,22 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
             }
         }
         Err(Error::NotReady)
+    }
+
+    /// Reads a block that ends in its tag byte and a CRC-8 of everything
+    /// before the CRC; a mismatch is counted and reported as `Crc`.
+    fn read_tagged<const N: usize>(
+        &mut self,
+        register: u8,
+        tag: u8,
+    ) -> Result<[u8; N], Error<I2C::Error>> {
+        let mut b = [0; N];
+        self.write_read(register, &mut b)?;
+        if crc8(&b[..N - 1]) != b[N - 1] || b[N - 2] != tag {
+            self.counters.crc_errors += 1;
+            return Err(Error::Crc);
+        }
+        Ok(b)
     }
 
     fn write_read(&mut self, register: u8, buf: &mut [u8]) -> Result<(), Error<I2C::Error>> {
