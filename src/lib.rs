@@ -20,6 +20,12 @@
 //! - [`models`]: device models that implement the bus side of that trait, so
 //!   the whole stack runs and is tested on a desktop.
 //!
+//! - [`daemon`]: `tocada run`, the tokio shell that owns the hardware and one
+//!   [`daemon::Panel`] (the front buttons and menus around the referee),
+//!   stores every input and restores an interrupted game after a restart.
+//! - [`sim`]: `tocada sim`, the same daemon on the device models, in the
+//!   terminal or headless from a script in simulated time.
+//!
 //! Everything that touches the world (the daemon, the I2C drivers and the
 //! device models) sits around the referee and drives it the same way:
 //! `handle(now, input)`, drain `poll_effect()`, sleep until `next_deadline()`.
@@ -44,12 +50,14 @@
 //! assert_eq!(referee.next_deadline(), Some(2_600 + 180_000));
 //! ```
 
+pub mod daemon;
 pub mod face;
 pub mod gesture;
 pub mod hardware;
 pub mod models;
 pub mod referee;
 pub mod replay;
+pub mod sim;
 
 pub use referee::{
     CompletedMove, Effect, Enforcement, GameMode, IncrementMode, Input, Law, Millis, Reason,

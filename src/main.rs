@@ -27,11 +27,88 @@ enum Command {
         /// The script to replay; standard input when absent or `-`.
         file: Option<PathBuf>,
     },
+    /// Run the clock: the daemon systemd starts on the Pi.
+    Run {
+        /// The configuration file.
+        #[arg(long, default_value = tocada::config::DEFAULT_PATH)]
+        config: PathBuf,
+    },
+    /// The whole clock on this computer, with the hardware simulated: in the
+    /// terminal, or headless from a script.
+    Sim {
+        /// Play this replay-format script in simulated time, headless,
+        /// printing the decisions; `{"t":..,"ev":"face","png":"F.png"}`
+        /// lines write the face.
+        #[arg(long)]
+        script: Option<PathBuf>,
+        /// Where the face PNGs go.
+        #[arg(long, default_value = ".")]
+        out: PathBuf,
+        /// A configuration file for the presets and rules (the board is
+        /// simulated whatever it says).
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+}
+
+/// Loads the configuration, or says why not with `EX_CONFIG`.
+fn load_config(path: &std::path::Path) -> Result<tocada::config::Config, ExitCode> {
+    tocada::config::Config::load(path).map_err(|err| {
+        eprintln!("tocada: {err}");
+        ExitCode::from(tocada::config::EX_CONFIG)
+    })
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Run { config } => {
+            tocada::logging::init(None);
+            let config = match load_config(&config) {
+                Ok(config) => config,
+                Err(code) => return code,
+            };
+            match tocada::daemon::run(&config, tocada::daemon::shutdown_signal()) {
+                Ok(_) => ExitCode::SUCCESS,
+                Err(err) => {
+                    tracing::error!("{err}");
+                    eprintln!("tocada run: {err}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Sim {
+            script,
+            out,
+            config,
+        } => {
+            let config = match config {
+                Some(path) => match load_config(&path) {
+                    Ok(config) => config,
+                    Err(code) => return code,
+                },
+                None => tocada::config::Config::default(),
+            };
+            match script {
+                Some(script) => {
+                    tocada::logging::init(Some("warn"));
+                    match tocada::sim::script::run(&script, &config, &out, Box::new(io::stdout())) {
+                        Ok(_) => ExitCode::SUCCESS,
+                        Err(err) => {
+                            eprintln!("tocada sim: {err}");
+                            ExitCode::from(err.exit_code())
+                        }
+                    }
+                }
+                None => match tocada::sim::tui::run(&config) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(err) => {
+                        eprintln!("tocada sim: {err}");
+                        ExitCode::FAILURE
+                    }
+                },
+            }
+        }
         Command::Replay { file } => {
             let result = tocada::replay::open(file.as_deref())
                 .and_then(|input| tocada::replay::replay(input, io::stdout().lock()));

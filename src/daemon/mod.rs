@@ -1,0 +1,290 @@
+//! `tocada run`: the clock a club leaves running on a Pi.
+//!
+//! A thin tokio shell around the sans-IO [`Panel`] (and so the referee):
+//! [`shell::Shell`] is the one loop that owns the hardware; this module
+//! assembles it from the configuration, restores the game a crash or a power
+//! cut interrupted, and tells systemd how it is doing.
+//!
+//! With `board.kind = "sim"` the device models stand in for `/dev/i2c-1` and
+//! the GPIO chip, and the front controls and the hands on the board come as
+//! replay-format lines on standard input, while decisions go out on standard
+//! output: the very same daemon, driven by a test or a script.
+
+pub mod panel;
+pub mod shell;
+mod systemd;
+
+use std::fmt;
+use std::future::Future;
+use std::path::PathBuf;
+
+use tokio::sync::mpsc;
+
+pub use panel::{Action, Buzz, Panel, RestoreError, SavedGame};
+pub use shell::{Buzzer, Command, NoBuzzer, Shell, Stats};
+pub use systemd::Systemd;
+
+use crate::config::{BoardKind, Config};
+use crate::hardware::link::{BoardLink, LinkPolicy};
+use crate::store::{self, GameId, Journal, Store, StoreError};
+
+/// Why the daemon could not run.
+#[derive(Debug)]
+pub enum DaemonError {
+    /// The game store could not be opened.
+    Store { path: PathBuf, source: StoreError },
+    /// The hardware could not be opened (the I2C adapter, the GPIO chip).
+    Hardware(String),
+    /// The tokio runtime could not start.
+    Runtime(std::io::Error),
+}
+
+impl fmt::Display for DaemonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DaemonError::Store { path, source } => {
+                write!(f, "cannot open the game store {}: {source}", path.display())
+            }
+            DaemonError::Hardware(why) => f.write_str(why),
+            DaemonError::Runtime(err) => write!(f, "cannot start the event loop: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for DaemonError {}
+
+/// Opens the game store in the configured state directory and restores the
+/// unfinished game into `panel`, if there is one. A game that cannot be
+/// rebuilt is closed as `*` rather than blocking every later start.
+pub fn open_games(
+    config: &Config,
+    panel: &mut Panel,
+) -> Result<(Journal, Option<GameId>), DaemonError> {
+    let dir = &config.state.directory;
+    let path = dir.join(store::DB_FILE);
+    let failed = |source| DaemonError::Store {
+        path: path.clone(),
+        source,
+    };
+    if let Err(err) = std::fs::create_dir_all(dir) {
+        tracing::warn!("cannot create {}: {err}", dir.display());
+    }
+    let mut store = Store::open(&path).map_err(failed)?;
+    let mut restored = None;
+    if let Some(saved) = store.unfinished().map_err(failed)? {
+        let date = store::pgn_date(saved.started_at);
+        let result = panel.restore(
+            0,
+            SavedGame {
+                preset: &saved.preset,
+                black_left: !saved.white_left,
+                date: &date,
+                lines: &saved.lines,
+            },
+        );
+        match result {
+            Ok(()) => {
+                tracing::info!(
+                    game = saved.id,
+                    lines = saved.lines.len(),
+                    "restored the unfinished game, paused: a press resumes"
+                );
+                restored = Some(saved.id);
+            }
+            Err(err) => {
+                tracing::error!(game = saved.id, "cannot rebuild the unfinished game: {err}");
+                store.finish(saved.id, "*", "").map_err(failed)?;
+            }
+        }
+    }
+    Ok((Journal::spawn(store), restored))
+}
+
+/// Runs the daemon as configured until `shutdown` completes.
+pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats, DaemonError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(DaemonError::Runtime)?;
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&runtime, async move {
+        let mut panel = Panel::new(config);
+        let (journal, game) = open_games(config, &mut panel)?;
+        let link_policy = LinkPolicy {
+            poll_every_ms: config.board.poll_ms,
+            ..LinkPolicy::default()
+        };
+        match config.board.kind {
+            BoardKind::Sim => {
+                let (tx, rx) = mpsc::unbounded_channel();
+                let world = crate::sim::World::new();
+                let shell = world
+                    .shell(panel, link_policy, rx)
+                    .with_journal(journal, game)
+                    .with_output(Box::new(std::io::stdout()))
+                    .with_notifier(Box::new(Systemd::from_env()))
+                    .with_state_dir(config.state.directory.clone());
+                let start = shell.start();
+                tokio::task::spawn_local(crate::sim::feed_stdin(world.clone(), tx, start));
+                Ok(shell.run(shutdown).await)
+            }
+            #[cfg(target_os = "linux")]
+            BoardKind::Protocol | BoardKind::Mcp23017 => {
+                pi::run(config, panel, journal, game, link_policy, shutdown).await
+            }
+            #[cfg(not(target_os = "linux"))]
+            BoardKind::Protocol | BoardKind::Mcp23017 => Err(DaemonError::Hardware(
+                "the I2C bus and the GPIO chip need Linux; use board.kind = \"sim\"".to_owned(),
+            )),
+        }
+    })
+}
+
+/// The hardware of a Pi: `/dev/i2c-1` shared by the OLED and the board, the
+/// front controls on the GPIO chip.
+#[cfg(target_os = "linux")]
+mod pi {
+    use std::future::Future;
+    use std::time::Duration;
+
+    use tokio::sync::mpsc;
+    use tokio::time::Instant;
+
+    use super::{DaemonError, Systemd};
+    use crate::config::{BoardKind, Config};
+    use crate::daemon::panel::Panel;
+    use crate::daemon::shell::{Buzzer, Command, NoBuzzer, Shell, Stats};
+    use crate::hardware::bus::SharedBus;
+    use crate::hardware::buttons::{ButtonPress, Buttons};
+    use crate::hardware::gpio::{GpioButtons, GpioBuzzer};
+    use crate::hardware::link::{BoardLink, LinkPolicy};
+    use crate::hardware::linux::open_i2c;
+    use crate::hardware::mcp23017_board::Mcp23017Board;
+    use crate::hardware::oled::Oled;
+    use crate::hardware::protocol_board::ProtocolBoard;
+    use crate::store::{GameId, Journal};
+
+    impl Buzzer for GpioBuzzer {
+        fn set(&mut self, on: bool) {
+            GpioBuzzer::set(self, on);
+        }
+    }
+
+    pub async fn run(
+        config: &Config,
+        panel: Panel,
+        journal: Journal,
+        game: Option<GameId>,
+        policy: LinkPolicy,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<Stats, DaemonError> {
+        let i2c = open_i2c(&config.i2c.bus).map_err(|e| DaemonError::Hardware(e.to_string()))?;
+        let bus = SharedBus::new(i2c);
+        let buttons = GpioButtons::open(&config.button_pins())
+            .map_err(|e| DaemonError::Hardware(format!("cannot open the GPIO chip: {e}")))?;
+        let (tx, rx) = mpsc::unbounded_channel();
+        let start = Instant::now();
+        spawn_buttons(buttons, tx, start);
+        let oled = Oled::new(bus.device());
+        let buzzer = config.pins.buzzer.map(GpioBuzzer::open).transpose().map_err(|e| {
+            DaemonError::Hardware(format!("cannot claim the buzzer's pin: {e}"))
+        })?;
+        macro_rules! go {
+            ($board:expr, $buzzer:expr) => {{
+                let shell = Shell::new(panel, BoardLink::new($board, policy), oled, $buzzer, rx)
+                    .with_start(start)
+                    .with_journal(journal, game)
+                    .with_notifier(Box::new(Systemd::from_env()))
+                    .with_state_dir(config.state.directory.clone());
+                Ok(shell.run(shutdown).await)
+            }};
+        }
+        match (config.board.kind, buzzer) {
+            (BoardKind::Mcp23017, Some(z)) => go!(Mcp23017Board::new(bus.device()), z),
+            (BoardKind::Mcp23017, None) => go!(Mcp23017Board::new(bus.device()), NoBuzzer),
+            (_, Some(z)) => go!(ProtocolBoard::new(bus.device(), config.board.address), z),
+            (_, None) => go!(ProtocolBoard::new(bus.device(), config.board.address), NoBuzzer),
+        }
+    }
+
+    /// Reads the front controls on a thread of their own (the GPIO chip's
+    /// wait blocks) and sends them to the loop, their kernel timestamps
+    /// turned into the shell's clock.
+    fn spawn_buttons(
+        mut buttons: GpioButtons,
+        tx: mpsc::UnboundedSender<Command>,
+        start: Instant,
+    ) {
+        let spawned = std::thread::Builder::new()
+            .name("buttons".to_owned())
+            .spawn(move || {
+                let kernel_at_start = kernel_monotonic().saturating_sub(start.elapsed());
+                let mut failures = 0u32;
+                while !tx.is_closed() {
+                    match buttons.next_press(Some(Duration::from_millis(500))) {
+                        Ok(Some(press)) => {
+                            failures = 0;
+                            let now = start.elapsed();
+                            let at = press.at.saturating_sub(kernel_at_start);
+                            // A timestamp from another clock, or from the
+                            // future, is worth less than the arrival time.
+                            let at = if at > now || now - at > Duration::from_secs(1) {
+                                now
+                            } else {
+                                at
+                            };
+                            let press = ButtonPress {
+                                button: press.button,
+                                at,
+                            };
+                            if tx.send(Command::Press(press)).is_err() {
+                                break;
+                            }
+                        }
+                        Ok(None) => {}
+                        Err(err) => {
+                            failures += 1;
+                            if failures.is_power_of_two() {
+                                tracing::error!("reading the buttons failed: {err}");
+                            }
+                            std::thread::sleep(Duration::from_millis(100));
+                        }
+                    }
+                }
+            });
+        if let Err(err) = spawned {
+            tracing::error!("cannot start the buttons' thread: {err}");
+        }
+    }
+
+    /// CLOCK_MONOTONIC, which the kernel stamps GPIO edge events with.
+    fn kernel_monotonic() -> Duration {
+        let ts = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+        Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+    }
+}
+
+/// Completes on SIGTERM (systemd's stop) or SIGINT (Ctrl-C): the daemon's
+/// shutdown future. Must be polled inside the runtime.
+pub async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => tracing::info!("SIGTERM: stopping"),
+                    _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: stopping"),
+                }
+            }
+            Err(err) => {
+                tracing::warn!("cannot wait for SIGTERM: {err}");
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

@@ -1,0 +1,701 @@
+//! The clock as a club works it: the front buttons, the setup and correction
+//! screens, and one game at a time on a [`Referee`].
+//!
+//! Sans-IO like the referee it wraps: the shell passes in button presses and
+//! board inputs with their instants, and drains [`Action`]s (store this line,
+//! sound the buzzer, the game is over). Every input the referee is given is
+//! also handed out as a replay-format line, so that a game is stored as the
+//! events that make it and rebuilt by replaying them ([`Panel::restore`]).
+//!
+//! The buttons, with no keyboard in a club:
+//! - **setup** (no game): adjust buttons move the preset selection (left up,
+//!   right down), a draw button swaps sides, Black's lever starts the game;
+//! - **game**: levers, draw and adjust buttons go to the referee, the menu
+//!   button pauses (6.11);
+//! - **paused**: the correction screen (6.10): adjust buttons choose a field,
+//!   draw buttons take one off (left) or add one (right), the menu button
+//!   resumes; after a restart any lever resumes too;
+//! - **game over**: the result stays up until the menu button.
+
+use std::collections::VecDeque;
+
+use shakmaty::{Bitboard, Color, KnownOutcome, Position};
+
+use crate::config::Config;
+use crate::face::{self, Field, Screen, View};
+use crate::hardware::buttons::Button;
+use crate::hardware::link::LinkChange;
+use crate::pgn::{GameRecord, Tags};
+use crate::replay::{self, Event, Line};
+use crate::{Effect, Input, Millis, Referee, Rules};
+
+/// Something the shell must do for the panel, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// A game began: store it before any of its lines.
+    Begin {
+        /// The preset it is played under.
+        preset: String,
+        /// Black's clock and lever are on the left.
+        black_left: bool,
+        /// Its rules as the replay format's `setup` line.
+        setup: String,
+    },
+    /// The referee was given an input: store it, as a replay-format line.
+    Record { t: Millis, line: String },
+    /// The game is over, or abandoned (`result` is then `*`).
+    Finish { result: String, pgn: String },
+    /// Sound the buzzer.
+    Buzz(Buzz),
+    /// The referee decided this, at this instant of the game's clock (for
+    /// the log and the simulator's output).
+    Decision(Millis, Effect),
+}
+
+/// How long the buzzer sounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Buzz {
+    /// A ruling, or a button that does nothing here.
+    Short,
+    /// A flag, or the end of the game.
+    Long,
+}
+
+impl Buzz {
+    /// How long the buzzer stays on.
+    pub const fn duration_ms(self) -> Millis {
+        match self {
+            Buzz::Short => 80,
+            Buzz::Long => 600,
+        }
+    }
+}
+
+/// A stored game to rebuild after a restart.
+#[derive(Debug, Clone)]
+pub struct SavedGame<'a> {
+    /// The preset it was started under.
+    pub preset: &'a str,
+    /// Black's clock and lever were on the left.
+    pub black_left: bool,
+    /// The PGN date it was started on.
+    pub date: &'a str,
+    /// Its lines, `setup` first, as stored.
+    pub lines: &'a [String],
+}
+
+/// Why a stored game could not be rebuilt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestoreError {
+    /// A stored line is not in the replay format.
+    BadLine { index: usize, message: String },
+    /// The first line is not `setup`.
+    NoSetup,
+}
+
+impl std::fmt::Display for RestoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RestoreError::BadLine { index, message } => {
+                write!(f, "stored line {index}: {message}")
+            }
+            RestoreError::NoSetup => f.write_str("the stored game does not start with its setup"),
+        }
+    }
+}
+
+impl std::error::Error for RestoreError {}
+
+/// The game in play, or just over.
+#[derive(Debug)]
+struct Game {
+    referee: Referee,
+    preset: String,
+    date: String,
+    /// Added to the shell's clock to give the game's: a restored game goes
+    /// on from its last stored instant, so the time the clock was off is
+    /// charged to nobody.
+    offset: Millis,
+    /// The last instant the referee was given; it never goes back.
+    last: Millis,
+    /// Paused by a restart rather than by the arbiter: a lever resumes.
+    restored: bool,
+    /// The correction screen's selected field.
+    field: Field,
+    /// Every decision, for the PGN.
+    decisions: Vec<(Millis, Effect)>,
+    over: bool,
+}
+
+/// The front panel: presets, sides, the game in play and its corrections.
+#[derive(Debug)]
+pub struct Panel {
+    /// Presets by name with their rules, in menu order.
+    presets: Vec<(String, Rules)>,
+    selected: usize,
+    black_left: bool,
+    /// The orientation the buttons report in: the configured one. A swap on
+    /// the setup screen flips every button's side from then on.
+    wired_black_left: bool,
+    game: Option<Game>,
+    alert: Option<String>,
+    board_disconnected: bool,
+    /// The squares the board reports occupied, when known.
+    occupancy: Option<Bitboard>,
+    actions: VecDeque<Action>,
+    /// The face must be redrawn.
+    changed: bool,
+}
+
+impl Panel {
+    /// A panel on the setup screen, with the configured presets and sides.
+    pub fn new(config: &Config) -> Panel {
+        let presets: Vec<(String, Rules)> = config
+            .presets
+            .iter()
+            .map(|p| (p.name.clone(), p.rules(&config.rules)))
+            .collect();
+        let selected = presets
+            .iter()
+            .position(|(name, _)| *name == config.clock.preset)
+            .unwrap_or(0);
+        let black_left = config.clock.white == crate::config::LeverSide::Right;
+        Panel {
+            presets,
+            selected,
+            black_left,
+            wired_black_left: black_left,
+            game: None,
+            alert: None,
+            board_disconnected: false,
+            occupancy: None,
+            actions: VecDeque::new(),
+            changed: true,
+        }
+    }
+
+    /// Adds `rules` as a preset named `name` and selects it (a script's
+    /// `setup` line, a time control typed in the simulator).
+    pub fn select_rules(&mut self, name: &str, rules: Rules) {
+        match self.presets.iter().position(|(n, _)| n == name) {
+            Some(i) => {
+                self.presets[i].1 = rules;
+                self.selected = i;
+            }
+            None => {
+                self.presets.push((name.to_owned(), rules));
+                self.selected = self.presets.len() - 1;
+            }
+        }
+        self.changed = true;
+    }
+
+    /// Rebuilds a stored game by replaying its lines into a fresh referee.
+    /// An unfinished game comes back paused at its last stored instant; the
+    /// shell's clock reads `now`.
+    pub fn restore(&mut self, now: Millis, saved: SavedGame<'_>) -> Result<(), RestoreError> {
+        let mut lines = Vec::new();
+        for (index, text) in saved.lines.iter().enumerate() {
+            match replay::parse_line(text) {
+                Ok(Some(line)) => lines.push(line),
+                Ok(None) => {}
+                Err(message) => return Err(RestoreError::BadLine { index, message }),
+            }
+        }
+        let mut lines = lines.into_iter();
+        let Some(Line {
+            t: start,
+            event: Event::Setup(rules),
+        }) = lines.next()
+        else {
+            return Err(RestoreError::NoSetup);
+        };
+        let mut referee = Referee::new(*rules);
+        let mut last = start;
+        for line in lines {
+            // Stored lines were written in order by this panel; a line out
+            // of order is bad data, never a reason to panic.
+            let t = line.t.max(last);
+            last = t;
+            let handled = match line.event {
+                Event::Input(input) => referee.handle(t, input),
+                Event::End => referee.handle_timeout(t),
+                Event::Setup(_) => {
+                    return Err(RestoreError::BadLine {
+                        index: 0,
+                        message: "a second setup line".to_owned(),
+                    });
+                }
+            };
+            if handled.is_err() {
+                return Err(RestoreError::BadLine {
+                    index: 0,
+                    message: "time went backwards".to_owned(),
+                });
+            }
+        }
+        let decisions: Vec<_> = std::iter::from_fn(|| referee.poll_effect()).collect();
+        self.black_left = saved.black_left;
+        self.alert = decisions.iter().rev().find_map(|(_, e)| face::alert_for(e));
+        self.game = Some(Game {
+            referee,
+            preset: saved.preset.to_owned(),
+            date: saved.date.to_owned(),
+            offset: last.saturating_sub(now),
+            last,
+            restored: false,
+            field: Field::WhiteMinutes,
+            decisions,
+            over: false,
+        });
+        let game = self.game.as_mut().expect("just set");
+        if game.referee.result().is_some() {
+            // Stopped between the result and its storing: finish it now.
+            game.over = true;
+            let action = finish_action(game);
+            self.actions.push_back(action);
+        } else {
+            if !game.referee.is_paused() {
+                self.feed(last, Input::Pause);
+            }
+            if let Some(game) = self.game.as_mut() {
+                game.restored = true;
+            }
+            self.alert = Some("Restarted: press to resume".to_owned());
+        }
+        self.changed = true;
+        Ok(())
+    }
+
+    /// Shows `text` on the alert line until something else replaces it.
+    pub fn notice(&mut self, text: String) {
+        self.alert = Some(text);
+        self.changed = true;
+    }
+
+    /// The PGN date of the game in play, once the shell knows it.
+    pub fn set_date(&mut self, date: &str) {
+        if let Some(game) = self.game.as_mut() {
+            game.date = date.to_owned();
+        }
+    }
+
+    /// A front control went down at `at` (the kernel's timestamp, on the
+    /// shell's clock); the shell's clock reads `now`.
+    pub fn press(&mut self, now: Millis, button: Button, at: Millis) {
+        let at = at.min(now);
+        let button = self.oriented(button);
+        self.changed = true;
+        let Some(game) = self.game.as_mut() else {
+            self.setup_press(button, at);
+            return;
+        };
+        let t = at + game.offset;
+        if game.over {
+            if button == Button::Menu {
+                self.game = None;
+                self.alert = None;
+            }
+            return;
+        }
+        if !game.referee.is_paused() {
+            match button.input() {
+                Some(input) => self.feed(t, input),
+                None => self.feed(t, Input::Pause),
+            }
+            return;
+        }
+        match button {
+            Button::Menu => self.resume(t),
+            Button::Lever(_) if game.restored => self.resume(t),
+            Button::Lever(_) => self.buzz(Buzz::Short),
+            Button::Adjust(side) => {
+                let left = self.is_left(side);
+                let game = self.game.as_mut().expect("checked above");
+                game.field = if left {
+                    game.field.previous()
+                } else {
+                    game.field.next()
+                };
+            }
+            Button::Draw(side) => {
+                let up = !self.is_left(side);
+                self.correct(t, up);
+            }
+        }
+    }
+
+    /// A board input (`Lift`, `Place`, `Touch`, `Untouch`) seen at `now`.
+    pub fn board(&mut self, now: Millis, input: Input) {
+        if let Some(occupied) = self.occupancy.as_mut() {
+            match input {
+                Input::Lift(sq) => occupied.discard(sq),
+                Input::Place(sq, _) => occupied.add(sq),
+                _ => {}
+            }
+        }
+        self.input(now, input);
+    }
+
+    /// What the board reports occupied, read afresh (at start, and after
+    /// the link comes back).
+    pub fn set_occupancy(&mut self, occupied: Bitboard) {
+        if self.occupancy != Some(occupied) {
+            self.changed = self.game.is_none();
+        }
+        self.occupancy = Some(occupied);
+    }
+
+    /// An input for the referee that no front control gives (the
+    /// simulator's resign, promote, decline): ignored outside a game.
+    pub fn input(&mut self, now: Millis, input: Input) {
+        let Some(game) = self.game.as_ref() else {
+            return;
+        };
+        if game.over {
+            return;
+        }
+        let t = now + game.offset;
+        self.feed(t, input);
+    }
+
+    /// The board link went down or came back.
+    pub fn link(&mut self, change: LinkChange) {
+        self.board_disconnected = change == LinkChange::Disconnected;
+        self.changed = true;
+    }
+
+    /// Lets the referee see time pass up to `now` (flags).
+    pub fn handle_timeout(&mut self, now: Millis) {
+        let Some(game) = self.game.as_mut() else {
+            return;
+        };
+        if game.over {
+            return;
+        }
+        let t = (now + game.offset).max(game.last);
+        game.last = t;
+        if game.referee.handle_timeout(t).is_err() {
+            return;
+        }
+        if game.referee.result().is_some() {
+            // The flag fell with no input after it: the stored lines must
+            // still replay to the same result.
+            let line = replay::line_to_json(&Line { t, event: Event::End });
+            self.actions.push_back(Action::Record { t, line });
+        }
+        self.drain();
+    }
+
+    /// When [`Panel::handle_timeout`] is next due, on the shell's clock.
+    pub fn next_deadline(&self) -> Option<Millis> {
+        let game = self.game.as_ref().filter(|g| !g.over)?;
+        let deadline = game.referee.next_deadline()?;
+        Some(deadline.saturating_sub(game.offset))
+    }
+
+    /// The next thing to do, in order.
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    /// Whether something changed since the last call, so the face must be
+    /// redrawn (the shell redraws a running clock on its own schedule).
+    pub fn take_changed(&mut self) -> bool {
+        std::mem::take(&mut self.changed)
+    }
+
+    /// Whether a clock is running, so the face changes by itself.
+    pub fn is_ticking(&self) -> bool {
+        self.game
+            .as_ref()
+            .is_some_and(|g| !g.over && g.referee.ticking().is_some())
+    }
+
+    /// The referee of the game in play, if any.
+    pub fn referee(&self) -> Option<&Referee> {
+        self.game.as_ref().map(|g| &g.referee)
+    }
+
+    /// Whether a game is being played (not on the setup screen, not over).
+    pub fn in_game(&self) -> bool {
+        self.game.as_ref().is_some_and(|g| !g.over)
+    }
+
+    /// The game's clock at `now` on the shell's.
+    pub fn game_time(&self, now: Millis) -> Option<Millis> {
+        self.game.as_ref().map(|g| (now + g.offset).max(g.last))
+    }
+
+    /// What the face shows at `now`.
+    pub fn view(&self, now: Millis) -> View {
+        let mut view = match self.game.as_ref() {
+            None => {
+                let mut alert = self.alert.clone();
+                if alert.is_none() && self.occupancy.is_some_and(|o| o != start_occupancy(self)) {
+                    alert = Some("Set up the pieces".to_owned());
+                }
+                View {
+                    screen: Screen::TimeControlMenu {
+                        presets: self
+                            .presets
+                            .iter()
+                            .map(|(name, rules)| preset_label(name, rules))
+                            .collect(),
+                        selected: self.selected,
+                    },
+                    alert,
+                    ..View::default()
+                }
+            }
+            Some(game) => {
+                let t = (now + game.offset).max(game.last);
+                let mut view = View::from_referee(&game.referee, t, self.alert.clone());
+                if game.referee.is_paused() && !game.over {
+                    view.screen = Screen::Correction { field: game.field };
+                }
+                view
+            }
+        };
+        view.black_left = self.black_left;
+        view.board_disconnected = self.board_disconnected;
+        view
+    }
+
+    fn setup_press(&mut self, button: Button, at: Millis) {
+        match button {
+            Button::Lever(Color::Black) => {
+                if self.occupancy.is_some_and(|o| o != start_occupancy(self)) {
+                    self.alert = Some("Set up the pieces".to_owned());
+                    self.buzz(Buzz::Short);
+                    return;
+                }
+                self.begin(at);
+            }
+            Button::Lever(Color::White) => {
+                self.alert = Some("Black's lever starts".to_owned());
+                self.buzz(Buzz::Short);
+            }
+            Button::Adjust(side) => {
+                let n = self.presets.len().max(1);
+                self.selected = if self.is_left(side) {
+                    (self.selected + n - 1) % n
+                } else {
+                    (self.selected + 1) % n
+                };
+            }
+            Button::Draw(_) => self.black_left = !self.black_left,
+            Button::Menu => {}
+        }
+    }
+
+    fn begin(&mut self, at: Millis) {
+        let Some((preset, rules)) = self.presets.get(self.selected).cloned() else {
+            self.alert = Some("No time control configured".to_owned());
+            return;
+        };
+        let setup = replay::line_to_json(&Line {
+            t: at,
+            event: Event::Setup(Box::new(rules.clone())),
+        });
+        self.actions.push_back(Action::Begin {
+            preset: preset.clone(),
+            black_left: self.black_left,
+            setup,
+        });
+        self.alert = None;
+        self.game = Some(Game {
+            referee: Referee::new(rules),
+            preset,
+            date: "????.??.??".to_owned(),
+            offset: 0,
+            last: at,
+            restored: false,
+            field: Field::WhiteMinutes,
+            decisions: Vec::new(),
+            over: false,
+        });
+        self.feed(at, Input::Press(Color::Black));
+    }
+
+    fn resume(&mut self, t: Millis) {
+        if let Some(game) = self.game.as_mut() {
+            game.restored = false;
+        }
+        self.alert = None;
+        self.feed(t, Input::Resume);
+    }
+
+    /// One step of a correction on the selected field: `up` adds.
+    fn correct(&mut self, t: Millis, up: bool) {
+        let Some(game) = self.game.as_ref() else {
+            return;
+        };
+        let t = t.max(game.last);
+        let time = |side: Color, step: u64| {
+            let now = game.referee.remaining(side, t);
+            let ms = if up {
+                now.saturating_add(step).min(MAX_CLOCK_MS)
+            } else {
+                now.saturating_sub(step)
+            };
+            Input::SetTime(side, ms)
+        };
+        let moves = |side: Color| {
+            let now = game.referee.moves_completed(side);
+            Input::SetMoves(side, if up { now + 1 } else { now.saturating_sub(1) })
+        };
+        let input = match game.field {
+            Field::WhiteMinutes => time(Color::White, 60_000),
+            Field::WhiteSeconds => time(Color::White, 1_000),
+            Field::BlackMinutes => time(Color::Black, 60_000),
+            Field::BlackSeconds => time(Color::Black, 1_000),
+            Field::WhiteMoves => moves(Color::White),
+            Field::BlackMoves => moves(Color::Black),
+            Field::EndGame => {
+                if up {
+                    self.abandon();
+                }
+                return;
+            }
+        };
+        self.feed(t, input);
+    }
+
+    /// Ends the game in play without a result (the arbiter's decision).
+    fn abandon(&mut self) {
+        let Some(game) = self.game.as_mut() else {
+            return;
+        };
+        game.over = true;
+        let action = finish_action(game);
+        self.actions.push_back(action);
+        self.alert = Some("Game abandoned".to_owned());
+    }
+
+    /// Gives the game's referee `input` at `t` (game time), records it and
+    /// drains what it decided.
+    fn feed(&mut self, t: Millis, input: Input) {
+        let Some(game) = self.game.as_mut() else {
+            return;
+        };
+        let t = t.max(game.last);
+        game.last = t;
+        if game.referee.handle(t, input).is_err() {
+            // Unreachable: `t` never goes back. Dropping the input is safer
+            // than a clock that panics.
+            return;
+        }
+        let line = replay::line_to_json(&Line {
+            t,
+            event: Event::Input(input),
+        });
+        self.actions.push_back(Action::Record { t, line });
+        self.drain();
+    }
+
+    fn drain(&mut self) {
+        let Some(game) = self.game.as_mut() else {
+            return;
+        };
+        while let Some((t, effect)) = game.referee.poll_effect() {
+            self.changed = true;
+            match &effect {
+                Effect::Move(_) | Effect::Resumed | Effect::Started { .. } => self.alert = None,
+                other => {
+                    if let Some(alert) = face::alert_for(other) {
+                        self.alert = Some(alert);
+                    }
+                }
+            }
+            let buzz = match effect {
+                Effect::Flag { .. } => Some(Buzz::Long),
+                Effect::Violation(_) | Effect::TimeAdded { .. } | Effect::Displaced { .. } => {
+                    Some(Buzz::Short)
+                }
+                _ => None,
+            };
+            if let Some(buzz) = buzz {
+                self.actions.push_back(Action::Buzz(buzz));
+            }
+            let over = matches!(effect, Effect::Result { .. });
+            game.decisions.push((t, effect.clone()));
+            self.actions.push_back(Action::Decision(t, effect));
+            if over && !game.over {
+                game.over = true;
+                let action = finish_action(game);
+                self.actions.push_back(action);
+            }
+        }
+    }
+
+    fn buzz(&mut self, buzz: Buzz) {
+        self.actions.push_back(Action::Buzz(buzz));
+    }
+
+    /// The button as it is now, after any swap of sides since the buttons
+    /// were opened.
+    fn oriented(&self, button: Button) -> Button {
+        if self.black_left == self.wired_black_left {
+            return button;
+        }
+        match button {
+            Button::Lever(c) => Button::Lever(!c),
+            Button::Draw(c) => Button::Draw(!c),
+            Button::Adjust(c) => Button::Adjust(!c),
+            Button::Menu => Button::Menu,
+        }
+    }
+
+    /// Whether `side`'s controls are on the left of the clock.
+    fn is_left(&self, side: Color) -> bool {
+        (side == Color::Black) == self.black_left
+    }
+}
+
+/// No clock shows more than this: 9:59:59.
+const MAX_CLOCK_MS: u64 = 10 * 3_600_000 - 1_000;
+
+fn start_occupancy(panel: &Panel) -> Bitboard {
+    panel
+        .presets
+        .get(panel.selected)
+        .map_or(Bitboard::EMPTY, |(_, rules)| rules.start.board().occupied())
+}
+
+fn preset_label(name: &str, rules: &Rules) -> String {
+    format!("{name} {}", rules.time_control)
+}
+
+/// The `Finish` action for `game`: its result and its PGN so far.
+fn finish_action(game: &Game) -> Action {
+    let result = match game.referee.result() {
+        Some((outcome, _)) => outcome_token(outcome),
+        None => "*".to_owned(),
+    };
+    let rules = game.referee.rules();
+    let tags = Tags {
+        event: format!("tocada {}", game.preset),
+        site: "?".to_owned(),
+        date: game.date.clone(),
+        round: "-".to_owned(),
+        white: "?".to_owned(),
+        black: "?".to_owned(),
+        time_control: rules.time_control.to_string(),
+    };
+    let start = (rules.start != shakmaty::Chess::default()).then(|| {
+        shakmaty::fen::Fen::from_position(&rules.start, shakmaty::EnPassantMode::Legal).to_string()
+    });
+    let mut record = GameRecord::new(tags, start);
+    for (t, effect) in &game.decisions {
+        record.record(*t, effect);
+    }
+    Action::Finish {
+        result,
+        pgn: record.to_pgn(),
+    }
+}
+
+fn outcome_token(outcome: KnownOutcome) -> String {
+    outcome.to_string()
+}

@@ -1,0 +1,575 @@
+//! The daemon's loop: one task that owns the panel (and so the referee), the
+//! board link, the OLED and the buzzer, and moves them along in time.
+//!
+//! Everything that happens comes in through one queue of [`Command`]s (the
+//! GPIO thread's presses, the simulator's keys) or through the loop's own
+//! timer, set from the earliest of: the board's next poll, the referee's
+//! `next_deadline`, the face's next tick while a clock runs, the buzzer
+//! going off and the watchdog. Nothing is shared between tasks.
+//!
+//! Time is the tokio clock's, counted from the shell's start: the simulator
+//! runs the very same loop in paused, simulated time.
+
+use std::future::Future;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+use super::panel::{Action, Buzz, Panel};
+use crate::face::View;
+use crate::hardware::SensorBoard;
+use crate::hardware::buttons::ButtonPress;
+use crate::hardware::link::{BoardLink, LinkChange};
+use crate::hardware::oled::Oled;
+use crate::hardware::protocol_board::ProtocolBoard;
+use crate::hardware::mcp23017_board::Mcp23017Board;
+use crate::store::{GameId, Journal, NewGame};
+use crate::{Input, Millis, Rules, replay};
+
+/// While a clock runs the face is redrawn this often (10 Hz: tenths show
+/// under 20 seconds).
+pub const FACE_TICK_MS: Millis = 100;
+/// How often the board's occupancy is read in full, to notice a lost last
+/// frame that no later frame would reveal.
+pub const OCCUPANCY_EVERY_MS: Millis = 10_000;
+
+/// What the world tells the loop.
+#[derive(Debug)]
+pub enum Command {
+    /// A front control went down; `at` is on the shell's clock (time since
+    /// [`Shell::start`]), from the kernel's timestamp.
+    Press(ButtonPress),
+    /// The board pulled its interrupt line: poll it now.
+    BoardInterrupt,
+    /// An input no front control gives (the simulator's resign or promote).
+    Input(Input),
+    /// Use these rules for the next game (a script's `setup` line).
+    Rules { name: String, rules: Box<Rules> },
+    /// Redraw the face now and answer when it is on the panel.
+    Redraw(oneshot::Sender<()>),
+}
+
+/// The buzzer: a GPIO pin on the Pi, a line on the simulator's screen.
+pub trait Buzzer {
+    /// Turns it on or off.
+    fn set(&mut self, on: bool);
+}
+
+/// No buzzer fitted.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoBuzzer;
+
+impl Buzzer for NoBuzzer {
+    fn set(&mut self, _on: bool) {}
+}
+
+/// The serial number a board reports, for boards that have one.
+pub trait BoardSerial {
+    /// The serial of the board paired with, once known.
+    fn serial(&self) -> Option<u64>;
+}
+
+impl<I2C: embedded_hal::i2c::I2c> BoardSerial for ProtocolBoard<I2C> {
+    fn serial(&self) -> Option<u64> {
+        self.identity().map(|id| id.serial)
+    }
+}
+
+impl<I2C> BoardSerial for Mcp23017Board<I2C> {
+    fn serial(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// Measures taken while running, reported at the end.
+#[derive(Debug, Default, Clone)]
+pub struct Stats {
+    /// For each lever press that switched the clocks: microseconds from the
+    /// press (as timestamped) to the face showing the other clock running.
+    pub press_to_face_us: Vec<u64>,
+    /// Faces sent to the panel.
+    pub redraws: u64,
+    /// Failed writes to the panel.
+    pub face_errors: u64,
+    /// Failed board polls.
+    pub board_errors: u64,
+}
+
+impl Stats {
+    /// Median and worst press-to-face latency, in microseconds.
+    pub fn latency(&self) -> Option<(u64, u64)> {
+        let mut v = self.press_to_face_us.clone();
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_unstable();
+        Some((v[v.len() / 2], v[v.len() - 1]))
+    }
+}
+
+/// Where the loop tells systemd it is alive.
+pub trait Notifier {
+    /// The hardware answers: the service is up.
+    fn ready(&mut self, status: &str);
+    /// The loop is alive.
+    fn watchdog(&mut self);
+    /// How often [`Notifier::watchdog`] must be called, if at all.
+    fn watchdog_every(&self) -> Option<Duration>;
+    /// The service is stopping.
+    fn stopping(&mut self);
+}
+
+/// No service manager to tell (the simulator, tests).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoNotifier;
+
+impl Notifier for NoNotifier {
+    fn ready(&mut self, _status: &str) {}
+    fn watchdog(&mut self) {}
+    fn watchdog_every(&self) -> Option<Duration> {
+        None
+    }
+    fn stopping(&mut self) {}
+}
+
+/// The loop and everything it owns.
+pub struct Shell<B, D, Z> {
+    panel: Panel,
+    link: BoardLink<B>,
+    oled: Oled<D>,
+    buzzer: Z,
+    journal: Option<Journal>,
+    game: Option<GameId>,
+    commands: mpsc::UnboundedReceiver<Command>,
+    commands_open: bool,
+    start: Instant,
+    /// Decisions as replay-format effect lines (the simulator's output).
+    output: Option<Box<dyn Write>>,
+    notifier: Box<dyn Notifier>,
+    /// Where the paired board's serial is remembered.
+    state_dir: Option<PathBuf>,
+    stats: Stats,
+    shown: Option<View>,
+    last_draw: Millis,
+    buzz_off: Option<Millis>,
+    next_watchdog: Option<Millis>,
+    next_occupancy: Millis,
+    /// A lever press waiting for the face to show its switch: its instant.
+    pending_switch: Option<Duration>,
+    checked_serial: bool,
+    ready: bool,
+    inputs: Vec<Input>,
+}
+
+impl<B, D, Z> Shell<B, D, Z>
+where
+    B: SensorBoard + BoardSerial,
+    D: embedded_hal::i2c::I2c,
+    Z: Buzzer,
+{
+    /// A loop over these devices. The clock starts now.
+    pub fn new(
+        panel: Panel,
+        link: BoardLink<B>,
+        oled: Oled<D>,
+        buzzer: Z,
+        commands: mpsc::UnboundedReceiver<Command>,
+    ) -> Shell<B, D, Z> {
+        Shell {
+            panel,
+            link,
+            oled,
+            buzzer,
+            journal: None,
+            game: None,
+            commands,
+            commands_open: true,
+            start: Instant::now(),
+            output: None,
+            notifier: Box::new(NoNotifier),
+            state_dir: None,
+            stats: Stats::default(),
+            shown: None,
+            last_draw: 0,
+            buzz_off: None,
+            next_watchdog: None,
+            next_occupancy: 0,
+            pending_switch: None,
+            checked_serial: false,
+            ready: false,
+            inputs: Vec::new(),
+        }
+    }
+
+    /// Stores games in `journal`; `game` is the unfinished game the panel
+    /// was restored to, if any.
+    pub fn with_journal(mut self, journal: Journal, game: Option<GameId>) -> Self {
+        self.journal = Some(journal);
+        self.game = game;
+        self
+    }
+
+    /// Writes every decision to `output` as a replay-format effect line.
+    pub fn with_output(mut self, output: Box<dyn Write>) -> Self {
+        self.output = Some(output);
+        self
+    }
+
+    /// Tells `notifier` when the hardware answers and that the loop lives.
+    pub fn with_notifier(mut self, notifier: Box<dyn Notifier>) -> Self {
+        self.notifier = notifier;
+        self
+    }
+
+    /// Remembers the paired board's serial in `dir`, and warns when another
+    /// board answers.
+    pub fn with_state_dir(mut self, dir: PathBuf) -> Self {
+        self.state_dir = Some(dir);
+        self
+    }
+
+    /// The instant the shell's clock counts from.
+    pub fn start(&self) -> Instant {
+        self.start
+    }
+
+    /// Counts the shell's clock from `start` (so that presses timestamped
+    /// before the loop began keep their order).
+    pub fn with_start(mut self, start: Instant) -> Self {
+        self.start = start;
+        self
+    }
+
+    fn now(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    fn now_ms(&self) -> Millis {
+        self.now().as_millis() as Millis
+    }
+
+    /// Runs until `shutdown` completes, then stores what is pending.
+    pub async fn run(mut self, shutdown: impl Future<Output = ()>) -> Stats {
+        tokio::pin!(shutdown);
+        if let Err(err) = self.oled.init() {
+            tracing::warn!("{err}; the face will be retried");
+        }
+        self.next_watchdog = self.notifier.watchdog_every().map(|_| 0);
+        loop {
+            self.step();
+            let wake = self.wake_at();
+            let sleep = tokio::time::sleep_until(self.start + Duration::from_millis(wake));
+            tokio::select! {
+                biased;
+                () = &mut shutdown => break,
+                command = self.commands.recv(), if self.commands_open => match command {
+                    Some(command) => self.command(command),
+                    None => self.commands_open = false,
+                },
+                () = sleep => {}
+            }
+        }
+        self.notifier.stopping();
+        self.step();
+        if let Some(journal) = self.journal.take() {
+            if let Err(err) = journal.close() {
+                tracing::error!("storing the last events failed: {err}");
+            }
+        }
+        if let Some(out) = self.output.as_mut() {
+            let _ = out.flush();
+        }
+        self.stats.board_errors = self.link.errors();
+        if let Some((median, worst)) = self.stats.latency() {
+            tracing::info!(
+                presses = self.stats.press_to_face_us.len(),
+                "press to face: median {median} us, worst {worst} us"
+            );
+        }
+        self.stats
+    }
+
+    /// The earliest instant something is due, on the shell's clock.
+    fn wake_at(&self) -> Millis {
+        let mut wake = self.link.next_poll().min(self.next_occupancy);
+        if let Some(deadline) = self.panel.next_deadline() {
+            wake = wake.min(deadline);
+        }
+        if self.panel.is_ticking() {
+            wake = wake.min(self.last_draw + FACE_TICK_MS);
+        }
+        if let Some(off) = self.buzz_off {
+            wake = wake.min(off);
+        }
+        if let Some(ping) = self.next_watchdog {
+            wake = wake.min(ping);
+        }
+        wake
+    }
+
+    fn command(&mut self, command: Command) {
+        let now = self.now_ms();
+        match command {
+            Command::Press(press) => {
+                // The hand moved the piece before it pressed: the board's
+                // news must reach the referee first.
+                self.poll_board(now, true);
+                let at = press.at.min(self.now());
+                let running = self.panel.referee().and_then(|r| r.ticking());
+                self.panel
+                    .press(now, press.button, at.as_millis() as Millis);
+                self.act();
+                let after = self.panel.referee().and_then(|r| r.ticking());
+                if running.is_some() && after.is_some() && after != running {
+                    self.pending_switch = Some(at);
+                }
+            }
+            Command::BoardInterrupt => self.poll_board(now, true),
+            Command::Input(input) => {
+                self.panel.input(now, input);
+                self.act();
+            }
+            Command::Rules { name, rules } => self.panel.select_rules(&name, *rules),
+            Command::Redraw(done) => {
+                self.draw(now, true);
+                let _ = done.send(());
+            }
+        }
+        // The switch is shown before anything is stored or polled.
+        self.draw(now, false);
+    }
+
+    /// Does everything due at the shell's current instant.
+    fn step(&mut self) {
+        let now = self.now_ms();
+        self.poll_board(now, false);
+        if now >= self.next_occupancy {
+            self.next_occupancy = now + OCCUPANCY_EVERY_MS;
+            self.read_occupancy();
+        }
+        self.panel.handle_timeout(now);
+        self.act();
+        if self.buzz_off.is_some_and(|off| now >= off) {
+            self.buzzer.set(false);
+            self.buzz_off = None;
+        }
+        self.draw(now, false);
+        if let (Some(ping), Some(every)) = (self.next_watchdog, self.notifier.watchdog_every()) {
+            if now >= ping {
+                self.notifier.watchdog();
+                self.next_watchdog = Some(now + every.as_millis() as Millis);
+            }
+        }
+    }
+
+    fn poll_board(&mut self, now: Millis, force: bool) {
+        if !force && now < self.link.next_poll() {
+            return;
+        }
+        let change = self.link.poll(now, &mut self.inputs);
+        match change {
+            Some(LinkChange::Disconnected) => {
+                tracing::warn!("the sensor board does not answer; the clock keeps time");
+                self.panel.link(LinkChange::Disconnected);
+            }
+            Some(LinkChange::Reconnected) => {
+                tracing::info!("the sensor board answers again");
+                self.panel.link(LinkChange::Reconnected);
+                self.read_occupancy();
+            }
+            None => {}
+        }
+        for input in std::mem::take(&mut self.inputs) {
+            self.panel.board(now, input);
+        }
+        self.act();
+        if !self.ready {
+            self.ready = true;
+            let status = if self.link.is_connected() {
+                "clock and board answer"
+            } else {
+                "clock up; the board does not answer"
+            };
+            self.notifier.ready(status);
+            tracing::info!("{status}");
+        }
+        if !self.checked_serial {
+            if let Some(serial) = self.link.board().serial() {
+                self.checked_serial = true;
+                self.check_serial(serial);
+            }
+        }
+    }
+
+    fn read_occupancy(&mut self) {
+        match self.link.board_mut().occupancy() {
+            Ok(occupied) => {
+                // The snapshot's differences come out with the next poll.
+                self.panel.set_occupancy(occupied);
+            }
+            Err(err) => tracing::debug!("occupancy: {err:?}"),
+        }
+    }
+
+    /// Remembers the serial of the board first paired with and warns when
+    /// another one answers: a board swapped mid-event is worth a look.
+    fn check_serial(&mut self, serial: u64) {
+        let Some(dir) = self.state_dir.as_ref() else {
+            return;
+        };
+        let path = dir.join("board-serial");
+        let known = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|s| u64::from_str_radix(s.trim(), 16).ok());
+        match known {
+            Some(known) if known == serial => {}
+            Some(known) => {
+                tracing::warn!("a different sensor board answers: {serial:016x}, was {known:016x}");
+                self.panel
+                    .notice(format!("New board {:04x}", serial & 0xffff));
+                let _ = std::fs::write(&path, format!("{serial:016x}\n"));
+            }
+            None => {
+                tracing::info!("paired with sensor board {serial:016x}");
+                if let Err(err) = std::fs::write(&path, format!("{serial:016x}\n")) {
+                    tracing::warn!("cannot remember the board's serial in {}: {err}", path.display());
+                }
+            }
+        }
+    }
+
+    /// Carries out what the panel asked for, in order.
+    fn act(&mut self) {
+        while let Some(action) = self.panel.poll_action() {
+            match action {
+                Action::Begin {
+                    preset,
+                    black_left,
+                    setup,
+                } => {
+                    let date = today();
+                    self.panel.set_date(&date);
+                    self.game = None;
+                    if let Some(journal) = self.journal.as_ref() {
+                        let game = NewGame {
+                            started_at: std::time::SystemTime::now(),
+                            preset: &preset,
+                            white_left: !black_left,
+                            setup_line: &setup,
+                        };
+                        match journal.begin_game(game) {
+                            Ok(id) => self.game = Some(id),
+                            Err(err) => tracing::error!("cannot store the new game: {err}"),
+                        }
+                    }
+                    tracing::info!(preset, "game started");
+                }
+                Action::Record { t, line } => {
+                    if let (Some(journal), Some(game)) = (self.journal.as_ref(), self.game) {
+                        journal.append(game, t, line);
+                    }
+                }
+                Action::Finish { result, pgn } => {
+                    tracing::info!(result, "game over");
+                    if let (Some(journal), Some(game)) = (self.journal.as_ref(), self.game.take()) {
+                        journal.finish(game, result, pgn);
+                    }
+                }
+                Action::Buzz(buzz) => self.buzz(buzz),
+                Action::Decision(t, effect) => {
+                    tracing::debug!(t, ?effect, "decision");
+                    if let Some(out) = self.output.as_mut() {
+                        let line = replay::effect_to_json(t, &effect);
+                        if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+                            self.output = None;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn buzz(&mut self, buzz: Buzz) {
+        self.buzzer.set(true);
+        let off = self.now_ms() + buzz.duration_ms();
+        self.buzz_off = Some(self.buzz_off.map_or(off, |o| o.max(off)));
+    }
+
+    /// Redraws the face if something changed, or if a clock runs and a tick
+    /// is due, or if `force`d.
+    fn draw(&mut self, now: Millis, force: bool) {
+        let changed = self.panel.take_changed();
+        let tick = self.panel.is_ticking() && now >= self.last_draw + FACE_TICK_MS;
+        if !(changed || tick || force || self.shown.is_none()) {
+            return;
+        }
+        let view = self.panel.view(now);
+        self.last_draw = now;
+        if !force && self.shown.as_ref() == Some(&view) {
+            return;
+        }
+        match self.oled.show(&view) {
+            Ok(()) => {
+                self.stats.redraws += 1;
+                self.shown = Some(view);
+                if let Some(at) = self.pending_switch.take() {
+                    let us = self.now().saturating_sub(at).as_micros() as u64;
+                    self.stats.press_to_face_us.push(us);
+                }
+            }
+            Err(err) => {
+                self.stats.face_errors += 1;
+                if self.stats.face_errors.is_power_of_two() {
+                    tracing::warn!("{err} ({} failures)", self.stats.face_errors);
+                }
+                self.shown = None;
+            }
+        }
+    }
+
+    /// The panel, to look at (tests, the simulator).
+    pub fn panel(&self) -> &Panel {
+        &self.panel
+    }
+}
+
+/// Today's date as PGN writes it, from the system's clock (UTC: a Pi
+/// without a network may not know its time zone, nor even the date).
+pub fn today() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / 86_400) as i64;
+    let (y, m, d) = civil_from_days(days);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+/// The proleptic Gregorian date of a day count from 1970-01-01 (Howard
+/// Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::civil_from_days;
+
+    #[test]
+    fn dates_from_day_counts() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_778), (2026, 11, 21));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+    }
+}

@@ -1,0 +1,202 @@
+//! `tocada sim`: the whole daemon on a desktop, with the device models in
+//! place of `/dev/i2c-1` and the GPIO chip.
+//!
+//! - [`World`]: the simulated hardware: the OLED and a sensor board model on
+//!   one bus, the buzzer, and the hands that lift and place pieces.
+//! - [`script`]: `tocada sim --script FILE.jsonl`, the replay format played
+//!   through the whole stack in simulated time, headless, writing the face
+//!   as PNG when a line asks for it.
+//! - [`tui`]: the interactive simulator in the terminal.
+//!
+//! The daemon's own loop ([`crate::daemon::Shell`]) runs unchanged on the
+//! models; only where its commands come from differs.
+
+pub mod png;
+pub mod script;
+pub mod tui;
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use shakmaty::{Board, Color, Piece, Role, Square};
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::daemon::{Buzzer, Command, Panel, Shell};
+use crate::hardware::buttons::{Button, ButtonPress};
+use crate::hardware::link::{BoardLink, LinkPolicy};
+use crate::hardware::oled::Oled;
+use crate::hardware::protocol_board::ProtocolBoard;
+use crate::hardware::protocol_board::wire::{Capabilities, DEFAULT_ADDRESS};
+use crate::models::bus::ModelBus;
+use crate::models::sensor_board::ProtocolBoardModel;
+use crate::models::{Hands, Shared};
+use crate::replay::{self, Event};
+use crate::{Input, Millis};
+
+/// The simulated bus: the OLED model and the sensor board model.
+pub type SimBus = Shared<ModelBus<ProtocolBoardModel>>;
+
+/// The serial number the simulated board reports.
+pub const SIM_SERIAL: u64 = 0x70ca_da00_0000_0001;
+
+/// The simulated hardware, shared (single-threaded) between the daemon's
+/// drivers and whoever plays: a script, the keyboard, a test.
+#[derive(Clone)]
+pub struct World {
+    bus: SimBus,
+    buzzer: Rc<Cell<bool>>,
+}
+
+impl Default for World {
+    fn default() -> Self {
+        World::new()
+    }
+}
+
+/// The buzzer as a flag the simulator's screen shows.
+#[derive(Debug, Clone, Default)]
+pub struct SimBuzzer(Rc<Cell<bool>>);
+
+impl Buzzer for SimBuzzer {
+    fn set(&mut self, on: bool) {
+        self.0.set(on);
+    }
+}
+
+/// The daemon's loop on the models.
+pub type SimShell = Shell<ProtocolBoard<SimBus>, SimBus, SimBuzzer>;
+
+impl World {
+    /// The pieces in their starting places on a board that senses
+    /// occupancy and hand contact.
+    pub fn new() -> World {
+        let caps = Capabilities {
+            occupancy: true,
+            contact: true,
+            ..Capabilities::default()
+        };
+        let board = ProtocolBoardModel::new(&Board::default(), SIM_SERIAL, caps);
+        World {
+            bus: Shared::new(ModelBus::new(board)),
+            buzzer: Rc::default(),
+        }
+    }
+
+    /// The bus, to look at the models or inject faults.
+    pub fn bus(&self) -> &SimBus {
+        &self.bus
+    }
+
+    /// Whether the buzzer sounds.
+    pub fn buzzing(&self) -> bool {
+        self.buzzer.get()
+    }
+
+    /// The daemon's loop with the real drivers on this world's bus, each
+    /// with its own handle, so they share it one transaction at a time.
+    pub fn shell(
+        &self,
+        panel: Panel,
+        policy: LinkPolicy,
+        commands: mpsc::UnboundedReceiver<Command>,
+    ) -> SimShell {
+        let board = ProtocolBoard::new(self.bus.clone(), DEFAULT_ADDRESS);
+        let oled = Oled::new(self.bus.clone());
+        Shell::new(
+            panel,
+            BoardLink::new(board, policy),
+            oled,
+            SimBuzzer(Rc::clone(&self.buzzer)),
+            commands,
+        )
+    }
+
+    /// A hand lifts the piece on `sq` (or knocks it off the board).
+    pub fn lift(&self, at: Millis, sq: Square) {
+        self.bus.borrow_mut().board_mut().lift(at, sq);
+    }
+
+    /// A hand puts `piece` on `sq`; without one, a pawn of `side`, since
+    /// this board does not tell pieces apart.
+    pub fn place(&self, at: Millis, sq: Square, piece: Option<Piece>) {
+        let piece = piece.unwrap_or(Piece {
+            color: Color::White,
+            role: Role::Pawn,
+        });
+        self.bus.borrow_mut().board_mut().place(at, sq, piece);
+    }
+
+    /// A hand touches the piece on `sq`.
+    pub fn touch(&self, at: Millis, sq: Square) {
+        self.bus.borrow_mut().board_mut().touch(at, sq);
+    }
+
+    /// The hand leaves the piece on `sq`.
+    pub fn untouch(&self, at: Millis, sq: Square) {
+        self.bus.borrow_mut().board_mut().untouch(at, sq);
+    }
+
+    /// Whether the OLED lights the pixel at (`x`, `y`).
+    pub fn pixel(&self, x: usize, y: usize) -> bool {
+        self.bus.borrow().oled().pixel(x, y)
+    }
+
+    /// Does what an input says, as the hardware would: pieces on the board
+    /// model, controls as presses at `at` on the shell's clock, and the
+    /// rest (resign, promote, decline) straight to the daemon.
+    pub fn apply(&self, tx: &mpsc::UnboundedSender<Command>, at: Duration, input: Input) {
+        let ms = at.as_millis() as Millis;
+        let press = |button| {
+            let _ = tx.send(Command::Press(ButtonPress { button, at }));
+        };
+        match input {
+            Input::Press(side) => press(Button::Lever(side)),
+            Input::Draw(side) => press(Button::Draw(side)),
+            Input::Adjust(side) => press(Button::Adjust(side)),
+            Input::Lift(sq) => self.lift(ms, sq),
+            Input::Place(sq, piece) => self.place(ms, sq, piece),
+            Input::Touch(sq) => self.touch(ms, sq),
+            Input::Untouch(sq) => self.untouch(ms, sq),
+            other => {
+                let _ = tx.send(Command::Input(other));
+            }
+        }
+    }
+}
+
+/// Plays replay-format lines from standard input on `world` as they arrive
+/// (`tocada run` with `board.kind = "sim"`): their `t` is ignored, the
+/// arrival time counts, as with real hands. A bad line is reported on
+/// standard error and skipped.
+pub async fn feed_stdin(world: World, tx: mpsc::UnboundedSender<Command>, start: Instant) {
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    let mut number = 0u64;
+    loop {
+        let line = match lines.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => return,
+            Err(err) => {
+                tracing::warn!("standard input: {err}");
+                return;
+            }
+        };
+        number += 1;
+        match replay::parse_line(&line) {
+            Ok(Some(parsed)) => match parsed.event {
+                Event::Setup(rules) => {
+                    let _ = tx.send(Command::Rules {
+                        name: "script".to_owned(),
+                        rules,
+                    });
+                }
+                Event::Input(input) => world.apply(&tx, start.elapsed(), input),
+                Event::End => {}
+            },
+            Ok(None) => {}
+            Err(message) => eprintln!("tocada: standard input line {number}: {message}"),
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! `tocada sim --script FILE.jsonl`: a replay-format script played through
+//! the whole stack (device models, drivers, the daemon's loop, the store) in
+//! simulated time, headless. The decisions come out on standard output as
+//! `tocada replay` writes them, and the face is written as PNG where the
+//! script asks, with one more kind of line:
+//!
+//! ```text
+//! {"t":5000,"ev":"face","png":"after-e4.png"}
+//! ```
+//!
+//! The PNG path is taken relative to the output directory.
+
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use tokio::sync::{mpsc, oneshot};
+
+use super::World;
+use crate::config::Config;
+use crate::daemon::{Command, Panel, Stats};
+use crate::hardware::link::LinkPolicy;
+use crate::replay::{self, Event, EX_DATAERR, EX_IOERR, EX_NOINPUT};
+use crate::store::{Journal, Store};
+use crate::Millis;
+
+/// Each face is written this many times its size, to be seen on a screen.
+pub const PNG_SCALE: u32 = 4;
+
+/// One line of a script, as the simulator reads it.
+#[derive(Debug, Clone)]
+enum Step {
+    /// A replay-format line.
+    Line(replay::Line),
+    /// Write the face at `t` to this file.
+    Face { t: Millis, png: PathBuf },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FaceLine {
+    t: Millis,
+    #[allow(dead_code)]
+    ev: String,
+    png: PathBuf,
+}
+
+/// Why a script could not be played to its end.
+#[derive(Debug)]
+pub enum ScriptError {
+    /// The script could not be read.
+    Open { path: PathBuf, source: std::io::Error },
+    /// A line is not valid.
+    Data { line: usize, message: String },
+    /// Writing the output or a PNG failed.
+    Io(std::io::Error),
+}
+
+impl ScriptError {
+    /// The process exit code, as `tocada replay` uses them.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ScriptError::Open { .. } => EX_NOINPUT,
+            ScriptError::Data { .. } => EX_DATAERR,
+            ScriptError::Io(_) => EX_IOERR,
+        }
+    }
+}
+
+impl fmt::Display for ScriptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScriptError::Open { path, source } => {
+                write!(f, "cannot read {}: {source}", path.display())
+            }
+            ScriptError::Data { line, message } => write!(f, "line {line}: {message}"),
+            ScriptError::Io(err) => write!(f, "{err}"),
+        }
+    }
+}
+
+impl std::error::Error for ScriptError {}
+
+fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
+    let mut steps = Vec::new();
+    let mut last = 0;
+    for (i, line) in text.lines().enumerate() {
+        let data = |message: String| ScriptError::Data {
+            line: i + 1,
+            message,
+        };
+        let step = if line.contains("\"face\"") && !line.contains("\"setup\"") {
+            match serde_json::from_str::<FaceLine>(line) {
+                Ok(face) if face.ev == "face" => Step::Face {
+                    t: face.t,
+                    png: face.png,
+                },
+                _ => match replay::parse_line(line).map_err(data)? {
+                    Some(line) => Step::Line(line),
+                    None => continue,
+                },
+            }
+        } else {
+            match replay::parse_line(line).map_err(data)? {
+                Some(line) => Step::Line(line),
+                None => continue,
+            }
+        };
+        let t = match &step {
+            Step::Line(line) => line.t,
+            Step::Face { t, .. } => *t,
+        };
+        if t < last {
+            return Err(data(format!("time went backwards: t = {t} after t = {last}")));
+        }
+        last = t;
+        steps.push(step);
+    }
+    Ok(steps)
+}
+
+/// Plays the script at `path` (standard input for `-`) with `config`'s
+/// presets and rules, writing decisions to `output` and faces under
+/// `out_dir`. Simulated time: an hour's game takes seconds.
+pub fn run(
+    path: &Path,
+    config: &Config,
+    out_dir: &Path,
+    output: Box<dyn Write>,
+) -> Result<Stats, ScriptError> {
+    let text = if path == Path::new("-") {
+        std::io::read_to_string(std::io::stdin()).map_err(ScriptError::Io)?
+    } else {
+        std::fs::read_to_string(path).map_err(|source| ScriptError::Open {
+            path: path.to_owned(),
+            source,
+        })?
+    };
+    let steps = parse(&text)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .map_err(ScriptError::Io)?;
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&runtime, play(steps, config, out_dir, output))
+}
+
+async fn play(
+    steps: Vec<Step>,
+    config: &Config,
+    out_dir: &Path,
+    output: Box<dyn Write>,
+) -> Result<Stats, ScriptError> {
+    let world = World::new();
+    let (tx, rx) = mpsc::unbounded_channel();
+    let store = Store::open_in_memory().map_err(|e| ScriptError::Io(std::io::Error::other(e)))?;
+    let policy = LinkPolicy {
+        poll_every_ms: config.board.poll_ms,
+        ..LinkPolicy::default()
+    };
+    let shell = world
+        .shell(Panel::new(config), policy, rx)
+        .with_journal(Journal::spawn(store), None)
+        .with_output(output);
+    let start = shell.start();
+    let (done_tx, done_rx) = oneshot::channel::<()>();
+    let daemon = tokio::task::spawn_local(shell.run(async {
+        let _ = done_rx.await;
+    }));
+    let mut result = Ok(());
+    for step in steps {
+        let t = match &step {
+            Step::Line(line) => line.t,
+            Step::Face { t, .. } => *t,
+        };
+        tokio::time::sleep_until(start + Duration::from_millis(t)).await;
+        match step {
+            Step::Line(line) => match line.event {
+                Event::Setup(rules) => {
+                    let _ = tx.send(Command::Rules {
+                        name: "script".to_owned(),
+                        rules,
+                    });
+                }
+                Event::Input(input) => world.apply(&tx, Duration::from_millis(t), input),
+                Event::End => break,
+            },
+            Step::Face { png, .. } => {
+                let (shown_tx, shown_rx) = oneshot::channel();
+                let _ = tx.send(Command::Redraw(shown_tx));
+                let _ = shown_rx.await;
+                let path = out_dir.join(png);
+                if let Err(err) = super::png::write_panel(&path, PNG_SCALE, |x, y| world.pixel(x, y))
+                {
+                    result = Err(ScriptError::Io(std::io::Error::new(
+                        err.kind(),
+                        format!("{}: {err}", path.display()),
+                    )));
+                    break;
+                }
+            }
+        }
+        // Let the daemon see what was just done before the next line.
+        tokio::task::yield_now().await;
+    }
+    // Let the loop take in the last presses and the time up to now.
+    tokio::time::sleep(Duration::from_millis(1)).await;
+    let _ = done_tx.send(());
+    let stats = daemon
+        .await
+        .map_err(|e| ScriptError::Io(std::io::Error::other(e)))?;
+    result.map(|()| stats)
+}
