@@ -27,6 +27,13 @@ enum Command {
         /// The script to replay; standard input when absent or `-`.
         file: Option<PathBuf>,
     },
+    /// Check a configuration file: a one-line summary and exit 0 when it is
+    /// valid, else the key at fault on stderr and exit 78 (EX_CONFIG).
+    CheckConfig {
+        /// The file to check.
+        #[arg(default_value = tocada::config::DEFAULT_PATH)]
+        file: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -43,5 +50,15 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::CheckConfig { file } => match tocada::config::Config::load(&file) {
+            Ok(config) => {
+                println!("{}: ok: {}", file.display(), config.summary());
+                ExitCode::SUCCESS
+            }
+            Err(err) => {
+                eprintln!("{err}");
+                ExitCode::from(tocada::config::EX_CONFIG)
+            }
+        },
     }
 }
