@@ -15,6 +15,8 @@
 //!   the lifts and places a player makes, in the orders people use. Tests,
 //!   benchmarks and the simulator use it.
 //!
+//! - [`config`]: the daemon's TOML configuration (`/etc/tocada/tocada.toml`),
+//!   every value checked at load time, and `tocada check-config`.
 //! - [`hardware`]: drivers for the sensor boards, the OLED and the levers,
 //!   generic over `embedded_hal::i2c::I2c`.
 //! - [`models`]: device models that implement the bus side of that trait, so
@@ -51,6 +53,7 @@
 //! ```
 
 pub mod daemon;
+pub mod config;
 pub mod face;
 pub mod gesture;
 pub mod hardware;

@@ -49,7 +49,15 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+    /// Check a configuration file: a one-line summary and exit 0 when it is
+    /// valid, else the key at fault on stderr and exit 78 (EX_CONFIG).
+    CheckConfig {
+        /// The file to check.
+        #[arg(default_value = tocada::config::DEFAULT_PATH)]
+        file: PathBuf,
+    },
 }
+
 
 /// Loads the configuration, or says why not with `EX_CONFIG`.
 fn load_config(path: &std::path::Path) -> Result<tocada::config::Config, ExitCode> {
@@ -120,5 +128,15 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::CheckConfig { file } => match tocada::config::Config::load(&file) {
+            Ok(config) => {
+                println!("{}: ok: {}", file.display(), config.summary());
+                ExitCode::SUCCESS
+            }
+            Err(err) => {
+                eprintln!("{err}");
+                ExitCode::from(tocada::config::EX_CONFIG)
+            }
+        },
     }
 }

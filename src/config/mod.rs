@@ -1,0 +1,530 @@
+//! The daemon's configuration: `/etc/tocada/tocada.toml`, read once at
+//! start-up and checked whole before anything touches the hardware.
+//!
+//! Every key is optional and takes the default of `packaging/tocada.toml`
+//! (an empty file is a valid configuration); an unknown key or a bad value is
+//! an error that names the key, so a typo never silently falls back to a
+//! default on a club's clock. `tocada check-config FILE` runs the same checks
+//! and exits with [`EX_CONFIG`] on a bad file, which systemd's unit does not
+//! restart into.
+//!
+//! ```
+//! use tocada::config::{Config, LeverSide};
+//!
+//! let config = Config::parse("[clock]\nwhite = \"right\"\npreset = \"blitz\"\n", "example.toml").unwrap();
+//! assert_eq!(config.clock.white, LeverSide::Right);
+//! assert_eq!(config.preset("blitz").unwrap().time_control.to_string(), "180+2");
+//!
+//! let err = Config::parse("[board]\nkind = \"usb\"\n", "example.toml").unwrap_err();
+//! assert_eq!(err.key(), Some("board.kind"));
+//! ```
+
+mod error;
+mod raw;
+mod validate;
+
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use shakmaty::{Chess, Color};
+
+use crate::hardware::buttons::ButtonPins;
+use crate::hardware::mcp23017_board;
+use crate::hardware::protocol_board::wire;
+use crate::{Enforcement, GameMode, IncrementMode, Rules, TimeControl};
+
+pub use error::ConfigError;
+
+/// Where the Debian package installs the configuration, and where the daemon
+/// looks when no `--config` is given.
+pub const DEFAULT_PATH: &str = "/etc/tocada/tocada.toml";
+
+/// The exit code for a bad or unreadable configuration: `EX_CONFIG` of
+/// sysexits.h. The systemd unit lists it in `RestartPreventExitStatus=`, so
+/// the daemon is not restarted in a loop into the same bad file.
+pub const EX_CONFIG: u8 = 78;
+
+/// Larger files are refused unread: a real configuration is a few KiB, and a
+/// wrong path (a device, a log) must not be read into memory whole.
+pub const MAX_FILE_BYTES: u64 = 256 * 1024;
+
+/// The state directory when systemd gives none (`StateDirectory=tocada`).
+const STATE_DIRECTORY: &str = "/var/lib/tocada";
+
+/// The whole configuration, every value checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// `[clock]`: the clock's state at power-on.
+    pub clock: ClockConfig,
+    /// `[rules]`: how the referee enforces the Laws.
+    pub rules: RulesConfig,
+    /// `[board]`: which sensor board, and where.
+    pub board: BoardConfig,
+    /// `[i2c]`: the bus shared by the board and the OLED.
+    pub i2c: I2cConfig,
+    /// `[pins]`: the front panel's GPIOs.
+    pub pins: PinsConfig,
+    /// `[state]`: where the game records are kept.
+    pub state: StateConfig,
+    /// `[[preset]]`: the time controls offered in the menu, in file order.
+    pub presets: Vec<Preset>,
+}
+
+/// `[clock]`: what the clock shows when it is switched on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClockConfig {
+    /// Which lever is White's at power-on; the arbiter can swap per game.
+    pub white: LeverSide,
+    /// The name of the preset selected at power-on; always one of
+    /// [`Config::presets`].
+    pub preset: String,
+}
+
+/// A side of the clock as the arbiter faces it, which is where the levers
+/// and buttons are wired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LeverSide {
+    /// The lever on GPIO `pins.lever_left`.
+    #[default]
+    Left,
+    /// The lever on GPIO `pins.lever_right`.
+    Right,
+}
+
+/// `[rules]`: the referee's settings shared by every preset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RulesConfig {
+    /// What the referee does when a rule is broken.
+    pub enforcement: Enforcement,
+    /// A press sooner than this after the last release is with the other
+    /// hand (6.2.3).
+    pub min_press_gap_ms: u64,
+    /// A displacement this soon after a press is the presser's (7.4.1).
+    pub knock_window_ms: u64,
+}
+
+/// Which sensor board the daemon drives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BoardKind {
+    /// A microcontroller board speaking tocada's I2C protocol, at
+    /// `board.address`.
+    #[default]
+    Protocol,
+    /// The DIY reed board: four MCP23017 expanders at `board.expanders`.
+    Mcp23017,
+    /// The device models instead of hardware, for desktops and tests.
+    Sim,
+}
+
+/// `[board]`: the sensor board and how it is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardConfig {
+    /// Which board.
+    pub kind: BoardKind,
+    /// The protocol board's I2C address.
+    pub address: u8,
+    /// The MCP23017 board's expanders, ranks 1-2, 3-4, 5-6 and 7-8.
+    pub expanders: Vec<u8>,
+    /// The BCM GPIO of the board's interrupt line (BOARD_INT); `None` to
+    /// poll only.
+    pub interrupt_pin: Option<u8>,
+    /// How often the board is polled (without an interrupt line) in
+    /// milliseconds.
+    pub poll_ms: u64,
+}
+
+/// `[i2c]`: the bus the board and the OLED share.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct I2cConfig {
+    /// The I2C adapter's device node.
+    pub bus: PathBuf,
+    /// The SSD1306's address: 0x3C, or 0x3D with its SA0 pin high.
+    pub oled_address: u8,
+}
+
+/// `[pins]`: BCM GPIO numbers of the front panel (`hardware/wiring.md`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PinsConfig {
+    /// The left lever's microswitch.
+    pub lever_left: u8,
+    /// The right lever's microswitch.
+    pub lever_right: u8,
+    /// The left player's draw button.
+    pub draw_left: u8,
+    /// The right player's draw button.
+    pub draw_right: u8,
+    /// The left player's adjust button.
+    pub adjust_left: u8,
+    /// The right player's adjust button.
+    pub adjust_right: u8,
+    /// The arbiter's pause/menu button.
+    pub menu: u8,
+    /// The buzzer driver's gate; `None` when no buzzer is fitted.
+    pub buzzer: Option<u8>,
+    /// Edges closer together than this on one pin are contact bounce.
+    pub debounce_ms: u64,
+}
+
+/// `[state]`: the daemon's persistent files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateConfig {
+    /// The directory holding `games.sqlite`.
+    pub directory: PathBuf,
+}
+
+/// A time control offered in the menu, with the kind of game it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Preset {
+    /// The name shown in the menu, unique among the presets.
+    pub name: String,
+    /// The time control, White's (and Black's unless `black_time_control`).
+    pub time_control: TimeControl,
+    /// Black's own time control, for armageddon-like games.
+    pub black_time_control: Option<TimeControl>,
+    /// The side for which a draw counts as a win (armageddon: Black).
+    pub draw_odds: Option<Color>,
+    /// What the `+N` of the time control means.
+    pub increment: IncrementMode,
+    /// Standard, rapid or blitz: the penalties of appendices A and B.
+    pub mode: GameMode,
+}
+
+impl Config {
+    /// Reads and checks the file at `path`; the error names the path, and the
+    /// key at fault or the OS error.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let origin = path.display().to_string();
+        let text = read_limited(path).map_err(|err| ConfigError::read(&origin, err))?;
+        Config::parse(&text, &origin)
+    }
+
+    /// Checks a configuration's text; `origin` (a file name) starts every
+    /// error message.
+    pub fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
+        validate::parse(text, origin, &state_directory_default())
+    }
+
+    /// The preset called `name`.
+    pub fn preset(&self, name: &str) -> Option<&Preset> {
+        self.presets.iter().find(|preset| preset.name == name)
+    }
+
+    /// The preset selected at power-on (`clock.preset`).
+    pub fn power_on_preset(&self) -> Option<&Preset> {
+        self.preset(&self.clock.preset)
+    }
+
+    /// The GPIO assignment of `[pins]`, with White on the lever
+    /// `clock.white` names.
+    pub fn button_pins(&self) -> ButtonPins {
+        let pins = &self.pins;
+        ButtonPins {
+            lever_left: pins.lever_left,
+            lever_right: pins.lever_right,
+            draw_left: pins.draw_left,
+            draw_right: pins.draw_right,
+            adjust_left: pins.adjust_left,
+            adjust_right: pins.adjust_right,
+            menu: pins.menu,
+            left: match self.clock.white {
+                LeverSide::Left => Color::White,
+                LeverSide::Right => Color::Black,
+            },
+            debounce: Duration::from_millis(pins.debounce_ms),
+        }
+    }
+
+    /// One line saying what the configuration sets up, for
+    /// `tocada check-config` and the daemon's start-up log.
+    pub fn summary(&self) -> String {
+        let board = match self.board.kind {
+            BoardKind::Protocol => format!("protocol board at {:#04x}", self.board.address),
+            BoardKind::Mcp23017 => format!(
+                "MCP23017 board at {}",
+                self.board
+                    .expanders
+                    .iter()
+                    .map(|address| format!("{address:#04x}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            BoardKind::Sim => "simulated board".to_owned(),
+        };
+        let polling = match self.board.interrupt_pin {
+            Some(pin) => format!("interrupt on GPIO{pin}"),
+            None => format!("polled every {} ms", self.board.poll_ms),
+        };
+        let presets: Vec<&str> = self.presets.iter().map(|p| p.name.as_str()).collect();
+        format!(
+            "{board} ({polling}) on {bus}, OLED at {oled:#04x}; White on the {white} lever; \
+             {enforcement} enforcement; presets {presets} (power-on {preset}); state in {state}",
+            bus = self.i2c.bus.display(),
+            oled = self.i2c.oled_address,
+            white = self.clock.white,
+            enforcement = self.rules.enforcement,
+            presets = presets.join(", "),
+            preset = self.clock.preset,
+            state = self.state.directory.display(),
+        )
+    }
+}
+
+impl Default for Config {
+    /// Every default: the same configuration as an empty file, and as the
+    /// shipped `packaging/tocada.toml`.
+    fn default() -> Config {
+        Config {
+            clock: ClockConfig::default(),
+            rules: RulesConfig::default(),
+            board: BoardConfig::default(),
+            i2c: I2cConfig::default(),
+            pins: PinsConfig::default(),
+            state: StateConfig::default(),
+            presets: default_presets(),
+        }
+    }
+}
+
+impl Preset {
+    /// The referee's rules for a new game under this preset, from the
+    /// standard starting position.
+    pub fn rules(&self, rules: &RulesConfig) -> Rules {
+        // TODO(integration): black_time_control, draw_odds — set
+        // `black_time_control: self.black_time_control.clone()` and
+        // `draw_odds: self.draw_odds` once `Rules` has those fields.
+        Rules {
+            time_control: self.time_control.clone(),
+            increment_mode: self.increment,
+            mode: self.mode,
+            enforcement: rules.enforcement,
+            min_press_gap_ms: rules.min_press_gap_ms,
+            knock_window_ms: rules.knock_window_ms,
+            start: Chess::default(),
+        }
+    }
+}
+
+impl LeverSide {
+    /// Every side, in the order the file's comments list them.
+    pub const ALL: [LeverSide; 2] = [LeverSide::Left, LeverSide::Right];
+
+    /// The keyword used in the file.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            LeverSide::Left => "left",
+            LeverSide::Right => "right",
+        }
+    }
+
+    /// The side a keyword names.
+    pub fn from_keyword(keyword: &str) -> Option<LeverSide> {
+        LeverSide::ALL
+            .into_iter()
+            .find(|side| side.as_str() == keyword)
+    }
+}
+
+impl fmt::Display for LeverSide {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl BoardKind {
+    /// Every kind, in the order the file's comments list them.
+    pub const ALL: [BoardKind; 3] = [BoardKind::Protocol, BoardKind::Mcp23017, BoardKind::Sim];
+
+    /// The keyword used in the file.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            BoardKind::Protocol => "protocol",
+            BoardKind::Mcp23017 => "mcp23017",
+            BoardKind::Sim => "sim",
+        }
+    }
+
+    /// The kind a keyword names.
+    pub fn from_keyword(keyword: &str) -> Option<BoardKind> {
+        BoardKind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == keyword)
+    }
+}
+
+impl fmt::Display for BoardKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Default for ClockConfig {
+    /// White on the left lever, the rapid preset.
+    fn default() -> ClockConfig {
+        ClockConfig {
+            white: LeverSide::Left,
+            preset: "rapid".to_owned(),
+        }
+    }
+}
+
+impl Default for RulesConfig {
+    /// The referee's own defaults.
+    fn default() -> RulesConfig {
+        let rules = Rules::default();
+        RulesConfig {
+            enforcement: rules.enforcement,
+            min_press_gap_ms: rules.min_press_gap_ms,
+            knock_window_ms: rules.knock_window_ms,
+        }
+    }
+}
+
+impl Default for BoardConfig {
+    /// A protocol board at its default address, polled every 5 ms (the
+    /// protocol's § 9.3); the expanders the MCP23017 driver reads.
+    fn default() -> BoardConfig {
+        BoardConfig {
+            kind: BoardKind::Protocol,
+            address: wire::DEFAULT_ADDRESS,
+            expanders: mcp23017_expanders(),
+            interrupt_pin: None,
+            poll_ms: 5,
+        }
+    }
+}
+
+impl Default for I2cConfig {
+    /// The header's bus on every supported Pi, the OLED at 0x3C.
+    fn default() -> I2cConfig {
+        I2cConfig {
+            bus: PathBuf::from("/dev/i2c-1"),
+            oled_address: 0x3C,
+        }
+    }
+}
+
+impl Default for PinsConfig {
+    /// The pins of `hardware/wiring.md`, no buzzer.
+    fn default() -> PinsConfig {
+        let pins = ButtonPins::default();
+        PinsConfig {
+            lever_left: pins.lever_left,
+            lever_right: pins.lever_right,
+            draw_left: pins.draw_left,
+            draw_right: pins.draw_right,
+            adjust_left: pins.adjust_left,
+            adjust_right: pins.adjust_right,
+            menu: pins.menu,
+            buzzer: None,
+            // Whole milliseconds: ButtonPins' default is 10 ms.
+            debounce_ms: u64::try_from(pins.debounce.as_millis()).unwrap_or(10),
+        }
+    }
+}
+
+impl Default for StateConfig {
+    /// `$STATE_DIRECTORY` (systemd's `StateDirectory=`), else
+    /// `/var/lib/tocada`.
+    fn default() -> StateConfig {
+        StateConfig {
+            directory: state_directory_default(),
+        }
+    }
+}
+
+/// The presets of an empty file: classical, rapid, blitz and armageddon.
+pub fn default_presets() -> Vec<Preset> {
+    let preset = |name: &str, time_control: &str, mode| Preset {
+        name: name.to_owned(),
+        time_control: time_control_of(time_control),
+        black_time_control: None,
+        draw_odds: None,
+        increment: IncrementMode::Fischer,
+        mode,
+    };
+    vec![
+        preset("classical", "40/5400+30:1800+30", GameMode::Standard),
+        preset("rapid", "900+10", GameMode::Rapid),
+        preset("blitz", "180+2", GameMode::Blitz),
+        Preset {
+            black_time_control: Some(time_control_of("240+2")),
+            draw_odds: Some(Color::Black),
+            ..preset("armageddon", "300+2", GameMode::Blitz)
+        },
+    ]
+}
+
+/// A time control written in this file; the unit tests parse every one.
+fn time_control_of(text: &str) -> TimeControl {
+    text.parse()
+        .expect("the default presets' time controls are valid")
+}
+
+/// The MCP23017 driver's expanders: [`mcp23017_board::BASE_ADDRESS`] and the
+/// three after it.
+fn mcp23017_expanders() -> Vec<u8> {
+    (0..mcp23017_board::EXPANDERS as u8)
+        .map(|chip| mcp23017_board::BASE_ADDRESS + chip)
+        .collect()
+}
+
+/// `$STATE_DIRECTORY`, else `/var/lib/tocada`. systemd joins several
+/// directories with `:`; tocada asks for one, so the first is taken.
+fn state_directory_default() -> PathBuf {
+    std::env::var_os("STATE_DIRECTORY")
+        .and_then(|dirs| {
+            let dirs = dirs.to_string_lossy().into_owned();
+            dirs.split(':')
+                .next()
+                .map(PathBuf::from)
+                .filter(|first| first.is_absolute())
+        })
+        .unwrap_or_else(|| PathBuf::from(STATE_DIRECTORY))
+}
+
+/// The file as UTF-8 text, refused when larger than [`MAX_FILE_BYTES`].
+fn read_limited(path: &Path) -> std::io::Result<String> {
+    let file = std::fs::File::open(path)?;
+    let mut text = String::new();
+    file.take(MAX_FILE_BYTES + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {MAX_FILE_BYTES} bytes: not a configuration file"),
+        ));
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keywords_round_trip() {
+        for side in LeverSide::ALL {
+            assert_eq!(LeverSide::from_keyword(side.as_str()), Some(side));
+        }
+        for kind in BoardKind::ALL {
+            assert_eq!(BoardKind::from_keyword(&kind.to_string()), Some(kind));
+        }
+        assert_eq!(
+            BoardKind::from_keyword("Protocol"),
+            None,
+            "keywords are lower case"
+        );
+    }
+
+    #[test]
+    fn the_default_is_an_empty_file() {
+        assert_eq!(Config::parse("", "empty.toml").unwrap(), Config::default());
+        assert_eq!(Config::default().power_on_preset().unwrap().name, "rapid");
+    }
+
+    #[test]
+    fn the_mcp23017_expanders_are_the_drivers() {
+        assert_eq!(mcp23017_expanders(), [0x20, 0x21, 0x22, 0x23]);
+    }
+}

@@ -1,0 +1,296 @@
+//! The front panel as a club uses it: presets, sides, start, pause and
+//! corrections, the end of a game, and a game rebuilt after a restart.
+
+use shakmaty::{Bitboard, Color, Position, Square};
+use tocada::config::Config;
+use tocada::daemon::{Action, Panel, SavedGame};
+use tocada::face::{Field, Screen};
+use tocada::hardware::buttons::Button;
+use tocada::{Effect, Input};
+
+fn panel() -> Panel {
+    Panel::new(&Config::default())
+}
+
+fn actions(panel: &mut Panel) -> Vec<Action> {
+    std::iter::from_fn(|| panel.poll_action()).collect()
+}
+
+fn press(panel: &mut Panel, at: u64, button: Button) -> Vec<Action> {
+    panel.press(at, button, at);
+    actions(panel)
+}
+
+/// The lines a store would hold: the setup, then every recorded input.
+fn stored(all: &[Action]) -> Vec<String> {
+    all.iter()
+        .filter_map(|a| match a {
+            Action::Begin { setup, .. } => Some(setup.clone()),
+            Action::Record { line, .. } => Some(line.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn selected(panel: &Panel) -> usize {
+    match panel.view(0).screen {
+        Screen::TimeControlMenu { selected, .. } => selected,
+        other => panic!("not the setup screen: {other:?}"),
+    }
+}
+
+/// Black starts, then 1. e4 e5 2. Nf3, each move followed by its press.
+fn opening(panel: &mut Panel) -> Vec<Action> {
+    let mut all = press(panel, 1_000, Button::Lever(Color::Black));
+    let moves = [
+        (Square::E2, Square::E4, Color::White),
+        (Square::E7, Square::E5, Color::Black),
+        (Square::G1, Square::F3, Color::White),
+    ];
+    let mut t = 1_000;
+    for (from, to, side) in moves {
+        t += 3_000;
+        panel.board(t, Input::Lift(from));
+        panel.board(t + 200, Input::Place(to, None));
+        all.extend(actions(panel));
+        all.extend(press(panel, t + 400, Button::Lever(side)));
+    }
+    all
+}
+
+#[test]
+fn the_adjust_buttons_choose_a_preset_and_a_draw_button_swaps_sides() {
+    let mut p = panel();
+    let first = selected(&p);
+    press(&mut p, 10, Button::Adjust(Color::Black)); // right, with White on the left
+    assert_eq!(selected(&p), first + 1);
+    press(&mut p, 20, Button::Adjust(Color::White)); // left
+    assert_eq!(selected(&p), first);
+    assert!(!p.view(0).black_left);
+    press(&mut p, 30, Button::Draw(Color::White));
+    assert!(p.view(0).black_left);
+    // After the swap the lever wired as White's is Black's: it starts the game.
+    let all = press(&mut p, 40, Button::Lever(Color::White));
+    assert!(matches!(all[0], Action::Begin { black_left: true, .. }));
+}
+
+#[test]
+fn blacks_lever_starts_the_game_and_whites_does_not() {
+    let mut p = panel();
+    let all = press(&mut p, 5, Button::Lever(Color::White));
+    assert!(!p.in_game());
+    assert_eq!(p.view(5).alert.as_deref(), Some("Black's lever starts"));
+    assert!(all.iter().all(|a| !matches!(a, Action::Begin { .. })));
+
+    let all = press(&mut p, 100, Button::Lever(Color::Black));
+    assert!(p.in_game());
+    match &all[0] {
+        Action::Begin { preset, setup, .. } => {
+            assert_eq!(preset, "rapid");
+            assert!(setup.contains("\"ev\":\"setup\""), "{setup}");
+            assert!(setup.contains("900+10"), "{setup}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(all.contains(&Action::Decision(100, Effect::Started { side: Color::White })));
+    assert_eq!(p.referee().unwrap().ticking(), Some(Color::White));
+}
+
+#[test]
+fn a_board_not_in_the_start_position_does_not_start() {
+    let mut p = panel();
+    let mut occupied = shakmaty::Board::default().occupied();
+    occupied.discard(Square::E2);
+    p.set_occupancy(occupied);
+    press(&mut p, 100, Button::Lever(Color::Black));
+    assert!(!p.in_game());
+    assert_eq!(p.view(100).alert.as_deref(), Some("Set up the pieces"));
+    p.board(200, Input::Place(Square::E2, None));
+    press(&mut p, 300, Button::Lever(Color::Black));
+    assert!(p.in_game());
+    let _: Bitboard = occupied;
+}
+
+#[test]
+fn moves_made_on_the_board_are_recorded_as_replay_lines() {
+    let mut p = panel();
+    let all = opening(&mut p);
+    let sans: Vec<String> = all
+        .iter()
+        .filter_map(|a| match a {
+            Action::Decision(_, Effect::Move(m)) => Some(m.san.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sans, ["e4", "e5", "Nf3"]);
+    let lines = stored(&all);
+    assert_eq!(lines.len(), 1 + 1 + 3 * 3, "{lines:#?}");
+    assert!(lines[1].contains("\"press\""), "{}", lines[1]);
+}
+
+#[test]
+fn the_menu_pauses_and_the_correction_screen_sets_a_clock() {
+    let mut p = panel();
+    opening(&mut p);
+    let before = p.referee().unwrap().remaining(Color::White, 20_000);
+    let all = press(&mut p, 20_000, Button::Menu);
+    assert!(all.contains(&Action::Decision(20_000, Effect::Paused)));
+    assert_eq!(
+        p.view(20_000).screen,
+        Screen::Correction {
+            field: Field::WhiteMinutes
+        }
+    );
+    // Right draw button: one minute more for White.
+    let all = press(&mut p, 21_000, Button::Draw(Color::Black));
+    assert!(stored(&all)[0].contains("set_time"), "{all:?}");
+    assert_eq!(
+        p.referee().unwrap().remaining(Color::White, 21_000),
+        before + 60_000
+    );
+    // Right adjust button: the next field, White's seconds; left draw: one second less.
+    press(&mut p, 22_000, Button::Adjust(Color::Black));
+    assert_eq!(
+        p.view(22_000).screen,
+        Screen::Correction {
+            field: Field::WhiteSeconds
+        }
+    );
+    press(&mut p, 23_000, Button::Draw(Color::White));
+    assert_eq!(
+        p.referee().unwrap().remaining(Color::White, 23_000),
+        before + 59_000
+    );
+    // A lever does not resume an arbiter's pause; the menu does.
+    press(&mut p, 24_000, Button::Lever(Color::White));
+    assert!(p.referee().unwrap().is_paused());
+    let all = press(&mut p, 25_000, Button::Menu);
+    assert!(all.contains(&Action::Decision(25_000, Effect::Resumed)));
+    assert_eq!(p.view(25_000).screen, Screen::Clock);
+}
+
+#[test]
+fn end_game_on_the_correction_screen_abandons_it() {
+    let mut p = panel();
+    opening(&mut p);
+    press(&mut p, 20_000, Button::Menu);
+    for _ in 0..6 {
+        press(&mut p, 20_100, Button::Adjust(Color::Black));
+    }
+    assert_eq!(
+        p.view(20_100).screen,
+        Screen::Correction {
+            field: Field::EndGame
+        }
+    );
+    let all = press(&mut p, 20_200, Button::Draw(Color::Black));
+    let finish = all.iter().find_map(|a| match a {
+        Action::Finish { result, pgn } => Some((result.clone(), pgn.clone())),
+        _ => None,
+    });
+    let (result, pgn) = finish.expect("a finish action");
+    assert_eq!(result, "*");
+    assert!(pgn.contains("1. e4"), "{pgn}");
+    assert!(!p.in_game());
+    press(&mut p, 20_300, Button::Menu);
+    assert!(matches!(p.view(0).screen, Screen::TimeControlMenu { .. }));
+}
+
+#[test]
+fn a_flag_is_recorded_so_the_stored_game_replays_to_it() {
+    let mut p = panel();
+    let mut config = Config::default();
+    config.clock.preset = "blitz".to_owned();
+    let mut p2 = Panel::new(&config);
+    std::mem::swap(&mut p, &mut p2);
+    let mut all = press(&mut p, 0, Button::Lever(Color::Black));
+    let deadline = p.next_deadline().expect("White's clock runs");
+    assert_eq!(deadline, 180_000);
+    p.handle_timeout(deadline);
+    all.extend(actions(&mut p));
+    assert!(all.iter().any(|a| matches!(a, Action::Finish { result, .. } if result == "0-1")));
+    let lines = stored(&all);
+    assert!(lines.last().unwrap().contains("\"end\""), "{lines:?}");
+
+    // Rebuilt from its lines, the game is over with the same result.
+    let mut again = panel();
+    again
+        .restore(
+            0,
+            SavedGame {
+                preset: "blitz",
+                black_left: false,
+                date: "2026.11.21",
+                lines: &lines,
+            },
+        )
+        .unwrap();
+    let redo = actions(&mut again);
+    assert!(redo.iter().any(|a| matches!(a, Action::Finish { result, .. } if result == "0-1")));
+}
+
+#[test]
+fn a_restored_game_comes_back_paused_on_its_times_and_a_lever_resumes() {
+    let mut p = panel();
+    let all = opening(&mut p);
+    let lines = stored(&all);
+    let last_t = 1_000 + 3 * 3_000 + 400;
+    let white = p.referee().unwrap().remaining(Color::White, last_t);
+    let black = p.referee().unwrap().remaining(Color::Black, last_t);
+    let fen = p.referee().unwrap().position().board().to_string();
+
+    // The Pi was off for a long while; the new shell's clock starts at 0.
+    let mut q = panel();
+    q.restore(
+        0,
+        SavedGame {
+            preset: "rapid",
+            black_left: false,
+            date: "2026.11.21",
+            lines: &lines,
+        },
+    )
+    .unwrap();
+    let redo = actions(&mut q);
+    assert!(
+        redo.iter()
+            .any(|a| matches!(a, Action::Record { line, .. } if line.contains("\"pause\""))),
+        "the pause is stored too: {redo:?}"
+    );
+    let r = q.referee().unwrap();
+    assert!(r.is_paused());
+    assert_eq!(r.position().board().to_string(), fen);
+    assert_eq!(r.remaining(Color::White, 0), white);
+    assert_eq!(r.remaining(Color::Black, 500_000), black, "paused: nothing runs");
+    assert!(matches!(q.view(0).screen, Screen::Correction { .. }));
+
+    let redo = press(&mut q, 60_000, Button::Lever(Color::White));
+    assert!(redo.iter().any(|a| matches!(a, Action::Decision(_, Effect::Resumed))));
+    let r = q.referee().unwrap();
+    assert_eq!(r.ticking(), Some(Color::Black));
+    // Only the time since the resume is charged.
+    let t = q.game_time(61_000).unwrap();
+    assert_eq!(r.remaining(Color::Black, t), black - 1_000);
+}
+
+#[test]
+fn a_corrupt_stored_game_is_an_error_not_a_panic() {
+    let mut p = panel();
+    let lines = vec!["{\"t\":0,\"ev\":\"press\",\"side\":\"black\"}".to_owned()];
+    let saved = SavedGame {
+        preset: "rapid",
+        black_left: false,
+        date: "?",
+        lines: &lines,
+    };
+    assert!(p.restore(0, saved).is_err());
+    let lines = vec!["not json".to_owned()];
+    let saved = SavedGame {
+        preset: "rapid",
+        black_left: false,
+        date: "?",
+        lines: &lines,
+    };
+    assert!(p.restore(0, saved).is_err());
+    assert!(!p.in_game());
+}
