@@ -17,6 +17,18 @@
 //!                                    result, or "Board disconnected"
 //!  Touch-move: g1 knight             one alert, shortened to fit
 //! ```
+//!
+//! With [`View::black_left`] the two halves swap, so each clock sits over
+//! its own player's lever. Two more screens serve the front-panel menus,
+//! worked with the players' buttons alone:
+//!
+//! - [`Screen::TimeControlMenu`], before the game: the sides as they sit
+//!   (a draw button swaps them), the presets (the adjust buttons move the
+//!   selection, left up and right down) and "Black's lever starts".
+//! - [`Screen::Correction`], while the arbiter has paused the clock (6.10,
+//!   6.11): both times in `h:mm:ss` and the moves each side completed, one
+//!   [`Field`] selected; the adjust buttons choose the field, the draw
+//!   buttons take one off (left) or add one (right), Menu resumes.
 
 use embedded_graphics::mono_font::{
     MonoFont, MonoTextStyle, MonoTextStyleBuilder, ascii, iso_8859_1,
@@ -42,9 +54,73 @@ pub enum Screen {
     Clock,
     /// Choosing a time control before the game.
     TimeControlMenu {
+        /// The time controls on offer, by name: "Blitz 3+2".
         presets: Vec<String>,
+        /// The index of the one selected; none is marked when out of range.
         selected: usize,
     },
+    /// The arbiter's correction of the times and move counts while the
+    /// clock is paused (6.10, 6.11).
+    Correction {
+        /// The field the draw buttons change.
+        field: Field,
+    },
+}
+
+/// What the arbiter can correct on [`Screen::Correction`], in the order the
+/// adjust buttons step through them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Field {
+    /// White's time, in whole minutes (the hours go with them).
+    WhiteMinutes,
+    /// White's time, the seconds.
+    WhiteSeconds,
+    /// Black's time, in whole minutes.
+    BlackMinutes,
+    /// Black's time, the seconds.
+    BlackSeconds,
+    /// The moves White has completed, which decide the next period (6.10.2).
+    WhiteMoves,
+    /// The moves Black has completed.
+    BlackMoves,
+    /// Ends the game: "+" on it abandons the game for the arbiter to score.
+    EndGame,
+}
+
+impl Field {
+    /// Every field, in order.
+    pub const ALL: [Field; 7] = [
+        Field::WhiteMinutes,
+        Field::WhiteSeconds,
+        Field::BlackMinutes,
+        Field::BlackSeconds,
+        Field::WhiteMoves,
+        Field::BlackMoves,
+        Field::EndGame,
+    ];
+
+    /// The field after this one, from the last back to the first.
+    pub fn next(self) -> Field {
+        Field::ALL[(self as usize + 1) % Field::ALL.len()]
+    }
+
+    /// The field before this one, from the first round to the last.
+    pub fn previous(self) -> Field {
+        Field::ALL[(self as usize + Field::ALL.len() - 1) % Field::ALL.len()]
+    }
+
+    /// The field in words: "White seconds".
+    pub fn label(self) -> &'static str {
+        match self {
+            Field::WhiteMinutes => "White minutes",
+            Field::WhiteSeconds => "White seconds",
+            Field::BlackMinutes => "Black minutes",
+            Field::BlackSeconds => "Black seconds",
+            Field::WhiteMoves => "White moves",
+            Field::BlackMoves => "Black moves",
+            Field::EndGame => "End game",
+        }
+    }
 }
 
 /// Everything the face shows, as plain data.
@@ -58,6 +134,10 @@ pub struct View {
     pub running: Option<Color>,
     /// The move being played, as on a score sheet.
     pub move_number: u32,
+    /// The moves White has completed.
+    pub white_moves: u32,
+    /// The moves Black has completed.
+    pub black_moves: u32,
     /// The stage (period) of the time control White plays in, from 0.
     pub white_stage: usize,
     /// Black's stage, from 0.
@@ -76,6 +156,9 @@ pub struct View {
     pub result: Option<String>,
     /// Which screen to draw.
     pub screen: Screen,
+    /// Black's clock is on the left and White's on the right, because each
+    /// clock sits over its own player's lever. False: White on the left.
+    pub black_left: bool,
 }
 
 fn side_name(side: Color) -> &'static str {
@@ -104,6 +187,8 @@ impl View {
             black_ms,
             running: referee.ticking(),
             move_number: referee.moves_completed(Color::Black) + 1,
+            white_moves: referee.moves_completed(Color::White),
+            black_moves: referee.moves_completed(Color::Black),
             white_stage: referee.stage(Color::White),
             black_stage: referee.stage(Color::Black),
             flag,
@@ -113,6 +198,23 @@ impl View {
             alert,
             result: result.map(|(outcome, reason)| result_text(outcome, reason)),
             screen: Screen::Clock,
+            black_left: false,
+        }
+    }
+
+    /// The sides as they sit: the left one, then the right one.
+    pub fn sides(&self) -> [Color; 2] {
+        if self.black_left {
+            [Color::Black, Color::White]
+        } else {
+            [Color::White, Color::Black]
+        }
+    }
+
+    fn moves(&self, side: Color) -> u32 {
+        match side {
+            Color::White => self.white_moves,
+            Color::Black => self.black_moves,
         }
     }
 
@@ -222,7 +324,10 @@ pub fn draw<D: DrawTarget<Color = BinaryColor>>(
     target.clear(BinaryColor::Off)?;
     match &view.screen {
         Screen::Clock => draw_clock(view, target),
-        Screen::TimeControlMenu { presets, selected } => draw_menu(presets, *selected, target),
+        Screen::TimeControlMenu { presets, selected } => {
+            draw_menu(view, presets, *selected, target)
+        }
+        Screen::Correction { field } => draw_correction(view, *field, target),
     }
 }
 
@@ -424,7 +529,7 @@ impl TimeFont {
 
 /// The biggest font in which both times fit side by side, each in its half
 /// when it is short and with `TIME_GAP` between them.
-fn time_font(white: &str, black: &str) -> TimeFont {
+fn time_font(left: &str, right: &str) -> TimeFont {
     let half = WIDTH / 2;
     let fonts = [
         TimeFont::Doubled(&ascii::FONT_6X13_BOLD),
@@ -434,10 +539,10 @@ fn time_font(white: &str, black: &str) -> TimeFont {
         TimeFont::Plain(&ascii::FONT_7X13_BOLD),
     ];
     for font in fonts {
-        let (w, b) = (font.width(white), font.width(black));
+        let (l, r) = (font.width(left), font.width(right));
         // Doubled digits stay 2 px clear of the middle, so they never touch.
-        let halves = matches!(font, TimeFont::Plain(_)) || (w <= half - 4 && b <= half - 4);
-        if halves && w + b + TIME_GAP <= WIDTH && w.max(b) <= half {
+        let halves = matches!(font, TimeFont::Plain(_)) || (l <= half - 4 && r <= half - 4);
+        if halves && l + r + TIME_GAP <= WIDTH && l.max(r) <= half {
             return font;
         }
     }
@@ -446,14 +551,14 @@ fn time_font(white: &str, black: &str) -> TimeFont {
 
 /// Where each time starts: centred in its half, unless that would bring
 /// them closer than `TIME_GAP`.
-fn time_positions(white_width: i32, black_width: i32) -> (i32, i32) {
+fn time_positions(left_width: i32, right_width: i32) -> (i32, i32) {
     let half = WIDTH / 2;
-    let left = (half / 2 - white_width / 2)
-        .min(half - TIME_GAP / 2 - white_width)
+    let left = (half / 2 - left_width / 2)
+        .min(half - TIME_GAP / 2 - left_width)
         .max(0);
-    let right = (half + half / 2 - black_width / 2)
+    let right = (half + half / 2 - right_width / 2)
         .max(half + TIME_GAP / 2)
-        .min(WIDTH - black_width);
+        .min(WIDTH - right_width);
     (left, right)
 }
 
@@ -490,11 +595,12 @@ fn draw_clock<D: DrawTarget<Color = BinaryColor>>(
     target: &mut D,
 ) -> Result<(), D::Error> {
     let half = WIDTH / 2;
-    let times = [Color::White, Color::Black].map(|side| clock_text(view.time(side)));
+    let sides = view.sides();
+    let times = sides.map(|side| clock_text(view.time(side)));
     let font = time_font(&times[0], &times[1]);
-    let (white_x, black_x) = time_positions(font.width(&times[0]), font.width(&times[1]));
+    let (left_x, right_x) = time_positions(font.width(&times[0]), font.width(&times[1]));
 
-    for (i, side) in [Color::White, Color::Black].into_iter().enumerate() {
+    for (i, side) in sides.into_iter().enumerate() {
         let left = i as i32 * half;
         // The name, then FLAG or the period.
         let name = side_name(side);
@@ -541,7 +647,7 @@ fn draw_clock<D: DrawTarget<Color = BinaryColor>>(
         draw_time(
             target,
             &times[i],
-            if i == 0 { white_x } else { black_x },
+            if i == 0 { left_x } else { right_x },
             &font,
         )?;
 
@@ -623,50 +729,297 @@ fn draw_clock<D: DrawTarget<Color = BinaryColor>>(
     Ok(())
 }
 
+/// The smaller font for hints, 25 characters to the line.
+const HINT: &MonoFont<'static> = &iso_8859_1::FONT_5X8;
+
+fn fill<D: DrawTarget<Color = BinaryColor>>(
+    target: &mut D,
+    x: i32,
+    y: i32,
+    width: i32,
+    height: i32,
+) -> Result<(), D::Error> {
+    Rectangle::new(
+        Point::new(x, y),
+        Size::new(width.max(0) as u32, height.max(0) as u32),
+    )
+    .into_styled(PrimitiveStyle::with_fill(BinaryColor::On))
+    .draw(target)
+}
+
+/// The players' names where the clock screen has them, so a player finds
+/// his side in the same corner on every screen, and `title` between them.
+fn draw_header<D: DrawTarget<Color = BinaryColor>>(
+    view: &View,
+    title: &str,
+    title_font: &'static MonoFont<'static>,
+    target: &mut D,
+) -> Result<(), D::Error> {
+    let [left, right] = view.sides();
+    text(
+        target,
+        side_name(left),
+        Point::new(1, 0),
+        SMALL,
+        Alignment::Left,
+        Baseline::Top,
+        false,
+    )?;
+    text(
+        target,
+        side_name(right),
+        Point::new(WIDTH - 1, 0),
+        SMALL,
+        Alignment::Right,
+        Baseline::Top,
+        false,
+    )?;
+    // Smaller fonts sit a pixel down, level with the names' capitals.
+    let top = (SMALL.character_size.height as i32 - title_font.character_size.height as i32) / 2;
+    text(
+        target,
+        title,
+        Point::new(WIDTH / 2, top),
+        title_font,
+        Alignment::Center,
+        Baseline::Top,
+        false,
+    )
+}
+
+/// A triangle 7 px wide and 4 px high with its top left at (`x`, `y`):
+/// which way the selection moves.
+fn draw_arrow<D: DrawTarget<Color = BinaryColor>>(
+    target: &mut D,
+    x: i32,
+    y: i32,
+    up: bool,
+    color: BinaryColor,
+) -> Result<(), D::Error> {
+    for row in 0..ARROW_HEIGHT {
+        let half_width = if up { row } else { ARROW_HEIGHT - 1 - row };
+        Rectangle::new(
+            Point::new(x + ARROW_HEIGHT - 1 - half_width, y + row),
+            Size::new(2 * half_width as u32 + 1, 1),
+        )
+        .into_styled(PrimitiveStyle::with_fill(color))
+        .draw(target)?;
+    }
+    Ok(())
+}
+
+const ARROW_HEIGHT: i32 = 4;
+const ARROW_WIDTH: i32 = 2 * ARROW_HEIGHT - 1;
+
+/// Preset rows on the setup screen: four, so the hint fits below.
+const MENU_ROWS: usize = 4;
+const MENU_ROW: i32 = 10;
+const MENU_TOP: i32 = 13;
+/// Where the presets' names start, clear of the selection's up arrow.
+const MENU_TEXT_X: i32 = ARROW_WIDTH + 3;
+
+/// The setup screen. The button mapping it hints at is the daemon's: the
+/// adjust buttons move the selection (left up, right down), a draw button
+/// swaps the sides, Black's lever starts White's clock.
 fn draw_menu<D: DrawTarget<Color = BinaryColor>>(
+    view: &View,
     presets: &[String],
     selected: usize,
     target: &mut D,
 ) -> Result<(), D::Error> {
-    text(
-        target,
-        "Time control",
-        Point::new(WIDTH / 2, 0),
-        SMALL,
-        Alignment::Center,
-        Baseline::Top,
-        false,
-    )?;
-    Rectangle::new(Point::new(0, 11), Size::new(WIDTH as u32, 1))
-        .into_styled(PrimitiveStyle::with_fill(BinaryColor::On))
-        .draw(target)?;
-    const ROWS: usize = 5;
-    const ROW: i32 = 10;
-    let first = selected.saturating_sub(ROWS - 1);
+    draw_header(view, "Draw: swap", HINT, target)?;
+    fill(target, 0, 11, WIDTH, 1)?;
+    let first = selected.saturating_sub(MENU_ROWS - 1);
     for (row, (i, preset)) in presets
         .iter()
         .enumerate()
         .skip(first)
-        .take(ROWS)
+        .take(MENU_ROWS)
         .enumerate()
     {
-        let y = 13 + row as i32 * ROW;
+        let y = MENU_TOP + row as i32 * MENU_ROW;
         let chosen = i == selected;
         if chosen {
-            Rectangle::new(Point::new(0, y), Size::new(WIDTH as u32, ROW as u32))
-                .into_styled(PrimitiveStyle::with_fill(BinaryColor::On))
-                .draw(target)?;
+            fill(target, 0, y, WIDTH, MENU_ROW)?;
+            // The left adjust button moves up, the right one down.
+            draw_arrow(target, 1, y + 2, true, BinaryColor::Off)?;
+            draw_arrow(
+                target,
+                WIDTH - 1 - ARROW_WIDTH,
+                y + 2,
+                false,
+                BinaryColor::Off,
+            )?;
         }
-        let (s, f) = fit_line(preset, WIDTH - 8);
-        let top = y + (ROW - f.character_size.height as i32) / 2;
+        let (s, f) = fit_line(preset, WIDTH - 2 * MENU_TEXT_X);
+        let top = y + (MENU_ROW - f.character_size.height as i32) / 2;
         text(
             target,
             &s,
-            Point::new(6, top),
+            Point::new(MENU_TEXT_X, top),
             f,
             Alignment::Left,
             Baseline::Top,
             chosen,
+        )?;
+    }
+    text(
+        target,
+        "Black's lever starts",
+        Point::new(WIDTH / 2, HEIGHT - SMALL.character_size.height as i32),
+        SMALL,
+        Alignment::Center,
+        Baseline::Top,
+        false,
+    )
+}
+
+/// A time split as the arbiter corrects it: `h:mm` (the minutes field) and
+/// `ss` (the seconds), rounded down like the clock.
+fn minutes_and_seconds(ms: u64) -> (String, String) {
+    let s = ms / 1000;
+    (
+        format!("{}:{:02}", s / 3600, s / 60 % 60),
+        format!("{:02}", s % 60),
+    )
+}
+
+/// Draws `s` from (`x`, `top`), inverted with a pixel's margin when
+/// `selected`, and returns where the next text starts.
+fn draw_segment<D: DrawTarget<Color = BinaryColor>>(
+    target: &mut D,
+    s: &str,
+    x: i32,
+    top: i32,
+    font: &'static MonoFont<'static>,
+    selected: bool,
+) -> Result<i32, D::Error> {
+    let width = text_width(font, s);
+    if selected {
+        fill(
+            target,
+            x - 1,
+            top,
+            width + 2,
+            font.character_size.height as i32,
+        )?;
+    }
+    text(
+        target,
+        s,
+        Point::new(x, top),
+        font,
+        Alignment::Left,
+        Baseline::Top,
+        selected,
+    )?;
+    Ok(x + width)
+}
+
+const CORRECTION_TIME_TOP: i32 = 12;
+const CORRECTION_MOVES_TOP: i32 = 26;
+const CORRECTION_END_TOP: i32 = 37;
+/// The two hint lines, in [`HINT`], fill the bottom 16 rows.
+const CORRECTION_HINT_TOP: i32 = HEIGHT - 16;
+
+/// The arbiter's correction screen: per side, in its half, the time and the
+/// moves completed; then "End game" and the buttons' hint.
+fn draw_correction<D: DrawTarget<Color = BinaryColor>>(
+    view: &View,
+    field: Field,
+    target: &mut D,
+) -> Result<(), D::Error> {
+    let half = WIDTH / 2;
+    draw_header(view, "Arbiter", SMALL, target)?;
+    let sides = view.sides();
+    let times = sides.map(|side| minutes_and_seconds(view.time(side)));
+    let width = |font: &MonoFont, (m, s): &(String, String)| {
+        text_width(font, m) + text_width(font, ":") + text_width(font, s)
+    };
+    // The largest font in which both times fit their halves with a margin.
+    let time_fonts: [&'static MonoFont<'static>; 4] = [
+        &ascii::FONT_8X13_BOLD,
+        &ascii::FONT_7X13_BOLD,
+        SMALL,
+        &iso_8859_1::FONT_4X6,
+    ];
+    let time_font = time_fonts
+        .into_iter()
+        .find(|&font| times.iter().all(|t| width(font, t) <= half - 4))
+        .unwrap_or(&iso_8859_1::FONT_4X6);
+
+    for (i, side) in sides.into_iter().enumerate() {
+        let left = i as i32 * half;
+        let (minutes, seconds, moves) = match side {
+            Color::White => (Field::WhiteMinutes, Field::WhiteSeconds, Field::WhiteMoves),
+            Color::Black => (Field::BlackMinutes, Field::BlackSeconds, Field::BlackMoves),
+        };
+        let time = &times[i];
+        let x = left + (half - width(time_font, time)) / 2;
+        let x = draw_segment(
+            target,
+            &time.0,
+            x,
+            CORRECTION_TIME_TOP,
+            time_font,
+            field == minutes,
+        )?;
+        let x = draw_segment(target, ":", x, CORRECTION_TIME_TOP, time_font, false)?;
+        draw_segment(
+            target,
+            &time.1,
+            x,
+            CORRECTION_TIME_TOP,
+            time_font,
+            field == seconds,
+        )?;
+
+        // "Moves 41", or the bare count when a huge one leaves no room.
+        let count = view.moves(side).to_string();
+        let (label, font) = ["Moves ", ""]
+            .into_iter()
+            .flat_map(|label| LINE_FONTS.map(|font| (label, font)))
+            .find(|&(label, font)| text_width(font, label) + text_width(font, &count) <= half - 4)
+            .unwrap_or(("", LINE_FONTS[LINE_FONTS.len() - 1]));
+        let x = left + (half - text_width(font, label) - text_width(font, &count)) / 2;
+        let x = draw_segment(target, label, x, CORRECTION_MOVES_TOP, font, false)?;
+        draw_segment(
+            target,
+            &count,
+            x,
+            CORRECTION_MOVES_TOP,
+            font,
+            field == moves,
+        )?;
+    }
+
+    let end = "End game";
+    draw_segment(
+        target,
+        end,
+        (WIDTH - text_width(SMALL, end)) / 2,
+        CORRECTION_END_TOP,
+        SMALL,
+        field == Field::EndGame,
+    )?;
+
+    // Left to right as the buttons sit: the left one steps back or takes
+    // one off, the right one steps on or adds one.
+    for (row, hint) in ["Adjust: prev/next field", "Draw: -/+   Menu: resume"]
+        .into_iter()
+        .enumerate()
+    {
+        text(
+            target,
+            hint,
+            Point::new(
+                WIDTH / 2,
+                CORRECTION_HINT_TOP + row as i32 * HINT.character_size.height as i32,
+            ),
+            HINT,
+            Alignment::Center,
+            Baseline::Top,
+            false,
         )?;
     }
     Ok(())
@@ -721,6 +1074,76 @@ mod tests {
             "Flag: White"
         );
         assert_eq!(alert_for(&Effect::Started { side: Color::White }), None);
+    }
+
+    #[test]
+    fn the_correction_splits_times_into_minutes_and_seconds() {
+        assert_eq!(
+            minutes_and_seconds(7_199_999),
+            ("1:59".to_owned(), "59".to_owned())
+        );
+        assert_eq!(
+            minutes_and_seconds(9_999),
+            ("0:00".to_owned(), "09".to_owned())
+        );
+        assert_eq!(
+            minutes_and_seconds(36_000_000),
+            ("10:00".to_owned(), "00".to_owned())
+        );
+    }
+
+    #[test]
+    fn views_out_of_range_still_draw() {
+        let huge = View {
+            white_ms: u64::MAX,
+            black_ms: u64::MAX,
+            white_moves: u32::MAX,
+            black_moves: u32::MAX,
+            ..View::default()
+        };
+        for screen in [
+            Screen::Correction {
+                field: Field::BlackMoves,
+            },
+            Screen::TimeControlMenu {
+                presets: vec!["Blitz 3+2".into()],
+                selected: 7,
+            },
+            Screen::TimeControlMenu {
+                presets: Vec::new(),
+                selected: 0,
+            },
+        ] {
+            let mut frame = Frame::new();
+            let Ok(()) = draw(
+                &View {
+                    screen,
+                    ..huge.clone()
+                },
+                &mut frame,
+            );
+            // The names are drawn whatever else does not fit.
+            assert!((0..WIDTH).any(|x| (0..10).any(|y| frame.pixel(x, y))));
+        }
+        // A 10-digit count drops its label rather than shrink to the
+        // smallest font: its digits still reach the 6 x 10 font's lower
+        // rows, and stay in their half.
+        let mut frame = Frame::new();
+        let Ok(()) = draw(
+            &View {
+                screen: Screen::Correction {
+                    field: Field::EndGame,
+                },
+                white_moves: u32::MAX,
+                ..View::default()
+            },
+            &mut frame,
+        );
+        let lit = |xs: core::ops::Range<i32>, ys: core::ops::Range<i32>| {
+            xs.clone().any(|x| ys.clone().any(|y| frame.pixel(x, y)))
+        };
+        assert!(lit(0..WIDTH / 2, 32..35));
+        assert!(!lit(WIDTH / 2 - 1..WIDTH / 2 + 1, 26..36));
     }
 
     #[test]

@@ -13,9 +13,9 @@ use shakmaty::Color;
 use ssd1306::mode::BufferedGraphicsMode;
 use ssd1306::prelude::*;
 use ssd1306::{I2CDisplayInterface, Ssd1306};
-use tocada::face::{self, Screen, View};
+use tocada::face::{self, Field, Frame, Screen, View};
 use tocada::models::ssd1306::SharedSsd1306;
-use tocada::{Effect, Law, Referee, Rules, Ruling};
+use tocada::{Effect, Input, Law, Referee, Rules, Ruling};
 
 const SCALE: u32 = 2;
 
@@ -101,6 +101,19 @@ fn touch_move() -> View {
     }
 }
 
+/// A game in the second hour of a classical time control, paused by the
+/// arbiter: the correction screen with `field` selected.
+fn correction(field: Field) -> View {
+    View {
+        paused: true,
+        move_number: 38,
+        white_moves: 37,
+        black_moves: 37,
+        screen: Screen::Correction { field },
+        ..clock(3_725_000, 754_000)
+    }
+}
+
 fn menu() -> View {
     let presets = [
         "Blitz 3+2",
@@ -171,6 +184,72 @@ fn views() -> Vec<(&'static str, View)> {
         ),
         ("touch-move", touch_move()),
         ("menu", menu()),
+        (
+            "menu-black-left",
+            View {
+                black_left: true,
+                ..menu()
+            },
+        ),
+        (
+            "black-left",
+            View {
+                black_left: true,
+                running: Some(Color::Black),
+                black_stage: 1,
+                draw_offer: Some(Color::White),
+                move_number: 43,
+                ..clock(861_000, 187_000)
+            },
+        ),
+        (
+            "black-left-flag",
+            View {
+                black_left: true,
+                flag: Some(Color::White),
+                white_stage: 2,
+                move_number: 61,
+                result: Some("0-1 on time".into()),
+                ..clock(0, 95_000)
+            },
+        ),
+        (
+            "long-times",
+            View {
+                running: Some(Color::White),
+                move_number: 101,
+                ..clock(7_199_000, 7_199_999)
+            },
+        ),
+        ("correction-white-seconds", correction(Field::WhiteSeconds)),
+        (
+            "correction-black-moves-black-left",
+            View {
+                black_left: true,
+                ..correction(Field::BlackMoves)
+            },
+        ),
+        ("correction-end-game", correction(Field::EndGame)),
+        (
+            "correction-long",
+            View {
+                white_ms: 7_199_000,
+                black_ms: 7_199_999,
+                white_moves: 123,
+                black_moves: 122,
+                ..correction(Field::WhiteMinutes)
+            },
+        ),
+        (
+            "correction-short",
+            View {
+                white_ms: 9_000,
+                black_ms: 300_000,
+                white_moves: 0,
+                black_moves: 0,
+                ..correction(Field::BlackSeconds)
+            },
+        ),
     ]
 }
 
@@ -254,4 +333,125 @@ fn a_one_second_update_sends_a_fraction_of_a_frame() {
     }
     println!("full frame: {full} B on the wire; one-second updates: {updates:?} B");
     assert!(updates.iter().all(|&u| u < full));
+}
+
+fn frame(view: &View) -> Frame {
+    let mut frame = Frame::new();
+    let Ok(()) = face::draw(view, &mut frame);
+    frame
+}
+
+/// The columns `xs` at which `a` and `b` differ somewhere.
+fn differing_columns(a: &Frame, b: &Frame, xs: std::ops::Range<i32>) -> Vec<i32> {
+    xs.filter(|&x| (0..face::HEIGHT).any(|y| a.pixel(x, y) != b.pixel(x, y)))
+        .collect()
+}
+
+#[test]
+fn the_fields_step_round_in_order() {
+    let mut field = Field::ALL[0];
+    let mut seen = Vec::new();
+    for _ in 0..Field::ALL.len() {
+        seen.push(field);
+        assert_eq!(field.next().previous(), field);
+        field = field.next();
+    }
+    assert_eq!(seen, Field::ALL);
+    assert_eq!(field, Field::WhiteMinutes, "back to the first after seven");
+    assert_eq!(Field::WhiteMinutes.previous(), Field::EndGame);
+    assert_eq!(Field::EndGame.next(), Field::WhiteMinutes);
+    let mut labels: Vec<_> = Field::ALL.iter().map(|f| f.label()).collect();
+    labels.sort();
+    labels.dedup();
+    assert_eq!(labels.len(), 7, "every field has its own label");
+    assert_eq!(Field::BlackSeconds.label(), "Black seconds");
+    assert_eq!(Field::EndGame.label(), "End game");
+}
+
+#[test]
+fn black_left_puts_blacks_clock_over_the_left_lever() {
+    let white_left = View {
+        running: Some(Color::Black),
+        move_number: 12,
+        ..clock(754_000, 1_201_000)
+    };
+    let black_left = View {
+        black_left: true,
+        ..white_left.clone()
+    };
+    let (a, b) = (frame(&white_left), frame(&black_left));
+    assert!(!differing_columns(&a, &b, 0..face::WIDTH / 2).is_empty());
+    // The running bar follows Black to the left.
+    let bar_row = |f: &Frame, xs: std::ops::Range<i32>| xs.clone().all(|x| f.pixel(x, 38));
+    assert!(bar_row(&a, 68..124) && !bar_row(&a, 4..60));
+    assert!(bar_row(&b, 4..60) && !bar_row(&b, 68..124));
+    // Swapping the times back with the sides gives the same picture.
+    let mirrored = View {
+        white_ms: white_left.black_ms,
+        black_ms: white_left.white_ms,
+        running: Some(Color::White),
+        ..black_left.clone()
+    };
+    let plain = View {
+        black_left: false,
+        ..white_left.clone()
+    };
+    let (m, p) = (frame(&mirrored), frame(&plain));
+    // Only the names differ: the rows below them match.
+    for y in 10..face::HEIGHT {
+        for x in 0..face::WIDTH {
+            assert_eq!(m.pixel(x, y), p.pixel(x, y), "({x}, {y})");
+        }
+    }
+}
+
+#[test]
+fn the_selected_field_is_marked_on_its_own_side() {
+    let minutes = frame(&correction(Field::WhiteMinutes));
+    let seconds = frame(&correction(Field::WhiteSeconds));
+    let differ = differing_columns(&minutes, &seconds, 0..face::WIDTH);
+    assert!(!differ.is_empty());
+    assert!(differ.iter().all(|&x| x < face::WIDTH / 2), "{differ:?}");
+
+    let flipped = |field| {
+        frame(&View {
+            black_left: true,
+            ..correction(field)
+        })
+    };
+    let differ = differing_columns(
+        &flipped(Field::WhiteMinutes),
+        &flipped(Field::WhiteSeconds),
+        0..face::WIDTH,
+    );
+    assert!(!differ.is_empty());
+    assert!(differ.iter().all(|&x| x >= face::WIDTH / 2), "{differ:?}");
+
+    // Every field marks something different.
+    let frames: Vec<Frame> = Field::ALL.iter().map(|&f| frame(&correction(f))).collect();
+    for (i, a) in frames.iter().enumerate() {
+        for b in &frames[i + 1..] {
+            assert_ne!(a, b);
+        }
+    }
+}
+
+#[test]
+fn the_view_counts_each_sides_completed_moves() {
+    let mut referee = Referee::new(Rules {
+        time_control: "180+2".parse().unwrap(),
+        ..Rules::default()
+    });
+    referee.handle(0, Input::Press(Color::Black)).unwrap();
+    referee
+        .handle(2_000, Input::Lift(shakmaty::Square::E2))
+        .unwrap();
+    referee
+        .handle(2_300, Input::Place(shakmaty::Square::E4, None))
+        .unwrap();
+    referee.handle(2_600, Input::Press(Color::White)).unwrap();
+    let view = View::from_referee(&referee, 3_000, None);
+    assert_eq!((view.white_moves, view.black_moves), (1, 0));
+    assert_eq!(view.move_number, 1);
+    assert!(!view.black_left);
 }
