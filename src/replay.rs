@@ -936,6 +936,38 @@ mod tests {
         assert_eq!(rules.min_press_gap_ms, defaults.min_press_gap_ms);
         assert_eq!(rules.knock_window_ms, defaults.knock_window_ms);
         assert_eq!(rules.start, Chess::default());
+        assert_eq!(rules.black_time_control, None);
+        assert_eq!(rules.draw_odds, None);
+        assert_eq!(rules, defaults);
+    }
+
+    #[test]
+    fn setup_armageddon() {
+        let setup = rules(
+            r#"{"t":0,"ev":"setup","time_control":"300+2","black_time_control":"240+2","draw_odds":"black"}"#,
+        );
+        assert_eq!(setup.time_control.to_string(), "300+2");
+        assert_eq!(
+            setup.black_time_control.map(|tc| tc.to_string()).as_deref(),
+            Some("240+2")
+        );
+        assert_eq!(setup.draw_odds, Some(Color::Black));
+        assert_eq!(
+            rules(r#"{"t":0,"ev":"setup","draw_odds":"white"}"#).draw_odds,
+            Some(Color::White)
+        );
+    }
+
+    #[test]
+    fn corrections() {
+        assert_eq!(
+            input(r#"{"t":60000,"ev":"set_time","side":"white","ms":1500000}"#),
+            (60_000, Input::SetTime(Color::White, 1_500_000))
+        );
+        assert_eq!(
+            input(r#"{"t":61000,"ev":"set_moves","side":"black","n":20}"#),
+            (61_000, Input::SetMoves(Color::Black, 20))
+        );
     }
 
     #[test]
@@ -1024,6 +1056,10 @@ mod tests {
             (r#"{"t":0,"ev":"touch"}"#, "sq"),
             (r#"{"t":0,"ev":"untouch"}"#, "sq"),
             (r#"{"t":0,"ev":"promote"}"#, "piece"),
+            (r#"{"t":0,"ev":"set_time","side":"white"}"#, "ms"),
+            (r#"{"t":0,"ev":"set_time","ms":5}"#, "side"),
+            (r#"{"t":0,"ev":"set_moves","side":"black"}"#, "n"),
+            (r#"{"t":0,"ev":"set_moves","n":3}"#, "side"),
         ] {
             let err = error(line);
             assert!(
@@ -1057,6 +1093,31 @@ mod tests {
                 r#"{"t":0,"ev":"promote","piece":"q","sq":"e8"}"#,
                 "sq",
                 "promote",
+            ),
+            (
+                r#"{"t":0,"ev":"press","side":"white","ms":5}"#,
+                "ms",
+                "press",
+            ),
+            (
+                r#"{"t":0,"ev":"set_time","side":"white","ms":5,"n":1}"#,
+                "n",
+                "set_time",
+            ),
+            (
+                r#"{"t":0,"ev":"set_moves","side":"white","n":1,"ms":5}"#,
+                "ms",
+                "set_moves",
+            ),
+            (
+                r#"{"t":0,"ev":"pause","draw_odds":"black"}"#,
+                "draw_odds",
+                "pause",
+            ),
+            (
+                r#"{"t":0,"ev":"end","black_time_control":"60"}"#,
+                "black_time_control",
+                "end",
             ),
         ] {
             assert_eq!(
@@ -1109,6 +1170,15 @@ mod tests {
                 r#"{"t":0,"ev":"setup","enforcement":"lax"}"#,
                 "bad enforcement",
             ),
+            (
+                r#"{"t":0,"ev":"setup","black_time_control":"-"}"#,
+                "bad black_time_control",
+            ),
+            (
+                r#"{"t":0,"ev":"setup","draw_odds":"Black"}"#,
+                "bad draw_odds",
+            ),
+            (r#"{"t":0,"ev":"set_time","side":"red","ms":5}"#, "bad side"),
         ] {
             let err = error(line);
             assert!(err.starts_with(start), "{line}: {err}");
@@ -1122,6 +1192,10 @@ mod tests {
             r#"{"t":0,"ev":"lift","sq":36}"#,
             r#"{"t":0,"ev":"setup","min_press_gap_ms":"100"}"#,
             r#"{"t":0,"ev":"pause","t":1}"#,
+            r#"{"t":0,"ev":"set_time","side":"white","ms":-5}"#,
+            r#"{"t":0,"ev":"set_time","side":"white","ms":"5"}"#,
+            r#"{"t":0,"ev":"set_moves","side":"white","n":4294967296}"#,
+            r#"{"t":0,"ev":"setup","draw_odds":true}"#,
         ] {
             let err = error(line);
             assert!(
@@ -1294,6 +1368,14 @@ mod tests {
             (Effect::Paused, r#"{"t":0,"effect":"paused"}"#),
             (Effect::Resumed, r#"{"t":0,"effect":"resumed"}"#),
             (
+                Effect::Corrected {
+                    side: Color::White,
+                    ms: 1_500_000,
+                    completed: 20,
+                },
+                r#"{"t":0,"effect":"corrected","side":"white","ms":1500000,"completed":20}"#,
+            ),
+            (
                 Effect::Result {
                     outcome: KnownOutcome::Decisive {
                         winner: Color::Black,
@@ -1325,6 +1407,147 @@ mod tests {
         assert_eq!(
             effect_to_json(60_000, &Effect::Flag { side: Color::White }),
             r#"{"t":60000,"effect":"flag","side":"white"}"#
+        );
+    }
+
+    #[test]
+    fn inputs_written_as_the_format_has_them() {
+        let w = Color::White;
+        let b = Color::Black;
+        let cases = [
+            (Input::Press(b), r#"{"t":7,"ev":"press","side":"black"}"#),
+            (Input::Adjust(w), r#"{"t":7,"ev":"adjust","side":"white"}"#),
+            (Input::Draw(w), r#"{"t":7,"ev":"draw","side":"white"}"#),
+            (
+                Input::Decline(b),
+                r#"{"t":7,"ev":"decline","side":"black"}"#,
+            ),
+            (Input::Resign(b), r#"{"t":7,"ev":"resign","side":"black"}"#),
+            (Input::Lift(Square::E2), r#"{"t":7,"ev":"lift","sq":"e2"}"#),
+            (
+                Input::Touch(Square::G1),
+                r#"{"t":7,"ev":"touch","sq":"g1"}"#,
+            ),
+            (
+                Input::Untouch(Square::H8),
+                r#"{"t":7,"ev":"untouch","sq":"h8"}"#,
+            ),
+            (
+                Input::Place(Square::E4, None),
+                r#"{"t":7,"ev":"place","sq":"e4"}"#,
+            ),
+            (
+                Input::Place(Square::F6, Some(b.knight())),
+                r#"{"t":7,"ev":"place","sq":"f6","piece":"n"}"#,
+            ),
+            (
+                Input::Promote(Role::Knight),
+                r#"{"t":7,"ev":"promote","piece":"n"}"#,
+            ),
+            (Input::Pause, r#"{"t":7,"ev":"pause"}"#),
+            (Input::Resume, r#"{"t":7,"ev":"resume"}"#),
+            (
+                Input::SetTime(w, 1_500_000),
+                r#"{"t":7,"ev":"set_time","side":"white","ms":1500000}"#,
+            ),
+            (
+                Input::SetMoves(b, 20),
+                r#"{"t":7,"ev":"set_moves","side":"black","n":20}"#,
+            ),
+        ];
+        for (input, json) in cases {
+            assert_eq!(input_to_json(7, &input), json, "{input:?}");
+            let line = Line {
+                t: 7,
+                event: Event::Input(input),
+            };
+            assert_eq!(line_to_json(&line), json);
+            assert_eq!(parse(json), line, "{json}");
+        }
+        let end = Line {
+            t: 9_000,
+            event: Event::End,
+        };
+        assert_eq!(line_to_json(&end), r#"{"t":9000,"ev":"end"}"#);
+        assert_eq!(parse(&line_to_json(&end)), end);
+    }
+
+    #[test]
+    fn setup_written_with_every_rule() {
+        let setup = |rules: Rules| Line {
+            t: 0,
+            event: Event::Setup(Box::new(rules)),
+        };
+        let defaults = setup(Rules::default());
+        assert_eq!(
+            line_to_json(&defaults),
+            r#"{"t":0,"ev":"setup","time_control":"5400+30","increment_mode":"fischer","mode":"standard","enforcement":"strict","min_press_gap_ms":100,"knock_window_ms":2000}"#
+        );
+        assert_eq!(parse(&line_to_json(&defaults)), defaults);
+
+        let armageddon = setup(Rules {
+            time_control: "300+2".parse().unwrap(),
+            black_time_control: Some("240+2".parse().unwrap()),
+            draw_odds: Some(Color::Black),
+            increment_mode: IncrementMode::Delay,
+            mode: GameMode::Blitz,
+            enforcement: Enforcement::Record,
+            min_press_gap_ms: 0,
+            knock_window_ms: 1_234,
+            start: position("4k3/8/8/8/8/8/4P3/4K3 b - - 7 42").unwrap(),
+        });
+        assert_eq!(
+            line_to_json(&armageddon),
+            r#"{"t":0,"ev":"setup","time_control":"300+2","black_time_control":"240+2","draw_odds":"black","increment_mode":"delay","mode":"blitz","enforcement":"record","min_press_gap_ms":0,"knock_window_ms":1234,"fen":"4k3/8/8/8/8/8/4P3/4K3 b - - 7 42"}"#
+        );
+        assert_eq!(parse(&line_to_json(&armageddon)), armageddon);
+    }
+
+    #[test]
+    fn the_standard_start_is_told_apart_by_its_move_counters() {
+        // Chess's own equality ignores the counters: the FEN must not.
+        let later = Rules {
+            start: position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 4 3").unwrap(),
+            ..Rules::default()
+        };
+        assert_ne!(later, Rules::default());
+        let line = Line {
+            t: 0,
+            event: Event::Setup(Box::new(later)),
+        };
+        let json = line_to_json(&line);
+        assert!(
+            json.ends_with(r#","fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 4 3"}"#),
+            "{json}"
+        );
+        assert_eq!(parse(&json), line);
+    }
+
+    #[test]
+    fn replay_applies_corrections_while_paused() {
+        let script = [
+            r#"{"t":0,"ev":"setup","time_control":"60"}"#,
+            r#"{"t":0,"ev":"press","side":"black"}"#,
+            r#"{"t":10000,"ev":"pause"}"#,
+            r#"{"t":11000,"ev":"set_time","side":"white","ms":5000}"#,
+            r#"{"t":11000,"ev":"set_moves","side":"white","n":12}"#,
+            r#"{"t":20000,"ev":"resume"}"#,
+            r#"{"t":30000,"ev":"end"}"#,
+        ]
+        .join("\n");
+        let (out, result) = replayed(&script);
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                r#"{"t":0,"effect":"started","side":"white"}"#,
+                r#"{"t":10000,"effect":"paused"}"#,
+                r#"{"t":11000,"effect":"corrected","side":"white","ms":5000,"completed":0}"#,
+                r#"{"t":11000,"effect":"corrected","side":"white","ms":5000,"completed":12}"#,
+                r#"{"t":20000,"effect":"resumed"}"#,
+                r#"{"t":25000,"effect":"flag","side":"white"}"#,
+                r#"{"t":25000,"effect":"result","result":"0-1","reason":"timeout"}"#,
+            ]
         );
     }
 }
