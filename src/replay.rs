@@ -709,6 +709,11 @@ pub fn effect_to_json(t: Millis, effect: &Effect) -> String {
 /// does not change meaning if the defaults do; the starting position only
 /// when it is not the standard one (its FEN, en passant only when it can be
 /// taken, as the referee sees it).
+///
+/// Two things do not come back, neither of which the daemon makes: an
+/// `Input::Promote` of a pawn or a king (written `p` or `k`, which no clock
+/// button offers and the reader refuses; the referee ignores them anyway),
+/// and a starting position set up in Chess960 castling mode.
 pub fn line_to_json(line: &Line) -> String {
     let wire = match &line.event {
         Event::Setup(rules) => setup_wire(line.t, rules),
