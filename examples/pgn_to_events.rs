@@ -19,40 +19,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use shakmaty::Color;
 use tocada::gesture::Script;
-use tocada::{Input, Millis};
-
-/// A side as the format writes it.
-fn side(color: Color) -> &'static str {
-    match color {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
-
-/// One event as a JSON object. The format is flat and its strings are fixed
-/// words and square names, so writing it by hand needs no escaping.
-fn json_line(t: Millis, input: Input) -> String {
-    let body = match input {
-        Input::Press(c) => format!(r#""ev":"press","side":"{}""#, side(c)),
-        Input::Lift(sq) => format!(r#""ev":"lift","sq":"{sq}""#),
-        Input::Place(sq, None) => format!(r#""ev":"place","sq":"{sq}""#),
-        Input::Place(sq, Some(piece)) => {
-            format!(r#""ev":"place","sq":"{sq}","piece":"{}""#, piece.char())
-        }
-        Input::Touch(sq) => format!(r#""ev":"touch","sq":"{sq}""#),
-        Input::Untouch(sq) => format!(r#""ev":"untouch","sq":"{sq}""#),
-        Input::Adjust(c) => format!(r#""ev":"adjust","side":"{}""#, side(c)),
-        Input::Draw(c) => format!(r#""ev":"draw","side":"{}""#, side(c)),
-        Input::Decline(c) => format!(r#""ev":"decline","side":"{}""#, side(c)),
-        Input::Promote(role) => format!(r#""ev":"promote","piece":"{}""#, role.char()),
-        Input::Pause => r#""ev":"pause""#.to_owned(),
-        Input::Resume => r#""ev":"resume""#.to_owned(),
-        Input::Resign(c) => format!(r#""ev":"resign","side":"{}""#, side(c)),
-    };
-    format!(r#"{{"t":{t},{body}}}"#)
-}
 
 struct Args {
     path: PathBuf,
@@ -110,7 +77,7 @@ fn main() -> ExitCode {
         let script = Script::varied(game.start(), args.identities, args.seed);
         let events = game.play_into(script).into_events();
         for &(t, input) in &events {
-            writeln!(out, "{}", json_line(t, input)).expect("stdout");
+            writeln!(out, "{}", tocada::replay::input_to_json(t, &input)).expect("stdout");
         }
         // The recording stops a second after the last event.
         let end = events.last().map_or(0, |&(t, _)| t + 1000);

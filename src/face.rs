@@ -302,6 +302,9 @@ pub fn alert_for(effect: &Effect) -> Option<String> {
         Effect::DrawOffer { side, .. } => Some(format!("Draw offer: {}", side_name(*side))),
         Effect::DrawDeclined { .. } => Some("Draw declined".to_owned()),
         Effect::Paused => Some("Paused by the arbiter".to_owned()),
+        Effect::Corrected { side, ms, .. } => {
+            Some(format!("Set: {} {}", side_name(*side), duration_text(*ms)))
+        }
         Effect::Result { outcome, reason } => Some(result_text(*outcome, *reason)),
         Effect::Started { .. } | Effect::Move(_) | Effect::Resumed => None,
     }

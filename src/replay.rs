@@ -13,18 +13,49 @@
 //! {"t":9000,"ev":"end"}
 //! ```
 //!
+//! The events and their fields:
+//!
+//! - `setup`, first line only, every field optional: `time_control` (PGN
+//!   `TimeControl` grammar, `"40/5400+30:1800+30"`), `black_time_control`
+//!   (Black's own when it differs, `"240+2"` in Armageddon), `draw_odds`
+//!   (`"white"` or `"black"`: who wins a drawn game), `increment_mode`
+//!   (`fischer` `bronstein` `delay`), `mode` (`standard` `rapid` `blitz`),
+//!   `enforcement` (`strict` `claim` `record`), `min_press_gap_ms`,
+//!   `knock_window_ms`, `fen` (the starting position). Without a setup line
+//!   the game plays under the default rules.
+//! - `press` `adjust` `draw` `decline` `resign`: `side`.
+//! - `lift` `touch` `untouch`: `sq`; `place`: `sq` and optionally `piece`
+//!   (a FEN letter); `promote`: `piece` (`q` `r` `b` `n`).
+//! - `pause` `resume` `end`: nothing else.
+//! - `set_time`: `side` and `ms`, the main time the arbiter sets;
+//!   `set_moves`: `side` and `n`, the moves he has completed. Honoured only
+//!   while paused (6.10.2):
+//!
+//! ```text
+//! {"t":60000,"ev":"pause"}
+//! {"t":65000,"ev":"set_time","side":"white","ms":1500000}
+//! {"t":66000,"ev":"set_moves","side":"black","n":20}
+//! {"t":70000,"ev":"resume"}
+//! ```
+//!
+//! A field that does not belong to its event is an error, as is one no
+//! event has. [`line_to_json`] writes lines [`parse_line`] reads back the
+//! same: the daemon records its games in this format and rebuilds them by
+//! replaying.
+//!
 //! Each output line is one effect with the instant it happened:
 //!
 //! ```text
 //! {"t":0,"effect":"started","side":"white"}
 //! {"t":1900,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":300100,"black_ms":300000}
+//! {"t":65000,"effect":"corrected","side":"white","ms":1500000,"completed":20}
 //! ```
 //!
 //! The wire format lives here and only here: the referee's types carry no
 //! serde, so the core stays free to change shape while this format, which
 //! scripts and recorded games depend on, stays put. The daemon and the
-//! simulator reuse [`parse_line`] and [`effect_to_json`] so that every tool
-//! speaks exactly the same dialect.
+//! simulator reuse [`parse_line`], [`line_to_json`] and [`effect_to_json`]
+//! so that every tool speaks exactly the same dialect.
 
 use std::fmt;
 use std::fs::File;
@@ -48,7 +79,7 @@ pub const EX_NOINPUT: u8 = 66;
 pub const EX_IOERR: u8 = 74;
 
 /// One meaningful input line: the instant it is stamped with and what it says.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
     /// Milliseconds since the session started.
     pub t: Millis,
@@ -57,7 +88,7 @@ pub struct Line {
 }
 
 /// What an input line says.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     /// The rules of the game; only valid as the first line. Boxed because a
     /// starting position is far bigger than any other event.
@@ -238,26 +269,45 @@ fn run<R: BufRead, W: Write>(mut input: R, out: &mut W) -> Result<(), ReplayErro
     }
 }
 
-/// Every field any event may carry, as it appears on the wire.
+/// Every field any event may carry, as it appears on the wire, read and
+/// written alike.
 ///
 /// One flat struct rather than an enum per event so that the error for a
 /// stray field can name the event it does not belong to, which serde's own
-/// tagged enums cannot do.
-#[derive(Debug, Default, Deserialize)]
+/// tagged enums cannot do. Absent fields are not written.
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct WireLine {
     t: Millis,
     ev: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
     side: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     sq: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     piece: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    n: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     time_control: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    black_time_control: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    draw_odds: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     increment_mode: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     mode: Option<String>,
-    fen: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     enforcement: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     min_press_gap_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     knock_window_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fen: Option<String>,
 }
 
 impl WireLine {
@@ -267,7 +317,11 @@ impl WireLine {
             ("side", self.side.is_some()),
             ("sq", self.sq.is_some()),
             ("piece", self.piece.is_some()),
+            ("ms", self.ms.is_some()),
+            ("n", self.n.is_some()),
             ("time_control", self.time_control.is_some()),
+            ("black_time_control", self.black_time_control.is_some()),
+            ("draw_odds", self.draw_odds.is_some()),
             ("increment_mode", self.increment_mode.is_some()),
             ("mode", self.mode.is_some()),
             ("fen", self.fen.is_some()),
@@ -285,6 +339,8 @@ fn fields_of(ev: &str) -> Option<&'static [&'static str]> {
     Some(match ev {
         "setup" => &[
             "time_control",
+            "black_time_control",
+            "draw_odds",
             "increment_mode",
             "mode",
             "fen",
@@ -297,6 +353,8 @@ fn fields_of(ev: &str) -> Option<&'static [&'static str]> {
         "place" => &["sq", "piece"],
         "promote" => &["piece"],
         "pause" | "resume" | "end" => &[],
+        "set_time" => &["side", "ms"],
+        "set_moves" => &["side", "n"],
         _ => return None,
     })
 }
@@ -320,9 +378,7 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, String> {
     if let Some(stray) = wire.present().find(|name| !allowed.contains(name)) {
         return Err(format!("field {stray:?} does not belong to {ev:?}"));
     }
-    let need = |value: Option<String>, field: &str| {
-        value.ok_or_else(|| format!("{ev:?} needs field {field:?}"))
-    };
+    let need = |value: Option<String>, field: &str| required(value, ev, field);
 
     let input = match ev {
         "setup" => {
@@ -352,12 +408,24 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, String> {
         "promote" => Input::Promote(promotion(&need(wire.piece, "piece")?)?),
         "pause" => Input::Pause,
         "resume" => Input::Resume,
+        "set_time" => Input::SetTime(
+            side(&need(wire.side, "side")?)?,
+            required(wire.ms, ev, "ms")?,
+        ),
+        "set_moves" => {
+            Input::SetMoves(side(&need(wire.side, "side")?)?, required(wire.n, ev, "n")?)
+        }
         _ => unreachable!("fields_of knows every event"),
     };
     Ok(Some(Line {
         t: wire.t,
         event: Event::Input(input),
     }))
+}
+
+/// A field the event cannot do without.
+fn required<T>(value: Option<T>, ev: &str, field: &str) -> Result<T, String> {
+    value.ok_or_else(|| format!("{ev:?} needs field {field:?}"))
 }
 
 /// serde_json's message without its "at line 1 column N": the line is
@@ -387,18 +455,23 @@ fn json_error(err: serde_json::Error) -> String {
 
 fn setup(wire: WireLine) -> Result<Rules, String> {
     let defaults = Rules::default();
-    let time_control = match wire.time_control {
-        Some(s) => s
-            .parse::<TimeControl>()
-            .map_err(|err| format!("bad time_control {s:?}: {err}"))?,
-        None => defaults.time_control,
-    };
+    let time_control =
+        parse_time_control(wire.time_control, "time_control")?.unwrap_or(defaults.time_control);
+    let black_time_control = parse_time_control(wire.black_time_control, "black_time_control")?;
+    let draw_odds = wire
+        .draw_odds
+        .map(|s| {
+            side(&s).map_err(|_| format!("bad draw_odds {s:?}: expected one of `white` `black`"))
+        })
+        .transpose()?;
     let start = match wire.fen {
         Some(s) => position(&s)?,
         None => defaults.start,
     };
     Ok(Rules {
         time_control,
+        black_time_control,
+        draw_odds,
         increment_mode: keyword::<IncrementMode>(wire.increment_mode, "increment_mode")?
             .unwrap_or(defaults.increment_mode),
         mode: keyword::<GameMode>(wire.mode, "mode")?.unwrap_or(defaults.mode),
@@ -408,6 +481,15 @@ fn setup(wire: WireLine) -> Result<Rules, String> {
         knock_window_ms: wire.knock_window_ms.unwrap_or(defaults.knock_window_ms),
         start,
     })
+}
+
+fn parse_time_control(value: Option<String>, field: &str) -> Result<Option<TimeControl>, String> {
+    value
+        .map(|s| {
+            s.parse::<TimeControl>()
+                .map_err(|err| format!("bad {field} {s:?}: {err}"))
+        })
+        .transpose()
 }
 
 fn keyword<K>(value: Option<String>, field: &str) -> Result<Option<K>, String>
@@ -522,6 +604,11 @@ enum WireEffect<'a> {
     },
     Paused,
     Resumed,
+    Corrected {
+        side: &'static str,
+        ms: u64,
+        completed: u32,
+    },
     Result {
         result: &'static str,
         reason: &'static str,
@@ -589,6 +676,15 @@ impl<'a> From<&'a Effect> for WireEffect<'a> {
             },
             Effect::Paused => WireEffect::Paused,
             Effect::Resumed => WireEffect::Resumed,
+            Effect::Corrected {
+                side,
+                ms,
+                completed,
+            } => WireEffect::Corrected {
+                side: color_name(*side),
+                ms: *ms,
+                completed: *completed,
+            },
             Effect::Result { outcome, reason } => WireEffect::Result {
                 result: outcome.as_str(),
                 reason: reason.as_str(),
@@ -604,6 +700,101 @@ pub fn effect_to_json(t: Millis, effect: &Effect) -> String {
         effect: WireEffect::from(effect),
     };
     serde_json::to_string(&out).expect("effects are plain strings and numbers")
+}
+
+/// One input line as a compact JSON object, without the newline, that
+/// [`parse_line`] reads back to an equal [`Line`].
+///
+/// A setup writes every rule, defaults included, so that a recorded game
+/// does not change meaning if the defaults do; the starting position only
+/// when it is not the standard one (its FEN, en passant only when it can be
+/// taken, as the referee sees it).
+///
+/// Two things do not come back, neither of which the daemon makes: an
+/// `Input::Promote` of a pawn or a king (written `p` or `k`, which no clock
+/// button offers and the reader refuses; the referee ignores them anyway),
+/// and a starting position set up in Chess960 castling mode.
+pub fn line_to_json(line: &Line) -> String {
+    let wire = match &line.event {
+        Event::Setup(rules) => setup_wire(line.t, rules),
+        Event::Input(input) => input_wire(line.t, input),
+        Event::End => bare_wire(line.t, "end"),
+    };
+    serde_json::to_string(&wire).expect("wire lines are plain strings and numbers")
+}
+
+/// One input as a JSON line, without the newline: what the daemon records
+/// for each event it feeds the referee. Same as [`line_to_json`].
+pub fn input_to_json(t: Millis, input: &Input) -> String {
+    serde_json::to_string(&input_wire(t, input)).expect("wire lines are plain strings and numbers")
+}
+
+/// A line with only `t` and `ev`, for the others to fill in.
+fn bare_wire(t: Millis, ev: &str) -> WireLine {
+    WireLine {
+        t,
+        ev: ev.to_owned(),
+        ..WireLine::default()
+    }
+}
+
+fn setup_wire(t: Millis, rules: &Rules) -> WireLine {
+    let fen = rules.start_fen();
+    WireLine {
+        time_control: Some(rules.time_control.to_string()),
+        black_time_control: rules
+            .black_time_control
+            .as_ref()
+            .map(TimeControl::to_string),
+        draw_odds: rules.draw_odds.map(|side| color_name(side).to_owned()),
+        increment_mode: Some(rules.increment_mode.as_str().to_owned()),
+        mode: Some(rules.mode.as_str().to_owned()),
+        enforcement: Some(rules.enforcement.as_str().to_owned()),
+        min_press_gap_ms: Some(rules.min_press_gap_ms),
+        knock_window_ms: Some(rules.knock_window_ms),
+        fen: (fen != Rules::default().start_fen()).then(|| fen.to_string()),
+        ..bare_wire(t, "setup")
+    }
+}
+
+fn input_wire(t: Millis, input: &Input) -> WireLine {
+    let with_side = |ev: &str, side: Color| WireLine {
+        side: Some(color_name(side).to_owned()),
+        ..bare_wire(t, ev)
+    };
+    let with_square = |ev: &str, sq: Square| WireLine {
+        sq: Some(sq.to_string()),
+        ..bare_wire(t, ev)
+    };
+    match *input {
+        Input::Press(side) => with_side("press", side),
+        Input::Adjust(side) => with_side("adjust", side),
+        Input::Draw(side) => with_side("draw", side),
+        Input::Decline(side) => with_side("decline", side),
+        Input::Resign(side) => with_side("resign", side),
+        Input::Lift(sq) => with_square("lift", sq),
+        Input::Touch(sq) => with_square("touch", sq),
+        Input::Untouch(sq) => with_square("untouch", sq),
+        Input::Place(sq, piece) => WireLine {
+            piece: piece.map(|piece| piece.char().to_string()),
+            ..with_square("place", sq)
+        },
+        // The clock's buttons write UCI's lower case, as `promotion` reads.
+        Input::Promote(role) => WireLine {
+            piece: Some(role.char().to_string()),
+            ..bare_wire(t, "promote")
+        },
+        Input::Pause => bare_wire(t, "pause"),
+        Input::Resume => bare_wire(t, "resume"),
+        Input::SetTime(side, ms) => WireLine {
+            ms: Some(ms),
+            ..with_side("set_time", side)
+        },
+        Input::SetMoves(side, n) => WireLine {
+            n: Some(n),
+            ..with_side("set_moves", side)
+        },
+    }
 }
 
 #[cfg(test)]
@@ -750,6 +941,38 @@ mod tests {
         assert_eq!(rules.min_press_gap_ms, defaults.min_press_gap_ms);
         assert_eq!(rules.knock_window_ms, defaults.knock_window_ms);
         assert_eq!(rules.start, Chess::default());
+        assert_eq!(rules.black_time_control, None);
+        assert_eq!(rules.draw_odds, None);
+        assert_eq!(rules, defaults);
+    }
+
+    #[test]
+    fn setup_armageddon() {
+        let setup = rules(
+            r#"{"t":0,"ev":"setup","time_control":"300+2","black_time_control":"240+2","draw_odds":"black"}"#,
+        );
+        assert_eq!(setup.time_control.to_string(), "300+2");
+        assert_eq!(
+            setup.black_time_control.map(|tc| tc.to_string()).as_deref(),
+            Some("240+2")
+        );
+        assert_eq!(setup.draw_odds, Some(Color::Black));
+        assert_eq!(
+            rules(r#"{"t":0,"ev":"setup","draw_odds":"white"}"#).draw_odds,
+            Some(Color::White)
+        );
+    }
+
+    #[test]
+    fn corrections() {
+        assert_eq!(
+            input(r#"{"t":60000,"ev":"set_time","side":"white","ms":1500000}"#),
+            (60_000, Input::SetTime(Color::White, 1_500_000))
+        );
+        assert_eq!(
+            input(r#"{"t":61000,"ev":"set_moves","side":"black","n":20}"#),
+            (61_000, Input::SetMoves(Color::Black, 20))
+        );
     }
 
     #[test]
@@ -838,6 +1061,10 @@ mod tests {
             (r#"{"t":0,"ev":"touch"}"#, "sq"),
             (r#"{"t":0,"ev":"untouch"}"#, "sq"),
             (r#"{"t":0,"ev":"promote"}"#, "piece"),
+            (r#"{"t":0,"ev":"set_time","side":"white"}"#, "ms"),
+            (r#"{"t":0,"ev":"set_time","ms":5}"#, "side"),
+            (r#"{"t":0,"ev":"set_moves","side":"black"}"#, "n"),
+            (r#"{"t":0,"ev":"set_moves","n":3}"#, "side"),
         ] {
             let err = error(line);
             assert!(
@@ -871,6 +1098,31 @@ mod tests {
                 r#"{"t":0,"ev":"promote","piece":"q","sq":"e8"}"#,
                 "sq",
                 "promote",
+            ),
+            (
+                r#"{"t":0,"ev":"press","side":"white","ms":5}"#,
+                "ms",
+                "press",
+            ),
+            (
+                r#"{"t":0,"ev":"set_time","side":"white","ms":5,"n":1}"#,
+                "n",
+                "set_time",
+            ),
+            (
+                r#"{"t":0,"ev":"set_moves","side":"white","n":1,"ms":5}"#,
+                "ms",
+                "set_moves",
+            ),
+            (
+                r#"{"t":0,"ev":"pause","draw_odds":"black"}"#,
+                "draw_odds",
+                "pause",
+            ),
+            (
+                r#"{"t":0,"ev":"end","black_time_control":"60"}"#,
+                "black_time_control",
+                "end",
             ),
         ] {
             assert_eq!(
@@ -923,6 +1175,15 @@ mod tests {
                 r#"{"t":0,"ev":"setup","enforcement":"lax"}"#,
                 "bad enforcement",
             ),
+            (
+                r#"{"t":0,"ev":"setup","black_time_control":"-"}"#,
+                "bad black_time_control",
+            ),
+            (
+                r#"{"t":0,"ev":"setup","draw_odds":"Black"}"#,
+                "bad draw_odds",
+            ),
+            (r#"{"t":0,"ev":"set_time","side":"red","ms":5}"#, "bad side"),
         ] {
             let err = error(line);
             assert!(err.starts_with(start), "{line}: {err}");
@@ -936,6 +1197,10 @@ mod tests {
             r#"{"t":0,"ev":"lift","sq":36}"#,
             r#"{"t":0,"ev":"setup","min_press_gap_ms":"100"}"#,
             r#"{"t":0,"ev":"pause","t":1}"#,
+            r#"{"t":0,"ev":"set_time","side":"white","ms":-5}"#,
+            r#"{"t":0,"ev":"set_time","side":"white","ms":"5"}"#,
+            r#"{"t":0,"ev":"set_moves","side":"white","n":4294967296}"#,
+            r#"{"t":0,"ev":"setup","draw_odds":true}"#,
         ] {
             let err = error(line);
             assert!(
@@ -1108,6 +1373,14 @@ mod tests {
             (Effect::Paused, r#"{"t":0,"effect":"paused"}"#),
             (Effect::Resumed, r#"{"t":0,"effect":"resumed"}"#),
             (
+                Effect::Corrected {
+                    side: Color::White,
+                    ms: 1_500_000,
+                    completed: 20,
+                },
+                r#"{"t":0,"effect":"corrected","side":"white","ms":1500000,"completed":20}"#,
+            ),
+            (
                 Effect::Result {
                     outcome: KnownOutcome::Decisive {
                         winner: Color::Black,
@@ -1139,6 +1412,147 @@ mod tests {
         assert_eq!(
             effect_to_json(60_000, &Effect::Flag { side: Color::White }),
             r#"{"t":60000,"effect":"flag","side":"white"}"#
+        );
+    }
+
+    #[test]
+    fn inputs_written_as_the_format_has_them() {
+        let w = Color::White;
+        let b = Color::Black;
+        let cases = [
+            (Input::Press(b), r#"{"t":7,"ev":"press","side":"black"}"#),
+            (Input::Adjust(w), r#"{"t":7,"ev":"adjust","side":"white"}"#),
+            (Input::Draw(w), r#"{"t":7,"ev":"draw","side":"white"}"#),
+            (
+                Input::Decline(b),
+                r#"{"t":7,"ev":"decline","side":"black"}"#,
+            ),
+            (Input::Resign(b), r#"{"t":7,"ev":"resign","side":"black"}"#),
+            (Input::Lift(Square::E2), r#"{"t":7,"ev":"lift","sq":"e2"}"#),
+            (
+                Input::Touch(Square::G1),
+                r#"{"t":7,"ev":"touch","sq":"g1"}"#,
+            ),
+            (
+                Input::Untouch(Square::H8),
+                r#"{"t":7,"ev":"untouch","sq":"h8"}"#,
+            ),
+            (
+                Input::Place(Square::E4, None),
+                r#"{"t":7,"ev":"place","sq":"e4"}"#,
+            ),
+            (
+                Input::Place(Square::F6, Some(b.knight())),
+                r#"{"t":7,"ev":"place","sq":"f6","piece":"n"}"#,
+            ),
+            (
+                Input::Promote(Role::Knight),
+                r#"{"t":7,"ev":"promote","piece":"n"}"#,
+            ),
+            (Input::Pause, r#"{"t":7,"ev":"pause"}"#),
+            (Input::Resume, r#"{"t":7,"ev":"resume"}"#),
+            (
+                Input::SetTime(w, 1_500_000),
+                r#"{"t":7,"ev":"set_time","side":"white","ms":1500000}"#,
+            ),
+            (
+                Input::SetMoves(b, 20),
+                r#"{"t":7,"ev":"set_moves","side":"black","n":20}"#,
+            ),
+        ];
+        for (input, json) in cases {
+            assert_eq!(input_to_json(7, &input), json, "{input:?}");
+            let line = Line {
+                t: 7,
+                event: Event::Input(input),
+            };
+            assert_eq!(line_to_json(&line), json);
+            assert_eq!(parse(json), line, "{json}");
+        }
+        let end = Line {
+            t: 9_000,
+            event: Event::End,
+        };
+        assert_eq!(line_to_json(&end), r#"{"t":9000,"ev":"end"}"#);
+        assert_eq!(parse(&line_to_json(&end)), end);
+    }
+
+    #[test]
+    fn setup_written_with_every_rule() {
+        let setup = |rules: Rules| Line {
+            t: 0,
+            event: Event::Setup(Box::new(rules)),
+        };
+        let defaults = setup(Rules::default());
+        assert_eq!(
+            line_to_json(&defaults),
+            r#"{"t":0,"ev":"setup","time_control":"5400+30","increment_mode":"fischer","mode":"standard","enforcement":"strict","min_press_gap_ms":100,"knock_window_ms":2000}"#
+        );
+        assert_eq!(parse(&line_to_json(&defaults)), defaults);
+
+        let armageddon = setup(Rules {
+            time_control: "300+2".parse().unwrap(),
+            black_time_control: Some("240+2".parse().unwrap()),
+            draw_odds: Some(Color::Black),
+            increment_mode: IncrementMode::Delay,
+            mode: GameMode::Blitz,
+            enforcement: Enforcement::Record,
+            min_press_gap_ms: 0,
+            knock_window_ms: 1_234,
+            start: position("4k3/8/8/8/8/8/4P3/4K3 b - - 7 42").unwrap(),
+        });
+        assert_eq!(
+            line_to_json(&armageddon),
+            r#"{"t":0,"ev":"setup","time_control":"300+2","black_time_control":"240+2","draw_odds":"black","increment_mode":"delay","mode":"blitz","enforcement":"record","min_press_gap_ms":0,"knock_window_ms":1234,"fen":"4k3/8/8/8/8/8/4P3/4K3 b - - 7 42"}"#
+        );
+        assert_eq!(parse(&line_to_json(&armageddon)), armageddon);
+    }
+
+    #[test]
+    fn the_standard_start_is_told_apart_by_its_move_counters() {
+        // Chess's own equality ignores the counters: the FEN must not.
+        let later = Rules {
+            start: position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 4 3").unwrap(),
+            ..Rules::default()
+        };
+        assert_ne!(later, Rules::default());
+        let line = Line {
+            t: 0,
+            event: Event::Setup(Box::new(later)),
+        };
+        let json = line_to_json(&line);
+        assert!(
+            json.ends_with(r#","fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 4 3"}"#),
+            "{json}"
+        );
+        assert_eq!(parse(&json), line);
+    }
+
+    #[test]
+    fn replay_applies_corrections_while_paused() {
+        let script = [
+            r#"{"t":0,"ev":"setup","time_control":"60"}"#,
+            r#"{"t":0,"ev":"press","side":"black"}"#,
+            r#"{"t":10000,"ev":"pause"}"#,
+            r#"{"t":11000,"ev":"set_time","side":"white","ms":5000}"#,
+            r#"{"t":11000,"ev":"set_moves","side":"white","n":12}"#,
+            r#"{"t":20000,"ev":"resume"}"#,
+            r#"{"t":30000,"ev":"end"}"#,
+        ]
+        .join("\n");
+        let (out, result) = replayed(&script);
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                r#"{"t":0,"effect":"started","side":"white"}"#,
+                r#"{"t":10000,"effect":"paused"}"#,
+                r#"{"t":11000,"effect":"corrected","side":"white","ms":5000,"completed":0}"#,
+                r#"{"t":11000,"effect":"corrected","side":"white","ms":5000,"completed":12}"#,
+                r#"{"t":20000,"effect":"resumed"}"#,
+                r#"{"t":25000,"effect":"flag","side":"white"}"#,
+                r#"{"t":25000,"effect":"result","result":"0-1","reason":"timeout"}"#,
+            ]
         );
     }
 }

@@ -216,3 +216,87 @@ fn resignation_ends_the_game_and_nothing_follows() {
     assert_eq!(game.play_and_press(2_000, "e2e4"), []);
     assert_eq!(game.wait(1_000_000), []);
 }
+
+/// Armageddon rules: Black plays under his own time control and wins draws.
+fn armageddon(white: &str, black: &str) -> Rules {
+    Rules {
+        black_time_control: Some(black.parse().unwrap()),
+        draw_odds: Some(BLACK),
+        ..rules(white)
+    }
+}
+
+#[test]
+fn armageddon_black_starts_with_his_own_time_and_increment() {
+    let mut game = Game::started(armageddon("300+2", "240+3"));
+    assert_eq!(game.referee.remaining(WHITE, 0), 300_000);
+    assert_eq!(game.referee.remaining(BLACK, 0), 240_000);
+    assert_eq!(game.referee.next_deadline(), Some(300_000));
+    // White presses at 10 400 and earns his own 2 s.
+    let effects = game.play_and_press(10_000, "e2e4");
+    assert_eq!(times(&effects), [(300_000 - 10_400 + 2_000, 240_000)]);
+    assert_eq!(game.referee.next_deadline(), Some(10_400 + 240_000));
+    // Black presses at 15 400, 5 000 ms later, and earns his own 3 s.
+    let effects = game.play_and_press(15_000, "e7e5");
+    assert_eq!(
+        times(&effects),
+        [(300_000 - 10_400 + 2_000, 240_000 - 5_000 + 3_000)]
+    );
+}
+
+#[test]
+fn armageddon_black_flags_on_his_own_time() {
+    let mut game = Game::started(armageddon("300", "240"));
+    game.play_and_press(0, "e2e4");
+    // White pressed at 400: Black's 240 s run out at 240 400, not 300 400.
+    let effects = game.wait(240_400);
+    assert_eq!(effects[0], Effect::Flag { side: BLACK });
+    assert_eq!(
+        effects[1],
+        Effect::Result {
+            outcome: KnownOutcome::Decisive { winner: WHITE },
+            reason: Reason::Timeout
+        }
+    );
+}
+
+#[test]
+fn each_side_passes_his_own_stages() {
+    let mut game = Game::started(armageddon("2/60+1:30+1", "1/50:20+5"));
+    let mut t = 1_000;
+    let mut all = Vec::new();
+    for uci in ["g1f3", "g8f6", "f3g1"] {
+        all.extend(game.play_and_press(t, uci));
+        t += 1_000;
+    }
+    let times = times(&all);
+    // Black's first move ends his first stage: his 20 s arrive, no increment yet.
+    assert_eq!(times[1].1, 50_000 - 1_000 + 20_000);
+    assert_eq!(game.referee.stage(BLACK), 1);
+    // White's second move ends his own first stage: +1 s and +30 s.
+    assert_eq!(times[2].0, 60_000 - 1_400 - 1_000 + 2_000 + 30_000);
+    assert_eq!(game.referee.stage(WHITE), 1);
+    // Black's second stage has its own increment: 5 s.
+    let effects = game.play_and_press(t, "f6g8");
+    assert_eq!(
+        effects_times(&effects).1,
+        50_000 - 1_000 + 20_000 - 1_000 + 5_000
+    );
+}
+
+fn effects_times(effects: &[Effect]) -> (u64, u64) {
+    let times = times(effects);
+    assert_eq!(times.len(), 1, "{effects:?}");
+    times[0]
+}
+
+#[test]
+fn near_miss_without_a_black_time_control_both_play_the_same_one() {
+    let mut game = Game::started(Rules {
+        draw_odds: Some(BLACK),
+        ..rules("300+2")
+    });
+    let effects = game.play_and_press(10_000, "e2e4");
+    assert_eq!(times(&effects), [(300_000 - 10_400 + 2_000, 300_000)]);
+    assert_eq!(game.referee.next_deadline(), Some(10_400 + 300_000));
+}

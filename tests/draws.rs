@@ -195,3 +195,131 @@ fn fivefold_repetition_ends_the_game_at_the_release() {
     // The last Ng8 ended it at release: no press was needed.
     assert_eq!(Game::moves(&effects).len(), 16);
 }
+
+/// Draw odds (Armageddon): every draw is a win for the side that has them.
+fn draw_odds(side: shakmaty::Color, start: &str) -> Rules {
+    Rules {
+        draw_odds: Some(side),
+        start: fen(start),
+        ..Rules::default()
+    }
+}
+
+/// The results among the effects: exactly one is expected.
+fn results(effects: &[Effect]) -> Vec<Effect> {
+    effects
+        .iter()
+        .filter(|e| matches!(e, Effect::Result { .. }))
+        .cloned()
+        .collect()
+}
+
+const STANDARD: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+/// White to move; Qf1-f7 stalemates the black king on h8.
+const STALEMATE_IN_ONE: &str = "7k/8/6K1/8/8/8/8/5Q2 w - - 0 1";
+
+#[test]
+fn with_draw_odds_an_agreed_draw_is_a_win_for_black() {
+    let mut game = Game::started(draw_odds(BLACK, STANDARD));
+    game.play(1_000, "e2e4");
+    game.at(1_500, Input::Draw(WHITE));
+    let effects = game.at(2_000, Input::Draw(BLACK));
+    assert_eq!(Game::moves(&effects), ["e4"]);
+    assert_eq!(
+        results(&effects),
+        [Effect::Result {
+            outcome: KnownOutcome::Decisive { winner: BLACK },
+            reason: Reason::Agreement
+        }]
+    );
+    assert_eq!(
+        game.referee.result(),
+        Some((KnownOutcome::Decisive { winner: BLACK }, Reason::Agreement))
+    );
+}
+
+#[test]
+fn with_draw_odds_a_stalemate_is_a_win_for_black() {
+    let mut game = Game::started(draw_odds(BLACK, STALEMATE_IN_ONE));
+    let effects = game.play(1_000, "f1f7");
+    assert_eq!(
+        results(&effects),
+        [Effect::Result {
+            outcome: KnownOutcome::Decisive { winner: BLACK },
+            reason: Reason::Stalemate
+        }]
+    );
+}
+
+#[test]
+fn draw_odds_work_for_white_too() {
+    let mut game = Game::started(draw_odds(WHITE, STALEMATE_IN_ONE));
+    let effects = game.play(1_000, "f1f7");
+    assert_eq!(
+        results(&effects),
+        [Effect::Result {
+            outcome: KnownOutcome::Decisive { winner: WHITE },
+            reason: Reason::Stalemate
+        }]
+    );
+}
+
+#[test]
+fn with_draw_odds_a_flag_against_a_bare_king_is_a_win_for_black() {
+    // White flags; Black, with a bare king, could never mate: a draw, so Black wins.
+    let mut game = Game::started(Rules {
+        time_control: "60".parse().unwrap(),
+        ..draw_odds(BLACK, "4k3/8/8/8/8/8/8/4K2Q w - - 0 1")
+    });
+    let effects = game.wait(100_000);
+    assert_eq!(
+        effects,
+        [
+            Effect::Flag { side: WHITE },
+            Effect::Result {
+                outcome: KnownOutcome::Decisive { winner: BLACK },
+                reason: Reason::TimeoutVsInsufficientMaterial
+            },
+        ]
+    );
+}
+
+#[test]
+fn with_draw_odds_a_fifty_move_claim_is_a_win_for_black() {
+    let mut game = Game::started(draw_odds(BLACK, "4k3/8/8/8/8/8/8/R3K3 w - - 100 80"));
+    assert_eq!(
+        game.at(1_000, Input::Draw(WHITE)),
+        [Effect::Result {
+            outcome: KnownOutcome::Decisive { winner: BLACK },
+            reason: Reason::FiftyMoves
+        }]
+    );
+}
+
+#[test]
+fn near_miss_without_draw_odds_a_stalemate_is_a_draw() {
+    let mut game = Game::started(Rules {
+        draw_odds: None,
+        ..draw_odds(BLACK, STALEMATE_IN_ONE)
+    });
+    let effects = game.play(1_000, "f1f7");
+    assert_eq!(
+        results(&effects),
+        [Effect::Result {
+            outcome: KnownOutcome::Draw,
+            reason: Reason::Stalemate
+        }]
+    );
+}
+
+#[test]
+fn near_miss_draw_odds_leave_a_decisive_result_alone() {
+    let mut game = Game::started(draw_odds(BLACK, STANDARD));
+    assert_eq!(
+        game.at(1_000, Input::Resign(BLACK)),
+        [Effect::Result {
+            outcome: KnownOutcome::Decisive { winner: WHITE },
+            reason: Reason::Resignation
+        }]
+    );
+}

@@ -1,6 +1,6 @@
 //! Properties over arbitrary event sequences: nothing panics, one clock at
 //! most runs, pause stops both, and time only arrives through increments,
-//! stage time and penalties.
+//! stage time, penalties and the arbiter's corrections.
 
 mod common;
 
@@ -48,6 +48,11 @@ fn step() -> impl Strategy<Value = Step> {
         1 => (0usize..6).prop_map(|r| Step::Raw(Input::Promote(Role::ALL[r]))),
         1 => Just(Step::Raw(Input::Pause)),
         1 => Just(Step::Raw(Input::Resume)),
+        // Mostly plausible corrections, sometimes absurd ones.
+        1 => (side(), prop_oneof![3 => 0u64..10_000_000, 1 => any::<u64>()])
+            .prop_map(|(s, ms)| Step::Raw(Input::SetTime(s, ms))),
+        1 => (side(), prop_oneof![3 => 0u32..200, 1 => any::<u32>()])
+            .prop_map(|(s, n)| Step::Raw(Input::SetMoves(s, n))),
     ]
 }
 
@@ -136,6 +141,7 @@ proptest! {
                         let earned: u64 = effects.iter().map(|(_, e)| match e {
                             Effect::Move(m) if m.side == side => bonus,
                             Effect::TimeAdded { side: s, ms, .. } if *s == side => *ms,
+                            Effect::Corrected { side: s, ms, .. } if *s == side => *ms,
                             _ => 0,
                         }).sum();
                         prop_assert!(after - before[i] <= earned, "{side:?} gained {} ms with {effects:?}", after - before[i]);

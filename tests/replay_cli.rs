@@ -125,6 +125,8 @@ fn every_event_kind_is_accepted() {
 {"t":800,"ev":"decline","side":"black"}
 {"t":900,"ev":"promote","piece":"q"}
 {"t":1000,"ev":"pause"}
+{"t":1500,"ev":"set_time","side":"white","ms":250000}
+{"t":1600,"ev":"set_moves","side":"black","n":1}
 {"t":2000,"ev":"resume"}
 {"t":3000,"ev":"resign","side":"black"}
 {"t":4000,"ev":"end"}
@@ -413,5 +415,71 @@ fn referee_the_example_in_the_readme_replays_to_mate() {
     assert!(
         last.contains(r#""result":"0-1","reason":"checkmate""#),
         "{last}"
+    );
+}
+
+#[test]
+fn a_correction_without_its_value_is_a_data_error() {
+    assert_data_error(
+        "{\"t\":0,\"ev\":\"set_time\",\"side\":\"white\"}\n",
+        1,
+        "\"set_time\" needs field \"ms\"",
+    );
+    assert_data_error(
+        "{\"t\":0,\"ev\":\"set_moves\",\"side\":\"white\",\"ms\":5}\n",
+        1,
+        "field \"ms\" does not belong to \"set_moves\"",
+    );
+}
+
+#[test]
+fn referee_armageddon_gives_black_his_own_time_and_the_draw() {
+    let output = replay(
+        r#"{"t":0,"ev":"setup","time_control":"300+2","black_time_control":"240+2","draw_odds":"black"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":2000,"ev":"draw","side":"white"}
+{"t":2500,"ev":"press","side":"white"}
+{"t":3000,"ev":"draw","side":"black"}
+{"t":4000,"ev":"end"}
+"#,
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(
+        stdout_lines(&output),
+        [
+            r#"{"t":0,"effect":"started","side":"white"}"#,
+            r#"{"t":2000,"effect":"draw_offer","side":"white","proper":true}"#,
+            r#"{"t":2500,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":299500,"black_ms":240000}"#,
+            r#"{"t":3000,"effect":"result","result":"0-1","reason":"agreement"}"#,
+        ]
+    );
+}
+
+#[test]
+fn referee_the_arbiter_corrects_a_paused_clock() {
+    let output = replay(
+        r#"{"t":0,"ev":"setup","time_control":"60"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"set_time","side":"white","ms":5000}
+{"t":2000,"ev":"pause"}
+{"t":3000,"ev":"set_time","side":"white","ms":5000}
+{"t":4000,"ev":"resume"}
+{"t":60000,"ev":"end"}
+"#,
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    // The first correction came while the clock ran: dropped.
+    assert_eq!(
+        stdout_lines(&output),
+        [
+            r#"{"t":0,"effect":"started","side":"white"}"#,
+            r#"{"t":2000,"effect":"paused"}"#,
+            r#"{"t":3000,"effect":"corrected","side":"white","ms":5000,"completed":0}"#,
+            r#"{"t":4000,"effect":"resumed"}"#,
+            r#"{"t":9000,"effect":"flag","side":"white"}"#,
+            r#"{"t":9000,"effect":"result","result":"0-1","reason":"timeout"}"#,
+        ]
     );
 }

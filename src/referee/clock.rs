@@ -7,10 +7,12 @@ use super::{IncrementMode, Millis, TimeControl};
 /// Both players' time, in milliseconds of a monotonic clock passed in.
 ///
 /// Time only ever leaves a clock by running and only comes in through
-/// increments, stage time and penalties; the referee decides when.
+/// increments, stage time and penalties, or an arbiter's correction (6.10);
+/// the referee decides when. Each side plays under his own time control
+/// (Armageddon gives Black less time).
 #[derive(Debug, Clone)]
 pub(crate) struct Clock {
-    control: TimeControl,
+    control: ByColor<TimeControl>,
     increment_mode: IncrementMode,
     remaining: ByColor<u64>,
     completed: ByColor<u32>,
@@ -30,12 +32,11 @@ pub(crate) struct Clock {
 }
 
 impl Clock {
-    pub fn new(control: TimeControl, increment_mode: IncrementMode) -> Clock {
-        let first = control.stage(0).time_ms;
+    pub fn new(control: ByColor<TimeControl>, increment_mode: IncrementMode) -> Clock {
         Clock {
+            remaining: control.as_ref().map(|control| control.stage(0).time_ms),
             control,
             increment_mode,
-            remaining: ByColor::new_with(|_| first),
             completed: ByColor::new_with(|_| 0),
             delay_left: ByColor::new_with(|_| 0),
             turn_used: ByColor::new_with(|_| 0),
@@ -70,7 +71,7 @@ impl Clock {
 
     /// The stage (0-based) `side` is playing in.
     pub fn stage_index(&self, side: Color) -> usize {
-        self.control.stage_index(self.completed(side))
+        self.control.get(side).stage_index(self.completed(side))
     }
 
     /// Whose clock the levers have running, paused or not.
@@ -99,7 +100,12 @@ impl Clock {
         } else {
             0
         };
-        Some(self.since + delay + self.remaining(side))
+        // Saturating: an instant near the end of time must not overflow.
+        Some(
+            self.since
+                .saturating_add(delay)
+                .saturating_add(self.remaining(side)),
+        )
     }
 
     /// Accounts the time from the last accounting to `now` to the ticking side.
@@ -140,7 +146,12 @@ impl Clock {
     fn begin_turn(&mut self, side: Color) {
         *self.turn_used.get_mut(side) = 0;
         *self.delay_left.get_mut(side) = match self.increment_mode {
-            IncrementMode::Delay => self.control.stage(self.completed(side)).increment_ms,
+            IncrementMode::Delay => {
+                self.control
+                    .get(side)
+                    .stage(self.completed(side))
+                    .increment_ms
+            }
             _ => 0,
         };
     }
@@ -149,7 +160,7 @@ impl Clock {
     /// opponent's clock starts.
     pub fn complete_by_press(&mut self, side: Color, now: Millis) {
         self.advance(now);
-        let stage = *self.control.stage(self.completed(side));
+        let stage = *self.control.get(side).stage(self.completed(side));
         let bonus = match self.increment_mode {
             IncrementMode::Fischer => stage.increment_ms,
             IncrementMode::Bronstein => (*self.turn_used.get(side)).min(stage.increment_ms),
@@ -166,8 +177,8 @@ impl Clock {
     /// he made his next one): it counts for stages, earns no increment.
     pub fn count_move(&mut self, side: Color) {
         let completed = self.completed.get_mut(side);
-        *completed += 1;
-        let earned = self.control.stage_time_earned(*completed);
+        *completed = completed.saturating_add(1);
+        let earned = self.control.get(side).stage_time_earned(*completed);
         *self.remaining.get_mut(side) += earned;
     }
 
@@ -175,6 +186,20 @@ impl Clock {
     pub fn add(&mut self, side: Color, ms: u64, now: Millis) {
         self.advance(now);
         *self.remaining.get_mut(side) += ms;
+    }
+
+    /// The arbiter sets `side`'s main time (6.10.2). Nothing else changes:
+    /// the delay of a turn in progress still runs first.
+    pub fn set_remaining(&mut self, side: Color, ms: u64, now: Millis) {
+        self.advance(now);
+        *self.remaining.get_mut(side) = ms;
+    }
+
+    /// The arbiter sets how many moves `side` has completed (6.10.2). The
+    /// stage follows the counter, but no stage time is given: the arbiter
+    /// sets the time as well.
+    pub fn set_completed(&mut self, side: Color, completed: u32) {
+        *self.completed.get_mut(side) = completed;
     }
 
     /// Charges `side` instead of the running clock, or ends the charge.
@@ -206,7 +231,7 @@ mod tests {
     use super::*;
 
     fn clock(tc: &str, mode: IncrementMode) -> Clock {
-        Clock::new(tc.parse().unwrap(), mode)
+        Clock::new(ByColor::new_with(|_| tc.parse().unwrap()), mode)
     }
 
     #[test]
@@ -269,5 +294,34 @@ mod tests {
         assert_eq!(c.remaining(Color::Black), 58_000);
         assert_eq!(c.remaining(Color::White), 58_000);
         assert_eq!(c.ticking(), Some(Color::Black));
+    }
+
+    #[test]
+    fn each_side_runs_his_own_control() {
+        let control = ByColor {
+            white: "300+5".parse().unwrap(),
+            black: "240+2".parse().unwrap(),
+        };
+        let mut c = Clock::new(control, IncrementMode::Delay);
+        assert_eq!(c.remaining(Color::Black), 240_000);
+        c.start(Color::White, 0);
+        assert_eq!(c.deadline(), Some(305_000));
+        c.complete_by_press(Color::White, 1_000);
+        // Black's own delay holds his countdown: 2 s, not White's 5.
+        assert_eq!(c.deadline(), Some(1_000 + 2_000 + 240_000));
+    }
+
+    #[test]
+    fn a_correction_sets_the_time_and_the_counter_but_gives_no_stage_time() {
+        let mut c = clock("2/60:30", IncrementMode::Fischer);
+        c.start(Color::White, 0);
+        c.pause(1_000);
+        c.set_remaining(Color::White, 10_000, 2_000);
+        c.set_completed(Color::White, 2);
+        assert_eq!(c.remaining(Color::White), 10_000);
+        assert_eq!(c.stage_index(Color::White), 1);
+        assert!(c.is_paused());
+        c.resume(3_000);
+        assert_eq!(c.deadline(), Some(13_000));
     }
 }

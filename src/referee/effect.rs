@@ -115,7 +115,16 @@ pub enum Effect {
     Paused,
     /// The clock runs again.
     Resumed,
-    /// The game is over. Nothing follows.
+    /// The arbiter corrected `side`'s clock while paused (6.10.2): his main
+    /// time left and the moves he has completed, as they stand now.
+    Corrected {
+        side: Color,
+        ms: u64,
+        completed: u32,
+    },
+    /// The game is over. Nothing follows. Under draw odds (Armageddon) a
+    /// game drawn for `reason` is won by the side with the odds, and
+    /// `reason` still says why it would have been drawn.
     Result {
         outcome: KnownOutcome,
         reason: Reason,

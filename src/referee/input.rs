@@ -1,4 +1,5 @@
-//! What the referee is told: sensor, lever and button events.
+//! What the referee is told: sensor, lever and button events, and the
+//! arbiter's corrections to the clock.
 
 use shakmaty::{Color, Piece, Role, Square};
 
@@ -31,6 +32,21 @@ pub enum Input {
     Pause,
     /// The arbiter restarted it.
     Resume,
+    /// The arbiter sets this side's remaining main time, in milliseconds
+    /// (6.10.2). Only while paused; see [`Input::SetMoves`].
+    SetTime(Color, u64),
+    /// The arbiter sets how many moves this side has completed (6.10.2): the
+    /// counter that decides the stage of the time control and the move
+    /// number on the face. It gives no stage time, even across a stage
+    /// boundary: the arbiter sets the time with [`Input::SetTime`]. The
+    /// numbers of the moves in the score come from the position and do not
+    /// change.
+    ///
+    /// Corrections are honoured only while the arbiter has the clock paused
+    /// and the game is not over; otherwise they are dropped and counted in
+    /// `Referee::refused_corrections`. An honoured one is answered by
+    /// `Effect::Corrected`, keeps the pause and leaves the running clock as it is.
+    SetMoves(Color, u32),
     /// A player resigned.
     Resign(Color),
 }

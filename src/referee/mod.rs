@@ -105,15 +105,26 @@ pub struct Referee {
     last_press: Option<(Millis, Color)>,
     last_release: Option<Millis>,
     contradictions: u64,
+    refused_corrections: u64,
     effects: VecDeque<(Millis, Effect)>,
 }
 
 impl Referee {
+    /// The most main time an arbiter may set (a week, as the longest stage
+    /// of a time control): anything more is a slip of the finger.
+    pub const MAX_SET_TIME_MS: u64 = 7 * 24 * 3_600_000;
+    /// The most completed moves an arbiter may set: more than any game can
+    /// last under the 75-move rule.
+    pub const MAX_SET_MOVES: u32 = 10_000;
+
     /// A referee for a game under these rules, before the first press.
     pub fn new(rules: Rules) -> Referee {
         let position = rules.start.clone();
         Referee {
-            clock: Clock::new(rules.time_control.clone(), rules.increment_mode),
+            clock: Clock::new(
+                ByColor::new_with(|side| rules.time_control_of(side).clone()),
+                rules.increment_mode,
+            ),
             board: PhysicalBoard::new(&position),
             keys: vec![key(&position)],
             position,
@@ -130,6 +141,7 @@ impl Referee {
             last_press: None,
             last_release: None,
             contradictions: 0,
+            refused_corrections: 0,
             effects: VecDeque::new(),
         }
     }
@@ -185,10 +197,20 @@ impl Referee {
         self.contradictions
     }
 
+    /// Arbiter's corrections dropped: given while the clock ran, after the
+    /// game was over, or beyond [`Referee::MAX_SET_TIME_MS`] or
+    /// [`Referee::MAX_SET_MOVES`].
+    pub fn refused_corrections(&self) -> u64 {
+        self.refused_corrections
+    }
+
     /// Handles one input at `now`, after everything due before it.
     pub fn handle(&mut self, now: Millis, input: Input) -> Result<(), TimeWentBackwards> {
         self.handle_timeout(now)?;
         if self.result.is_some() {
+            if matches!(input, Input::SetTime(..) | Input::SetMoves(..)) {
+                self.refused_corrections += 1;
+            }
             return Ok(());
         }
         match input {
@@ -227,6 +249,22 @@ impl Referee {
                 if self.clock.is_paused() {
                     self.clock.resume(now);
                     self.emit(Effect::Resumed);
+                }
+            }
+            Input::SetTime(side, ms) => {
+                if self.clock.is_paused() && ms <= Self::MAX_SET_TIME_MS {
+                    self.clock.set_remaining(side, ms, now);
+                    self.corrected(side);
+                } else {
+                    self.refused_corrections += 1;
+                }
+            }
+            Input::SetMoves(side, completed) => {
+                if self.clock.is_paused() && completed <= Self::MAX_SET_MOVES {
+                    self.clock.set_completed(side, completed);
+                    self.corrected(side);
+                } else {
+                    self.refused_corrections += 1;
                 }
             }
             Input::Resign(side) => self.finish(
@@ -291,6 +329,15 @@ impl Referee {
                 winner: side.other(),
             }
         }
+    }
+
+    /// Reports `side`'s clock as the arbiter's correction left it.
+    fn corrected(&mut self, side: Color) {
+        self.emit(Effect::Corrected {
+            side,
+            ms: self.clock.remaining(side),
+            completed: self.clock.completed(side),
+        });
     }
 
     fn emit(&mut self, effect: Effect) {
@@ -810,7 +857,12 @@ impl Referee {
     }
 
     /// Ends the game: the moves on the board are recorded, the clocks stop.
+    /// Under draw odds a draw is a win for the side that has them.
     fn finish(&mut self, outcome: KnownOutcome, reason: Reason) {
+        let outcome = match (outcome, self.rules.draw_odds) {
+            (KnownOutcome::Draw, Some(winner)) => KnownOutcome::Decisive { winner },
+            _ => outcome,
+        };
         if !self.uncompleted.is_empty() {
             self.complete_through(self.uncompleted.len() - 1, false);
         }

@@ -3,7 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use shakmaty::Chess;
+use shakmaty::fen::Fen;
+use shakmaty::{Chess, Color, EnPassantMode};
 
 use super::TimeControl;
 
@@ -109,9 +110,20 @@ impl std::error::Error for UnknownKeyword {}
 /// Everything the referee needs to know before the game starts.
 #[derive(Debug, Clone)]
 pub struct Rules {
+    /// White's time control, and Black's too unless `black_time_control` says otherwise.
     pub time_control: TimeControl,
+    /// Black's own time control when it differs from White's (Armageddon:
+    /// White `300+2`, Black `240+2`); `None` when both play under `time_control`.
+    pub black_time_control: Option<TimeControl>,
+    /// The side that wins a game that would otherwise be drawn (Armageddon:
+    /// Black). Every drawn result becomes a win for this side, with the
+    /// reason the game was drawn.
+    pub draw_odds: Option<Color>,
+    /// What the `+N` of the time controls means.
     pub increment_mode: IncrementMode,
+    /// Standard, rapid or blitz: the penalties of appendices A and B.
     pub mode: GameMode,
+    /// What happens when a rule is broken.
     pub enforcement: Enforcement,
     /// A press sooner than this after the last release is a press with the
     /// other hand (6.2.3): a warning.
@@ -123,10 +135,28 @@ pub struct Rules {
     pub start: Chess,
 }
 
+impl Rules {
+    /// The time control `side` plays under.
+    pub fn time_control_of(&self, side: Color) -> &TimeControl {
+        match (side, &self.black_time_control) {
+            (Color::Black, Some(black)) => black,
+            _ => &self.time_control,
+        }
+    }
+
+    /// The starting position as FEN, en passant only when it can be taken:
+    /// what the game depends on, move counters included.
+    pub fn start_fen(&self) -> Fen {
+        Fen::from_position(&self.start, EnPassantMode::Legal)
+    }
+}
+
 impl Default for Rules {
     fn default() -> Rules {
         Rules {
             time_control: TimeControl::default(),
+            black_time_control: None,
+            draw_odds: None,
             increment_mode: IncrementMode::default(),
             mode: GameMode::default(),
             enforcement: Enforcement::default(),
@@ -136,3 +166,34 @@ impl Default for Rules {
         }
     }
 }
+
+/// Equal rules make the same game. Written by hand because `Chess`'s own
+/// equality ignores the move counters, which matter here (the fifty-move
+/// rule, the move numbers): starting positions compare by their FEN.
+impl PartialEq for Rules {
+    fn eq(&self, other: &Rules) -> bool {
+        // Destructured so that a new field cannot be forgotten here.
+        let Rules {
+            time_control,
+            black_time_control,
+            draw_odds,
+            increment_mode,
+            mode,
+            enforcement,
+            min_press_gap_ms,
+            knock_window_ms,
+            start: _,
+        } = self;
+        *time_control == other.time_control
+            && *black_time_control == other.black_time_control
+            && *draw_odds == other.draw_odds
+            && *increment_mode == other.increment_mode
+            && *mode == other.mode
+            && *enforcement == other.enforcement
+            && *min_press_gap_ms == other.min_press_gap_ms
+            && *knock_window_ms == other.knock_window_ms
+            && self.start_fen() == other.start_fen()
+    }
+}
+
+impl Eq for Rules {}
