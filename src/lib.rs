@@ -21,6 +21,8 @@
 //!   generic over `embedded_hal::i2c::I2c`.
 //! - [`models`]: device models that implement the bus side of that trait, so
 //!   the whole stack runs and is tested on a desktop.
+//! - [`logging`]: the daemon's log, to the systemd journal under systemd and
+//!   to stderr everywhere else.
 //!
 //! Everything that touches the world (the daemon, the I2C drivers and the
 //! device models) sits around the referee and drives it the same way:
@@ -50,6 +52,7 @@ pub mod config;
 pub mod face;
 pub mod gesture;
 pub mod hardware;
+pub mod logging;
 pub mod models;
 pub mod referee;
 pub mod replay;
