@@ -14,6 +14,8 @@
 //! - [`gesture`]: how hands make a move on a sensor board: a move turned into
 //!   the lifts and places a player makes, in the orders people use. Tests,
 //!   benchmarks and the simulator use it.
+//! - [`pgn`]: a game as PGN, with the clocks after each move and the
+//!   referee's rulings as comments.
 //!
 //! - [`hardware`]: drivers for the sensor boards, the OLED and the levers,
 //!   generic over `embedded_hal::i2c::I2c`.
@@ -48,6 +50,7 @@ pub mod face;
 pub mod gesture;
 pub mod hardware;
 pub mod models;
+pub mod pgn;
 pub mod referee;
 pub mod replay;
 
