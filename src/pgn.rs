@@ -77,6 +77,9 @@ pub struct GameRecord {
     elements: Vec<Element>,
     result: Option<(KnownOutcome, Reason)>,
     paused_at: Option<Millis>,
+    /// A proper offer (made between moving and pressing) waiting for the
+    /// press that completes its move: scoresheets note it after the move.
+    offer: Option<(Color, String)>,
 }
 
 impl GameRecord {
@@ -89,6 +92,7 @@ impl GameRecord {
             elements: Vec::new(),
             result: None,
             paused_at: None,
+            offer: None,
         }
     }
 
@@ -98,6 +102,19 @@ impl GameRecord {
     pub fn record(&mut self, t: Millis, effect: &Effect) {
         if self.result.is_some() {
             return;
+        }
+        if let Effect::DrawOffer { side, proper: true } = effect {
+            self.flush_offer();
+            self.offer = Some((*side, comment::draw_offer(*side, true)));
+            return;
+        }
+        let offer_follows_move = matches!(
+            (effect, &self.offer),
+            (Effect::Move(m), Some((side, _))) if m.side == *side
+        );
+        if !offer_follows_move {
+            // Anything else first (a refused press, a flag): the offer stays where it was made.
+            self.flush_offer();
         }
         let words = match effect {
             Effect::Move(m) => {
@@ -110,6 +127,7 @@ impl GameRecord {
                         Color::Black => m.black_ms,
                     },
                 });
+                self.flush_offer();
                 None
             }
             Effect::Violation(ruling) => Some(comment::violation(ruling)),
@@ -140,6 +158,13 @@ impl GameRecord {
             _ => None,
         };
         if let Some(words) = words {
+            self.elements.push(Element::Comment(words));
+        }
+    }
+
+    /// Writes out a waiting draw offer.
+    fn flush_offer(&mut self) {
+        if let Some((_, words)) = self.offer.take() {
             self.elements.push(Element::Comment(words));
         }
     }
@@ -192,7 +217,8 @@ impl GameRecord {
         // Black's move needs its own number after a comment or at the start
         // (8.2.2.2); right after White's move and clock it does not.
         let mut after_white_move = false;
-        for element in &self.elements {
+        let offer = self.offer.as_ref().map(|(_, words)| Element::Comment(words.clone()));
+        for element in self.elements.iter().chain(offer.as_ref()) {
             match element {
                 Element::Move {
                     side,
@@ -490,6 +516,42 @@ mod tests {
         );
         assert!(pgn.contains("[Result \"0-1\"]"));
         assert!(pgn.contains("[Termination \"normal\"]"));
+    }
+
+    #[test]
+    fn a_proper_offer_is_noted_after_the_move_it_came_with() {
+        let offer = Effect::DrawOffer {
+            side: Color::White,
+            proper: true,
+        };
+        let mut record = GameRecord::new(tags(), None);
+        record.record(1, &offer);
+        // Not written yet, but not lost either.
+        assert!(record.to_pgn().ends_with("{White offers a draw} *\n"));
+        record.record(2, &moved(Color::White, 1, "e4", 300_000, 300_000));
+        let pgn = record.to_pgn();
+        assert!(
+            pgn.ends_with("1. e4 {[%clk 0:05:00]} {White offers a draw} *\n"),
+            "{pgn}"
+        );
+
+        // A refused press: the offer stays before the ruling.
+        let mut record = GameRecord::new(tags(), None);
+        record.record(1, &offer);
+        record.record(
+            2,
+            &Effect::Violation(Ruling {
+                side: Color::White,
+                law: Law::IllegalMove,
+                detail: String::new(),
+            }),
+        );
+        record.record(3, &moved(Color::White, 1, "d4", 300_000, 300_000));
+        let pgn = record.to_pgn();
+        assert!(
+            pgn.contains("{White offers a draw} {Violation by White (art. 7.5.1)} 1. d4"),
+            "{pgn}"
+        );
     }
 
     #[test]
