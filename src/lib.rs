@@ -16,6 +16,8 @@
 //!   benchmarks and the simulator use it.
 //! - [`pgn`]: a game as PGN, with the clocks after each move and the
 //!   referee's rulings as comments.
+//! - [`store`]: the games in SQLite, every input event as a replay line, so a
+//!   game survives a power cut and is rebuilt by replaying it.
 //!
 //! - [`hardware`]: drivers for the sensor boards, the OLED and the levers,
 //!   generic over `embedded_hal::i2c::I2c`.
@@ -53,6 +55,7 @@ pub mod models;
 pub mod pgn;
 pub mod referee;
 pub mod replay;
+pub mod store;
 
 pub use referee::{
     CompletedMove, Effect, Enforcement, GameMode, IncrementMode, Input, Law, Millis, Reason,
