@@ -217,7 +217,10 @@ impl GameRecord {
         // Black's move needs its own number after a comment or at the start
         // (8.2.2.2); right after White's move and clock it does not.
         let mut after_white_move = false;
-        let offer = self.offer.as_ref().map(|(_, words)| Element::Comment(words.clone()));
+        let offer = self
+            .offer
+            .as_ref()
+            .map(|(_, words)| Element::Comment(words.clone()));
         for element in self.elements.iter().chain(offer.as_ref()) {
             match element {
                 Element::Move {
@@ -609,7 +612,11 @@ mod tests {
             time_control: "G/5".to_owned(),
             ..Tags::default()
         };
-        assert!(from_lines(&lines, given).unwrap().contains("[TimeControl \"G/5\"]"));
+        assert!(
+            from_lines(&lines, given)
+                .unwrap()
+                .contains("[TimeControl \"G/5\"]")
+        );
         // No lines at all: an empty game under the default rules.
         let pgn = from_lines(&[], Tags::default()).unwrap();
         assert!(pgn.contains("[TimeControl \"5400+30\"]"), "{pgn}");

@@ -178,9 +178,9 @@ impl Store {
 
     /// The journal mode and synchronous setting in force.
     pub fn durability(&self) -> Result<Durability, StoreError> {
-        let journal_mode: String =
-            self.conn
-                .pragma_query_value(None, "journal_mode", |row| row.get(0))?;
+        let journal_mode: String = self
+            .conn
+            .pragma_query_value(None, "journal_mode", |row| row.get(0))?;
         let synchronous: i64 = self
             .conn
             .pragma_query_value(None, "synchronous", |row| row.get(0))?;

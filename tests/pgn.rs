@@ -135,10 +135,17 @@ fn reference_games_come_back_move_for_move_with_their_clocks() {
             Reason::Agreement => {
                 // Offered by the last mover between his move and his press:
                 // noted after that move, then accepted.
-                let last_mover = if game.sans.len() % 2 == 1 { "White" } else { "Black" };
+                let last_mover = if game.sans.len() % 2 == 1 {
+                    "White"
+                } else {
+                    "Black"
+                };
                 assert_eq!(
                     words,
-                    [format!("{last_mover} offers a draw"), "Draw agreed".to_owned()],
+                    [
+                        format!("{last_mover} offers a draw"),
+                        "Draw agreed".to_owned()
+                    ],
                     "{pgn}"
                 );
                 let after_last: Vec<&str> = parsed
@@ -229,7 +236,10 @@ fn offers_declines_and_violations_are_comments() {
     assert_eq!(after_e4.len(), 4, "{pgn}");
     assert!(after_e4[0].starts_with("[%clk "), "{pgn}");
     assert_eq!(after_e4[1], "White offers a draw", "{pgn}");
-    assert!(pgn.contains("1. e4 {[%clk 0:05:00]} {White offers a draw}"), "{pgn}");
+    assert!(
+        pgn.contains("1. e4 {[%clk 0:05:00]} {White offers a draw}"),
+        "{pgn}"
+    );
     // The comments put Black's move number back: "1... Nf6".
     assert!(pgn.contains("1... Nf6"), "{pgn}");
     assert_result(&pgn, &parsed, "*", "unterminated");

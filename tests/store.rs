@@ -40,7 +40,11 @@ fn events(t0: u64, n: u64) -> Vec<(u64, String)> {
     (0..n)
         .map(|i| {
             let t = t0 + 100 * i;
-            let side = if i % 2 == 0 { Color::Black } else { Color::White };
+            let side = if i % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
             (t, input_line(t, Input::Press(side)))
         })
         .collect()
@@ -106,7 +110,6 @@ fn the_file_is_wal_with_full_sync_and_versioned() {
         .pragma_query_value(None, "user_version", |row| row.get(0))
         .unwrap();
     assert_eq!(version, schema::VERSION);
-    assert!(schema::VERSION >= 1);
 
     let memory = Store::open_in_memory().unwrap();
     assert_eq!(memory.durability().unwrap().synchronous, "full");
@@ -293,9 +296,11 @@ fn another_programs_database_and_a_newer_schema_are_refused() {
     assert!(matches!(err, StoreError::NotAGameStore { .. }), "{err:?}");
     // Untouched: no games table was added.
     let tables: i64 = raw
-        .query_row("SELECT count(*) FROM sqlite_schema WHERE name = 'game'", [], |r| {
-            r.get(0)
-        })
+        .query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE name = 'game'",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(tables, 0);
 
@@ -399,7 +404,11 @@ fn a_locked_database_is_counted_retried_and_never_blocks_the_clock() {
         journal.append(id, *t, line.clone());
     }
     // Queued, not written: the clock's loop is not held up by the disk.
-    assert!(started.elapsed() < Duration::from_millis(40), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_millis(40),
+        "{:?}",
+        started.elapsed()
+    );
 
     let err = journal.flush().unwrap_err();
     assert!(
@@ -488,7 +497,9 @@ fn stored_lines_replay_into_the_same_pgn() {
     let pgn = tocada::pgn::from_lines(&saved.lines, tocada::pgn::Tags::default()).unwrap();
     assert!(pgn.contains("1. e4 {[%clk "), "{pgn}");
     assert!(
-        pgn.trim_end().replace('\n', " ").ends_with("{Black resigns} 1-0"),
+        pgn.trim_end()
+            .replace('\n', " ")
+            .ends_with("{Black resigns} 1-0"),
         "{pgn}"
     );
 }

@@ -81,7 +81,12 @@ impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StoreError::Open { path, source } => {
-                write!(f, "cannot open {}: {source}", path.display())
+                // SQLite's message often ends with the path again.
+                let why = source.to_string();
+                let why = why
+                    .strip_suffix(&format!(": {}", path.display()))
+                    .unwrap_or(&why);
+                write!(f, "cannot open {}: {why}", path.display())
             }
             StoreError::NotADatabase { path } => {
                 write!(f, "{} is not an SQLite database", path.display())

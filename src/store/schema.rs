@@ -60,7 +60,7 @@ pub(super) fn version(conn: &Connection) -> rusqlite::Result<i64> {
 pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let found = version(&tx)?;
-    if found > VERSION || found < 0 {
+    if !(0..=VERSION).contains(&found) {
         return Err(StoreError::Schema {
             found,
             expected: VERSION,

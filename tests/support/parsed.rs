@@ -115,7 +115,10 @@ impl Visitor for Collector {
 pub fn parse_all(pgn: &str) -> Vec<Parsed> {
     let mut reader = Reader::new(pgn.as_bytes());
     let mut games = Vec::new();
-    while let Some(game) = reader.read_game(&mut Collector).expect("reading from memory") {
+    while let Some(game) = reader
+        .read_game(&mut Collector)
+        .expect("reading from memory")
+    {
         games.push(game);
     }
     games
