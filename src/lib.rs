@@ -18,6 +18,7 @@
 //!   referee's rulings as comments.
 //! - [`store`]: the games in SQLite, every input event as a replay line, so a
 //!   game survives a power cut and is rebuilt by replaying it.
+//! - [`export`]: `tocada export`, the PGN of the finished games in the store.
 //!
 //! - [`hardware`]: drivers for the sensor boards, the OLED and the levers,
 //!   generic over `embedded_hal::i2c::I2c`.
@@ -48,6 +49,7 @@
 //! assert_eq!(referee.next_deadline(), Some(2_600 + 180_000));
 //! ```
 
+pub mod export;
 pub mod face;
 pub mod gesture;
 pub mod hardware;
