@@ -1,7 +1,7 @@
 //! The game database's schema and its migrations, versioned with
 //! `PRAGMA user_version`.
 //!
-//! Each entry of [`MIGRATIONS`] takes the schema from its index to the next
+//! Each entry of `MIGRATIONS` takes the schema from its index to the next
 //! version; a database at version N runs entries N.. in one transaction, so
 //! a clock updated in the field upgrades its store on the next start and a
 //! power cut mid-upgrade leaves the old version intact. A future version
