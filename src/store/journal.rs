@@ -226,7 +226,8 @@ impl Writer {
     /// failed (a begin or flush gets its error instead, its caller waits).
     fn commit(&mut self, batch: Vec<JournalOp>) -> Vec<JournalOp> {
         let mut begun: Vec<(Sender<Result<GameId, StoreError>>, GameId)> = Vec::new();
-        match self.write(&batch, &mut begun) {
+        let mut dropped = vec![false; batch.len()];
+        match self.write(&batch, &mut begun, &mut dropped) {
             Ok(()) => {
                 for (reply, id) in begun {
                     let _ = reply.send(Ok(id));
@@ -242,6 +243,12 @@ impl Writer {
                 self.errors.fetch_add(1, Ordering::Relaxed);
                 // The transaction may have stopped anywhere: answer every
                 // waiter of the batch from the batch itself.
+                // Bad operations already dropped (and counted) stay dropped.
+                let batch: Vec<JournalOp> = batch
+                    .into_iter()
+                    .zip(dropped)
+                    .filter_map(|(op, dropped)| (!dropped).then_some(op))
+                    .collect();
                 let kept = batch
                     .iter()
                     .filter(|op| matches!(op, JournalOp::Append { .. } | JournalOp::Finish { .. }))
@@ -266,18 +273,19 @@ impl Writer {
     }
 
     /// Writes a batch in one transaction. Bad operations are dropped (and
-    /// a bad begin answered with its error); any other failure aborts the
-    /// whole transaction.
+    /// a bad begin answered with its error), marked in `dropped`; any other
+    /// failure aborts the whole transaction.
     fn write(
         &mut self,
         batch: &[JournalOp],
         begun: &mut Vec<(Sender<Result<GameId, StoreError>>, GameId)>,
+        dropped: &mut [bool],
     ) -> Result<(), StoreError> {
         let tx = self
             .store
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        for op in batch {
+        for (op, dropped) in batch.iter().zip(dropped.iter_mut()) {
             let done = match op {
                 JournalOp::Begin {
                     started_at,
@@ -302,6 +310,7 @@ impl Writer {
                             self.errors.fetch_add(1, Ordering::Relaxed);
                             tracing::error!(error = %err, "game store: new game refused");
                             let _ = reply.send(Err(clone_bad_request(&err)));
+                            *dropped = true;
                             Ok(())
                         }
                         Err(err) => Err(err),
@@ -321,6 +330,7 @@ impl Writer {
                     // transaction: drop it and go on with the rest.
                     self.errors.fetch_add(1, Ordering::Relaxed);
                     tracing::error!(error = %err, "game store: operation dropped");
+                    *dropped = true;
                 }
                 Err(err) => return Err(err),
             }
