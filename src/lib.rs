@@ -14,6 +14,11 @@
 //! - [`gesture`]: how hands make a move on a sensor board: a move turned into
 //!   the lifts and places a player makes, in the orders people use. Tests,
 //!   benchmarks and the simulator use it.
+//! - [`pgn`]: a game as PGN, with the clocks after each move and the
+//!   referee's rulings as comments.
+//! - [`store`]: the games in SQLite, every input event as a replay line, so a
+//!   game survives a power cut and is rebuilt by replaying it.
+//! - [`export`]: `tocada export`, the PGN of the finished games in the store.
 //!
 //! - [`config`]: the daemon's TOML configuration (`/etc/tocada/tocada.toml`),
 //!   every value checked at load time, and `tocada check-config`.
@@ -21,6 +26,8 @@
 //!   generic over `embedded_hal::i2c::I2c`.
 //! - [`models`]: device models that implement the bus side of that trait, so
 //!   the whole stack runs and is tested on a desktop.
+//! - [`logging`]: the daemon's log, to the systemd journal under systemd and
+//!   to stderr everywhere else.
 //!
 //! - [`daemon`]: `tocada run`, the tokio shell that owns the hardware and one
 //!   [`daemon::Panel`] (the front buttons and menus around the referee),
@@ -52,15 +59,19 @@
 //! assert_eq!(referee.next_deadline(), Some(2_600 + 180_000));
 //! ```
 
-pub mod daemon;
 pub mod config;
+pub mod daemon;
+pub mod export;
 pub mod face;
 pub mod gesture;
 pub mod hardware;
+pub mod logging;
 pub mod models;
+pub mod pgn;
 pub mod referee;
 pub mod replay;
 pub mod sim;
+pub mod store;
 
 pub use referee::{
     CompletedMove, Effect, Enforcement, GameMode, IncrementMode, Input, Law, Millis, Reason,

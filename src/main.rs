@@ -2,8 +2,8 @@
 //!
 //! Each subcommand lives in the library, where tests and other tools can
 //! reach it; this file only parses arguments, reports errors and sets the
-//! exit code. More subcommands (sim, run, check-config, export) will sit
-//! beside `replay`.
+//! exit code. More subcommands (sim, run, check-config) will sit beside
+//! `replay` and `export`.
 
 use std::io;
 use std::path::PathBuf;
@@ -55,6 +55,15 @@ enum Command {
         /// The file to check.
         #[arg(default_value = tocada::config::DEFAULT_PATH)]
         file: PathBuf,
+    },
+    /// Print the PGN of every finished game in the store, oldest first.
+    Export {
+        /// Only games started on this day or later (local time), YYYY-MM-DD.
+        #[arg(long, value_name = "DATE")]
+        since: Option<String>,
+        /// The game database.
+        #[arg(long, value_name = "PATH", default_value = tocada::export::DEFAULT_DB)]
+        db: PathBuf,
     },
 }
 
@@ -138,5 +147,14 @@ fn main() -> ExitCode {
                 ExitCode::from(tocada::config::EX_CONFIG)
             }
         },
+        Command::Export { since, db } => {
+            match tocada::export::export(&db, since.as_deref(), &mut io::stdout().lock()) {
+                Ok(_) => ExitCode::SUCCESS,
+                Err(err) => {
+                    eprintln!("tocada export: {err}");
+                    ExitCode::from(err.exit_code())
+                }
+            }
+        }
     }
 }

@@ -291,11 +291,10 @@ impl Preset {
     /// The referee's rules for a new game under this preset, from the
     /// standard starting position.
     pub fn rules(&self, rules: &RulesConfig) -> Rules {
-        // TODO(integration): black_time_control, draw_odds — set
-        // `black_time_control: self.black_time_control.clone()` and
-        // `draw_odds: self.draw_odds` once `Rules` has those fields.
         Rules {
             time_control: self.time_control.clone(),
+            black_time_control: self.black_time_control.clone(),
+            draw_odds: self.draw_odds,
             increment_mode: self.increment,
             mode: self.mode,
             enforcement: rules.enforcement,

@@ -1,0 +1,494 @@
+//! The games in SQLite, so that a game survives a crash or a power cut.
+//!
+//! Every input event the referee receives is stored as one line of the
+//! `tocada replay` format ([`crate::replay`]), the setup line first, and a
+//! game is rebuilt by replaying its lines into a fresh referee. The stored
+//! lines of game 3 are themselves a script:
+//!
+//! ```text
+//! sqlite3 games.sqlite "select line from event where game=3 order by seq" | tocada replay
+//! ```
+//!
+//! The database lives in the state directory as [`DB_FILE`], in WAL mode
+//! with `synchronous=FULL`: a commit is on the disk when it returns, and
+//! readers (`tocada export`) never block the writer. Its schema is
+//! versioned and migrated on open ([`schema`]).
+//!
+//! [`Store`] is the plain, blocking store. The daemon holds a [`Journal`]
+//! instead: a writer thread that owns the store, so that storing an event
+//! never delays a clock switch.
+
+mod calendar;
+mod error;
+mod journal;
+pub mod schema;
+
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior};
+
+use crate::replay::{Event, parse_line};
+
+pub use calendar::pgn_date_from_iso;
+pub use error::StoreError;
+pub use journal::Journal;
+
+/// The database's file name in the state directory.
+pub const DB_FILE: &str = "games.sqlite";
+
+/// How long a write waits for a lock held by another connection (someone
+/// writing with `sqlite3` by hand) before it fails and is retried.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// A game's id, SQLite's rowid.
+pub type GameId = i64;
+
+/// SQL for the local calendar day of a Unix time `?1`, in PGN form. SQLite
+/// applies the system's time zone, so no time zone crate is needed.
+const LOCAL_PGN_DATE: &str = "strftime('%Y.%m.%d', ?1, 'unixepoch', 'localtime')";
+
+/// A game about to start.
+#[derive(Debug, Clone, Copy)]
+pub struct NewGame<'a> {
+    /// When the game started, by the wall clock.
+    pub started_at: SystemTime,
+    /// The name of the time control preset chosen, e.g. `blitz 5+3`.
+    pub preset: &'a str,
+    /// Whether White's lever is on the clock's left.
+    pub white_left: bool,
+    /// The game's replay `setup` line, stored as event 0.
+    pub setup_line: &'a str,
+}
+
+/// A stored game, for recovery or export.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SavedGame {
+    /// Its id.
+    pub id: GameId,
+    /// The preset it was started with.
+    pub preset: String,
+    /// Whether White's lever is on the clock's left.
+    pub white_left: bool,
+    /// When it started, to the second.
+    pub started_at: SystemTime,
+    /// The local day it started, `YYYY.MM.DD`, as the PGN `Date` tag wants.
+    pub date: String,
+    /// Its replay lines: the setup line first, then every event in order.
+    pub lines: Vec<String>,
+}
+
+/// A finished game, as exported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinishedGame {
+    /// Its id.
+    pub id: GameId,
+    /// The local day it started, `YYYY.MM.DD`.
+    pub date: String,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub result: String,
+    /// Its PGN, as written when it finished.
+    pub pgn: String,
+}
+
+/// How the store keeps its commits, as SQLite reports it for this
+/// connection: for the daemon's log and for tests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Durability {
+    /// `wal` for a file (`memory` for an in-memory store).
+    pub journal_mode: String,
+    /// `full`: every commit is synced to the disk.
+    pub synchronous: String,
+}
+
+/// The game store: one SQLite connection.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+}
+
+impl Store {
+    /// Opens the database at `path`, creating the file if needed (not its
+    /// directory: the state directory is the installer's), in WAL mode with
+    /// `synchronous=FULL`, and creates or migrates its schema.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let conn = Connection::open(path).map_err(|err| opening(path, err))?;
+        let mut store = Store { conn };
+        store.configure().map_err(|err| opened(path, err))?;
+        let mode: String = store
+            .conn
+            .pragma_update_and_check(None, "journal_mode", "wal", |row| row.get(0))
+            .map_err(|err| opened(path, StoreError::Sqlite(err)))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            // Still durable with a rollback journal, only slower: keep the clock going.
+            tracing::warn!(path = %path.display(), mode, "game store: WAL refused by the file system");
+        }
+        schema::migrate(&mut store.conn, path).map_err(|err| opened(path, err))?;
+        Ok(store)
+    }
+
+    /// Opens an existing database without writing to it, for `tocada
+    /// export`: never creates, migrates or locks out the daemon. The
+    /// schema must be exactly this tocada's.
+    pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|err| opening(path, err))?;
+        let store = Store { conn };
+        store
+            .conn
+            .busy_timeout(BUSY_TIMEOUT)
+            .map_err(|err| opened(path, StoreError::Sqlite(err)))?;
+        let found = schema::version(&store.conn).map_err(|err| opened(path, err.into()))?;
+        if found == 0 {
+            return Err(StoreError::NotAGameStore {
+                path: path.to_owned(),
+            });
+        }
+        if found != schema::VERSION {
+            return Err(StoreError::Schema {
+                found,
+                expected: schema::VERSION,
+            });
+        }
+        Ok(store)
+    }
+
+    /// A store in memory, gone when dropped: for tests and the simulator.
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        let mut store = Store {
+            conn: Connection::open_in_memory()?,
+        };
+        store.configure()?;
+        schema::migrate(&mut store.conn, Path::new(":memory:"))?;
+        Ok(store)
+    }
+
+    /// Settings of this connection that the file does not keep.
+    fn configure(&self) -> Result<(), StoreError> {
+        self.conn.busy_timeout(BUSY_TIMEOUT)?;
+        self.conn.pragma_update(None, "foreign_keys", true)?;
+        self.conn.pragma_update(None, "synchronous", "FULL")?;
+        Ok(())
+    }
+
+    /// How long a write waits for another connection's lock before failing.
+    pub fn set_busy_timeout(&self, timeout: Duration) -> Result<(), StoreError> {
+        Ok(self.conn.busy_timeout(timeout)?)
+    }
+
+    /// The journal mode and synchronous setting in force.
+    pub fn durability(&self) -> Result<Durability, StoreError> {
+        let journal_mode: String = self
+            .conn
+            .pragma_query_value(None, "journal_mode", |row| row.get(0))?;
+        let synchronous: i64 = self
+            .conn
+            .pragma_query_value(None, "synchronous", |row| row.get(0))?;
+        let synchronous = match synchronous {
+            0 => "off",
+            1 => "normal",
+            2 => "full",
+            3 => "extra",
+            _ => "unknown",
+        };
+        Ok(Durability {
+            journal_mode: journal_mode.to_ascii_lowercase(),
+            synchronous: synchronous.to_owned(),
+        })
+    }
+
+    /// Stores a new game and its setup line as event 0; returns its id.
+    pub fn begin_game(&mut self, game: &NewGame) -> Result<GameId, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let id = insert_game(&tx, game)?;
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Stores events of a game, `(t, line)` in order, in one transaction:
+    /// all or none. Each line must be a replay input line (or `end`) stamped
+    /// `t`, no earlier than the game's last stored line, so that the stored
+    /// game always replays.
+    pub fn append(&mut self, game: GameId, events: &[(u64, String)]) -> Result<(), StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        insert_events(&tx, game, events)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Records a game's result and its PGN; nothing more is stored for it.
+    pub fn finish(&mut self, game: GameId, result: &str, pgn: &str) -> Result<(), StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        set_result(&tx, game, result, pgn)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The game begun last that has no result, with its lines: the one to
+    /// recover after a crash. Begun last by id, not by `started_at`: a Pi
+    /// without a real-time clock may start a game before its time is set.
+    pub fn unfinished(&self) -> Result<Option<SavedGame>, StoreError> {
+        let id: Option<GameId> = self
+            .conn
+            .query_row(
+                "SELECT id FROM game WHERE result IS NULL ORDER BY id DESC LIMIT 1",
+                [],
+                |row| row.get(0),
+            )
+            .optional()?;
+        match id {
+            Some(id) => self.game(id),
+            None => Ok(None),
+        }
+    }
+
+    /// A game and its lines, finished or not.
+    pub fn game(&self, id: GameId) -> Result<Option<SavedGame>, StoreError> {
+        let row = self
+            .conn
+            .query_row(
+                "SELECT preset, white_left, started_at, date FROM game WHERE id = ?1",
+                [id],
+                |row| {
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, bool>(1)?,
+                        row.get::<_, i64>(2)?,
+                        row.get::<_, String>(3)?,
+                    ))
+                },
+            )
+            .optional()?;
+        let Some((preset, white_left, started_at, date)) = row else {
+            return Ok(None);
+        };
+        let mut statement = self
+            .conn
+            .prepare_cached("SELECT line FROM event WHERE game = ?1 ORDER BY seq")?;
+        let lines = statement
+            .query_map([id], |row| row.get::<_, String>(0))?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(SavedGame {
+            id,
+            preset,
+            white_left,
+            started_at: from_unix_seconds(started_at),
+            date,
+            lines,
+        }))
+    }
+
+    /// Every finished game, oldest first; with `since` (`YYYY-MM-DD`), only
+    /// those started on that local day or later.
+    pub fn finished_since(&self, since: Option<&str>) -> Result<Vec<FinishedGame>, StoreError> {
+        let since = since
+            .map(pgn_date_from_iso)
+            .transpose()
+            .map_err(StoreError::BadDate)?;
+        let mut statement = self.conn.prepare_cached(
+            "SELECT id, date, result, pgn FROM game
+             WHERE result IS NOT NULL AND pgn IS NOT NULL AND (?1 IS NULL OR date >= ?1)
+             ORDER BY started_at, id",
+        )?;
+        let games = statement
+            .query_map([since], |row| {
+                Ok(FinishedGame {
+                    id: row.get(0)?,
+                    date: row.get(1)?,
+                    result: row.get(2)?,
+                    pgn: row.get(3)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(games)
+    }
+}
+
+/// The local calendar day of `at` in PGN form (`YYYY.MM.DD`), computed the
+/// way the store dates a game, for the `Date` tag of a game being recorded.
+pub fn pgn_date(at: SystemTime) -> Result<String, StoreError> {
+    let conn = Connection::open_in_memory()?;
+    Ok(conn.query_row(
+        &format!("SELECT {LOCAL_PGN_DATE}"),
+        [unix_seconds(at)],
+        |row| row.get(0),
+    )?)
+}
+
+/// Inserts a game row and its setup line.
+fn insert_game(conn: &Connection, game: &NewGame) -> Result<GameId, StoreError> {
+    let setup_t = match parse_line(game.setup_line) {
+        Ok(Some(line)) if matches!(line.event, Event::Setup(_)) => line.t,
+        Ok(Some(_)) => return Err(StoreError::BadSetup("not a \"setup\" line".to_owned())),
+        Ok(None) => return Err(StoreError::BadSetup("empty line".to_owned())),
+        Err(message) => return Err(StoreError::BadSetup(message)),
+    };
+    conn.execute(
+        &format!(
+            "INSERT INTO game (started_at, date, preset, white_left) \
+             VALUES (?1, {LOCAL_PGN_DATE}, ?2, ?3)"
+        ),
+        rusqlite::params![unix_seconds(game.started_at), game.preset, game.white_left],
+    )?;
+    let id = conn.last_insert_rowid();
+    conn.execute(
+        "INSERT INTO event (game, seq, t, line) VALUES (?1, 0, ?2, ?3)",
+        rusqlite::params![id, millis(setup_t)?, game.setup_line.trim()],
+    )?;
+    Ok(id)
+}
+
+/// Checks that `game` exists and has no result yet.
+fn check_open(conn: &Connection, game: GameId) -> Result<(), StoreError> {
+    let finished: Option<bool> = conn
+        .query_row(
+            "SELECT result IS NOT NULL FROM game WHERE id = ?1",
+            [game],
+            |row| row.get(0),
+        )
+        .optional()?;
+    match finished {
+        None => Err(StoreError::NoSuchGame(game)),
+        Some(true) => Err(StoreError::GameFinished(game)),
+        Some(false) => Ok(()),
+    }
+}
+
+/// Checks and inserts events after the game's last one. Everything is
+/// checked before anything is written, so a refused batch writes nothing
+/// even inside a larger transaction.
+fn insert_events(
+    conn: &Connection,
+    game: GameId,
+    events: &[(u64, String)],
+) -> Result<(), StoreError> {
+    check_open(conn, game)?;
+    let (next_seq, mut last_t): (i64, i64) = conn.query_row(
+        "SELECT coalesce(max(seq) + 1, 0), coalesce(max(t), 0) FROM event WHERE game = ?1",
+        [game],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )?;
+    let mut rows = Vec::with_capacity(events.len());
+    for (t, text) in events {
+        let t = millis(*t)?;
+        let line = match parse_line(text) {
+            Ok(Some(line)) => line,
+            Ok(None) => return Err(StoreError::BadLine("empty line".to_owned())),
+            Err(message) => return Err(StoreError::BadLine(message)),
+        };
+        if matches!(line.event, Event::Setup(_)) {
+            return Err(StoreError::BadLine(
+                "\"setup\" is only the first line of a game".to_owned(),
+            ));
+        }
+        if millis(line.t)? != t {
+            return Err(StoreError::BadLine(format!(
+                "stamped t = {} but stored as t = {t}",
+                line.t
+            )));
+        }
+        if t < last_t {
+            return Err(StoreError::BadLine(format!(
+                "time went backwards: t = {t} after t = {last_t}"
+            )));
+        }
+        last_t = t;
+        rows.push((t, text.trim()));
+    }
+    let mut statement =
+        conn.prepare_cached("INSERT INTO event (game, seq, t, line) VALUES (?1, ?2, ?3, ?4)")?;
+    for (seq, (t, line)) in (next_seq..).zip(rows) {
+        statement.execute(rusqlite::params![game, seq, t, line])?;
+    }
+    Ok(())
+}
+
+/// Checks and records a game's result.
+fn set_result(conn: &Connection, game: GameId, result: &str, pgn: &str) -> Result<(), StoreError> {
+    if !matches!(result, "1-0" | "0-1" | "1/2-1/2" | "*") {
+        return Err(StoreError::BadResult(result.to_owned()));
+    }
+    check_open(conn, game)?;
+    conn.execute(
+        "UPDATE game SET result = ?2, pgn = ?3, finished_at = unixepoch() WHERE id = ?1",
+        rusqlite::params![game, result, pgn],
+    )?;
+    Ok(())
+}
+
+/// Milliseconds as SQLite's signed integer; larger than 292 million years
+/// is a bad line, not a panic.
+fn millis(t: u64) -> Result<i64, StoreError> {
+    i64::try_from(t).map_err(|_| StoreError::BadLine(format!("t = {t} is out of range")))
+}
+
+/// Seconds since the Unix epoch, negative before it (a Pi whose clock was
+/// never set may think it is 1970, never earlier, but nothing panics).
+fn unix_seconds(at: SystemTime) -> i64 {
+    match at.duration_since(UNIX_EPOCH) {
+        Ok(after) => i64::try_from(after.as_secs()).unwrap_or(i64::MAX),
+        Err(before) => i64::try_from(before.duration().as_secs()).map_or(i64::MIN, |s| -s),
+    }
+}
+
+fn from_unix_seconds(seconds: i64) -> SystemTime {
+    let magnitude = Duration::from_secs(seconds.unsigned_abs());
+    let at = if seconds >= 0 {
+        UNIX_EPOCH.checked_add(magnitude)
+    } else {
+        UNIX_EPOCH.checked_sub(magnitude)
+    };
+    // Out of SystemTime's range only for a hand-edited row.
+    at.unwrap_or(UNIX_EPOCH)
+}
+
+/// An error from opening `path`: a file that is not SQLite is named as such.
+fn opening(path: &Path, err: rusqlite::Error) -> StoreError {
+    match err.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => StoreError::NotADatabase {
+            path: path.to_owned(),
+        },
+        _ => StoreError::Open {
+            path: path.to_owned(),
+            source: err,
+        },
+    }
+}
+
+/// SQLite reads the file only at the first statement, so "not a database"
+/// shows up after opening: name it there too.
+fn opened(path: &Path, err: StoreError) -> StoreError {
+    match err {
+        StoreError::Sqlite(err) => opening(path, err),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unix_seconds_round_trip_on_both_sides_of_the_epoch() {
+        // Linux's SystemTime spans every i64 second, so even a hand-edited
+        // row at the extremes comes back as it was, without a panic.
+        for seconds in [0, 1, 1_763_726_400, -86_400, i64::MIN, i64::MAX] {
+            assert_eq!(unix_seconds(from_unix_seconds(seconds)), seconds);
+        }
+    }
+
+    #[test]
+    fn pgn_dates_have_the_pgn_shape() {
+        let date = pgn_date(SystemTime::now()).unwrap();
+        assert_eq!(date.len(), 10, "{date}");
+        assert_eq!(&date[4..5], ".");
+        assert_eq!(&date[7..8], ".");
+        assert!(date.starts_with("20"), "{date}");
+    }
+}

@@ -1,0 +1,134 @@
+//! What can go wrong with the game store, in words an operator can act on.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use super::GameId;
+
+/// Why the game store could not do what was asked.
+#[derive(Debug)]
+pub enum StoreError {
+    /// The database file could not be opened or created.
+    Open {
+        /// The path as given.
+        path: PathBuf,
+        /// SQLite's reason.
+        source: rusqlite::Error,
+    },
+    /// The file exists but is not an SQLite database.
+    NotADatabase {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// An SQLite database, but not one of tocada's: it has other tables, or
+    /// (opened read-only) no games schema at all.
+    NotAGameStore {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// The schema is from a newer tocada, or (opened read-only) older than
+    /// this one reads without migrating.
+    Schema {
+        /// `PRAGMA user_version` in the file.
+        found: i64,
+        /// The version this tocada writes.
+        expected: i64,
+    },
+    /// The setup line of a new game is not a replay `setup` line.
+    BadSetup(String),
+    /// A line to append is not a replay input line fit to follow the game.
+    BadLine(String),
+    /// A result that is not `1-0`, `0-1`, `1/2-1/2` or `*`.
+    BadResult(String),
+    /// A date that is not a real `YYYY-MM-DD`.
+    BadDate(String),
+    /// No game with this id.
+    NoSuchGame(GameId),
+    /// The game already has a result: nothing more is stored for it.
+    GameFinished(GameId),
+    /// The journal's writer could not commit what was queued; it is kept
+    /// and retried.
+    NotCommitted {
+        /// Operations still waiting.
+        pending: usize,
+        /// The last commit's error.
+        cause: String,
+    },
+    /// The journal's writer thread is gone.
+    JournalStopped,
+    /// Any other SQLite failure: a full disk, an I/O error, a lock held too long.
+    Sqlite(rusqlite::Error),
+}
+
+impl StoreError {
+    /// Whether the operation itself is at fault (bad data, an unknown or
+    /// finished game), so retrying it can never succeed; other errors come
+    /// from the disk or the database and may pass.
+    pub fn is_bad_request(&self) -> bool {
+        matches!(
+            self,
+            StoreError::BadSetup(_)
+                | StoreError::BadLine(_)
+                | StoreError::BadResult(_)
+                | StoreError::BadDate(_)
+                | StoreError::NoSuchGame(_)
+                | StoreError::GameFinished(_)
+        )
+    }
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Open { path, source } => {
+                // SQLite's message often ends with the path again.
+                let why = source.to_string();
+                let why = why
+                    .strip_suffix(&format!(": {}", path.display()))
+                    .unwrap_or(&why);
+                write!(f, "cannot open {}: {why}", path.display())
+            }
+            StoreError::NotADatabase { path } => {
+                write!(f, "{} is not an SQLite database", path.display())
+            }
+            StoreError::NotAGameStore { path } => {
+                write!(f, "{} is not a tocada game database", path.display())
+            }
+            StoreError::Schema { found, expected } => write!(
+                f,
+                "game database schema version {found}, this tocada reads version {expected}"
+            ),
+            StoreError::BadSetup(why) => write!(f, "bad setup line: {why}"),
+            StoreError::BadLine(why) => write!(f, "bad event line: {why}"),
+            StoreError::BadResult(result) => write!(
+                f,
+                "bad result {result:?}: expected one of `1-0` `0-1` `1/2-1/2` `*`"
+            ),
+            StoreError::BadDate(why) => f.write_str(why),
+            StoreError::NoSuchGame(id) => write!(f, "no game {id}"),
+            StoreError::GameFinished(id) => write!(f, "game {id} is already finished"),
+            StoreError::NotCommitted { pending, cause } => write!(
+                f,
+                "{pending} game store operation(s) not committed yet: {cause}"
+            ),
+            StoreError::JournalStopped => f.write_str("the game store's writer thread stopped"),
+            StoreError::Sqlite(err) => write!(f, "game database: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Open { source, .. } => Some(source),
+            StoreError::Sqlite(err) => Some(err),
+            _ => None,
+        }
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(err: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite(err)
+    }
+}

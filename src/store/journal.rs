@@ -1,0 +1,362 @@
+//! The store's writer thread: storing an event never delays a clock switch.
+//!
+//! The daemon shows the switch first and queues the event here; the writer
+//! takes everything queued so far and commits it in one transaction, at
+//! once rather than on a timer, so a burst of events costs one fsync and an
+//! event is on the disk within a commit's time of being queued.
+//!
+//! A commit that fails (a full disk, a lock held by someone else) is
+//! logged, counted and kept: the writer retries the same operations, with
+//! whatever arrived since, on the next round, so nothing is dropped
+//! silently and the clock never stops for the disk. An operation that can
+//! never succeed (a bad line, an unknown or finished game) is logged,
+//! counted and dropped, so that it cannot hold up the rest.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, SystemTime};
+
+use rusqlite::TransactionBehavior;
+
+use super::{GameId, NewGame, Store, StoreError, insert_events, insert_game, set_result};
+
+/// How long the writer waits before retrying a failed commit when nothing
+/// new arrives: long enough not to spin on a full disk.
+const RETRY_AFTER: Duration = Duration::from_millis(500);
+
+/// One request to the writer thread.
+#[derive(Debug)]
+enum JournalOp {
+    /// Start a game; the id (or the error) goes back on `reply`.
+    Begin {
+        started_at: SystemTime,
+        preset: String,
+        white_left: bool,
+        setup_line: String,
+        reply: Sender<Result<GameId, StoreError>>,
+    },
+    /// Store one event of a game.
+    Append { game: GameId, t: u64, line: String },
+    /// Record a game's result and PGN.
+    Finish {
+        game: GameId,
+        result: String,
+        pgn: String,
+    },
+    /// Answer once everything queued before is committed.
+    Flush {
+        reply: Sender<Result<(), StoreError>>,
+    },
+}
+
+/// The daemon's handle on the game store: a writer thread that owns the
+/// [`Store`], fed by a channel.
+#[derive(Debug)]
+pub struct Journal {
+    ops: Option<Sender<JournalOp>>,
+    errors: Arc<AtomicU64>,
+    writer: Option<JoinHandle<()>>,
+}
+
+impl Journal {
+    /// Starts the writer thread, which owns `store` from now on.
+    pub fn spawn(store: Store) -> Journal {
+        let (ops, queue) = mpsc::channel();
+        let errors = Arc::new(AtomicU64::new(0));
+        let counted = Arc::clone(&errors);
+        let writer = thread::Builder::new()
+            .name("tocada-journal".to_owned())
+            .spawn(move || Writer::new(store, counted).run(queue));
+        match writer {
+            Ok(writer) => Journal {
+                ops: Some(ops),
+                errors,
+                writer: Some(writer),
+            },
+            Err(err) => {
+                // No thread, no store: every call reports JournalStopped
+                // and the clock runs on without a record.
+                tracing::error!(error = %err, "game store: cannot start the writer thread");
+                errors.fetch_add(1, Ordering::Relaxed);
+                Journal {
+                    ops: None,
+                    errors,
+                    writer: None,
+                }
+            }
+        }
+    }
+
+    /// Stores a new game with its setup line and returns its id: a blocking
+    /// round trip to the writer, behind anything already queued (a game
+    /// starts rarely).
+    pub fn begin_game(&self, game: NewGame<'_>) -> Result<GameId, StoreError> {
+        let (reply, answer) = mpsc::channel();
+        self.send(JournalOp::Begin {
+            started_at: game.started_at,
+            preset: game.preset.to_owned(),
+            white_left: game.white_left,
+            setup_line: game.setup_line.to_owned(),
+            reply,
+        })?;
+        answer.recv().map_err(|_| StoreError::JournalStopped)?
+    }
+
+    /// Queues one event of a game, its replay `line` stamped `t`. Never
+    /// waits for the disk.
+    pub fn append(&self, game: GameId, t: u64, line: String) {
+        // A stopped writer is already counted and logged by `send`.
+        let _ = self.send(JournalOp::Append { game, t, line });
+    }
+
+    /// Queues a game's result (`1-0`, `0-1`, `1/2-1/2`, `*`) and its PGN.
+    pub fn finish(&self, game: GameId, result: String, pgn: String) {
+        let _ = self.send(JournalOp::Finish { game, result, pgn });
+    }
+
+    /// Waits until everything queued before is committed, or until a
+    /// commit of it fails (it is kept and retried; the error says so).
+    pub fn flush(&self) -> Result<(), StoreError> {
+        let (reply, answer) = mpsc::channel();
+        self.send(JournalOp::Flush { reply })?;
+        answer.recv().map_err(|_| StoreError::JournalStopped)?
+    }
+
+    /// Failed commits and dropped operations so far.
+    pub fn errors(&self) -> u64 {
+        self.errors.load(Ordering::Relaxed)
+    }
+
+    /// Flushes, stops the writer and waits for it: for shutdown.
+    pub fn close(mut self) -> Result<(), StoreError> {
+        let flushed = self.flush();
+        let stopped = self.stop();
+        flushed.and(stopped)
+    }
+
+    fn send(&self, op: JournalOp) -> Result<(), StoreError> {
+        let sent = match &self.ops {
+            Some(ops) => ops.send(op).is_ok(),
+            None => false,
+        };
+        if sent {
+            Ok(())
+        } else {
+            self.errors.fetch_add(1, Ordering::Relaxed);
+            tracing::error!("game store: the writer thread has stopped; event not stored");
+            Err(StoreError::JournalStopped)
+        }
+    }
+
+    /// Closes the queue, lets the writer commit what is left, and joins it.
+    fn stop(&mut self) -> Result<(), StoreError> {
+        self.ops = None;
+        match self.writer.take() {
+            Some(writer) => writer.join().map_err(|_| StoreError::JournalStopped),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Journal {
+    /// Dropping the journal still stores what was queued.
+    fn drop(&mut self) {
+        let _ = self.stop();
+    }
+}
+
+/// The writer thread's state.
+struct Writer {
+    store: Store,
+    errors: Arc<AtomicU64>,
+    /// Operations whose commit failed, oldest first, to retry.
+    pending: Vec<JournalOp>,
+}
+
+impl Writer {
+    fn new(store: Store, errors: Arc<AtomicU64>) -> Writer {
+        Writer {
+            store,
+            errors,
+            pending: Vec::new(),
+        }
+    }
+
+    fn run(mut self, queue: Receiver<JournalOp>) {
+        let mut open = true;
+        while open || !self.pending.is_empty() {
+            let mut batch = std::mem::take(&mut self.pending);
+            if open {
+                // Block for work when all is stored; when a retry is due,
+                // wait only so long for more.
+                let first = if batch.is_empty() {
+                    queue.recv().map_err(|_| RecvTimeoutError::Disconnected)
+                } else {
+                    queue.recv_timeout(RETRY_AFTER)
+                };
+                match first {
+                    Ok(op) => batch.push(op),
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => open = false,
+                }
+                // Everything else already queued joins the same commit.
+                batch.extend(queue.try_iter());
+            }
+            if batch.is_empty() {
+                continue;
+            }
+            let retry = self.commit(batch);
+            if !open && !retry.is_empty() {
+                // The journal is closing and the disk still fails: say
+                // what is lost rather than retry forever.
+                tracing::error!(
+                    lost = retry.len(),
+                    "game store: closing with operations that could not be committed"
+                );
+                return;
+            }
+            self.pending = retry;
+        }
+    }
+
+    /// Commits a batch in one transaction. Returns the operations to retry:
+    /// none on success, the batch's appends and finishes when the commit
+    /// failed (a begin or flush gets its error instead, its caller waits).
+    fn commit(&mut self, batch: Vec<JournalOp>) -> Vec<JournalOp> {
+        let mut begun: Vec<(Sender<Result<GameId, StoreError>>, GameId)> = Vec::new();
+        let mut dropped = vec![false; batch.len()];
+        match self.write(&batch, &mut begun, &mut dropped) {
+            Ok(()) => {
+                for (reply, id) in begun {
+                    let _ = reply.send(Ok(id));
+                }
+                for op in batch {
+                    if let JournalOp::Flush { reply } = op {
+                        let _ = reply.send(Ok(()));
+                    }
+                }
+                Vec::new()
+            }
+            Err(err) => {
+                self.errors.fetch_add(1, Ordering::Relaxed);
+                // The transaction may have stopped anywhere: answer every
+                // waiter of the batch from the batch itself.
+                // Bad operations already dropped (and counted) stay dropped.
+                let batch: Vec<JournalOp> = batch
+                    .into_iter()
+                    .zip(dropped)
+                    .filter_map(|(op, dropped)| (!dropped).then_some(op))
+                    .collect();
+                let kept = batch
+                    .iter()
+                    .filter(|op| matches!(op, JournalOp::Append { .. } | JournalOp::Finish { .. }))
+                    .count();
+                tracing::warn!(error = %err, pending = kept, "game store: commit failed; will retry");
+                batch
+                    .into_iter()
+                    .filter_map(|op| match op {
+                        JournalOp::Begin { reply, .. } => {
+                            let _ = reply.send(Err(not_committed(kept, &err)));
+                            None
+                        }
+                        JournalOp::Flush { reply } => {
+                            let _ = reply.send(Err(not_committed(kept, &err)));
+                            None
+                        }
+                        op => Some(op),
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// Writes a batch in one transaction. Bad operations are dropped (and
+    /// a bad begin answered with its error), marked in `dropped`; any other
+    /// failure aborts the whole transaction.
+    fn write(
+        &mut self,
+        batch: &[JournalOp],
+        begun: &mut Vec<(Sender<Result<GameId, StoreError>>, GameId)>,
+        dropped: &mut [bool],
+    ) -> Result<(), StoreError> {
+        let tx = self
+            .store
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        for (op, dropped) in batch.iter().zip(dropped.iter_mut()) {
+            let done = match op {
+                JournalOp::Begin {
+                    started_at,
+                    preset,
+                    white_left,
+                    setup_line,
+                    reply,
+                } => {
+                    let game = NewGame {
+                        started_at: *started_at,
+                        preset,
+                        white_left: *white_left,
+                        setup_line,
+                    };
+                    match insert_game(&tx, &game) {
+                        Ok(id) => {
+                            begun.push((reply.clone(), id));
+                            Ok(())
+                        }
+                        Err(err) if err.is_bad_request() => {
+                            // Counted before the answer, so the caller sees the count.
+                            self.errors.fetch_add(1, Ordering::Relaxed);
+                            tracing::error!(error = %err, "game store: new game refused");
+                            let _ = reply.send(Err(clone_bad_request(&err)));
+                            *dropped = true;
+                            Ok(())
+                        }
+                        Err(err) => Err(err),
+                    }
+                }
+                JournalOp::Append { game, t, line } => {
+                    insert_events(&tx, *game, &[(*t, line.clone())])
+                }
+                JournalOp::Finish { game, result, pgn } => set_result(&tx, *game, result, pgn),
+                // Answered after the commit.
+                JournalOp::Flush { .. } => Ok(()),
+            };
+            match done {
+                Ok(()) => {}
+                Err(err) if err.is_bad_request() => {
+                    // Checked before writing, so nothing of it is in the
+                    // transaction: drop it and go on with the rest.
+                    self.errors.fetch_add(1, Ordering::Relaxed);
+                    tracing::error!(error = %err, "game store: operation dropped");
+                    *dropped = true;
+                }
+                Err(err) => return Err(err),
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+/// What a flush or begin waiter hears when the commit failed.
+fn not_committed(pending: usize, err: &StoreError) -> StoreError {
+    StoreError::NotCommitted {
+        pending,
+        cause: err.to_string(),
+    }
+}
+
+/// A copy of a bad-request error for the caller waiting on a begin.
+fn clone_bad_request(err: &StoreError) -> StoreError {
+    match err {
+        StoreError::BadSetup(why) => StoreError::BadSetup(why.clone()),
+        StoreError::BadLine(why) => StoreError::BadLine(why.clone()),
+        StoreError::BadResult(why) => StoreError::BadResult(why.clone()),
+        StoreError::BadDate(why) => StoreError::BadDate(why.clone()),
+        StoreError::NoSuchGame(id) => StoreError::NoSuchGame(*id),
+        StoreError::GameFinished(id) => StoreError::GameFinished(*id),
+        other => not_committed(0, other),
+    }
+}

@@ -1,0 +1,90 @@
+//! The game database's schema and its migrations, versioned with
+//! `PRAGMA user_version`.
+//!
+//! Each entry of `MIGRATIONS` takes the schema from its index to the next
+//! version; a database at version N runs entries N.. in one transaction, so
+//! a clock updated in the field upgrades its store on the next start and a
+//! power cut mid-upgrade leaves the old version intact. A future version
+//! appends an entry here and never edits an old one.
+
+use std::path::Path;
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use super::StoreError;
+
+/// Version 1: games and the replay lines of their input events.
+///
+/// `game.date` is the local calendar day the game started, in PGN form
+/// (`YYYY.MM.DD`), fixed when the game begins so that a later change of
+/// time zone does not move old games. `result` stays NULL until the game
+/// is finished: that is how an unfinished game is found after a power cut.
+/// `event.line` is one line of the `tocada replay` format, so that
+/// `select line from event where game = N order by seq` is a replayable
+/// script.
+const V1: &str = "
+CREATE TABLE game (
+    id INTEGER PRIMARY KEY,
+    started_at INTEGER NOT NULL,
+    date TEXT NOT NULL,
+    preset TEXT NOT NULL,
+    white_left INTEGER NOT NULL,
+    result TEXT,
+    finished_at INTEGER,
+    pgn TEXT
+);
+CREATE INDEX game_by_date ON game(date);
+CREATE TABLE event (
+    game INTEGER NOT NULL REFERENCES game(id),
+    seq INTEGER NOT NULL,
+    t INTEGER NOT NULL,
+    line TEXT NOT NULL,
+    PRIMARY KEY (game, seq)
+) WITHOUT ROWID;
+";
+
+/// Every migration, in order: entry `i` takes version `i` to `i + 1`.
+const MIGRATIONS: &[&str] = &[V1];
+
+/// The schema version this tocada writes.
+pub const VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// The version recorded in the file: 0 for a new, empty database.
+pub(super) fn version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.pragma_query_value(None, "user_version", |row| row.get(0))
+}
+
+/// Brings the schema up to [`VERSION`], creating it in an empty database.
+/// A newer schema, or a version-0 database that already has tables of its
+/// own, is refused and left untouched.
+pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let found = version(&tx)?;
+    if !(0..=VERSION).contains(&found) {
+        return Err(StoreError::Schema {
+            found,
+            expected: VERSION,
+        });
+    }
+    if found == 0 {
+        let tables: i64 = tx.query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'",
+            [],
+            |row| row.get(0),
+        )?;
+        if tables > 0 {
+            return Err(StoreError::NotAGameStore {
+                path: path.to_owned(),
+            });
+        }
+    }
+    // `found` is in 0..=VERSION here, so the cast cannot wrap.
+    for sql in &MIGRATIONS[found as usize..] {
+        tx.execute_batch(sql)?;
+    }
+    if found < VERSION {
+        tx.pragma_update(None, "user_version", VERSION)?;
+    }
+    tx.commit()?;
+    Ok(())
+}

@@ -1,0 +1,505 @@
+//! The game store on real files: round trips, durability settings, crash
+//! recovery, the journal's writer thread and its failures.
+
+mod support {
+    pub mod lines;
+}
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use shakmaty::Color;
+use tocada::store::{DB_FILE, Journal, NewGame, Store, StoreError, pgn_date, schema};
+use tocada::{Input, Rules};
+
+use support::lines::{input_line, setup_line};
+
+const SETUP: &str = r#"{"t":0,"ev":"setup","time_control":"300+2"}"#;
+
+fn temp_db() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(DB_FILE);
+    (dir, path)
+}
+
+fn at(seconds: u64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_secs(seconds)
+}
+
+fn new_game(started_at: SystemTime) -> NewGame<'static> {
+    NewGame {
+        started_at,
+        preset: "blitz 5+2",
+        white_left: true,
+        setup_line: SETUP,
+    }
+}
+
+/// `n` events from `t0`, 100 ms apart: presses of alternating levers.
+fn events(t0: u64, n: u64) -> Vec<(u64, String)> {
+    (0..n)
+        .map(|i| {
+            let t = t0 + 100 * i;
+            let side = if i % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            (t, input_line(t, Input::Press(side)))
+        })
+        .collect()
+}
+
+fn lines_of(setup: &str, events: &[(u64, String)]) -> Vec<String> {
+    std::iter::once(setup.to_owned())
+        .chain(events.iter().map(|(_, line)| line.clone()))
+        .collect()
+}
+
+#[test]
+fn a_game_round_trips_and_survives_reopening() {
+    let (_dir, path) = temp_db();
+    let started = at(1_763_726_400);
+    let batch = events(0, 30);
+    let id = {
+        let mut store = Store::open(&path).unwrap();
+        let id = store.begin_game(&new_game(started)).unwrap();
+        store.append(id, &batch[..10]).unwrap();
+        store.append(id, &batch[10..]).unwrap();
+        let saved = store.game(id).unwrap().unwrap();
+        assert_eq!(saved.lines, lines_of(SETUP, &batch));
+        assert_eq!(store.unfinished().unwrap().map(|g| g.id), Some(id));
+        store.finish(id, "1-0", "[Event \"?\"]\n\n1-0\n").unwrap();
+        id
+    };
+
+    let store = Store::open(&path).unwrap();
+    let saved = store.game(id).unwrap().unwrap();
+    assert_eq!(saved.id, id);
+    assert_eq!(saved.preset, "blitz 5+2");
+    assert!(saved.white_left);
+    assert_eq!(saved.started_at, started);
+    assert_eq!(saved.date, pgn_date(started).unwrap());
+    assert_eq!(saved.lines, lines_of(SETUP, &batch));
+    assert_eq!(store.unfinished().unwrap(), None);
+    let finished = store.finished_since(None).unwrap();
+    assert_eq!(finished.len(), 1);
+    assert_eq!(finished[0].id, id);
+    assert_eq!(finished[0].result, "1-0");
+    assert_eq!(finished[0].pgn, "[Event \"?\"]\n\n1-0\n");
+    assert_eq!(finished[0].date, saved.date);
+    assert_eq!(store.game(id + 1).unwrap(), None);
+}
+
+#[test]
+fn the_file_is_wal_with_full_sync_and_versioned() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    let durability = store.durability().unwrap();
+    assert_eq!(durability.journal_mode, "wal");
+    assert_eq!(durability.synchronous, "full");
+    drop(store);
+
+    // The journal mode and the version are in the file itself.
+    let raw = rusqlite::Connection::open(&path).unwrap();
+    let mode: String = raw
+        .pragma_query_value(None, "journal_mode", |row| row.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    let version: i64 = raw
+        .pragma_query_value(None, "user_version", |row| row.get(0))
+        .unwrap();
+    assert_eq!(version, schema::VERSION);
+
+    let memory = Store::open_in_memory().unwrap();
+    assert_eq!(memory.durability().unwrap().synchronous, "full");
+}
+
+#[test]
+fn unfinished_is_the_game_begun_last_without_a_result() {
+    let (_dir, path) = temp_db();
+    let mut store = Store::open(&path).unwrap();
+    assert_eq!(store.unfinished().unwrap(), None);
+    // Begun in this order; the second has the earliest wall time, as on a
+    // Pi whose clock was set only later.
+    let first = store.begin_game(&new_game(at(2_000_000))).unwrap();
+    let second = store.begin_game(&new_game(at(1_000))).unwrap();
+    let third = store.begin_game(&new_game(at(3_000_000))).unwrap();
+    let batch = events(0, 7);
+    store.append(second, &batch).unwrap();
+    store.append(first, &events(0, 2)).unwrap();
+    store.finish(third, "0-1", "pgn").unwrap();
+
+    let recovered = store.unfinished().unwrap().unwrap();
+    assert_eq!(recovered.id, second);
+    assert_eq!(recovered.lines, lines_of(SETUP, &batch));
+    // Every stored game replays: its lines parse, setup first, in time order.
+    let parsed: Vec<_> = recovered
+        .lines
+        .iter()
+        .map(|l| tocada::replay::parse_line(l).unwrap().unwrap())
+        .collect();
+    assert!(matches!(parsed[0].event, tocada::replay::Event::Setup(_)));
+    assert!(parsed.windows(2).all(|w| w[0].t <= w[1].t));
+
+    store.finish(second, "1/2-1/2", "pgn").unwrap();
+    assert_eq!(store.unfinished().unwrap().map(|g| g.id), Some(first));
+    store.finish(first, "*", "pgn").unwrap();
+    assert_eq!(store.unfinished().unwrap(), None);
+}
+
+#[test]
+fn finished_since_takes_whole_local_days_oldest_first() {
+    let mut store = Store::open_in_memory().unwrap();
+    let day = 86_400;
+    // Noon UTC on 10, 12 and 14 January 2026: two days apart, so their local
+    // days keep the same order in any time zone.
+    let noon_10 = 1_768_046_400;
+    let times = [noon_10 + 4 * day, noon_10, noon_10 + 2 * day];
+    let ids: Vec<_> = times
+        .iter()
+        .map(|&t| store.begin_game(&new_game(at(t))).unwrap())
+        .collect();
+    for (i, id) in ids.iter().enumerate() {
+        store.finish(*id, "1-0", &format!("pgn {i}")).unwrap();
+    }
+    let unfinished = store.begin_game(&new_game(at(noon_10 + day))).unwrap();
+
+    let all: Vec<_> = store.finished_since(None).unwrap();
+    assert_eq!(
+        all.iter().map(|g| g.id).collect::<Vec<_>>(),
+        [ids[1], ids[2], ids[0]],
+        "oldest first, by start"
+    );
+    assert!(all.iter().all(|g| g.id != unfinished));
+
+    let middle_day = pgn_date(at(times[2])).unwrap().replace('.', "-");
+    let since: Vec<_> = store.finished_since(Some(&middle_day)).unwrap();
+    assert_eq!(
+        since.iter().map(|g| g.id).collect::<Vec<_>>(),
+        [ids[2], ids[0]]
+    );
+    assert_eq!(since[0].date, middle_day.replace('-', "."));
+    assert_eq!(since[0].pgn, "pgn 2");
+    assert!(store.finished_since(Some("2100-01-01")).unwrap().is_empty());
+
+    for bad in ["2026-02-30", "yesterday", "2026/01/12"] {
+        let err = store.finished_since(Some(bad)).unwrap_err();
+        assert!(matches!(err, StoreError::BadDate(_)), "{bad}: {err}");
+        assert!(err.to_string().contains(bad), "{err}");
+    }
+}
+
+#[test]
+fn bad_requests_are_refused_whole() {
+    let mut store = Store::open_in_memory().unwrap();
+    let id = store.begin_game(&new_game(at(0))).unwrap();
+    store.append(id, &events(1_000, 2)).unwrap();
+
+    let good = events(5_000, 3);
+    let cases: Vec<(Vec<(u64, String)>, &str)> = vec![
+        (vec![(6_000, "not json".to_owned())], "malformed JSON"),
+        (vec![(6_000, String::new())], "empty line"),
+        (vec![(6_000, SETUP.to_owned())], "only the first line"),
+        (
+            vec![(6_000, input_line(6_001, Input::Pause))],
+            "stamped t = 6001",
+        ),
+        (
+            vec![(500, input_line(500, Input::Pause))],
+            "time went backwards",
+        ),
+        (
+            vec![(u64::MAX, input_line(u64::MAX, Input::Pause))],
+            "out of range",
+        ),
+    ];
+    for (bad, why) in cases {
+        // The good lines before the bad one are not stored either.
+        let mut batch = good.clone();
+        batch.extend(bad);
+        let err = store.append(id, &batch).unwrap_err();
+        assert!(matches!(err, StoreError::BadLine(_)), "{why}: {err:?}");
+        assert!(err.to_string().contains(why), "{why}: {err}");
+        assert!(err.is_bad_request());
+    }
+    assert_eq!(store.game(id).unwrap().unwrap().lines.len(), 3);
+
+    assert!(matches!(
+        store.append(id + 7, &good),
+        Err(StoreError::NoSuchGame(n)) if n == id + 7
+    ));
+    assert!(matches!(
+        store.finish(id, "2-0", "pgn"),
+        Err(StoreError::BadResult(_))
+    ));
+    store.finish(id, "0-1", "pgn").unwrap();
+    assert!(matches!(
+        store.append(id, &good),
+        Err(StoreError::GameFinished(_))
+    ));
+    assert!(matches!(
+        store.finish(id, "1-0", "pgn"),
+        Err(StoreError::GameFinished(_))
+    ));
+
+    for setup in ["", "{}", r#"{"t":0,"ev":"pause"}"#] {
+        let game = NewGame {
+            setup_line: setup,
+            ..new_game(at(0))
+        };
+        let err = store.begin_game(&game).unwrap_err();
+        assert!(matches!(err, StoreError::BadSetup(_)), "{setup}: {err:?}");
+    }
+    // A real setup line with a position goes in as written.
+    let rules = Rules {
+        start: "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap(),
+        ..Rules::default()
+    };
+    let setup = setup_line(&rules);
+    let id = store
+        .begin_game(&NewGame {
+            setup_line: &setup,
+            ..new_game(at(0))
+        })
+        .unwrap();
+    assert_eq!(store.game(id).unwrap().unwrap().lines, [setup]);
+}
+
+#[test]
+fn a_file_that_is_not_sqlite_is_named_and_left_alone() {
+    let (_dir, path) = temp_db();
+    let text = "[Event \"not a database\"]\n".repeat(40);
+    std::fs::write(&path, &text).unwrap();
+    let err = Store::open(&path).unwrap_err();
+    assert!(matches!(err, StoreError::NotADatabase { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        format!("{} is not an SQLite database", path.display())
+    );
+    let err = Store::open_read_only(&path).unwrap_err();
+    assert!(matches!(err, StoreError::NotADatabase { .. }), "{err:?}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
+
+#[test]
+fn another_programs_database_and_a_newer_schema_are_refused() {
+    let (_dir, path) = temp_db();
+    let raw = rusqlite::Connection::open(&path).unwrap();
+    raw.execute_batch("CREATE TABLE inventory(item TEXT)")
+        .unwrap();
+    let err = Store::open(&path).unwrap_err();
+    assert!(matches!(err, StoreError::NotAGameStore { .. }), "{err:?}");
+    // Untouched: no games table was added.
+    let tables: i64 = raw
+        .query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE name = 'game'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(tables, 0);
+
+    let (_dir2, newer) = temp_db();
+    drop(Store::open(&newer).unwrap());
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .pragma_update(None, "user_version", 99)
+        .unwrap();
+    for err in [
+        Store::open(&newer).unwrap_err(),
+        Store::open_read_only(&newer).unwrap_err(),
+    ] {
+        assert!(
+            matches!(err, StoreError::Schema { found: 99, expected } if expected == schema::VERSION),
+            "{err:?}"
+        );
+    }
+}
+
+#[test]
+fn read_only_opening_needs_an_existing_game_store() {
+    let (dir, path) = temp_db();
+    let err = Store::open_read_only(&path).unwrap_err();
+    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+    assert!(!path.exists(), "a read-only open creates nothing");
+    let err = Store::open(&dir.path().join("missing/games.sqlite")).unwrap_err();
+    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+    assert!(err.to_string().starts_with("cannot open "), "{err}");
+
+    let mut store = Store::open(&path).unwrap();
+    let id = store.begin_game(&new_game(at(0))).unwrap();
+    store.finish(id, "1-0", "pgn").unwrap();
+    drop(store);
+    let reader = Store::open_read_only(&path).unwrap();
+    assert_eq!(reader.finished_since(None).unwrap().len(), 1);
+}
+
+#[test]
+fn the_journal_commits_everything_queued_before_flush_returns() {
+    let (_dir, path) = temp_db();
+    let journal = Journal::spawn(Store::open(&path).unwrap());
+    let id = journal.begin_game(new_game(at(1_000))).unwrap();
+    let batch = events(0, 500);
+    for (t, line) in &batch {
+        journal.append(id, *t, line.clone());
+    }
+    journal.flush().unwrap();
+
+    // Another connection, as after a power cut right now, sees every line.
+    let reader = Store::open(&path).unwrap();
+    assert_eq!(
+        reader.game(id).unwrap().unwrap().lines,
+        lines_of(SETUP, &batch)
+    );
+    assert_eq!(reader.unfinished().unwrap().map(|g| g.id), Some(id));
+
+    journal.finish(id, "1-0".to_owned(), "the pgn".to_owned());
+    assert_eq!(journal.errors(), 0);
+    journal.close().unwrap();
+    assert_eq!(reader.unfinished().unwrap(), None);
+    assert_eq!(reader.finished_since(None).unwrap()[0].pgn, "the pgn");
+}
+
+#[test]
+fn a_dropped_journal_still_stores_what_was_queued() {
+    let (_dir, path) = temp_db();
+    let batch = events(0, 50);
+    let id = {
+        let journal = Journal::spawn(Store::open(&path).unwrap());
+        let id = journal.begin_game(new_game(at(0))).unwrap();
+        for (t, line) in &batch {
+            journal.append(id, *t, line.clone());
+        }
+        id
+    };
+    let store = Store::open(&path).unwrap();
+    assert_eq!(
+        store.game(id).unwrap().unwrap().lines,
+        lines_of(SETUP, &batch)
+    );
+}
+
+#[test]
+fn a_locked_database_is_counted_retried_and_never_blocks_the_clock() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    store.set_busy_timeout(Duration::from_millis(50)).unwrap();
+    let journal = Journal::spawn(store);
+    let id = journal.begin_game(new_game(at(0))).unwrap();
+
+    // Someone holds the write lock, as `sqlite3` left open in a transaction.
+    let mut other = rusqlite::Connection::open(&path).unwrap();
+    let lock = other
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .unwrap();
+
+    let batch = events(0, 40);
+    let started = Instant::now();
+    for (t, line) in &batch {
+        journal.append(id, *t, line.clone());
+    }
+    // Queued, not written: the clock's loop is not held up by the disk.
+    assert!(
+        started.elapsed() < Duration::from_millis(40),
+        "{:?}",
+        started.elapsed()
+    );
+
+    let err = journal.flush().unwrap_err();
+    assert!(
+        matches!(err, StoreError::NotCommitted { pending: 40, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("locked"), "{err}");
+    assert!(journal.errors() >= 1);
+    let begin = journal.begin_game(new_game(at(0)));
+    assert!(
+        matches!(begin, Err(StoreError::NotCommitted { .. })),
+        "{begin:?}"
+    );
+
+    // The lock goes; the same events are committed on the next round.
+    drop(lock);
+    journal.flush().unwrap();
+    let errors = journal.errors();
+    journal.close().unwrap();
+    let store = Store::open(&path).unwrap();
+    assert_eq!(
+        store.game(id).unwrap().unwrap().lines,
+        lines_of(SETUP, &batch)
+    );
+    // The refused begin left no game behind.
+    assert_eq!(store.game(id + 1).unwrap(), None);
+    assert!(errors >= 2, "each failed commit counted: {errors}");
+}
+
+#[test]
+fn the_journal_drops_only_the_bad_operation() {
+    let journal = Journal::spawn(Store::open_in_memory().unwrap());
+    let id = journal.begin_game(new_game(at(0))).unwrap();
+    journal.append(id, 100, input_line(100, Input::Pause));
+    journal.append(id, 200, "garbage".to_owned());
+    journal.append(id + 1, 200, input_line(200, Input::Pause));
+    journal.finish(id, "3-0".to_owned(), "pgn".to_owned());
+    journal.append(id, 300, input_line(300, Input::Resume));
+    journal.flush().unwrap();
+    assert_eq!(journal.errors(), 3);
+    let err = journal
+        .begin_game(NewGame {
+            setup_line: "{}",
+            ..new_game(at(0))
+        })
+        .unwrap_err();
+    assert!(matches!(err, StoreError::BadSetup(_)), "{err:?}");
+    assert_eq!(journal.errors(), 4);
+    journal.finish(id, "1-0".to_owned(), "pgn".to_owned());
+    journal.flush().unwrap();
+    assert_eq!(journal.errors(), 4);
+    journal.close().unwrap();
+}
+
+#[test]
+fn stored_lines_replay_into_the_same_pgn() {
+    // The daemon's path: events into the journal, the game rebuilt from
+    // the store and written as PGN by replaying it.
+    let (_dir, path) = temp_db();
+    let journal = Journal::spawn(Store::open(&path).unwrap());
+    let rules = Rules {
+        time_control: "60+1".parse().unwrap(),
+        ..Rules::default()
+    };
+    let setup = setup_line(&rules);
+    let id = journal
+        .begin_game(NewGame {
+            setup_line: &setup,
+            ..new_game(at(0))
+        })
+        .unwrap();
+    let mut script = tocada::gesture::Script::varied(rules.start.clone(), false, 1);
+    script.play_sans(["e4", "e5", "Nf3"]).unwrap();
+    script.resign(Color::Black).unwrap();
+    let mut lines = vec![setup];
+    for &(t, input) in script.events() {
+        let line = input_line(t, input);
+        journal.append(id, t, line.clone());
+        lines.push(line);
+    }
+    journal.close().unwrap();
+
+    let store = Store::open(&path).unwrap();
+    let saved = store.game(id).unwrap().unwrap();
+    assert_eq!(saved.lines, lines);
+    let pgn = tocada::pgn::from_lines(&saved.lines, tocada::pgn::Tags::default()).unwrap();
+    assert!(pgn.contains("1. e4 {[%clk "), "{pgn}");
+    assert!(
+        pgn.trim_end()
+            .replace('\n', " ")
+            .ends_with("{Black resigns} 1-0"),
+        "{pgn}"
+    );
+}
