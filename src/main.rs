@@ -67,7 +67,6 @@ enum Command {
     },
 }
 
-
 /// Loads the configuration, or says why not with `EX_CONFIG`.
 fn load_config(path: &std::path::Path) -> Result<tocada::config::Config, ExitCode> {
     tocada::config::Config::load(path).map_err(|err| {

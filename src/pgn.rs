@@ -140,6 +140,11 @@ impl GameRecord {
             Effect::Displaced { side, squares } => Some(comment::displaced(*side, squares)),
             Effect::Restored { side, ms } => Some(comment::restored(*side, *ms)),
             Effect::Flag { side } => Some(comment::flag(*side)),
+            Effect::Corrected {
+                side,
+                ms,
+                completed,
+            } => Some(comment::corrected(*side, *ms, *completed)),
             Effect::Paused => {
                 self.paused_at = Some(t);
                 Some(comment::paused())

@@ -71,7 +71,13 @@ fn the_adjust_buttons_choose_a_preset_and_a_draw_button_swaps_sides() {
     assert!(p.view(0).black_left);
     // After the swap the lever wired as White's is Black's: it starts the game.
     let all = press(&mut p, 40, Button::Lever(Color::White));
-    assert!(matches!(all[0], Action::Begin { black_left: true, .. }));
+    assert!(matches!(
+        all[0],
+        Action::Begin {
+            black_left: true,
+            ..
+        }
+    ));
 }
 
 #[test]
@@ -92,7 +98,10 @@ fn blacks_lever_starts_the_game_and_whites_does_not() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(all.contains(&Action::Decision(100, Effect::Started { side: Color::White })));
+    assert!(all.contains(&Action::Decision(
+        100,
+        Effect::Started { side: Color::White }
+    )));
     assert_eq!(p.referee().unwrap().ticking(), Some(Color::White));
 }
 
@@ -174,6 +183,7 @@ fn end_game_on_the_correction_screen_abandons_it() {
     let mut p = panel();
     opening(&mut p);
     press(&mut p, 20_000, Button::Menu);
+    press(&mut p, 20_050, Button::Draw(Color::Black)); // a minute more for White
     for _ in 0..6 {
         press(&mut p, 20_100, Button::Adjust(Color::Black));
     }
@@ -191,6 +201,7 @@ fn end_game_on_the_correction_screen_abandons_it() {
     let (result, pgn) = finish.expect("a finish action");
     assert_eq!(result, "*");
     assert!(pgn.contains("1. e4"), "{pgn}");
+    assert!(pgn.contains("(art. 6.10)"), "the correction is in the score: {pgn}");
     assert!(!p.in_game());
     press(&mut p, 20_300, Button::Menu);
     assert!(matches!(p.view(0).screen, Screen::TimeControlMenu { .. }));
@@ -208,7 +219,10 @@ fn a_flag_is_recorded_so_the_stored_game_replays_to_it() {
     assert_eq!(deadline, 180_000);
     p.handle_timeout(deadline);
     all.extend(actions(&mut p));
-    assert!(all.iter().any(|a| matches!(a, Action::Finish { result, .. } if result == "0-1")));
+    assert!(
+        all.iter()
+            .any(|a| matches!(a, Action::Finish { result, .. } if result == "0-1"))
+    );
     let lines = stored(&all);
     assert!(lines.last().unwrap().contains("\"end\""), "{lines:?}");
 
@@ -226,7 +240,10 @@ fn a_flag_is_recorded_so_the_stored_game_replays_to_it() {
         )
         .unwrap();
     let redo = actions(&mut again);
-    assert!(redo.iter().any(|a| matches!(a, Action::Finish { result, .. } if result == "0-1")));
+    assert!(
+        redo.iter()
+            .any(|a| matches!(a, Action::Finish { result, .. } if result == "0-1"))
+    );
 }
 
 #[test]
@@ -261,11 +278,18 @@ fn a_restored_game_comes_back_paused_on_its_times_and_a_lever_resumes() {
     assert!(r.is_paused());
     assert_eq!(r.position().board().to_string(), fen);
     assert_eq!(r.remaining(Color::White, 0), white);
-    assert_eq!(r.remaining(Color::Black, 500_000), black, "paused: nothing runs");
+    assert_eq!(
+        r.remaining(Color::Black, 500_000),
+        black,
+        "paused: nothing runs"
+    );
     assert!(matches!(q.view(0).screen, Screen::Correction { .. }));
 
     let redo = press(&mut q, 60_000, Button::Lever(Color::White));
-    assert!(redo.iter().any(|a| matches!(a, Action::Decision(_, Effect::Resumed))));
+    assert!(
+        redo.iter()
+            .any(|a| matches!(a, Action::Decision(_, Effect::Resumed)))
+    );
     let r = q.referee().unwrap();
     assert_eq!(r.ticking(), Some(Color::Black));
     // Only the time since the resume is charged.

@@ -25,7 +25,7 @@ pub use shell::{Buzzer, Command, NoBuzzer, Shell, Stats};
 pub use systemd::Systemd;
 
 use crate::config::{BoardKind, Config};
-use crate::hardware::link::{BoardLink, LinkPolicy};
+use crate::hardware::link::LinkPolicy;
 use crate::store::{self, GameId, Journal, Store, StoreError};
 
 /// Why the daemon could not run.
@@ -72,13 +72,12 @@ pub fn open_games(
     let mut store = Store::open(&path).map_err(failed)?;
     let mut restored = None;
     if let Some(saved) = store.unfinished().map_err(failed)? {
-        let date = store::pgn_date(saved.started_at);
         let result = panel.restore(
             0,
             SavedGame {
                 preset: &saved.preset,
                 black_left: !saved.white_left,
-                date: &date,
+                date: &saved.date,
                 lines: &saved.lines,
             },
         );
@@ -186,9 +185,12 @@ mod pi {
         let start = Instant::now();
         spawn_buttons(buttons, tx, start);
         let oled = Oled::new(bus.device());
-        let buzzer = config.pins.buzzer.map(GpioBuzzer::open).transpose().map_err(|e| {
-            DaemonError::Hardware(format!("cannot claim the buzzer's pin: {e}"))
-        })?;
+        let buzzer = config
+            .pins
+            .buzzer
+            .map(GpioBuzzer::open)
+            .transpose()
+            .map_err(|e| DaemonError::Hardware(format!("cannot claim the buzzer's pin: {e}")))?;
         macro_rules! go {
             ($board:expr, $buzzer:expr) => {{
                 let shell = Shell::new(panel, BoardLink::new($board, policy), oled, $buzzer, rx)
@@ -203,18 +205,17 @@ mod pi {
             (BoardKind::Mcp23017, Some(z)) => go!(Mcp23017Board::new(bus.device()), z),
             (BoardKind::Mcp23017, None) => go!(Mcp23017Board::new(bus.device()), NoBuzzer),
             (_, Some(z)) => go!(ProtocolBoard::new(bus.device(), config.board.address), z),
-            (_, None) => go!(ProtocolBoard::new(bus.device(), config.board.address), NoBuzzer),
+            (_, None) => go!(
+                ProtocolBoard::new(bus.device(), config.board.address),
+                NoBuzzer
+            ),
         }
     }
 
     /// Reads the front controls on a thread of their own (the GPIO chip's
     /// wait blocks) and sends them to the loop, their kernel timestamps
     /// turned into the shell's clock.
-    fn spawn_buttons(
-        mut buttons: GpioButtons,
-        tx: mpsc::UnboundedSender<Command>,
-        start: Instant,
-    ) {
+    fn spawn_buttons(mut buttons: GpioButtons, tx: mpsc::UnboundedSender<Command>, start: Instant) {
         let spawned = std::thread::Builder::new()
             .name("buttons".to_owned())
             .spawn(move || {

@@ -381,7 +381,10 @@ impl Panel {
         if game.referee.result().is_some() {
             // The flag fell with no input after it: the stored lines must
             // still replay to the same result.
-            let line = replay::line_to_json(&Line { t, event: Event::End });
+            let line = replay::line_to_json(&Line {
+                t,
+                event: Event::End,
+            });
             self.actions.push_back(Action::Record { t, line });
         }
         self.drain();
@@ -683,10 +686,7 @@ fn finish_action(game: &Game) -> Action {
         black: "?".to_owned(),
         time_control: rules.time_control.to_string(),
     };
-    let start = (rules.start != shakmaty::Chess::default()).then(|| {
-        shakmaty::fen::Fen::from_position(&rules.start, shakmaty::EnPassantMode::Legal).to_string()
-    });
-    let mut record = GameRecord::new(tags, start);
+    let mut record = GameRecord::new(tags, crate::pgn::start_fen(rules));
     for (t, effect) in &game.decisions {
         record.record(*t, effect);
     }

@@ -23,9 +23,9 @@ use crate::face::View;
 use crate::hardware::SensorBoard;
 use crate::hardware::buttons::ButtonPress;
 use crate::hardware::link::{BoardLink, LinkChange};
+use crate::hardware::mcp23017_board::Mcp23017Board;
 use crate::hardware::oled::Oled;
 use crate::hardware::protocol_board::ProtocolBoard;
-use crate::hardware::mcp23017_board::Mcp23017Board;
 use crate::store::{GameId, Journal, NewGame};
 use crate::{Input, Millis, Rules, replay};
 
@@ -274,10 +274,8 @@ where
         }
         self.notifier.stopping();
         self.step();
-        if let Some(journal) = self.journal.take() {
-            if let Err(err) = journal.close() {
-                tracing::error!("storing the last events failed: {err}");
-            }
+        if let Some(Err(err)) = self.journal.take().map(Journal::close) {
+            tracing::error!("storing the last events failed: {err}");
         }
         if let Some(out) = self.output.as_mut() {
             let _ = out.flush();
@@ -357,11 +355,11 @@ where
             self.buzz_off = None;
         }
         self.draw(now, false);
-        if let (Some(ping), Some(every)) = (self.next_watchdog, self.notifier.watchdog_every()) {
-            if now >= ping {
-                self.notifier.watchdog();
-                self.next_watchdog = Some(now + every.as_millis() as Millis);
-            }
+        if let (Some(ping), Some(every)) = (self.next_watchdog, self.notifier.watchdog_every())
+            && now >= ping
+        {
+            self.notifier.watchdog();
+            self.next_watchdog = Some(now + every.as_millis() as Millis);
         }
     }
 
@@ -396,11 +394,11 @@ where
             self.notifier.ready(status);
             tracing::info!("{status}");
         }
-        if !self.checked_serial {
-            if let Some(serial) = self.link.board().serial() {
-                self.checked_serial = true;
-                self.check_serial(serial);
-            }
+        if !self.checked_serial
+            && let Some(serial) = self.link.board().serial()
+        {
+            self.checked_serial = true;
+            self.check_serial(serial);
         }
     }
 
@@ -435,7 +433,10 @@ where
             None => {
                 tracing::info!("paired with sensor board {serial:016x}");
                 if let Err(err) = std::fs::write(&path, format!("{serial:016x}\n")) {
-                    tracing::warn!("cannot remember the board's serial in {}: {err}", path.display());
+                    tracing::warn!(
+                        "cannot remember the board's serial in {}: {err}",
+                        path.display()
+                    );
                 }
             }
         }

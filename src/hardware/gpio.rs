@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use rppal::gpio::{Gpio, InputPin, Trigger};
+use rppal::gpio::{Gpio, InputPin, OutputPin, Trigger};
 
 use super::buttons::{Button, ButtonPins, ButtonPress, Buttons};
 
@@ -53,6 +53,28 @@ impl Buttons for GpioButtons {
             button,
             at: event.timestamp,
         }))
+    }
+}
+
+/// The buzzer's driver transistor on an output pin: high sounds it.
+pub struct GpioBuzzer {
+    pin: OutputPin,
+}
+
+impl GpioBuzzer {
+    /// Claims `pin` (BCM) as an output, silent.
+    pub fn open(pin: u8) -> Result<GpioBuzzer, rppal::gpio::Error> {
+        let pin = Gpio::new()?.get(pin)?.into_output_low();
+        Ok(GpioBuzzer { pin })
+    }
+
+    /// Sounds the buzzer or silences it.
+    pub fn set(&mut self, on: bool) {
+        if on {
+            self.pin.set_high();
+        } else {
+            self.pin.set_low();
+        }
     }
 }
 

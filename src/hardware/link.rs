@@ -116,6 +116,11 @@ impl<B: SensorBoard> BoardLink<B> {
         }
     }
 
+    /// The board, to read its occupancy afresh.
+    pub fn board_mut(&mut self) -> &mut B {
+        &mut self.board
+    }
+
     /// The board, for its counters and identity.
     pub fn board(&self) -> &B {
         &self.board

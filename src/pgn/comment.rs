@@ -100,6 +100,15 @@ pub(super) fn flag(side: Color) -> String {
     format!("{}'s flag fell", side_name(side))
 }
 
+/// An arbiter's correction while the clock stood (6.10).
+pub(super) fn corrected(side: Color, ms: u64, completed: u32) -> String {
+    format!(
+        "Arbiter set {}'s clock to {} after {completed} moves (art. 6.10)",
+        side_name(side),
+        crate::face::clock_text(ms)
+    )
+}
+
 /// The clock stopped by the arbiter.
 pub(super) fn paused() -> String {
     "Clock paused".to_owned()

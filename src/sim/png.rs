@@ -27,7 +27,9 @@ pub fn write_panel(
     encoder.set_color(png::ColorType::Grayscale);
     encoder.set_depth(png::BitDepth::Eight);
     let mut writer = encoder.write_header().map_err(std::io::Error::other)?;
-    writer.write_image_data(&data).map_err(std::io::Error::other)?;
+    writer
+        .write_image_data(&data)
+        .map_err(std::io::Error::other)?;
     writer.finish().map_err(std::io::Error::other)?;
     Ok(())
 }

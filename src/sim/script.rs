@@ -19,12 +19,12 @@ use serde::Deserialize;
 use tokio::sync::{mpsc, oneshot};
 
 use super::World;
+use crate::Millis;
 use crate::config::Config;
 use crate::daemon::{Command, Panel, Stats};
 use crate::hardware::link::LinkPolicy;
-use crate::replay::{self, Event, EX_DATAERR, EX_IOERR, EX_NOINPUT};
+use crate::replay::{self, EX_DATAERR, EX_IOERR, EX_NOINPUT, Event};
 use crate::store::{Journal, Store};
-use crate::Millis;
 
 /// Each face is written this many times its size, to be seen on a screen.
 pub const PNG_SCALE: u32 = 4;
@@ -51,7 +51,10 @@ struct FaceLine {
 #[derive(Debug)]
 pub enum ScriptError {
     /// The script could not be read.
-    Open { path: PathBuf, source: std::io::Error },
+    Open {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// A line is not valid.
     Data { line: usize, message: String },
     /// Writing the output or a PNG failed.
@@ -113,7 +116,9 @@ fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
             Step::Face { t, .. } => *t,
         };
         if t < last {
-            return Err(data(format!("time went backwards: t = {t} after t = {last}")));
+            return Err(data(format!(
+                "time went backwards: t = {t} after t = {last}"
+            )));
         }
         last = t;
         steps.push(step);
@@ -170,6 +175,20 @@ async fn play(
     let daemon = tokio::task::spawn_local(shell.run(async {
         let _ = done_rx.await;
     }));
+    // A script without a setup line plays under the default rules, as
+    // `tocada replay` does, so both give the same decisions.
+    if !matches!(
+        steps.first(),
+        Some(Step::Line(replay::Line {
+            event: Event::Setup(_),
+            ..
+        }))
+    ) {
+        let _ = tx.send(Command::Rules {
+            name: "script".to_owned(),
+            rules: Box::default(),
+        });
+    }
     let mut result = Ok(());
     for step in steps {
         let t = match &step {
@@ -193,7 +212,8 @@ async fn play(
                 let _ = tx.send(Command::Redraw(shown_tx));
                 let _ = shown_rx.await;
                 let path = out_dir.join(png);
-                if let Err(err) = super::png::write_panel(&path, PNG_SCALE, |x, y| world.pixel(x, y))
+                if let Err(err) =
+                    super::png::write_panel(&path, PNG_SCALE, |x, y| world.pixel(x, y))
                 {
                     result = Err(ScriptError::Io(std::io::Error::new(
                         err.kind(),
