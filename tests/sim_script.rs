@@ -1,0 +1,167 @@
+//! `tocada sim --script` end to end: a replay-format script through the
+//! device models, the drivers, the daemon's loop and the store, in
+//! simulated time. It must decide what the bare referee decides, and the
+//! face it writes must be the face of the game at that instant.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tocada::face::{self, Frame, HEIGHT, View, WIDTH};
+use tocada::replay::{self, Event};
+use tocada::{Referee, Rules};
+
+/// The tocada binary, through `TOCADA_TEST_RUNNER` (qemu) when cross-testing.
+fn tocada() -> Command {
+    let bin = env!("CARGO_BIN_EXE_tocada");
+    match std::env::var("TOCADA_TEST_RUNNER") {
+        Ok(runner) if !runner.trim().is_empty() => {
+            let mut words = runner.split_whitespace();
+            let mut cmd = Command::new(words.next().unwrap());
+            cmd.args(words).arg(bin);
+            cmd
+        }
+        _ => Command::new(bin),
+    }
+}
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/molinari-bordais-1979.jsonl")
+}
+
+fn run(args: &[&str]) -> (String, String, i32) {
+    let out = tocada().args(args).output().expect("tocada runs");
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+/// Every effect line, with `t` removed from the moves' and the result's
+/// lines when `loose` (a move completed by releasing a piece is seen at the
+/// board's next poll, up to 5 ms later, and the clock runs meanwhile).
+fn effects(output: &str) -> Vec<serde_json::Value> {
+    output
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+#[test]
+fn a_script_through_the_whole_stack_decides_what_the_referee_decides() {
+    let script = example();
+    let script = script.to_str().unwrap();
+    let (sim, err, code) = run(&["sim", "--script", script]);
+    assert_eq!(code, 0, "{err}");
+    let (bare, _, code) = run(&["replay", script]);
+    assert_eq!(code, 0);
+    let (sim, bare) = (effects(&sim), effects(&bare));
+    assert_eq!(sim.len(), bare.len(), "{sim:#?}\n{bare:#?}");
+    for (s, b) in sim.iter().zip(&bare) {
+        assert_eq!(s["effect"], b["effect"]);
+        assert_eq!(s["san"], b["san"]);
+        let pressed = s["effect"] == "move" && s["san"].as_str().is_some_and(|san| !san.ends_with('#'));
+        if pressed || s["effect"] == "started" {
+            // Completed by a press: the kernel's timestamp, exactly.
+            assert_eq!(s, b);
+        } else {
+            // Completed by a release the board reports at its next poll.
+            let dt = s["t"].as_u64().unwrap() - b["t"].as_u64().unwrap();
+            assert!(dt <= 5, "{s} vs {b}");
+        }
+    }
+}
+
+/// The panel of a PNG written by the simulator, one bool per OLED pixel.
+fn panel_of(png_path: &Path) -> Vec<bool> {
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(png_path).expect("the PNG was written"),
+    ));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let scale = info.width as usize / WIDTH as usize;
+    assert_eq!(info.width as i32, WIDTH * scale as i32);
+    assert_eq!(info.height as i32, HEIGHT * scale as i32);
+    let mut lit = Vec::new();
+    for y in 0..HEIGHT as usize {
+        for x in 0..WIDTH as usize {
+            lit.push(buf[(y * scale) * info.width as usize + x * scale] > 127);
+        }
+    }
+    lit
+}
+
+#[test]
+fn the_face_written_at_an_instant_is_the_game_at_that_instant() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(example()).unwrap();
+    let instants = [30_000u64, 60_000, 150_000];
+    let mut script = String::new();
+    let mut inserted = 0;
+    for line in text.lines() {
+        let t = replay::parse_line(line).unwrap().map_or(0, |l| l.t);
+        while inserted < instants.len() && instants[inserted] <= t {
+            script.push_str(&format!(
+                "{{\"t\":{},\"ev\":\"face\",\"png\":\"face-{}.png\"}}\n",
+                instants[inserted], instants[inserted]
+            ));
+            inserted += 1;
+        }
+        script.push_str(line);
+        script.push('\n');
+    }
+    let path = dir.path().join("script.jsonl");
+    std::fs::write(&path, script).unwrap();
+    let (_, err, code) = run(&[
+        "sim",
+        "--script",
+        path.to_str().unwrap(),
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+
+    for at in instants {
+        // The referee alone, fed the script up to `at`.
+        let mut referee = Referee::new(Rules::default());
+        for line in text.lines() {
+            let line = replay::parse_line(line).unwrap().unwrap();
+            if line.t > at {
+                break;
+            }
+            if let Event::Input(input) = line.event {
+                referee.handle(line.t, input).unwrap();
+            }
+        }
+        let view = View::from_referee(&referee, at, None);
+        let mut want = Frame::new();
+        let Ok(()) = face::draw(&view, &mut want);
+        let got = panel_of(&dir.path().join(format!("face-{at}.png")));
+        let mut differ = 0;
+        for y in 0..HEIGHT {
+            for x in 0..WIDTH {
+                if got[(y * WIDTH + x) as usize] != want.pixel(x, y) {
+                    differ += 1;
+                }
+            }
+        }
+        assert_eq!(differ, 0, "the face at {at} ms differs in {differ} pixels");
+    }
+}
+
+#[test]
+fn a_bad_script_is_a_data_error_naming_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.jsonl");
+    std::fs::write(
+        &path,
+        "{\"t\":0,\"ev\":\"press\",\"side\":\"black\"}\n{\"t\":5,\"ev\":\"fly\"}\n",
+    )
+    .unwrap();
+    let (_, err, code) = run(&["sim", "--script", path.to_str().unwrap()]);
+    assert_eq!(code, 65, "{err}");
+    assert!(err.contains("line 2"), "{err}");
+    let (_, err, code) = run(&["sim", "--script", "/nonexistent/script.jsonl"]);
+    assert_eq!(code, 66, "{err}");
+}
