@@ -60,7 +60,8 @@ fn a_script_through_the_whole_stack_decides_what_the_referee_decides() {
     for (s, b) in sim.iter().zip(&bare) {
         assert_eq!(s["effect"], b["effect"]);
         assert_eq!(s["san"], b["san"]);
-        let pressed = s["effect"] == "move" && s["san"].as_str().is_some_and(|san| !san.ends_with('#'));
+        let pressed =
+            s["effect"] == "move" && s["san"].as_str().is_some_and(|san| !san.ends_with('#'));
         if pressed || s["effect"] == "started" {
             // Completed by a press: the kernel's timestamp, exactly.
             assert_eq!(s, b);

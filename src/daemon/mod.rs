@@ -184,7 +184,7 @@ mod pi {
         let (tx, rx) = mpsc::unbounded_channel();
         let start = Instant::now();
         spawn_buttons(buttons, tx, start);
-        let oled = Oled::new(bus.device());
+        let oled = Oled::at(bus.device(), config.i2c.oled_address);
         let buzzer = config
             .pins
             .buzzer

@@ -7,7 +7,7 @@ use core::fmt;
 use display_interface::DisplayError;
 use ssd1306::mode::BufferedGraphicsMode;
 use ssd1306::prelude::*;
-use ssd1306::{I2CDisplayInterface, Ssd1306};
+use ssd1306::Ssd1306;
 
 use crate::face::{self, Frame, View};
 
@@ -42,6 +42,9 @@ impl fmt::Display for Error {
 
 impl core::error::Error for Error {}
 
+/// The SSD1306's usual address; 0x3D is the other.
+pub const DEFAULT_ADDRESS: u8 = 0x3C;
+
 type Display<I2C> =
     Ssd1306<I2CInterface<I2C>, DisplaySize128x64, BufferedGraphicsMode<DisplaySize128x64>>;
 
@@ -58,8 +61,15 @@ pub struct Oled<I2C> {
 impl<I2C: embedded_hal::i2c::I2c> Oled<I2C> {
     /// A driver for the panel at 0x3C. No bus traffic until [`Oled::init`].
     pub fn new(i2c: I2C) -> Oled<I2C> {
+        Oled::at(i2c, DEFAULT_ADDRESS)
+    }
+
+    /// A driver for the panel at `address` (0x3C, or 0x3D when the module's
+    /// address jumper is moved).
+    pub fn at(i2c: I2C, address: u8) -> Oled<I2C> {
+        // 0x40: the control byte that starts a run of display data.
         let display = Ssd1306::new(
-            I2CDisplayInterface::new(i2c),
+            I2CInterface::new(i2c, address, 0x40),
             DisplaySize128x64,
             DisplayRotation::Rotate0,
         )
