@@ -155,7 +155,7 @@ mod pi {
     use crate::daemon::shell::{Buzzer, Command, NoBuzzer, Shell, Stats};
     use crate::hardware::bus::SharedBus;
     use crate::hardware::buttons::{ButtonPress, Buttons};
-    use crate::hardware::gpio::{GpioButtons, GpioBuzzer};
+    use crate::hardware::gpio::{GpioButtons, GpioBuzzer, GpioInterrupt};
     use crate::hardware::link::{BoardLink, LinkPolicy};
     use crate::hardware::linux::open_i2c;
     use crate::hardware::mcp23017_board::Mcp23017Board;
@@ -183,6 +183,12 @@ mod pi {
             .map_err(|e| DaemonError::Hardware(format!("cannot open the GPIO chip: {e}")))?;
         let (tx, rx) = mpsc::unbounded_channel();
         let start = Instant::now();
+        if let Some(pin) = config.board.interrupt_pin {
+            let line = GpioInterrupt::open(pin).map_err(|e| {
+                DaemonError::Hardware(format!("cannot claim the board's interrupt pin: {e}"))
+            })?;
+            spawn_interrupt(line, tx.clone());
+        }
         spawn_buttons(buttons, tx, start);
         let oled = Oled::at(bus.device(), config.i2c.oled_address);
         let buzzer = config
@@ -255,6 +261,38 @@ mod pi {
             });
         if let Err(err) = spawned {
             tracing::error!("cannot start the buttons' thread: {err}");
+        }
+    }
+
+    /// Waits on the board's interrupt line on a thread of its own and asks
+    /// the loop to poll the board when it falls, so a lift reaches the
+    /// referee without waiting for the next scheduled poll.
+    fn spawn_interrupt(mut line: GpioInterrupt, tx: mpsc::UnboundedSender<Command>) {
+        let spawned = std::thread::Builder::new()
+            .name("board-int".to_owned())
+            .spawn(move || {
+                while !tx.is_closed() {
+                    match line.wait(Duration::from_millis(500)) {
+                        Ok(true) => {
+                            if tx.send(Command::BoardInterrupt).is_err() {
+                                break;
+                            }
+                        }
+                        // A line held low (events left after a batch) is
+                        // asked for again without an edge.
+                        Ok(false) if line.is_asserted() => {
+                            let _ = tx.send(Command::BoardInterrupt);
+                        }
+                        Ok(false) => {}
+                        Err(err) => {
+                            tracing::error!("the board's interrupt line: {err}; polling only");
+                            break;
+                        }
+                    }
+                }
+            });
+        if let Err(err) = spawned {
+            tracing::error!("cannot start the interrupt thread: {err}");
         }
     }
 

@@ -56,6 +56,32 @@ impl Buttons for GpioButtons {
     }
 }
 
+/// The sensor board's interrupt output (open-drain, active low): it goes
+/// low when the board has events queued.
+pub struct GpioInterrupt {
+    pin: InputPin,
+}
+
+impl GpioInterrupt {
+    /// Claims `pin` (BCM) as an input with a pull-up, interrupting on the
+    /// falling edge.
+    pub fn open(pin: u8) -> Result<GpioInterrupt, rppal::gpio::Error> {
+        let mut pin = Gpio::new()?.get(pin)?.into_input_pullup();
+        pin.set_interrupt(Trigger::FallingEdge, None)?;
+        Ok(GpioInterrupt { pin })
+    }
+
+    /// Waits up to `timeout` for the line to fall; true if it did.
+    pub fn wait(&mut self, timeout: Duration) -> Result<bool, rppal::gpio::Error> {
+        Ok(self.pin.poll_interrupt(false, Some(timeout))?.is_some())
+    }
+
+    /// Whether the line is low now (events still queued).
+    pub fn is_asserted(&self) -> bool {
+        self.pin.is_low()
+    }
+}
+
 /// The buzzer's driver transistor on an output pin: high sounds it.
 pub struct GpioBuzzer {
     pin: OutputPin,

@@ -5,9 +5,9 @@
 use core::fmt;
 
 use display_interface::DisplayError;
+use ssd1306::Ssd1306;
 use ssd1306::mode::BufferedGraphicsMode;
 use ssd1306::prelude::*;
-use ssd1306::Ssd1306;
 
 use crate::face::{self, Frame, View};
 
