@@ -319,11 +319,14 @@ where
                 let running = self.panel.referee().and_then(|r| r.ticking());
                 self.panel
                     .press(now, press.button, at.as_millis() as Millis);
-                self.act();
                 let after = self.panel.referee().and_then(|r| r.ticking());
-                if running.is_some() && after.is_some() && after != running {
+                if after.is_some() && after != running {
                     self.pending_switch = Some(at);
                 }
+                // The switch is shown first; storing it (and, for a game's
+                // first press, creating the game) comes after.
+                self.draw(now, false);
+                self.act();
             }
             Command::BoardInterrupt => self.poll_board(now, true),
             Command::Input(input) => {
@@ -336,7 +339,6 @@ where
                 let _ = done.send(());
             }
         }
-        // The switch is shown before anything is stored or polled.
         self.draw(now, false);
     }
 
