@@ -3,10 +3,15 @@
 //! its error names, and `tocada check-config` as the Debian package's
 //! post-install and systemd's operators run it.
 
+mod support {
+    pub mod cli;
+}
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use shakmaty::Color;
+use support::cli::tocada;
 use tocada::config::{BoardKind, Config, EX_CONFIG, LeverSide};
 use tocada::{Enforcement, GameMode, IncrementMode};
 
@@ -377,23 +382,6 @@ fn a_missing_file_names_its_path() {
             .starts_with("/nonexistent/tocada.toml: cannot read: "),
         "{err}"
     );
-}
-
-/// The binary, started through `TOCADA_TEST_RUNNER` when one is set: under
-/// qemu (the aarch64 run of `.ci/run`) an emulated test cannot start an
-/// aarch64 binary by itself.
-fn tocada() -> Command {
-    let binary = env!("CARGO_BIN_EXE_tocada");
-    let runner = std::env::var("TOCADA_TEST_RUNNER").unwrap_or_default();
-    let mut words = runner.split_whitespace();
-    match words.next() {
-        Some(program) => {
-            let mut command = Command::new(program);
-            command.args(words).arg(binary);
-            command
-        }
-        None => Command::new(binary),
-    }
 }
 
 fn check_config(path: &Path) -> Output {

@@ -2,12 +2,13 @@
 //! database made with the store, judged by its stdout, stderr and exit code.
 
 mod support {
+    pub mod cli;
     pub mod lines;
     pub mod parsed;
 }
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use shakmaty::Color;
@@ -16,28 +17,12 @@ use tocada::gesture::Script;
 use tocada::pgn::{Tags, from_lines};
 use tocada::store::{DB_FILE, NewGame, Store, pgn_date};
 
+use support::cli::tocada;
 use support::lines::{game_lines, setup_line};
 use support::parsed::parse_all;
 
 const EX_USAGE: i32 = 64;
 const EX_NOINPUT: i32 = 66;
-
-/// The binary, started through `TOCADA_TEST_RUNNER` when one is set: under
-/// qemu (the aarch64 run of `.ci/run`) an emulated test cannot start an
-/// aarch64 binary by itself.
-fn tocada() -> Command {
-    let binary = env!("CARGO_BIN_EXE_tocada");
-    let runner = std::env::var("TOCADA_TEST_RUNNER").unwrap_or_default();
-    let mut words = runner.split_whitespace();
-    match words.next() {
-        Some(program) => {
-            let mut command = Command::new(program);
-            command.args(words).arg(binary);
-            command
-        }
-        None => Command::new(binary),
-    }
-}
 
 fn export(args: &[&str]) -> Output {
     tocada().arg("export").args(args).output().unwrap()

@@ -6,29 +6,17 @@
 //! the stub referee and pass once the real one lands.
 //! `cargo test --test replay_cli -- --skip referee_` runs the rest.
 
+mod support {
+    pub mod cli;
+}
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+use support::cli::tocada;
 
 const EX_DATAERR: i32 = 65;
 const EX_NOINPUT: i32 = 66;
-
-/// The binary, started through `TOCADA_TEST_RUNNER` when one is set: under
-/// qemu (the aarch64 run of `.ci/run`) an emulated test cannot start an
-/// aarch64 binary by itself.
-fn tocada() -> Command {
-    let binary = env!("CARGO_BIN_EXE_tocada");
-    let runner = std::env::var("TOCADA_TEST_RUNNER").unwrap_or_default();
-    let mut words = runner.split_whitespace();
-    match words.next() {
-        Some(program) => {
-            let mut command = Command::new(program);
-            command.args(words).arg(binary);
-            command
-        }
-        None => Command::new(binary),
-    }
-}
 
 /// Runs the command with `stdin` as standard input.
 fn run(mut command: Command, stdin: &str) -> Output {

@@ -3,26 +3,16 @@
 //! simulated time. It must decide what the bare referee decides, and the
 //! face it writes must be the face of the game at that instant.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod support {
+    pub mod cli;
+}
 
+use std::path::{Path, PathBuf};
+
+use support::cli::tocada;
 use tocada::face::{self, Frame, HEIGHT, View, WIDTH};
 use tocada::replay::{self, Event};
 use tocada::{Referee, Rules};
-
-/// The tocada binary, through `TOCADA_TEST_RUNNER` (qemu) when cross-testing.
-fn tocada() -> Command {
-    let bin = env!("CARGO_BIN_EXE_tocada");
-    match std::env::var("TOCADA_TEST_RUNNER") {
-        Ok(runner) if !runner.trim().is_empty() => {
-            let mut words = runner.split_whitespace();
-            let mut cmd = Command::new(words.next().unwrap());
-            cmd.args(words).arg(bin);
-            cmd
-        }
-        _ => Command::new(bin),
-    }
-}
 
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/molinari-bordais-1979.jsonl")
