@@ -201,7 +201,10 @@ fn end_game_on_the_correction_screen_abandons_it() {
     let (result, pgn) = finish.expect("a finish action");
     assert_eq!(result, "*");
     assert!(pgn.contains("1. e4"), "{pgn}");
-    assert!(pgn.contains("(art. 6.10)"), "the correction is in the score: {pgn}");
+    assert!(
+        pgn.contains("(art. 6.10)"),
+        "the correction is in the score: {pgn}"
+    );
     assert!(!p.in_game());
     press(&mut p, 20_300, Button::Menu);
     assert!(matches!(p.view(0).screen, Screen::TimeControlMenu { .. }));

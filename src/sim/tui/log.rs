@@ -178,7 +178,7 @@ pub fn describe(line: &str) -> (EntryKind, String) {
             format!(
                 "Board restored ({} charged {})",
                 side(),
-                clock_text(number("ms"))
+                seconds(number("ms"))
             ),
         ),
         "flag" => (EntryKind::Ruling, format!("Flag: {}", side())),
@@ -205,6 +205,15 @@ pub fn describe(line: &str) -> (EntryKind, String) {
     };
     let t = value.get("t").and_then(Value::as_u64).unwrap_or(0);
     (kind, format!("{:>8}  {words}", duration_text(t)))
+}
+
+/// A short span in seconds with tenths (`0.7 s`), a long one as a clock.
+fn seconds(ms: u64) -> String {
+    if ms < 60_000 {
+        format!("{}.{} s", ms / 1000, ms / 100 % 10)
+    } else {
+        duration_text(ms)
+    }
 }
 
 fn ruling(what: &str, side: &str, value: &Value) -> String {
@@ -259,6 +268,17 @@ mod tests {
             },
         ));
         assert!(text.ends_with("restore d4"), "{text}");
+        let (_, text) = describe(&replay::effect_to_json(
+            0,
+            &Effect::Restored {
+                side: Color::White,
+                ms: 700,
+            },
+        ));
+        assert!(
+            text.ends_with("Board restored (White charged 0.7 s)"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -289,9 +289,9 @@ fn draw_clock(frame: &mut Frame<'_>, screen: &Screen<'_>, area: Rect) {
         None => Span::raw("free"),
     };
     let auto = if screen.auto_press {
-        "on: lever after a typed move"
+        "on: moves end pressed"
     } else {
-        "off: press the lever yourself"
+        "off: Space presses"
     };
     let lines = vec![
         Line::from(vec![
@@ -416,7 +416,7 @@ mod tests {
         assert_eq!(rows[1].chars().nth(2), Some('▀'));
         assert_eq!(rows[1].chars().nth(128), Some('█'));
         assert_eq!(rows[32].chars().nth(5), Some('▄'));
-        assert_eq!(rows[33].chars().nth(0), Some('└'));
+        assert_eq!(rows[33].chars().next(), Some('└'));
     }
 
     #[test]
