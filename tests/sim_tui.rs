@@ -32,6 +32,11 @@ impl Session {
     /// Starts `tocada sim` in a 200 × 60 pane, or says why not and gives
     /// `None` (the test then passes without running).
     fn start(test: &str) -> Option<Session> {
+        Session::start_with(test, "")
+    }
+
+    /// Starts `tocada sim` with more arguments (shell words).
+    fn start_with(test: &str, args: &str) -> Option<Session> {
         if std::env::var_os("TOCADA_TEST_RUNNER").is_some() {
             eprintln!("skipped: the terminal simulator is tested natively, not under a runner");
             return None;
@@ -52,7 +57,7 @@ impl Session {
             "200",
             "-y",
             "60",
-            &format!("'{binary}' sim; echo {EXITED} $?"),
+            &format!("'{binary}' sim {args}; echo {EXITED} $?"),
             ";",
             "set-option",
             "remain-on-exit",
@@ -359,4 +364,54 @@ fn ctrl_c_quits_and_restores_the_terminal() {
     assert_eq!(sim.wait_exit(), 0);
     let after = sim.screen();
     assert!(!after.0.contains("OLED 128×64"), "{}", after.0);
+}
+
+#[test]
+fn levers_follow_the_configured_sides() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("tocada.toml");
+    std::fs::write(&config, "[clock]\nwhite = \"right\"\n").unwrap();
+    let Some(sim) = Session::start_with("sides", &format!("--config '{}'", config.display()))
+    else {
+        return;
+    };
+    let screen = sim.wait_text("← Black  White →");
+    assert!(
+        screen.0.contains("Black's lever (←) starts the game"),
+        "{}",
+        screen.0
+    );
+    // Black's lever is now the left one; the right one only beeps.
+    sim.keys(&["Right"]);
+    let screen = sim.wait_text("BEEP");
+    assert!(!screen.0.contains("clock started"), "{}", screen.0);
+    sim.keys(&["Left"]);
+    let screen = sim.wait_text("White's clock started");
+    assert_eq!(screen.running_bar(), Some("right"), "{}", screen.0);
+    // The hands press White's lever, on the right, after his move.
+    sim.enter("e2e4");
+    sim.wait_text("1.     e4");
+    sim.wait_for("Black's clock running", |s| s.running_bar() == Some("left"));
+}
+
+#[test]
+fn a_swap_of_sides_on_the_setup_screen_moves_the_levers_with_the_players() {
+    let Some(sim) = Session::start("swap") else {
+        return;
+    };
+    sim.wait_text("← White  Black →");
+    // A draw button on the setup screen swaps the sides.
+    sim.keys(&["F1"]);
+    sim.wait_text("← Black  White →");
+    sim.keys(&["Space"]);
+    let screen = sim.wait_text("White's clock started");
+    assert_eq!(screen.running_bar(), Some("right"), "{}", screen.0);
+    sim.enter("Nf3");
+    sim.wait_text("1.     Nf3");
+    let screen = sim.wait_for("Black's clock running", |s| s.running_bar() == Some("left"));
+    // Black's draw offer, by name: his button is on the left now.
+    sim.enter("draw black");
+    let screen_after = sim.wait_text("Draw offer: Black");
+    assert!(!screen.0.contains("Draw offer: White"));
+    assert!(!screen_after.0.contains("Draw offer: White"));
 }
