@@ -167,6 +167,30 @@ fn spawn_keyboard() -> io::Result<mpsc::UnboundedReceiver<io::Result<Event>>> {
     Ok(rx)
 }
 
+/// Does what the hands planned, each step at its offset from now: board
+/// contacts on the board model, the press on `lever` (as wired). Times go
+/// to the models and the daemon on the shell's clock, which counts from
+/// `start`.
+async fn play_steps(
+    world: World,
+    tx: mpsc::UnboundedSender<Command>,
+    start: Instant,
+    steps: Vec<(Millis, Input)>,
+    lever: Button,
+) {
+    let begin = Instant::now();
+    for (offset, input) in steps {
+        tokio::time::sleep_until(begin + Duration::from_millis(offset)).await;
+        let at = start.elapsed();
+        match input {
+            Input::Press(_) => {
+                let _ = tx.send(Command::Press(ButtonPress { button: lever, at }));
+            }
+            other => world.apply(&tx, at, other),
+        }
+    }
+}
+
 /// The first line shown: how a game starts, with the arrow of Black's
 /// lever as wired (`wired_left` plays on the left).
 fn welcome(wired_left: Color) -> String {
@@ -527,22 +551,13 @@ impl App {
         let m = command::resolve_move(&position, text)?;
         let lever = Button::Lever(self.wired(self.side_of(position.turn())));
         let steps = hands::plan(&position, m, self.auto_press);
-        let world = self.world.clone();
-        let tx = self.tx.clone();
-        let start = self.start;
-        let task = tokio::task::spawn_local(async move {
-            let begin = Instant::now();
-            for (offset, input) in steps {
-                tokio::time::sleep_until(begin + Duration::from_millis(offset)).await;
-                let at = start.elapsed();
-                match input {
-                    Input::Press(_) => {
-                        let _ = tx.send(Command::Press(ButtonPress { button: lever, at }));
-                    }
-                    other => world.apply(&tx, at, other),
-                }
-            }
-        });
+        let task = tokio::task::spawn_local(play_steps(
+            self.world.clone(),
+            self.tx.clone(),
+            self.start,
+            steps,
+            lever,
+        ));
         self.hand = Some((format!("making {text}"), task));
         Ok(())
     }
@@ -584,5 +599,103 @@ impl App {
         });
         self.hand = Some(("setting up the pieces".to_owned(), task));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::future::Future;
+
+    use shakmaty::{Chess, Role};
+
+    use super::*;
+
+    /// The shell's loop on a world, in paused time, publishing on a watch
+    /// as `tocada sim` runs it; `play` gets the world, the command queue and
+    /// the shell's start, and the watch.
+    fn with_daemon<F: Future<Output = ()>>(
+        play: impl FnOnce(
+            World,
+            mpsc::UnboundedSender<Command>,
+            Instant,
+            watch::Receiver<Snapshot>,
+        ) -> F,
+    ) {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        LocalSet::new().block_on(&runtime, async {
+            let world = World::new();
+            let (tx, rx) = mpsc::unbounded_channel();
+            let (published, snapshots) = watch::channel(Snapshot::default());
+            let shell = world
+                .shell(Panel::new(&Config::default()), LinkPolicy::default(), rx)
+                .with_watch(published);
+            let start = shell.start();
+            let (stop, stopped) = oneshot::channel::<()>();
+            let daemon = tokio::task::spawn_local(shell.run(async {
+                let _ = stopped.await;
+            }));
+            play(world, tx, start, snapshots).await;
+            let _ = stop.send(());
+            daemon.await.unwrap();
+        });
+    }
+
+    #[test]
+    fn the_game_the_screen_draws_comes_from_the_shell_and_typed_moves_reach_it() {
+        with_daemon(|world, tx, start, mut snapshots| async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            assert_eq!(snapshots.borrow_and_update().position, None, "no game yet");
+            // Black's lever (on the right by default) starts White's clock.
+            let press = |button| {
+                let _ = tx.send(Command::Press(ButtonPress {
+                    button,
+                    at: start.elapsed(),
+                }));
+            };
+            press(Button::Lever(Color::Black));
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let started = snapshots.borrow_and_update().clone();
+            assert_eq!(started.position, Some(Chess::default()));
+            assert_eq!(started.ticking, Some(Color::White));
+            assert_eq!(started.view.running, Some(Color::White));
+
+            let position = Chess::default();
+            let m = command::resolve_move(&position, "e2e4").unwrap();
+            let steps = hands::plan(&position, m, true);
+            play_steps(
+                world.clone(),
+                tx.clone(),
+                start,
+                steps,
+                Button::Lever(Color::White),
+            )
+            .await;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let moved = snapshots.borrow_and_update().clone();
+            let board = moved.position.as_ref().map(|p| p.board().clone());
+            assert_eq!(
+                board.and_then(|b| b.piece_at(Square::E4)),
+                Some(Color::White.pawn())
+            );
+            assert_eq!(moved.ticking, Some(Color::Black), "the hands pressed");
+            assert_eq!(moved.view.white_moves, 1);
+            // The board model holds the pieces the screen compares with.
+            let bus = world.bus().borrow();
+            assert_eq!(bus.board().piece_at(Square::E2), None);
+            assert_eq!(
+                bus.board().piece_at(Square::E4).map(|p| p.role),
+                Some(Role::Pawn)
+            );
+        });
+    }
+
+    #[test]
+    fn the_welcome_points_at_blacks_lever() {
+        assert!(welcome(Color::White).contains("Black's lever (→)"));
+        assert!(welcome(Color::Black).contains("Black's lever (←)"));
     }
 }
