@@ -22,10 +22,12 @@ const EXITED: &str = "tocada sim exited with";
 /// 128 pixel columns.
 const FACE_COLUMNS: std::ops::Range<usize> = 1..129;
 
-/// One simulator in a tmux server of its own (its own socket), killed when
-/// the test ends, passed or failed.
+/// One simulator in a tmux server of its own (its own socket, in a
+/// temporary directory), killed when the test ends, passed or failed.
 struct Session {
-    socket: String,
+    socket: std::path::PathBuf,
+    /// Removed (with the socket) after the server is killed.
+    _dir: tempfile::TempDir,
 }
 
 impl Session {
@@ -45,8 +47,13 @@ impl Session {
             eprintln!("skipped: tmux is not installed");
             return None;
         }
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("tocada-sim-{test}-"))
+            .tempdir()
+            .expect("a temporary directory");
         let session = Session {
-            socket: format!("tocada-{}-{test}", std::process::id()),
+            socket: dir.path().join("tmux"),
+            _dir: dir,
         };
         let binary = env!("CARGO_BIN_EXE_tocada");
         // The pane stays after the simulator exits, with its exit status.
@@ -69,7 +76,9 @@ impl Session {
 
     fn tmux(&self, args: &[&str]) -> Output {
         Command::new("tmux")
-            .args(["-L", &self.socket, "-f", "/dev/null"])
+            .arg("-S")
+            .arg(&self.socket)
+            .args(["-f", "/dev/null"])
             // A server of its own even when the tests run inside tmux.
             .env_remove("TMUX")
             .args(args)
