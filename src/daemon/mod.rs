@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use tokio::sync::mpsc;
 
 pub use panel::{Action, Buzz, Panel, RestoreError, SavedGame};
-pub use shell::{Buzzer, Command, NoBuzzer, Shell, Stats};
+pub use shell::{Buzzer, Command, NoBuzzer, Shell, Snapshot, Stats};
 pub use systemd::Systemd;
 
 use crate::config::{BoardKind, Config};

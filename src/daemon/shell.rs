@@ -15,7 +15,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use tokio::sync::{mpsc, oneshot};
+use shakmaty::{Chess, Color};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use super::panel::{Action, Buzz, Panel};
@@ -50,6 +51,19 @@ pub enum Command {
     Rules { name: String, rules: Box<Rules> },
     /// Redraw the face now and answer when it is on the panel.
     Redraw(oneshot::Sender<()>),
+}
+
+/// The game as the loop last showed it, for a screen beside the face (the
+/// simulator draws the board from it and turns typed moves into hands).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    /// The position of the game in play or just over; `None` on the setup
+    /// screen.
+    pub position: Option<Chess>,
+    /// Whose clock runs.
+    pub ticking: Option<Color>,
+    /// What the face shows.
+    pub view: View,
 }
 
 /// The buzzer: a GPIO pin on the Pi, a line on the simulator's screen.
@@ -162,6 +176,8 @@ pub struct Shell<B, D, Z> {
     checked_serial: bool,
     ready: bool,
     inputs: Vec<Input>,
+    /// Where the game is published as it is drawn (the simulator).
+    watch: Option<watch::Sender<Snapshot>>,
 }
 
 impl<B, D, Z> Shell<B, D, Z>
@@ -201,6 +217,7 @@ where
             checked_serial: false,
             ready: false,
             inputs: Vec::new(),
+            watch: None,
         }
     }
 
@@ -228,6 +245,13 @@ where
     /// board answers.
     pub fn with_state_dir(mut self, dir: PathBuf) -> Self {
         self.state_dir = Some(dir);
+        self
+    }
+
+    /// Publishes the game on `watch` whenever the face is drawn and the
+    /// snapshot changed.
+    pub fn with_watch(mut self, watch: watch::Sender<Snapshot>) -> Self {
+        self.watch = Some(watch);
         self
     }
 
@@ -511,6 +535,7 @@ where
         }
         let view = self.panel.view(now);
         self.last_draw = now;
+        self.publish(&view);
         if !force && self.shown.as_ref() == Some(&view) {
             return;
         }
@@ -531,6 +556,26 @@ where
                 self.shown = None;
             }
         }
+    }
+
+    /// Sends the game to the watcher, if there is one and it changed.
+    fn publish(&self, view: &View) {
+        let Some(watch) = self.watch.as_ref() else {
+            return;
+        };
+        let referee = self.panel.referee();
+        let snapshot = Snapshot {
+            position: referee.map(|r| r.position().clone()),
+            ticking: referee.and_then(|r| r.ticking()),
+            view: view.clone(),
+        };
+        watch.send_if_modified(|shown| {
+            let changed = *shown != snapshot;
+            if changed {
+                *shown = snapshot;
+            }
+            changed
+        });
     }
 
     /// The panel, to look at (tests, the simulator).

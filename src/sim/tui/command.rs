@@ -1,0 +1,422 @@
+//! The simulator's command line: what a person types, parsed before it
+//! touches anything, so that a typo gives a one-line error and never a
+//! panic. Moves are recognised by their shape here and resolved against the
+//! game's position with [`resolve_move`] when they are played.
+
+use std::fmt;
+
+use shakmaty::san::SanPlus;
+use shakmaty::uci::UciMove;
+use shakmaty::{Chess, Color, Move, Role, Square};
+
+use crate::config::LeverSide;
+use crate::gesture;
+
+/// One typed command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SimCommand {
+    /// A move in UCI (`e2e4`, `e7e8q`) or SAN (`Nf3`), as typed: the hands
+    /// make it on the board.
+    Move(String),
+    /// A hand lifts the piece on a square and keeps it.
+    Lift(Square),
+    /// A hand puts the piece it holds (or the one lifted from that square)
+    /// down on a square.
+    Place(Square),
+    /// A hand touches the piece on a square.
+    Touch(Square),
+    /// The hand leaves the piece on a square.
+    Untouch(Square),
+    /// A piece is knocked off its square: a lift nobody means.
+    Knock(Square),
+    /// A lever goes down, by where it sits on the clock.
+    Lever(LeverSide),
+    /// The arbiter's menu button: pause, resume, leave a finished game.
+    Menu,
+    /// A player's draw button: offer, accept, claim.
+    Draw(Color),
+    /// A player's adjust button: "j'adoube".
+    Adjust(Color),
+    /// A player resigns.
+    Resign(Color),
+    /// A player declines the draw offered to him, aloud.
+    Decline(Color),
+    /// The promotion piece chosen on the clock.
+    Promote(Role),
+    /// Whether the mover's lever is pressed after a typed move.
+    Auto(bool),
+    /// The board's cable comes out.
+    Unplug,
+    /// The board's cable goes back in.
+    Plug,
+    /// The pieces are set up for a new game (between games only).
+    SetUp,
+    /// Show or hide the list of commands.
+    Help,
+    /// Leave the simulator.
+    Quit,
+}
+
+/// Why a line could not be taken as a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandError {
+    /// Nothing was typed.
+    Empty,
+    /// Neither a command nor anything shaped like a move.
+    Unknown(String),
+    /// The command needs an argument: what it expects.
+    Missing {
+        command: &'static str,
+        expected: &'static str,
+    },
+    /// Words after the last argument.
+    TooMany { command: &'static str },
+    /// Not a square from a1 to h8.
+    BadSquare(String),
+    /// Not `white` or `black`.
+    BadSide(String),
+    /// Not one of `q` `r` `b` `n`.
+    BadPromotion(String),
+    /// Not `on` or `off`.
+    BadSwitch(String),
+    /// No game is being played, so there is no position to move in.
+    NoGame,
+    /// The move is shaped right but not legal in the position.
+    Illegal(String),
+    /// The game is over: nothing more is played in it.
+    GameOver,
+    /// The hands are still busy with this.
+    Busy(String),
+    /// A game is being played: its pieces stay where they are.
+    InGame,
+}
+
+impl fmt::Display for CommandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CommandError::Empty => f.write_str("type a move or a command (help lists them)"),
+            CommandError::Unknown(word) => {
+                write!(
+                    f,
+                    "`{word}` is neither a command nor a move (help lists them)"
+                )
+            }
+            CommandError::Missing { command, expected } => {
+                write!(f, "`{command}` needs {expected}")
+            }
+            CommandError::TooMany { command } => write!(f, "too many words after `{command}`"),
+            CommandError::BadSquare(s) => write!(f, "`{s}` is not a square (a1 to h8)"),
+            CommandError::BadSide(s) => write!(f, "`{s}` is not a side (white or black)"),
+            CommandError::BadPromotion(s) => {
+                write!(f, "`{s}` is not a promotion piece (q, r, b or n)")
+            }
+            CommandError::BadSwitch(s) => write!(f, "`{s}`: say on or off"),
+            CommandError::NoGame => {
+                f.write_str("no game yet: Black's lever starts one (the face shows which)")
+            }
+            CommandError::Illegal(m) => write!(f, "{m} is not legal in this position"),
+            CommandError::GameOver => {
+                f.write_str("the game is over: menu (F5) leaves it, setup sets up the pieces")
+            }
+            CommandError::Busy(what) => write!(f, "the hands are still busy {what}"),
+            CommandError::InGame => {
+                f.write_str("a game is in play: pause it (F5) to correct the clock instead")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CommandError {}
+
+/// Every command word with what it takes, for the help screen.
+pub const HELP: &[(&str, &str)] = &[
+    (
+        "e2e4  e7e8q  Nf3  O-O",
+        "a move: the hand lifts and places the pieces",
+    ),
+    ("lift e2", "lift the piece on e2 and hold it"),
+    (
+        "place e4",
+        "put down the piece held (or the one lifted from e4)",
+    ),
+    (
+        "touch g1  untouch g1",
+        "touch the piece on g1, let go of it",
+    ),
+    ("knock d4", "knock the piece off d4 (place d4 puts it back)"),
+    ("left  right", "press the left or the right lever"),
+    ("menu", "the arbiter's button: pause, resume, next game"),
+    ("draw white|black", "that player's draw button"),
+    (
+        "adjust white|black",
+        "that player's adjust button (j'adoube)",
+    ),
+    ("resign white|black", "that player resigns"),
+    (
+        "decline white|black",
+        "that player declines the draw offered",
+    ),
+    ("promote q|r|b|n", "choose the promotion piece on the clock"),
+    ("auto on|off", "press the mover's lever after a typed move"),
+    ("unplug  plug", "pull the board's cable out, put it back"),
+    ("setup", "set the pieces up for a new game (between games)"),
+    ("help", "show or hide this list"),
+    ("quit", "leave (Ctrl-C too)"),
+];
+
+/// Parses one line of the command line.
+pub fn parse(line: &str) -> Result<SimCommand, CommandError> {
+    let mut words = line.split_whitespace();
+    let Some(first) = words.next() else {
+        return Err(CommandError::Empty);
+    };
+    let rest: Vec<&str> = words.collect();
+    let keyword = first.to_ascii_lowercase();
+    let command: &'static str = match keyword.as_str() {
+        "lift" => "lift",
+        "place" => "place",
+        "touch" => "touch",
+        "untouch" => "untouch",
+        "knock" => "knock",
+        "left" => "left",
+        "right" => "right",
+        "menu" => "menu",
+        "draw" => "draw",
+        "adjust" => "adjust",
+        "resign" => "resign",
+        "decline" => "decline",
+        "promote" => "promote",
+        "auto" => "auto",
+        "unplug" => "unplug",
+        "plug" => "plug",
+        "setup" => "setup",
+        "help" | "?" => "help",
+        "quit" | "exit" => "quit",
+        _ => {
+            if !rest.is_empty() || !looks_like_move(first) {
+                return Err(CommandError::Unknown(line.trim().to_owned()));
+            }
+            return Ok(SimCommand::Move(first.to_owned()));
+        }
+    };
+    let one = |expected: &'static str| -> Result<&str, CommandError> {
+        match rest.as_slice() {
+            [] => Err(CommandError::Missing { command, expected }),
+            [word] => Ok(word),
+            _ => Err(CommandError::TooMany { command }),
+        }
+    };
+    let none = |made: SimCommand| -> Result<SimCommand, CommandError> {
+        if rest.is_empty() {
+            Ok(made)
+        } else {
+            Err(CommandError::TooMany { command })
+        }
+    };
+    let square = || one("a square, such as e4").and_then(parse_square);
+    let side = || one("a side: white or black").and_then(parse_side);
+    match command {
+        "lift" => square().map(SimCommand::Lift),
+        "place" => square().map(SimCommand::Place),
+        "touch" => square().map(SimCommand::Touch),
+        "untouch" => square().map(SimCommand::Untouch),
+        "knock" => square().map(SimCommand::Knock),
+        "left" => none(SimCommand::Lever(LeverSide::Left)),
+        "right" => none(SimCommand::Lever(LeverSide::Right)),
+        "menu" => none(SimCommand::Menu),
+        "draw" => side().map(SimCommand::Draw),
+        "adjust" => side().map(SimCommand::Adjust),
+        "resign" => side().map(SimCommand::Resign),
+        "decline" => side().map(SimCommand::Decline),
+        "promote" => one("a piece: q, r, b or n").and_then(parse_promotion),
+        "auto" => one("on or off").and_then(|word| match word.to_ascii_lowercase().as_str() {
+            "on" => Ok(SimCommand::Auto(true)),
+            "off" => Ok(SimCommand::Auto(false)),
+            _ => Err(CommandError::BadSwitch(word.to_owned())),
+        }),
+        "unplug" => none(SimCommand::Unplug),
+        "plug" => none(SimCommand::Plug),
+        "setup" => none(SimCommand::SetUp),
+        "help" => none(SimCommand::Help),
+        _ => none(SimCommand::Quit),
+    }
+}
+
+/// Whether `text` is shaped like a UCI or SAN move (legal or not).
+fn looks_like_move(text: &str) -> bool {
+    text.parse::<UciMove>().is_ok() || SanPlus::from_ascii(text.as_bytes()).is_ok()
+}
+
+fn parse_square(word: &str) -> Result<Square, CommandError> {
+    word.to_ascii_lowercase()
+        .parse()
+        .map_err(|_| CommandError::BadSquare(word.to_owned()))
+}
+
+fn parse_side(word: &str) -> Result<Color, CommandError> {
+    match word.to_ascii_lowercase().as_str() {
+        "white" | "w" => Ok(Color::White),
+        "black" | "b" => Ok(Color::Black),
+        _ => Err(CommandError::BadSide(word.to_owned())),
+    }
+}
+
+fn parse_promotion(word: &str) -> Result<SimCommand, CommandError> {
+    let role = match word.to_ascii_lowercase().as_str() {
+        "q" | "queen" => Role::Queen,
+        "r" | "rook" => Role::Rook,
+        "b" | "bishop" => Role::Bishop,
+        "n" | "knight" => Role::Knight,
+        _ => return Err(CommandError::BadPromotion(word.to_owned())),
+    };
+    Ok(SimCommand::Promote(role))
+}
+
+/// The move `text` (UCI first, then SAN) means in `position`, if legal.
+pub fn resolve_move(position: &Chess, text: &str) -> Result<Move, CommandError> {
+    let illegal = || CommandError::Illegal(text.to_owned());
+    if let Ok(uci) = text.parse::<UciMove>() {
+        return uci.to_move(position).map_err(|_| illegal());
+    }
+    gesture::parse_san(position, text).map_err(|_| illegal())
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::Position;
+
+    use super::*;
+
+    #[test]
+    fn every_command_parses() {
+        let cases = [
+            ("lift e2", SimCommand::Lift(Square::E2)),
+            ("place E4", SimCommand::Place(Square::E4)),
+            ("touch g1", SimCommand::Touch(Square::G1)),
+            ("untouch g1", SimCommand::Untouch(Square::G1)),
+            ("knock d4", SimCommand::Knock(Square::D4)),
+            ("left", SimCommand::Lever(LeverSide::Left)),
+            ("  Right ", SimCommand::Lever(LeverSide::Right)),
+            ("menu", SimCommand::Menu),
+            ("draw white", SimCommand::Draw(Color::White)),
+            ("adjust black", SimCommand::Adjust(Color::Black)),
+            ("resign b", SimCommand::Resign(Color::Black)),
+            ("decline White", SimCommand::Decline(Color::White)),
+            ("promote n", SimCommand::Promote(Role::Knight)),
+            ("promote rook", SimCommand::Promote(Role::Rook)),
+            ("auto off", SimCommand::Auto(false)),
+            ("auto ON", SimCommand::Auto(true)),
+            ("unplug", SimCommand::Unplug),
+            ("plug", SimCommand::Plug),
+            ("setup", SimCommand::SetUp),
+            ("help", SimCommand::Help),
+            ("?", SimCommand::Help),
+            ("quit", SimCommand::Quit),
+            ("exit", SimCommand::Quit),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse(text), Ok(expected), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn moves_are_recognised_by_shape() {
+        for text in [
+            "e2e4", "e7e8q", "Nf3", "exd5", "O-O", "O-O-O", "e8=Q+", "Qh4#",
+        ] {
+            assert_eq!(parse(text), Ok(SimCommand::Move(text.to_owned())), "{text}");
+        }
+    }
+
+    #[test]
+    fn bad_input_is_an_error_not_a_panic() {
+        let cases = [
+            ("", CommandError::Empty),
+            ("   ", CommandError::Empty),
+            ("hello", CommandError::Unknown("hello".to_owned())),
+            ("e2e4 e7e5", CommandError::Unknown("e2e4 e7e5".to_owned())),
+            (
+                "lift",
+                CommandError::Missing {
+                    command: "lift",
+                    expected: "a square, such as e4",
+                },
+            ),
+            ("lift e2 e4", CommandError::TooMany { command: "lift" }),
+            ("place i9", CommandError::BadSquare("i9".to_owned())),
+            ("touch e", CommandError::BadSquare("e".to_owned())),
+            ("draw red", CommandError::BadSide("red".to_owned())),
+            (
+                "resign",
+                CommandError::Missing {
+                    command: "resign",
+                    expected: "a side: white or black",
+                },
+            ),
+            ("promote k", CommandError::BadPromotion("k".to_owned())),
+            ("auto maybe", CommandError::BadSwitch("maybe".to_owned())),
+            ("menu now", CommandError::TooMany { command: "menu" }),
+            ("quit please", CommandError::TooMany { command: "quit" }),
+            ("é2é4", CommandError::Unknown("é2é4".to_owned())),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse(text), Err(expected), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn every_error_reads_as_one_line() {
+        let errors = [
+            CommandError::Empty,
+            CommandError::Unknown("x".to_owned()),
+            CommandError::NoGame,
+            CommandError::Illegal("e2e5".to_owned()),
+            CommandError::GameOver,
+            CommandError::Busy("making e2e4".to_owned()),
+            CommandError::InGame,
+        ];
+        for error in errors {
+            let text = error.to_string();
+            assert!(!text.is_empty() && !text.contains('\n'), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn moves_resolve_in_uci_and_san() {
+        let start = Chess::default();
+        let e4 = resolve_move(&start, "e2e4").unwrap();
+        assert_eq!((e4.from(), e4.to()), (Some(Square::E2), Square::E4));
+        assert_eq!(resolve_move(&start, "Nf3").unwrap().to(), Square::F3);
+        assert!(start.is_legal(resolve_move(&start, "e4").unwrap()));
+        assert_eq!(
+            resolve_move(&start, "e2e5"),
+            Err(CommandError::Illegal("e2e5".to_owned()))
+        );
+        assert_eq!(
+            resolve_move(&start, "Nf6"),
+            Err(CommandError::Illegal("Nf6".to_owned()))
+        );
+    }
+
+    #[test]
+    fn castling_and_promotion_resolve_in_uci() {
+        let castle: Chess = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        assert!(matches!(
+            resolve_move(&castle, "e1g1"),
+            Ok(Move::Castle { .. })
+        ));
+        let promote: Chess = "8/4P3/8/8/8/8/8/k6K w - - 0 1"
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        assert_eq!(
+            resolve_move(&promote, "e7e8n").unwrap().promotion(),
+            Some(Role::Knight)
+        );
+    }
+}

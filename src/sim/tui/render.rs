@@ -1,0 +1,497 @@
+//! The simulator's screen, laid out from what it shows: the OLED as the
+//! Pi's face, the board, the simulated hardware's state, the log of
+//! decisions, the keys, and the command line. A pure function of
+//! [`Screen`], so tests render it on ratatui's test backend.
+//!
+//! ```text
+//! ┌ OLED 128×64 ───────────────────┐┌ Board ─────────────┐
+//! │ the face, a character per two  ││ 8 r n b q k b n r  │
+//! │ pixels                         │└────────────────────┘
+//! │                                │┌ Clock ─────────────┐
+//! │                                ││ Levers ← White ... │
+//! └────────────────────────────────┘└────────────────────┘
+//! ┌ Log ───────────────────────────────────────────────────┐
+//! └────────────────────────────────────────────────────────┘
+//!  keys
+//!  the last error or note
+//!  > command line
+//! ```
+//!
+//! In a terminal too small for the face at one character per two pixels,
+//! it is drawn in Braille, four times smaller; in one smaller still, the
+//! screen says how large it needs to be.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color as Colour, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+use shakmaty::{Board, Color, Piece, Position, Square};
+
+use super::board::{self, LEGEND, SQUARE_SIZES};
+use super::command::HELP;
+use super::log::{Entry, EntryKind};
+use super::oled::Pixels;
+use crate::daemon::Snapshot;
+use crate::models::ssd1306::{HEIGHT, WIDTH};
+
+/// A line for the person at the keyboard: an error in red, or a note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    /// One line of plain words.
+    pub text: String,
+    /// Whether it reports something that was refused.
+    pub error: bool,
+}
+
+/// Everything the screen shows.
+#[derive(Debug, Clone, Copy)]
+pub struct Screen<'a> {
+    /// The OLED's pixels.
+    pub pixels: &'a Pixels,
+    /// The game as the daemon last showed it.
+    pub snapshot: &'a Snapshot,
+    /// The piece on each square of the board model, by square index.
+    pub physical: &'a [Option<Piece>; 64],
+    /// The latest log entries, oldest first (more than fit is fine).
+    pub log: &'a [Entry],
+    /// The buzzer sounds (or just did).
+    pub buzzing: bool,
+    /// What the hands are doing ("making e2e4"), if anything.
+    pub hand: Option<&'a str>,
+    /// The mover's lever is pressed after a typed move.
+    pub auto_press: bool,
+    /// The board's cable is out.
+    pub unplugged: bool,
+    /// What is typed so far.
+    pub line: &'a str,
+    /// The answer to the last command.
+    pub message: Option<&'a Message>,
+    /// The list of commands replaces the log.
+    pub show_help: bool,
+}
+
+/// The keys, on one line.
+pub const KEYS: &str = "←/→ levers · F1 left draw · F2 left adjust · F3 right adjust · F4 right draw · \
+F5 menu · Space lever of the running clock ([ ] levers) · Esc clear · Ctrl-C quit · help";
+
+/// Rows under the top panels: keys, message, command line.
+const FOOTER: u16 = 3;
+/// The smallest log worth showing: a border and two entries.
+const MIN_LOG: u16 = 4;
+/// The clock box: a border and its five lines.
+const CLOCK_BOX: u16 = 7;
+
+/// How the face is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FaceScale {
+    /// A character per pixel across, per two pixels down.
+    HalfBlocks,
+    /// A character per two pixels across, per four down.
+    Braille,
+}
+
+impl FaceScale {
+    /// The face's box, border included.
+    fn size(self) -> (u16, u16) {
+        let (w, h) = (WIDTH as u16, HEIGHT as u16);
+        match self {
+            FaceScale::HalfBlocks => (w + 2, h / 2 + 2),
+            FaceScale::Braille => (w / 2 + 2, h / 4 + 2),
+        }
+    }
+}
+
+/// The board's box for the smallest squares, border included.
+fn small_board() -> (u16, u16) {
+    let (w, h) = board::board_size(SQUARE_SIZES[SQUARE_SIZES.len() - 1]);
+    (w + 2, h + 2)
+}
+
+/// The smallest terminal the screen fits in.
+pub fn minimum_size() -> (u16, u16) {
+    let (face_w, face_h) = FaceScale::Braille.size();
+    let (board_w, board_h) = small_board();
+    (
+        face_w + board_w,
+        face_h.max(board_h + CLOCK_BOX) + MIN_LOG + FOOTER,
+    )
+}
+
+/// The largest face scale that fits in `area`, if any.
+fn face_scale(area: Rect) -> Option<FaceScale> {
+    let (board_w, board_h) = small_board();
+    [FaceScale::HalfBlocks, FaceScale::Braille]
+        .into_iter()
+        .find(|scale| {
+            let (w, h) = scale.size();
+            area.width >= w + board_w
+                && area.height >= h.max(board_h + CLOCK_BOX) + MIN_LOG + FOOTER
+        })
+}
+
+/// Draws the whole screen.
+pub fn draw(frame: &mut Frame<'_>, screen: &Screen<'_>) {
+    let area = frame.area();
+    let Some(scale) = face_scale(area) else {
+        let (w, h) = minimum_size();
+        let text = format!(
+            "tocada sim needs a terminal of at least {w}×{h}; this one is {}×{}. \
+             Enlarge it (or make the font smaller). Ctrl-C quits.",
+            area.width, area.height
+        );
+        frame.render_widget(
+            Paragraph::new(text).wrap(ratatui::widgets::Wrap { trim: true }),
+            area,
+        );
+        return;
+    };
+    let (face_w, face_h) = scale.size();
+    let (_, small_board_h) = small_board();
+    let top_h = face_h.max(small_board_h + CLOCK_BOX);
+    let [top, log, keys, message, command] = Layout::vertical([
+        Constraint::Length(top_h),
+        Constraint::Min(MIN_LOG),
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let [face, right] =
+        Layout::horizontal([Constraint::Length(face_w), Constraint::Min(0)]).areas(top);
+    draw_face(frame, screen.pixels, scale, face);
+    let square = SQUARE_SIZES
+        .into_iter()
+        .find(|size| {
+            let (w, h) = board::board_size(*size);
+            w + 2 <= right.width && h + 2 + CLOCK_BOX <= right.height
+        })
+        .unwrap_or(SQUARE_SIZES[SQUARE_SIZES.len() - 1]);
+    let (board_w, board_h) = board::board_size(square);
+    let [board_area, clock_area] =
+        Layout::vertical([Constraint::Length(board_h + 2), Constraint::Min(0)]).areas(right);
+    // The board and the clock box share one width, so they line up.
+    let width = (board_w + 2).min(right.width);
+    draw_board(
+        frame,
+        screen,
+        square,
+        Rect {
+            width,
+            ..board_area
+        },
+    );
+    draw_clock(
+        frame,
+        screen,
+        Rect {
+            width,
+            ..clock_area
+        },
+    );
+    if screen.show_help {
+        draw_help(frame, log);
+    } else {
+        draw_log(frame, screen.log, log);
+    }
+    frame.render_widget(
+        Paragraph::new(KEYS).style(Style::new().fg(Colour::DarkGray)),
+        keys,
+    );
+    if let Some(m) = screen.message {
+        let style = if m.error {
+            Style::new().fg(Colour::LightRed)
+        } else {
+            Style::new().fg(Colour::LightGreen)
+        };
+        frame.render_widget(Paragraph::new(m.text.as_str()).style(style), message);
+    }
+    let prompt = Line::from(vec![
+        Span::styled("> ", Style::new().add_modifier(Modifier::BOLD)),
+        Span::raw(screen.line),
+    ]);
+    frame.render_widget(Paragraph::new(prompt), command);
+    let typed = u16::try_from(screen.line.chars().count()).unwrap_or(u16::MAX);
+    let x = command
+        .x
+        .saturating_add(2)
+        .saturating_add(typed)
+        .min(command.right().saturating_sub(1));
+    frame.set_cursor_position((x, command.y));
+}
+
+fn draw_face(frame: &mut Frame<'_>, pixels: &Pixels, scale: FaceScale, area: Rect) {
+    let lit = Style::new()
+        .fg(Colour::Rgb(0xd8, 0xf0, 0xff))
+        .bg(Colour::Black);
+    let block = Block::bordered().title(" OLED 128×64 ").style(lit);
+    let rows = match scale {
+        FaceScale::HalfBlocks => pixels.half_blocks(),
+        FaceScale::Braille => pixels.braille(),
+    };
+    let lines: Vec<Line<'_>> = rows.into_iter().map(Line::from).collect();
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+fn draw_board(frame: &mut Frame<'_>, screen: &Screen<'_>, square: (u16, u16), area: Rect) {
+    // Before a game the pieces are set up for one: the start position is
+    // what the board should show.
+    let start = Board::default();
+    let view = &screen.snapshot.view;
+    let (expected, title) = match screen.snapshot.position.as_ref() {
+        Some(position) => {
+            let turn = position.turn();
+            let title = match screen.snapshot.ticking {
+                _ if view.result.is_some() => "game over".to_owned(),
+                _ if view.paused => format!("{} to move · paused", name(turn)),
+                // A move made on the board and not yet completed: the
+                // position has it, the clock still runs for its maker.
+                Some(running) if running != turn => {
+                    format!("{} moved, his clock runs", name(running))
+                }
+                _ => format!("{} to move", name(turn)),
+            };
+            (position.board(), format!(" Board · {title} "))
+        }
+        None => (&start, " Board · set up for a game ".to_owned()),
+    };
+    let lines = board::lines(expected, |sq: Square| screen.physical[sq as usize], square);
+    let block = Block::bordered()
+        .title(title)
+        .title_bottom(format!(" {LEGEND} "));
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+fn draw_clock(frame: &mut Frame<'_>, screen: &Screen<'_>, area: Rect) {
+    let view = &screen.snapshot.view;
+    let [left, right] = view.sides();
+    let label = |text: &'static str| Span::styled(text, Style::new().fg(Colour::DarkGray));
+    let buzzer = if screen.buzzing {
+        Span::styled(
+            " BEEP ",
+            Style::new()
+                .fg(Colour::Black)
+                .bg(Colour::LightRed)
+                .add_modifier(Modifier::BOLD),
+        )
+    } else {
+        Span::raw("quiet")
+    };
+    let board = if screen.unplugged {
+        Span::styled("cable out", Style::new().fg(Colour::LightRed))
+    } else if view.board_disconnected {
+        Span::styled("not answering", Style::new().fg(Colour::LightRed))
+    } else {
+        Span::raw("connected")
+    };
+    let hands = match screen.hand {
+        Some(what) => Span::styled(what, Style::new().fg(Colour::Yellow)),
+        None => Span::raw("free"),
+    };
+    let auto = if screen.auto_press {
+        "on: moves end pressed"
+    } else {
+        "off: Space presses"
+    };
+    let lines = vec![
+        Line::from(vec![
+            label("Levers  "),
+            Span::raw(format!("← {}  {} →", name(left), name(right))),
+        ]),
+        Line::from(vec![label("Buzzer  "), buzzer]),
+        Line::from(vec![label("Board   "), board]),
+        Line::from(vec![label("Hands   "), hands]),
+        Line::from(vec![label("Auto    "), Span::raw(auto)]),
+    ];
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(" Clock ")),
+        area,
+    );
+}
+
+fn name(side: Color) -> &'static str {
+    match side {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+fn draw_log(frame: &mut Frame<'_>, entries: &[Entry], area: Rect) {
+    let rows = usize::from(area.height.saturating_sub(2));
+    let lines: Vec<Line<'_>> = entries
+        .iter()
+        .skip(entries.len().saturating_sub(rows))
+        .map(|entry| {
+            let style = match entry.kind {
+                EntryKind::Move => Style::new(),
+                EntryKind::Ruling => Style::new().fg(Colour::LightRed),
+                EntryKind::Decision => Style::new().fg(Colour::LightCyan),
+                EntryKind::Typed => Style::new().fg(Colour::DarkGray),
+            };
+            Line::styled(entry.text.as_str(), style)
+        })
+        .collect();
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(" Log ")),
+        area,
+    );
+}
+
+fn draw_help(frame: &mut Frame<'_>, area: Rect) {
+    let width = HELP
+        .iter()
+        .map(|(c, _)| c.chars().count())
+        .max()
+        .unwrap_or(0);
+    let lines: Vec<Line<'_>> = HELP
+        .iter()
+        .map(|(command, what)| {
+            Line::from(vec![
+                Span::styled(
+                    format!("  {command:<width$}  "),
+                    Style::new().add_modifier(Modifier::BOLD),
+                ),
+                Span::raw(*what),
+            ])
+        })
+        .collect();
+    let block = Block::bordered().title(" Commands · help or Esc closes ");
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+#[cfg(test)]
+mod tests {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use shakmaty::Chess;
+
+    use super::*;
+    use crate::face::View;
+
+    fn start_pieces() -> [Option<Piece>; 64] {
+        let board = Board::default();
+        std::array::from_fn(|i| board.piece_at(Square::new(i as u32)))
+    }
+
+    /// The screen as text, a line per row.
+    fn render(width: u16, height: u16, screen: &Screen<'_>) -> Vec<String> {
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+        terminal.draw(|frame| draw(frame, screen)).unwrap();
+        let buffer = terminal.backend().buffer();
+        (0..height)
+            .map(|y| (0..width).map(|x| buffer[(x, y)].symbol()).collect())
+            .collect()
+    }
+
+    fn screen<'a>(
+        pixels: &'a Pixels,
+        snapshot: &'a Snapshot,
+        physical: &'a [Option<Piece>; 64],
+        log: &'a [Entry],
+    ) -> Screen<'a> {
+        Screen {
+            pixels,
+            snapshot,
+            physical,
+            log,
+            buzzing: false,
+            hand: None,
+            auto_press: true,
+            unplugged: false,
+            line: "",
+            message: None,
+            show_help: false,
+        }
+    }
+
+    #[test]
+    fn the_face_is_drawn_at_two_pixels_a_cell_when_it_fits() {
+        // A lit frame around the panel's edge.
+        let pixels = Pixels::from_fn(|x, y| x == 0 || x == 127 || y == 0 || y == 63);
+        let snapshot = Snapshot::default();
+        let physical = start_pieces();
+        let rows = render(200, 60, &screen(&pixels, &snapshot, &physical, &[]));
+        assert!(rows[0].starts_with("┌ OLED 128×64 "), "{}", rows[0]);
+        assert_eq!(rows[1].chars().nth(1), Some('█'));
+        assert_eq!(rows[1].chars().nth(2), Some('▀'));
+        assert_eq!(rows[1].chars().nth(128), Some('█'));
+        assert_eq!(rows[32].chars().nth(5), Some('▄'));
+        assert_eq!(rows[33].chars().next(), Some('└'));
+    }
+
+    #[test]
+    fn a_smaller_terminal_gets_the_face_in_braille_and_a_small_one_a_note() {
+        let pixels = Pixels::from_fn(|_, _| true);
+        let snapshot = Snapshot::default();
+        let physical = start_pieces();
+        let (w, h) = minimum_size();
+        let rows = render(w, h, &screen(&pixels, &snapshot, &physical, &[]));
+        assert_eq!(rows[1].chars().nth(1), Some('⣿'));
+        assert!(rows.iter().any(|r| r.contains("8  r  n  b  q  k  b  n  r")));
+        let rows = render(w - 1, h, &screen(&pixels, &snapshot, &physical, &[]));
+        assert!(
+            rows[0].starts_with("tocada sim needs a terminal of at least"),
+            "{}",
+            rows[0]
+        );
+    }
+
+    #[test]
+    fn the_board_shows_the_position_and_who_moves() {
+        let pixels = Pixels::default();
+        let position = Chess::default()
+            .play(shakmaty::Move::Normal {
+                role: shakmaty::Role::Pawn,
+                from: Square::E2,
+                capture: None,
+                to: Square::E4,
+                promotion: None,
+            })
+            .unwrap();
+        let mut physical: [Option<Piece>; 64] =
+            std::array::from_fn(|i| position.board().piece_at(Square::new(i as u32)));
+        // Black has lifted his knight.
+        physical[Square::G8 as usize] = None;
+        let snapshot = Snapshot {
+            position: Some(position),
+            ticking: Some(Color::Black),
+            view: View::default(),
+        };
+        let log = [Entry {
+            kind: EntryKind::Move,
+            text: "    0:03  1. e4".to_owned(),
+        }];
+        let mut shown = screen(&pixels, &snapshot, &physical, &log);
+        let message = Message {
+            text: "`x` is neither a command nor a move".to_owned(),
+            error: true,
+        };
+        shown.message = Some(&message);
+        shown.line = "Nf6";
+        shown.buzzing = true;
+        let rows = render(200, 60, &shown);
+        let all = rows.join("\n");
+        assert!(all.contains("Board · Black to move"), "{all}");
+        assert!(all.contains("(n)"), "the lifted knight is marked");
+        assert!(all.contains("1. e4"));
+        assert!(all.contains("BEEP"));
+        assert!(all.contains("← White  Black →"));
+        assert!(rows[58].starts_with("`x` is neither"));
+        assert!(rows[59].starts_with("> Nf6"));
+        let e4_rank = rows.iter().find(|r| r.contains("│4 ")).unwrap();
+        assert_eq!(e4_rank.matches('P').count(), 1, "{e4_rank}");
+    }
+
+    #[test]
+    fn help_replaces_the_log() {
+        let pixels = Pixels::default();
+        let snapshot = Snapshot::default();
+        let physical = start_pieces();
+        let mut shown = screen(&pixels, &snapshot, &physical, &[]);
+        shown.show_help = true;
+        let all = render(200, 60, &shown).join("\n");
+        for (command, _) in HELP {
+            assert!(all.contains(command), "{command}");
+        }
+    }
+}
