@@ -201,7 +201,10 @@ fn end_game_on_the_correction_screen_abandons_it() {
     let (result, pgn) = finish.expect("a finish action");
     assert_eq!(result, "*");
     assert!(pgn.contains("1. e4"), "{pgn}");
-    assert!(pgn.contains("(art. 6.10)"), "the correction is in the score: {pgn}");
+    assert!(
+        pgn.contains("(art. 6.10)"),
+        "the correction is in the score: {pgn}"
+    );
     assert!(!p.in_game());
     press(&mut p, 20_300, Button::Menu);
     assert!(matches!(p.view(0).screen, Screen::TimeControlMenu { .. }));
@@ -295,6 +298,46 @@ fn a_restored_game_comes_back_paused_on_its_times_and_a_lever_resumes() {
     // Only the time since the resume is charged.
     let t = q.game_time(61_000).unwrap();
     assert_eq!(r.remaining(Color::Black, t), black - 1_000);
+}
+
+#[test]
+fn a_restored_game_says_what_it_restored() {
+    let mut p = panel();
+    let mut all = opening(&mut p);
+    // Black lifts his knight and the power goes: a move in progress.
+    p.board(12_000, Input::Lift(Square::B8));
+    all.extend(actions(&mut p));
+    let lines = stored(&all);
+    let last_t = 12_000;
+    let white = p.referee().unwrap().remaining(Color::White, last_t);
+    let black = p.referee().unwrap().remaining(Color::Black, last_t);
+
+    let mut q = panel();
+    q.restore(
+        0,
+        SavedGame {
+            preset: "rapid",
+            black_left: false,
+            date: "2026.11.21",
+            lines: &lines,
+        },
+    )
+    .unwrap();
+    let restored: Vec<_> = actions(&mut q)
+        .into_iter()
+        .filter(|a| matches!(a, Action::Restored { .. }))
+        .collect();
+    assert_eq!(
+        restored,
+        [Action::Restored {
+            t: last_t,
+            white_ms: white,
+            black_ms: black,
+            moves: 3,
+            fen: "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2".to_owned(),
+        }]
+    );
+    assert_ne!(white, black, "the clocks differ, so a swap would show");
 }
 
 #[test]

@@ -8,7 +8,11 @@
 //! With `board.kind = "sim"` the device models stand in for `/dev/i2c-1` and
 //! the GPIO chip, and the front controls and the hands on the board come as
 //! replay-format lines on standard input, while decisions go out on standard
-//! output: the very same daemon, driven by a test or a script.
+//! output: the very same daemon, driven by a test or a script. A game
+//! restored after a restart is announced there first, in the same style:
+//! `{"t":..,"effect":"game_restored","white_ms":..,"black_ms":..,"moves":N,"fen":".."}`,
+//! the clocks at its last stored instant `t`, `moves` completed (plies) and
+//! the position on the board; a test holds it against the store.
 
 pub mod panel;
 pub mod shell;
@@ -18,6 +22,7 @@ use std::fmt;
 use std::future::Future;
 use std::path::PathBuf;
 
+use shakmaty::Position;
 use tokio::sync::mpsc;
 
 pub use panel::{Action, Buzz, Panel, RestoreError, SavedGame};
@@ -116,7 +121,12 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
         match config.board.kind {
             BoardKind::Sim => {
                 let (tx, rx) = mpsc::unbounded_channel();
-                let world = crate::sim::World::new();
+                // Pieces stay on a board when the clock loses power: the
+                // models start as the restored game left them.
+                let world = match panel.referee() {
+                    Some(referee) => crate::sim::World::with_board(referee.position().board()),
+                    None => crate::sim::World::new(),
+                };
                 let shell = world
                     .shell(panel, link_policy, rx)
                     .with_journal(journal, game)

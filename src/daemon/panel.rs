@@ -50,6 +50,22 @@ pub enum Action {
     /// The referee decided this, at this instant of the game's clock (for
     /// the log and the simulator's output).
     Decision(Millis, Effect),
+    /// A stored game was rebuilt after a restart: what the face shows,
+    /// paused, at its last stored instant `t` (for the log and the
+    /// simulator's output, so a test can hold it against the store).
+    Restored {
+        /// The last stored instant, on the game's clock.
+        t: Millis,
+        /// White's time left then.
+        white_ms: u64,
+        /// Black's time left then.
+        black_ms: u64,
+        /// The moves completed (plies), as the stored lines replay.
+        moves: usize,
+        /// The position on the board in FEN, the move made and not yet
+        /// completed by a press included.
+        fen: String,
+    },
 }
 
 /// How long the buzzer sounds.
@@ -262,6 +278,9 @@ impl Panel {
                 game.restored = true;
             }
             self.alert = Some("Restarted: press to resume".to_owned());
+        }
+        if let Some(game) = self.game.as_ref() {
+            self.actions.push_back(restored_action(game, last));
         }
         self.changed = true;
         Ok(())
@@ -668,6 +687,23 @@ fn start_occupancy(panel: &Panel) -> Bitboard {
 
 fn preset_label(name: &str, rules: &Rules) -> String {
     format!("{name} {}", rules.time_control)
+}
+
+/// The `Restored` action for a game rebuilt up to `last`.
+fn restored_action(game: &Game, last: Millis) -> Action {
+    let fen =
+        shakmaty::fen::Fen::from_position(game.referee.position(), shakmaty::EnPassantMode::Legal);
+    Action::Restored {
+        t: last,
+        white_ms: game.referee.remaining(Color::White, last),
+        black_ms: game.referee.remaining(Color::Black, last),
+        moves: game
+            .decisions
+            .iter()
+            .filter(|(_, e)| matches!(e, Effect::Move(_)))
+            .count(),
+        fen: fen.to_string(),
+    }
 }
 
 /// The `Finish` action for `game`: its result and its PGN so far.

@@ -482,14 +482,37 @@ where
                 Action::Buzz(buzz) => self.buzz(buzz),
                 Action::Decision(t, effect) => {
                     tracing::debug!(t, ?effect, "decision");
-                    if let Some(out) = self.output.as_mut() {
-                        let line = replay::effect_to_json(t, &effect);
-                        if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
-                            self.output = None;
-                        }
-                    }
+                    self.output_line(&replay::effect_to_json(t, &effect));
+                }
+                Action::Restored {
+                    t,
+                    white_ms,
+                    black_ms,
+                    moves,
+                    fen,
+                } => {
+                    tracing::info!(t, white_ms, black_ms, moves, fen, "game restored, paused");
+                    let line = serde_json::json!({
+                        "t": t,
+                        "effect": "game_restored",
+                        "white_ms": white_ms,
+                        "black_ms": black_ms,
+                        "moves": moves,
+                        "fen": fen,
+                    });
+                    self.output_line(&line.to_string());
                 }
             }
+        }
+    }
+
+    /// Writes one line to the output, if there is one; a closed output is
+    /// dropped, never a reason to stop the clock.
+    fn output_line(&mut self, line: &str) {
+        if let Some(out) = self.output.as_mut()
+            && writeln!(out, "{line}").and_then(|()| out.flush()).is_err()
+        {
+            self.output = None;
         }
     }
 
