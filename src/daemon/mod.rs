@@ -111,7 +111,7 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
         .build()
         .map_err(DaemonError::Runtime)?;
     let local = tokio::task::LocalSet::new();
-    local.block_on(&runtime, async move {
+    let stats = local.block_on(&runtime, async move {
         let mut panel = Panel::new(config);
         let (journal, game) = open_games(config, &mut panel)?;
         let link_policy = LinkPolicy {
@@ -146,7 +146,13 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                 "the I2C bus and the GPIO chip need Linux; use board.kind = \"sim\"".to_owned(),
             )),
         }
-    })
+    });
+    // Everything is stored by now (the shell closed the journal). tokio
+    // reads standard input on a blocking thread whose read cannot be
+    // cancelled: waiting for it would hang a stop until the next line.
+    drop(local);
+    runtime.shutdown_background();
+    stats
 }
 
 /// The hardware of a Pi: `/dev/i2c-1` shared by the OLED and the board, the
