@@ -3,7 +3,7 @@
 
 use shakmaty::{Bitboard, Color, Position, Square};
 use tocada::config::Config;
-use tocada::daemon::{Action, Panel, SavedGame};
+use tocada::daemon::{Action, Panel, RestoreError, SavedGame};
 use tocada::face::{Field, Screen};
 use tocada::hardware::buttons::Button;
 use tocada::{Effect, Input};
@@ -360,4 +360,26 @@ fn a_corrupt_stored_game_is_an_error_not_a_panic() {
     };
     assert!(p.restore(0, saved).is_err());
     assert!(!p.in_game());
+}
+
+#[test]
+fn a_bad_stored_line_is_named_by_its_index() {
+    let mut p = panel();
+    let mut lines = stored(&opening(&mut p));
+    lines.insert(3, lines[0].clone());
+    let saved = SavedGame {
+        preset: "rapid",
+        black_left: false,
+        date: "?",
+        lines: &lines,
+    };
+    let err = panel().restore(0, saved).unwrap_err();
+    assert_eq!(
+        err,
+        RestoreError::BadLine {
+            index: 3,
+            message: "a second setup line".to_owned()
+        }
+    );
+    assert_eq!(err.to_string(), "stored line 3: a second setup line");
 }

@@ -210,25 +210,29 @@ impl Panel {
     /// An unfinished game comes back paused at its last stored instant; the
     /// shell's clock reads `now`.
     pub fn restore(&mut self, now: Millis, saved: SavedGame<'_>) -> Result<(), RestoreError> {
+        // Each line with its index among the stored ones, for errors.
         let mut lines = Vec::new();
         for (index, text) in saved.lines.iter().enumerate() {
             match replay::parse_line(text) {
-                Ok(Some(line)) => lines.push(line),
+                Ok(Some(line)) => lines.push((index, line)),
                 Ok(None) => {}
                 Err(message) => return Err(RestoreError::BadLine { index, message }),
             }
         }
         let mut lines = lines.into_iter();
-        let Some(Line {
-            t: start,
-            event: Event::Setup(rules),
-        }) = lines.next()
+        let Some((
+            _,
+            Line {
+                t: start,
+                event: Event::Setup(rules),
+            },
+        )) = lines.next()
         else {
             return Err(RestoreError::NoSetup);
         };
         let mut referee = Referee::new(*rules);
         let mut last = start;
-        for line in lines {
+        for (index, line) in lines {
             // Stored lines were written in order by this panel; a line out
             // of order is bad data, never a reason to panic.
             let t = line.t.max(last);
@@ -238,14 +242,14 @@ impl Panel {
                 Event::End => referee.handle_timeout(t),
                 Event::Setup(_) => {
                     return Err(RestoreError::BadLine {
-                        index: 0,
+                        index,
                         message: "a second setup line".to_owned(),
                     });
                 }
             };
             if handled.is_err() {
                 return Err(RestoreError::BadLine {
-                    index: 0,
+                    index,
                     message: "time went backwards".to_owned(),
                 });
             }
