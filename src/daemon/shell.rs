@@ -363,11 +363,16 @@ where
         }
     }
 
+    /// Polls the board when due, or at once if `force`d (a press: the
+    /// move must reach the referee before the press that completes it).
     fn poll_board(&mut self, now: Millis, force: bool) {
-        if !force && now < self.link.next_poll() {
+        let change = if force {
+            self.link.poll_now(now, &mut self.inputs)
+        } else if now < self.link.next_poll() {
             return;
-        }
-        let change = self.link.poll(now, &mut self.inputs);
+        } else {
+            self.link.poll(now, &mut self.inputs)
+        };
         match change {
             Some(LinkChange::Disconnected) => {
                 tracing::warn!("the sensor board does not answer; the clock keeps time");
