@@ -3,7 +3,7 @@
 
 use shakmaty::{Bitboard, Color, Position, Square};
 use tocada::config::Config;
-use tocada::daemon::{Action, Panel, SavedGame};
+use tocada::daemon::{Action, Panel, RestoreError, SavedGame};
 use tocada::face::{Field, Screen};
 use tocada::hardware::buttons::Button;
 use tocada::{Effect, Input};
@@ -301,6 +301,46 @@ fn a_restored_game_comes_back_paused_on_its_times_and_a_lever_resumes() {
 }
 
 #[test]
+fn a_restored_game_says_what_it_restored() {
+    let mut p = panel();
+    let mut all = opening(&mut p);
+    // Black lifts his knight and the power goes: a move in progress.
+    p.board(12_000, Input::Lift(Square::B8));
+    all.extend(actions(&mut p));
+    let lines = stored(&all);
+    let last_t = 12_000;
+    let white = p.referee().unwrap().remaining(Color::White, last_t);
+    let black = p.referee().unwrap().remaining(Color::Black, last_t);
+
+    let mut q = panel();
+    q.restore(
+        0,
+        SavedGame {
+            preset: "rapid",
+            black_left: false,
+            date: "2026.11.21",
+            lines: &lines,
+        },
+    )
+    .unwrap();
+    let restored: Vec<_> = actions(&mut q)
+        .into_iter()
+        .filter(|a| matches!(a, Action::Restored { .. }))
+        .collect();
+    assert_eq!(
+        restored,
+        [Action::Restored {
+            t: last_t,
+            white_ms: white,
+            black_ms: black,
+            moves: 3,
+            fen: "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2".to_owned(),
+        }]
+    );
+    assert_ne!(white, black, "the clocks differ, so a swap would show");
+}
+
+#[test]
 fn a_corrupt_stored_game_is_an_error_not_a_panic() {
     let mut p = panel();
     let lines = vec!["{\"t\":0,\"ev\":\"press\",\"side\":\"black\"}".to_owned()];
@@ -320,4 +360,26 @@ fn a_corrupt_stored_game_is_an_error_not_a_panic() {
     };
     assert!(p.restore(0, saved).is_err());
     assert!(!p.in_game());
+}
+
+#[test]
+fn a_bad_stored_line_is_named_by_its_index() {
+    let mut p = panel();
+    let mut lines = stored(&opening(&mut p));
+    lines.insert(3, lines[0].clone());
+    let saved = SavedGame {
+        preset: "rapid",
+        black_left: false,
+        date: "?",
+        lines: &lines,
+    };
+    let err = panel().restore(0, saved).unwrap_err();
+    assert_eq!(
+        err,
+        RestoreError::BadLine {
+            index: 3,
+            message: "a second setup line".to_owned()
+        }
+    );
+    assert_eq!(err.to_string(), "stored line 3: a second setup line");
 }

@@ -8,7 +8,11 @@
 //! With `board.kind = "sim"` the device models stand in for `/dev/i2c-1` and
 //! the GPIO chip, and the front controls and the hands on the board come as
 //! replay-format lines on standard input, while decisions go out on standard
-//! output: the very same daemon, driven by a test or a script.
+//! output: the very same daemon, driven by a test or a script. A game
+//! restored after a restart is announced there first, in the same style:
+//! `{"t":..,"effect":"game_restored","white_ms":..,"black_ms":..,"moves":N,"fen":".."}`,
+//! the clocks at its last stored instant `t`, `moves` completed (plies) and
+//! the position on the board; a test holds it against the store.
 
 pub mod panel;
 pub mod shell;
@@ -18,6 +22,7 @@ use std::fmt;
 use std::future::Future;
 use std::path::PathBuf;
 
+use shakmaty::Position;
 use tokio::sync::mpsc;
 
 pub use panel::{Action, Buzz, Panel, RestoreError, SavedGame};
@@ -106,7 +111,7 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
         .build()
         .map_err(DaemonError::Runtime)?;
     let local = tokio::task::LocalSet::new();
-    local.block_on(&runtime, async move {
+    let stats = local.block_on(&runtime, async move {
         let mut panel = Panel::new(config);
         let (journal, game) = open_games(config, &mut panel)?;
         let link_policy = LinkPolicy {
@@ -116,7 +121,12 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
         match config.board.kind {
             BoardKind::Sim => {
                 let (tx, rx) = mpsc::unbounded_channel();
-                let world = crate::sim::World::new();
+                // Pieces stay on a board when the clock loses power: the
+                // models start as the restored game left them.
+                let world = match panel.referee() {
+                    Some(referee) => crate::sim::World::with_board(referee.position().board()),
+                    None => crate::sim::World::new(),
+                };
                 let shell = world
                     .shell(panel, link_policy, rx)
                     .with_journal(journal, game)
@@ -136,7 +146,13 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                 "the I2C bus and the GPIO chip need Linux; use board.kind = \"sim\"".to_owned(),
             )),
         }
-    })
+    });
+    // Everything is stored by now (the shell closed the journal). tokio
+    // reads standard input on a blocking thread whose read cannot be
+    // cancelled: waiting for it would hang a stop until the next line.
+    drop(local);
+    runtime.shutdown_background();
+    stats
 }
 
 /// The hardware of a Pi: `/dev/i2c-1` shared by the OLED and the board, the

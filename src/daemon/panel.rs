@@ -50,6 +50,22 @@ pub enum Action {
     /// The referee decided this, at this instant of the game's clock (for
     /// the log and the simulator's output).
     Decision(Millis, Effect),
+    /// A stored game was rebuilt after a restart: what the face shows,
+    /// paused, at its last stored instant `t` (for the log and the
+    /// simulator's output, so a test can hold it against the store).
+    Restored {
+        /// The last stored instant, on the game's clock.
+        t: Millis,
+        /// White's time left then.
+        white_ms: u64,
+        /// Black's time left then.
+        black_ms: u64,
+        /// The moves completed (plies), as the stored lines replay.
+        moves: usize,
+        /// The position on the board in FEN, the move made and not yet
+        /// completed by a press included.
+        fen: String,
+    },
 }
 
 /// How long the buzzer sounds.
@@ -194,25 +210,29 @@ impl Panel {
     /// An unfinished game comes back paused at its last stored instant; the
     /// shell's clock reads `now`.
     pub fn restore(&mut self, now: Millis, saved: SavedGame<'_>) -> Result<(), RestoreError> {
+        // Each line with its index among the stored ones, for errors.
         let mut lines = Vec::new();
         for (index, text) in saved.lines.iter().enumerate() {
             match replay::parse_line(text) {
-                Ok(Some(line)) => lines.push(line),
+                Ok(Some(line)) => lines.push((index, line)),
                 Ok(None) => {}
                 Err(message) => return Err(RestoreError::BadLine { index, message }),
             }
         }
         let mut lines = lines.into_iter();
-        let Some(Line {
-            t: start,
-            event: Event::Setup(rules),
-        }) = lines.next()
+        let Some((
+            _,
+            Line {
+                t: start,
+                event: Event::Setup(rules),
+            },
+        )) = lines.next()
         else {
             return Err(RestoreError::NoSetup);
         };
         let mut referee = Referee::new(*rules);
         let mut last = start;
-        for line in lines {
+        for (index, line) in lines {
             // Stored lines were written in order by this panel; a line out
             // of order is bad data, never a reason to panic.
             let t = line.t.max(last);
@@ -222,14 +242,14 @@ impl Panel {
                 Event::End => referee.handle_timeout(t),
                 Event::Setup(_) => {
                     return Err(RestoreError::BadLine {
-                        index: 0,
+                        index,
                         message: "a second setup line".to_owned(),
                     });
                 }
             };
             if handled.is_err() {
                 return Err(RestoreError::BadLine {
-                    index: 0,
+                    index,
                     message: "time went backwards".to_owned(),
                 });
             }
@@ -262,6 +282,9 @@ impl Panel {
                 game.restored = true;
             }
             self.alert = Some("Restarted: press to resume".to_owned());
+        }
+        if let Some(game) = self.game.as_ref() {
+            self.actions.push_back(restored_action(game, last));
         }
         self.changed = true;
         Ok(())
@@ -668,6 +691,23 @@ fn start_occupancy(panel: &Panel) -> Bitboard {
 
 fn preset_label(name: &str, rules: &Rules) -> String {
     format!("{name} {}", rules.time_control)
+}
+
+/// The `Restored` action for a game rebuilt up to `last`.
+fn restored_action(game: &Game, last: Millis) -> Action {
+    let fen =
+        shakmaty::fen::Fen::from_position(game.referee.position(), shakmaty::EnPassantMode::Legal);
+    Action::Restored {
+        t: last,
+        white_ms: game.referee.remaining(Color::White, last),
+        black_ms: game.referee.remaining(Color::Black, last),
+        moves: game
+            .decisions
+            .iter()
+            .filter(|(_, e)| matches!(e, Effect::Move(_)))
+            .count(),
+        fen: fen.to_string(),
+    }
 }
 
 /// The `Finish` action for `game`: its result and its PGN so far.

@@ -36,6 +36,11 @@ pub const FACE_TICK_MS: Millis = 100;
 /// How often the board's occupancy is read in full, to notice a lost last
 /// frame that no later frame would reveal.
 pub const OCCUPANCY_EVERY_MS: Millis = 10_000;
+/// With no game in play the board is polled this often instead of every
+/// `board.poll_ms`: only the setup screen's "Set up the pieces" reads it,
+/// and the press that starts a game polls it at once. A club's clock idles
+/// for hours between rounds; this spares it most of its wakeups.
+pub const SETUP_POLL_MS: Millis = 50;
 
 /// What the world tells the loop.
 #[derive(Debug)]
@@ -171,6 +176,8 @@ pub struct Shell<B, D, Z> {
     buzz_off: Option<Millis>,
     next_watchdog: Option<Millis>,
     next_occupancy: Millis,
+    /// When the board was last polled, if ever.
+    last_poll: Option<Millis>,
     /// A lever press waiting for the face to show its switch: its instant.
     pending_switch: Option<Duration>,
     checked_serial: bool,
@@ -213,6 +220,7 @@ where
             buzz_off: None,
             next_watchdog: None,
             next_occupancy: 0,
+            last_poll: None,
             pending_switch: None,
             checked_serial: false,
             ready: false,
@@ -316,7 +324,7 @@ where
 
     /// The earliest instant something is due, on the shell's clock.
     fn wake_at(&self) -> Millis {
-        let mut wake = self.link.next_poll().min(self.next_occupancy);
+        let mut wake = self.next_poll().min(self.next_occupancy);
         if let Some(deadline) = self.panel.next_deadline() {
             wake = wake.min(deadline);
         }
@@ -389,11 +397,27 @@ where
         }
     }
 
-    fn poll_board(&mut self, now: Millis, force: bool) {
-        if !force && now < self.link.next_poll() {
-            return;
+    /// When the board is next due: on the link's schedule in a game, at
+    /// most every [`SETUP_POLL_MS`] outside one.
+    fn next_poll(&self) -> Millis {
+        let due = self.link.next_poll();
+        match self.last_poll {
+            Some(last) if !self.panel.in_game() => due.max(last + SETUP_POLL_MS),
+            _ => due,
         }
-        let change = self.link.poll(now, &mut self.inputs);
+    }
+
+    /// Polls the board when due, or at once if `force`d (a press: the
+    /// move must reach the referee before the press that completes it).
+    fn poll_board(&mut self, now: Millis, force: bool) {
+        let change = if force {
+            self.link.poll_now(now, &mut self.inputs)
+        } else if now < self.next_poll() {
+            return;
+        } else {
+            self.link.poll(now, &mut self.inputs)
+        };
+        self.last_poll = Some(now);
         match change {
             Some(LinkChange::Disconnected) => {
                 tracing::warn!("the sensor board does not answer; the clock keeps time");
@@ -508,14 +532,37 @@ where
                 Action::Buzz(buzz) => self.buzz(buzz),
                 Action::Decision(t, effect) => {
                     tracing::debug!(t, ?effect, "decision");
-                    if let Some(out) = self.output.as_mut() {
-                        let line = replay::effect_to_json(t, &effect);
-                        if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
-                            self.output = None;
-                        }
-                    }
+                    self.output_line(&replay::effect_to_json(t, &effect));
+                }
+                Action::Restored {
+                    t,
+                    white_ms,
+                    black_ms,
+                    moves,
+                    fen,
+                } => {
+                    tracing::info!(t, white_ms, black_ms, moves, fen, "game restored, paused");
+                    let line = serde_json::json!({
+                        "t": t,
+                        "effect": "game_restored",
+                        "white_ms": white_ms,
+                        "black_ms": black_ms,
+                        "moves": moves,
+                        "fen": fen,
+                    });
+                    self.output_line(&line.to_string());
                 }
             }
+        }
+    }
+
+    /// Writes one line to the output, if there is one; a closed output is
+    /// dropped, never a reason to stop the clock.
+    fn output_line(&mut self, line: &str) {
+        if let Some(out) = self.output.as_mut()
+            && writeln!(out, "{line}").and_then(|()| out.flush()).is_err()
+        {
+            self.output = None;
         }
     }
 

@@ -116,6 +116,16 @@ impl<B: SensorBoard> BoardLink<B> {
         }
     }
 
+    /// Polls the board now, ahead of its schedule: a lever press, whose
+    /// move must reach the referee before it, or the board's interrupt.
+    /// A link backing off after failures keeps its wait.
+    pub fn poll_now(&mut self, now: Millis, out: &mut Vec<Input>) -> Option<LinkChange> {
+        if self.failures == 0 {
+            self.next_poll = self.next_poll.min(now);
+        }
+        self.poll(now, out)
+    }
+
     /// The board, to read its occupancy afresh.
     pub fn board_mut(&mut self) -> &mut B {
         &mut self.board
@@ -138,14 +148,17 @@ mod tests {
     use shakmaty::Bitboard;
 
     /// A board that fails while `down` is set and reports nothing otherwise.
+    #[derive(Default)]
     struct Flaky {
         down: bool,
+        polls: u32,
     }
 
     impl SensorBoard for Flaky {
         type Error = ();
 
         fn poll(&mut self, _out: &mut Vec<Input>) -> Result<(), ()> {
+            self.polls += 1;
             if self.down { Err(()) } else { Ok(()) }
         }
 
@@ -155,8 +168,38 @@ mod tests {
     }
 
     #[test]
+    fn poll_now_polls_ahead_of_schedule_but_not_during_a_backoff() {
+        let mut link = BoardLink::new(Flaky::default(), LinkPolicy::default());
+        let mut out = Vec::new();
+        link.poll(0, &mut out);
+        // Near miss: on schedule, nothing before 5 ms.
+        link.poll(2, &mut out);
+        assert_eq!(link.board.polls, 1);
+        link.poll_now(2, &mut out);
+        assert_eq!(link.board.polls, 2);
+        assert_eq!(
+            link.next_poll(),
+            7,
+            "the schedule counts from the early poll"
+        );
+
+        link.board.down = true;
+        link.poll(7, &mut out);
+        assert_eq!(link.next_poll(), 17, "backing off 10 ms");
+        link.poll_now(9, &mut out);
+        assert_eq!(link.board.polls, 3, "a failing board is left alone");
+        assert_eq!(link.next_poll(), 17);
+    }
+
+    #[test]
     fn failures_back_off_doubling_up_to_the_cap_then_disconnect() {
-        let mut link = BoardLink::new(Flaky { down: true }, LinkPolicy::default());
+        let mut link = BoardLink::new(
+            Flaky {
+                down: true,
+                ..Flaky::default()
+            },
+            LinkPolicy::default(),
+        );
         let mut out = Vec::new();
         let mut attempts = Vec::new();
         let mut changes = Vec::new();
@@ -177,7 +220,13 @@ mod tests {
 
     #[test]
     fn a_board_that_answers_again_reconnects_and_polls_normally() {
-        let mut link = BoardLink::new(Flaky { down: true }, LinkPolicy::default());
+        let mut link = BoardLink::new(
+            Flaky {
+                down: true,
+                ..Flaky::default()
+            },
+            LinkPolicy::default(),
+        );
         let mut out = Vec::new();
         for now in 0..200 {
             link.poll(now, &mut out);

@@ -73,12 +73,18 @@ impl World {
     /// The pieces in their starting places on a board that senses
     /// occupancy and hand contact.
     pub fn new() -> World {
+        World::with_board(&Board::default())
+    }
+
+    /// The same board holding the pieces of `board`: a game restored after
+    /// a restart, whose pieces stayed where they were.
+    pub fn with_board(board: &Board) -> World {
         let caps = Capabilities {
             occupancy: true,
             contact: true,
             ..Capabilities::default()
         };
-        let board = ProtocolBoardModel::new(&Board::default(), SIM_SERIAL, caps);
+        let board = ProtocolBoardModel::new(board, SIM_SERIAL, caps);
         World {
             bus: Shared::new(ModelBus::new(board)),
             buzzer: Rc::default(),
