@@ -27,6 +27,7 @@
 //! timing promise checked is the store's own (150 ms for a commit).
 
 mod support {
+    pub mod cli;
     pub mod parsed;
     pub mod pgn;
 }
@@ -48,6 +49,7 @@ use tocada::replay::{self, Event, Line};
 use tocada::store::{DB_FILE, Store, StoreError};
 use tocada::{Effect, Input, Millis, Reason, Referee};
 
+use support::cli::tocada;
 use support::parsed::parse_one;
 use support::pgn::{PgnGame, data_dir, read_pgn};
 
@@ -61,23 +63,7 @@ const DURABLE_MS: u128 = 150;
 const TIMEOUT: Duration = Duration::from_secs(20);
 /// Kills spread over the game, besides those while paused and at the end.
 const KILLS_IN_PLAY: usize = 24;
-const SEED: u64 = 0x70ca_da_c0ff_ee;
-
-/// The binary, started through `TOCADA_TEST_RUNNER` when one is set: under
-/// qemu an emulated test cannot start an aarch64 binary by itself.
-fn tocada() -> Command {
-    let binary = env!("CARGO_BIN_EXE_tocada");
-    let runner = std::env::var("TOCADA_TEST_RUNNER").unwrap_or_default();
-    let mut words = runner.split_whitespace();
-    match words.next() {
-        Some(program) => {
-            let mut command = Command::new(program);
-            command.args(words).arg(binary);
-            command
-        }
-        None => Command::new(binary),
-    }
-}
+const SEED: u64 = 0x70ca_dac0_ffee;
 
 /// SplitMix64: deterministic kill points and paces from [`SEED`].
 struct Rng(u64);
