@@ -61,7 +61,7 @@ const DURABLE_MS: u128 = 150;
 const TIMEOUT: Duration = Duration::from_secs(20);
 /// Kills spread over the game, besides those while paused and at the end.
 const KILLS_IN_PLAY: usize = 24;
-const SEED: u64 = 0x70ca_da_c0ff_ee;
+const SEED: u64 = 0x70ca_dac0_ffee;
 
 /// The binary, started through `TOCADA_TEST_RUNNER` when one is set: under
 /// qemu an emulated test cannot start an aarch64 binary by itself.
