@@ -50,9 +50,10 @@ pub enum Action {
     /// The referee decided this, at this instant of the game's clock (for
     /// the log and the simulator's output).
     Decision(Millis, Effect),
-    /// A stored game was rebuilt after a restart: what the face shows,
-    /// paused, at its last stored instant `t` (for the log and the
-    /// simulator's output, so a test can hold it against the store).
+    /// A stored game was rebuilt after a restart: where it stands at its
+    /// last stored instant `t`, where an unfinished game waits paused (for
+    /// the log and the simulator's output, so a test can hold it against
+    /// the store).
     Restored {
         /// The last stored instant, on the game's clock.
         t: Millis,
