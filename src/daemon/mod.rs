@@ -33,6 +33,10 @@ use crate::config::{BoardKind, Config};
 use crate::hardware::link::LinkPolicy;
 use crate::store::{self, GameId, Journal, Store, StoreError};
 
+/// How often a board with its interrupt line wired is polled anyway, in
+/// case an edge is missed.
+pub const INTERRUPT_POLL_MS: u64 = 100;
+
 /// Why the daemon could not run.
 #[derive(Debug)]
 pub enum DaemonError {
@@ -114,8 +118,14 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
     let stats = local.block_on(&runtime, async move {
         let mut panel = Panel::new(config);
         let (journal, game) = open_games(config, &mut panel)?;
+        // With the interrupt line wired the board is read on its edge; the
+        // schedule is only a safety net (protocol § 9.3).
+        let poll_every_ms = match config.board.interrupt_pin {
+            Some(_) => config.board.poll_ms.max(INTERRUPT_POLL_MS),
+            None => config.board.poll_ms,
+        };
         let link_policy = LinkPolicy {
-            poll_every_ms: config.board.poll_ms,
+            poll_every_ms,
             ..LinkPolicy::default()
         };
         match config.board.kind {
