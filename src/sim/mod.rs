@@ -120,6 +120,23 @@ impl World {
         )
     }
 
+    /// The daemon as the simulator runs it: `config`'s presets and rules,
+    /// the board polled at its `poll_ms`, games in an in-memory store.
+    pub fn daemon(
+        &self,
+        config: &crate::config::Config,
+        commands: mpsc::UnboundedReceiver<Command>,
+    ) -> Result<SimShell, crate::store::StoreError> {
+        let store = crate::store::Store::open_in_memory()?;
+        let policy = LinkPolicy {
+            poll_every_ms: config.board.poll_ms,
+            ..LinkPolicy::default()
+        };
+        Ok(self
+            .shell(Panel::new(config), policy, commands)
+            .with_journal(crate::store::Journal::spawn(store), None))
+    }
+
     /// A hand lifts the piece on `sq` (or knocks it off the board).
     pub fn lift(&self, at: Millis, sq: Square) {
         self.bus.borrow_mut().board_mut().lift(at, sq);

@@ -21,10 +21,8 @@ use tokio::sync::{mpsc, oneshot};
 use super::World;
 use crate::Millis;
 use crate::config::Config;
-use crate::daemon::{Command, Panel, Stats};
-use crate::hardware::link::LinkPolicy;
+use crate::daemon::{Command, Stats};
 use crate::replay::{self, EX_DATAERR, EX_IOERR, EX_NOINPUT, Event};
-use crate::store::{Journal, Store};
 
 /// Each face is written this many times its size, to be seen on a screen.
 pub const PNG_SCALE: u32 = 4;
@@ -161,14 +159,9 @@ async fn play(
 ) -> Result<Stats, ScriptError> {
     let world = World::new();
     let (tx, rx) = mpsc::unbounded_channel();
-    let store = Store::open_in_memory().map_err(|e| ScriptError::Io(std::io::Error::other(e)))?;
-    let policy = LinkPolicy {
-        poll_every_ms: config.board.poll_ms,
-        ..LinkPolicy::default()
-    };
     let shell = world
-        .shell(Panel::new(config), policy, rx)
-        .with_journal(Journal::spawn(store), None)
+        .daemon(config, rx)
+        .map_err(|e| ScriptError::Io(std::io::Error::other(e)))?
         .with_output(output);
     let start = shell.start();
     let (done_tx, done_rx) = oneshot::channel::<()>();

@@ -38,10 +38,8 @@ use self::oled::Pixels;
 use self::render::{Message, Screen};
 use super::World;
 use crate::config::{Config, LeverSide};
-use crate::daemon::{Command, Panel, Snapshot};
+use crate::daemon::{Command, Snapshot};
 use crate::hardware::buttons::{Button, ButtonPress};
-use crate::hardware::link::LinkPolicy;
-use crate::store::{Journal, Store};
 use crate::{Input, Millis};
 
 /// The screen is redrawn this often (and after every key).
@@ -80,16 +78,11 @@ pub fn run(config: &Config) -> io::Result<()> {
 async fn session(config: &Config, terminal: &mut DefaultTerminal) -> io::Result<()> {
     let world = World::new();
     let (tx, rx) = mpsc::unbounded_channel();
-    let store = Store::open_in_memory().map_err(io::Error::other)?;
     let log = Log::new();
     let (published, snapshots) = watch::channel(Snapshot::default());
-    let policy = LinkPolicy {
-        poll_every_ms: config.board.poll_ms,
-        ..LinkPolicy::default()
-    };
     let shell = world
-        .shell(Panel::new(config), policy, rx)
-        .with_journal(Journal::spawn(store), None)
+        .daemon(config, rx)
+        .map_err(io::Error::other)?
         .with_output(Box::new(log.writer()))
         .with_watch(published);
     let start = shell.start();
@@ -609,6 +602,8 @@ mod tests {
     use shakmaty::{Chess, Role};
 
     use super::*;
+    use crate::daemon::Panel;
+    use crate::hardware::link::LinkPolicy;
 
     /// The shell's loop on a world, in paused time, publishing on a watch
     /// as `tocada sim` runs it; `play` gets the world, the command queue and
