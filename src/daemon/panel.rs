@@ -19,7 +19,7 @@
 
 use std::collections::VecDeque;
 
-use shakmaty::{Bitboard, Color, KnownOutcome, Position};
+use shakmaty::{Bitboard, Color, Position};
 
 use crate::config::Config;
 use crate::face::{self, Field, Screen, View};
@@ -713,10 +713,6 @@ fn restored_action(game: &Game, last: Millis) -> Action {
 
 /// The `Finish` action for `game`: its result and its PGN so far.
 fn finish_action(game: &Game) -> Action {
-    let result = match game.referee.result() {
-        Some((outcome, _)) => outcome_token(outcome),
-        None => "*".to_owned(),
-    };
     let rules = game.referee.rules();
     let tags = Tags {
         event: format!("tocada {}", game.preset),
@@ -731,12 +727,10 @@ fn finish_action(game: &Game) -> Action {
     for (t, effect) in &game.decisions {
         record.record(*t, effect);
     }
+    // The score's own result token, so the stored result and the PGN's
+    // cannot disagree.
     Action::Finish {
-        result,
+        result: record.result_token().to_owned(),
         pgn: record.to_pgn(),
     }
-}
-
-fn outcome_token(outcome: KnownOutcome) -> String {
-    outcome.to_string()
 }

@@ -501,12 +501,17 @@ where
                     black_left,
                     setup,
                 } => {
-                    let date = today();
-                    self.panel.set_date(&date);
+                    let started_at = std::time::SystemTime::now();
+                    // The store's own calendar (local time), so the PGN's Date
+                    // tag and `tocada export --since` agree about the day.
+                    match crate::store::pgn_date(started_at) {
+                        Ok(date) => self.panel.set_date(&date),
+                        Err(err) => tracing::warn!("no date for the new game: {err}"),
+                    }
                     self.game = None;
                     if let Some(journal) = self.journal.as_ref() {
                         let game = NewGame {
-                            started_at: std::time::SystemTime::now(),
+                            started_at,
                             preset: &preset,
                             white_left: !black_left,
                             setup_line: &setup,
@@ -628,43 +633,5 @@ where
     /// The panel, to look at (tests, the simulator).
     pub fn panel(&self) -> &Panel {
         &self.panel
-    }
-}
-
-/// Today's date as PGN writes it, from the system's clock (UTC: a Pi
-/// without a network may not know its time zone, nor even the date).
-pub fn today() -> String {
-    let days = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() / 86_400) as i64;
-    let (y, m, d) = civil_from_days(days);
-    format!("{y:04}.{m:02}.{d:02}")
-}
-
-/// The proleptic Gregorian date of a day count from 1970-01-01 (Howard
-/// Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::civil_from_days;
-
-    #[test]
-    fn dates_from_day_counts() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(20_778), (2026, 11, 21));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
-        assert_eq!(civil_from_days(-1), (1969, 12, 31));
     }
 }
