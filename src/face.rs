@@ -394,11 +394,14 @@ pub fn update<D: DrawTarget<Color = BinaryColor>>(
 ) -> Result<(), D::Error> {
     let mut next = Frame::new();
     let Ok(()) = draw(view, &mut next);
-    let changed: Vec<Pixel<BinaryColor>> = (0..HEIGHT)
-        .flat_map(|y| (0..WIDTH).map(move |x| (x, y)))
-        .filter(|&(x, y)| next.pixel(x, y) != shown.pixel(x, y))
-        .map(|(x, y)| Pixel(Point::new(x, y), BinaryColor::from(next.pixel(x, y))))
-        .collect();
+    // Row-major, as both frames store their pixels.
+    let changed = (next.pixels.iter().zip(&shown.pixels))
+        .enumerate()
+        .filter(|(_, (now, was))| now != was)
+        .map(|(i, (&now, _))| {
+            let i = i as i32;
+            Pixel(Point::new(i % WIDTH, i / WIDTH), BinaryColor::from(now))
+        });
     target.draw_iter(changed)?;
     *shown = next;
     Ok(())
