@@ -154,7 +154,6 @@ fn values_written_differently_mean_the_same() {
 [board]
 kind = "mcp23017"
 address = "0x43"
-interrupt_pin = 6
 [i2c]
 oled_address = 61
 bus = "/dev/i2c-3"
@@ -259,6 +258,11 @@ const BAD: &[(&str, &str, &str)] = &[
         "7-bit",
     ),
     ("[board]\npoll_ms = 0", "board.poll_ms", "1..=100"),
+    (
+        "[board]\nkind = \"mcp23017\"\ninterrupt_pin = 6",
+        "board.interrupt_pin",
+        "MCP23017 board is polled",
+    ),
     (
         "[board]\ninterrupt_pin = 17",
         "board.interrupt_pin",

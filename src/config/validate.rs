@@ -264,6 +264,15 @@ impl Checker<'_> {
             .interrupt_pin
             .map(|pin| self.pin("board.interrupt_pin", pin))
             .transpose()?;
+        // Read on an edge that never comes, the reed board would be seen
+        // only by the slow safety-net poll.
+        if interrupt_pin.is_some() && kind == BoardKind::Mcp23017 {
+            return self.fail(
+                "board.interrupt_pin",
+                "the MCP23017 board is polled (its driver leaves the expanders' \
+                 interrupts off): leave the key out",
+            );
+        }
         // The protocol asks for a poll every 5 ms without an interrupt line
         // (§ 9.3); past 100 ms a move is shown and timed late.
         let poll_ms = self.millis("board.poll_ms", board.poll_ms, default.poll_ms, 1..=100)?;
