@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use shakmaty::{Color, Square};
 use tocada::config::Config;
-use tocada::daemon::{Command, Panel, Stats};
-use tocada::hardware::link::LinkPolicy;
+use tocada::daemon::{Command, Panel, Stats, link_policy};
 use tocada::sim::World;
 use tocada::{Input, Millis};
 use tokio::sync::{mpsc, oneshot};
@@ -44,11 +43,25 @@ struct Rig {
 impl Rig {
     /// Must run inside a `LocalSet` with paused time.
     fn start() -> Rig {
+        Rig::configured(&Config::default())
+    }
+
+    /// With the board's interrupt line wired (`board.interrupt_pin`).
+    fn with_interrupt_line() -> Rig {
+        let mut config = Config::default();
+        config.board.interrupt_pin = Some(6);
+        Rig::configured(&config)
+    }
+
+    fn configured(config: &Config) -> Rig {
         let world = World::new();
         let (commands, rx) = mpsc::unbounded_channel();
+        if config.board.interrupt_pin.is_some() {
+            world.wire_interrupt(commands.clone());
+        }
         let output = Output::default();
         let shell = world
-            .shell(Panel::new(&Config::default()), LinkPolicy::default(), rx)
+            .shell(Panel::new(config), link_policy(config), rx)
             .with_output(Box::new(output.clone()));
         let start = shell.start();
         let (stop, stopped) = oneshot::channel::<()>();
@@ -135,6 +148,76 @@ async fn the_board_is_polled_slowly_on_the_setup_screen_and_every_5_ms_in_a_game
                 game >= 8 * setup && game <= 12 * setup,
                 "setup screen {setup} B in 10 s, game {game} B in 10 s"
             );
+        })
+        .await;
+}
+
+/// Board bytes over 10 s of a game in which nobody touches the board.
+async fn quiet_game_bytes(rig: &Rig) -> u64 {
+    rig.at(1_000, Input::Press(Color::Black)).await;
+    rig.wait(2_000).await;
+    let before = rig.board_bytes();
+    rig.wait(12_000).await;
+    rig.board_bytes() - before
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_the_interrupt_line_the_board_is_read_on_its_edge_and_polled_every_100_ms() {
+    LocalSet::new()
+        .run_until(async {
+            let polled = Rig::start();
+            let polled_bytes = quiet_game_bytes(&polled).await;
+            polled.stop().await;
+
+            let rig = Rig::with_interrupt_line();
+            let quiet = quiet_game_bytes(&rig).await;
+            // 100 polls against 2000, plus the occupancy read both make.
+            assert!(
+                quiet > 0 && quiet * 10 < polled_bytes,
+                "{quiet} B with the line, {polled_bytes} B polling every 5 ms"
+            );
+
+            // White's hand knocks Black's e7 pawn over and sets it back,
+            // both off the 100 ms schedule (polls near 12_000 + k * 100):
+            // only the edge brings them to the referee at their own
+            // instants, and White is charged exactly the 208 ms (7.4.1).
+            rig.at(12_043, Input::Lift(Square::E7)).await;
+            rig.at(12_251, Input::Place(Square::E7, None)).await;
+            rig.wait(13_500).await;
+            let out = rig.stop().await;
+            assert!(
+                out.contains(r#"{"t":12043,"effect":"displaced","side":"white","squares":["e7"]}"#),
+                "{out}"
+            );
+            assert!(
+                out.contains(r#"{"t":12251,"effect":"restored","side":"white","ms":208}"#),
+                "{out}"
+            );
+        })
+        .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_burst_longer_than_one_batch_is_read_at_once_without_a_new_edge() {
+    LocalSet::new()
+        .run_until(async {
+            let rig = Rig::with_interrupt_line();
+            rig.at(1_000, Input::Press(Color::Black)).await;
+            // A sleeve sweeps a rank: 16 frames at one instant, two batches
+            // of 8, and the line only falls once.
+            rig.wait(1_337).await;
+            for file in shakmaty::File::ALL {
+                let sq = Square::from_coords(file, shakmaty::Rank::Seventh);
+                rig.world.lift(1_337, sq);
+                rig.world.place(1_337, sq, None);
+            }
+            rig.wait(1_338).await;
+            assert_eq!(
+                rig.world.bus().borrow().board().queued(),
+                0,
+                "both batches read at 1337 ms"
+            );
+            rig.stop().await;
         })
         .await;
 }

@@ -14,6 +14,7 @@
 //! the clocks at its last stored instant `t`, `moves` completed (plies) and
 //! the position on the board; a test holds it against the store.
 
+pub mod alarm;
 pub mod panel;
 pub mod shell;
 mod systemd;
@@ -25,6 +26,7 @@ use std::path::PathBuf;
 use shakmaty::Position;
 use tokio::sync::mpsc;
 
+pub use alarm::Alarm;
 pub use panel::{Action, Buzz, Panel, RestoreError, SavedGame};
 pub use shell::{Buzzer, Command, NoBuzzer, Shell, Snapshot, Stats};
 pub use systemd::Systemd;
@@ -108,6 +110,28 @@ pub fn open_games(
     Ok((Journal::spawn(store), restored))
 }
 
+/// How the board is polled as configured: every `board.poll_ms`, or, with
+/// its interrupt line wired, read on the line's edge and polled only every
+/// [`INTERRUPT_POLL_MS`] as a safety net (protocol § 9.3).
+pub fn link_policy(config: &Config) -> LinkPolicy {
+    let poll_every_ms = match config.board.interrupt_pin {
+        Some(_) => config.board.poll_ms.max(INTERRUPT_POLL_MS),
+        None => config.board.poll_ms,
+    };
+    LinkPolicy {
+        poll_every_ms,
+        ..LinkPolicy::default()
+    }
+}
+
+/// The kernel's timer for the loop, or tokio's if there is none to be had.
+fn kernel_alarm() -> Alarm {
+    Alarm::kernel().unwrap_or_else(|err| {
+        tracing::warn!("no kernel timer ({err}); sleeping on tokio's");
+        Alarm::Tokio
+    })
+}
+
 /// Runs the daemon as configured until `shutdown` completes.
 pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats, DaemonError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -118,16 +142,7 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
     let stats = local.block_on(&runtime, async move {
         let mut panel = Panel::new(config);
         let (journal, game) = open_games(config, &mut panel)?;
-        // With the interrupt line wired the board is read on its edge; the
-        // schedule is only a safety net (protocol § 9.3).
-        let poll_every_ms = match config.board.interrupt_pin {
-            Some(_) => config.board.poll_ms.max(INTERRUPT_POLL_MS),
-            None => config.board.poll_ms,
-        };
-        let link_policy = LinkPolicy {
-            poll_every_ms,
-            ..LinkPolicy::default()
-        };
+        let link_policy = link_policy(config);
         match config.board.kind {
             BoardKind::Sim => {
                 let (tx, rx) = mpsc::unbounded_channel();
@@ -137,12 +152,16 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                     Some(referee) => crate::sim::World::with_board(referee.position().board()),
                     None => crate::sim::World::new(),
                 };
+                if config.board.interrupt_pin.is_some() {
+                    world.wire_interrupt(tx.clone());
+                }
                 let shell = world
                     .shell(panel, link_policy, rx)
                     .with_journal(journal, game)
                     .with_output(Box::new(std::io::stdout()))
                     .with_notifier(Box::new(Systemd::from_env()))
-                    .with_state_dir(config.state.directory.clone());
+                    .with_state_dir(config.state.directory.clone())
+                    .with_alarm(kernel_alarm());
                 let start = shell.start();
                 tokio::task::spawn_local(crate::sim::feed_stdin(world.clone(), tx, start));
                 Ok(shell.run(shutdown).await)
@@ -229,7 +248,8 @@ mod pi {
                     .with_start(start)
                     .with_journal(journal, game)
                     .with_notifier(Box::new(Systemd::from_env()))
-                    .with_state_dir(config.state.directory.clone());
+                    .with_state_dir(config.state.directory.clone())
+                    .with_alarm(super::kernel_alarm());
                 Ok(shell.run(shutdown).await)
             }};
         }

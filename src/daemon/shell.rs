@@ -19,6 +19,7 @@ use shakmaty::{Chess, Color};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
+use super::alarm::Alarm;
 use super::panel::{Action, Buzz, Panel};
 use crate::face::View;
 use crate::hardware::SensorBoard;
@@ -164,6 +165,7 @@ pub struct Shell<B, D, Z> {
     game: Option<GameId>,
     commands: mpsc::UnboundedReceiver<Command>,
     commands_open: bool,
+    alarm: Alarm,
     start: Instant,
     /// Decisions as replay-format effect lines (the simulator's output).
     output: Option<Box<dyn Write>>,
@@ -178,6 +180,10 @@ pub struct Shell<B, D, Z> {
     next_occupancy: Millis,
     /// When the board was last polled, if ever.
     last_poll: Option<Millis>,
+    /// The last poll brought news: the board may hold more than one batch,
+    /// and its interrupt line stays low without a new edge, so poll again
+    /// at once (protocol § 9.3).
+    drain: bool,
     /// A lever press waiting for the face to show its switch: its instant.
     pending_switch: Option<Duration>,
     checked_serial: bool,
@@ -210,6 +216,7 @@ where
             game: None,
             commands,
             commands_open: true,
+            alarm: Alarm::Tokio,
             start: Instant::now(),
             output: None,
             notifier: Box::new(NoNotifier),
@@ -221,6 +228,7 @@ where
             next_watchdog: None,
             next_occupancy: 0,
             last_poll: None,
+            drain: false,
             pending_switch: None,
             checked_serial: false,
             ready: false,
@@ -263,6 +271,13 @@ where
         self
     }
 
+    /// Sleeps on `alarm` between deadlines (tokio's timer by default,
+    /// which a paused clock needs).
+    pub fn with_alarm(mut self, alarm: Alarm) -> Self {
+        self.alarm = alarm;
+        self
+    }
+
     /// The instant the shell's clock counts from.
     pub fn start(&self) -> Instant {
         self.start
@@ -292,8 +307,7 @@ where
         self.next_watchdog = self.notifier.watchdog_every().map(|_| 0);
         loop {
             self.step();
-            let wake = self.wake_at();
-            let sleep = tokio::time::sleep_until(self.start + Duration::from_millis(wake));
+            let wake = self.start + Duration::from_millis(self.wake_at());
             tokio::select! {
                 biased;
                 () = &mut shutdown => break,
@@ -301,7 +315,7 @@ where
                     Some(command) => self.command(command),
                     None => self.commands_open = false,
                 },
-                () = sleep => {}
+                () = self.alarm.until(wake) => {}
             }
         }
         self.notifier.stopping();
@@ -377,7 +391,10 @@ where
     /// Does everything due at the shell's current instant.
     fn step(&mut self) {
         let now = self.now_ms();
-        self.poll_board(now, false);
+        // A safety-net poll due soon is taken now, while the loop is awake
+        // anyway (the face's tick): one wakeup instead of two.
+        let early = self.drain || now + self.poll_slack() >= self.next_poll();
+        self.poll_board(now, early);
         if now >= self.next_occupancy {
             self.next_occupancy = now + OCCUPANCY_EVERY_MS;
             self.read_occupancy();
@@ -400,11 +417,23 @@ where
     /// When the board is next due: on the link's schedule in a game, at
     /// most every [`SETUP_POLL_MS`] outside one.
     fn next_poll(&self) -> Millis {
+        if let (true, Some(last)) = (self.drain, self.last_poll) {
+            return last;
+        }
         let due = self.link.next_poll();
         match self.last_poll {
             Some(last) if !self.panel.in_game() => due.max(last + SETUP_POLL_MS),
             _ => due,
         }
+    }
+
+    /// How early a scheduled poll may be taken. Polling every few
+    /// milliseconds is how the board is heard at all: never early. A poll
+    /// every [`FACE_TICK_MS`] or less often (the interrupt line's safety
+    /// net) may come up to half its period early.
+    fn poll_slack(&self) -> Millis {
+        let every = self.link.policy().poll_every_ms;
+        if every >= FACE_TICK_MS { every / 2 } else { 0 }
     }
 
     /// Polls the board when due, or at once if `force`d (a press: the
@@ -418,6 +447,7 @@ where
             self.link.poll(now, &mut self.inputs)
         };
         self.last_poll = Some(now);
+        self.drain = !self.inputs.is_empty();
         match change {
             Some(LinkChange::Disconnected) => {
                 tracing::warn!("the sensor board does not answer; the clock keeps time");

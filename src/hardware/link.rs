@@ -67,6 +67,11 @@ impl<B: SensorBoard> BoardLink<B> {
         }
     }
 
+    /// When and how it polls.
+    pub fn policy(&self) -> &LinkPolicy {
+        &self.policy
+    }
+
     /// When the board should be polled next.
     pub fn next_poll(&self) -> Millis {
         self.next_poll

@@ -136,6 +136,12 @@ impl ProtocolBoardModel {
         self.fifo.len()
     }
 
+    /// Whether the board holds its interrupt line low (§ 8.2): fitted
+    /// (CAPS.INT_LINE), powered, and frames waiting in the FIFO.
+    pub fn interrupt_asserted(&self) -> bool {
+        self.caps.int_line && !self.faults.unplugged && !self.fifo.is_empty()
+    }
+
     /// Bytes on the wire so far: data bytes plus one address byte per start
     /// or repeated start, NACKed transfers included (for bus-load figures).
     pub fn bytes_transferred(&self) -> u64 {
@@ -530,5 +536,32 @@ mod tests {
         // A wrong-length write is ignored.
         m.write(0x42, &[0x2E, 0x02, 0x00]).unwrap();
         assert_eq!(m.bad_writes, 1);
+    }
+
+    /// § 8.2: low while COUNT > 0, released once the host ACKs the last
+    /// frame; never asserted by a board without the line, or unpowered.
+    #[test]
+    fn interrupt_line_follows_the_fifo() {
+        let caps = Capabilities {
+            int_line: true,
+            ..Capabilities::from_bits(0x01)
+        };
+        let mut m = ProtocolBoardModel::new(&Board::default(), 1, caps);
+        assert!(m.interrupt_asserted(), "the BOOT frame waits");
+        // The host ACKs the BOOT frame (SEQ 0).
+        m.write(0x42, &[0x2C, 0x00, 0x00]).unwrap();
+        assert!(!m.interrupt_asserted());
+        m.lift(10, Square::E2);
+        assert!(m.interrupt_asserted());
+        m.write(0x42, &[0x2C, 0x01, 0x00]).unwrap();
+        assert!(!m.interrupt_asserted());
+        m.place(20, Square::E4, Piece::from_char('P').unwrap());
+        m.unplug();
+        assert!(!m.interrupt_asserted(), "an unpowered board pulls nothing");
+
+        let mut without = walkthrough_board();
+        without.lift(10, Square::E2);
+        assert!(without.queued() > 0);
+        assert!(!without.interrupt_asserted(), "no line fitted");
     }
 }

@@ -15,7 +15,7 @@ pub mod png;
 pub mod script;
 pub mod tui;
 
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -24,7 +24,7 @@ use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::daemon::{Buzzer, Command, Panel, Shell};
+use crate::daemon::{Buzzer, Command, Panel, Shell, link_policy};
 use crate::hardware::buttons::{Button, ButtonPress};
 use crate::hardware::link::{BoardLink, LinkPolicy};
 use crate::hardware::oled::Oled;
@@ -48,6 +48,9 @@ pub const SIM_SERIAL: u64 = 0x70ca_da00_0000_0001;
 pub struct World {
     bus: SimBus,
     buzzer: Rc<Cell<bool>>,
+    /// Where the board's interrupt line is wired, if it is: the shell's
+    /// queue, as the GPIO thread is on a Pi.
+    interrupt: Rc<OnceCell<mpsc::UnboundedSender<Command>>>,
 }
 
 impl Default for World {
@@ -82,12 +85,38 @@ impl World {
         let caps = Capabilities {
             occupancy: true,
             contact: true,
+            int_line: true,
             ..Capabilities::default()
         };
         let board = ProtocolBoardModel::new(board, SIM_SERIAL, caps);
         World {
             bus: Shared::new(ModelBus::new(board)),
             buzzer: Rc::default(),
+            interrupt: Rc::default(),
+        }
+    }
+
+    /// Wires the board's interrupt line (§ 8.2 of the protocol) to the
+    /// shell's queue: when the line falls, the shell hears
+    /// [`Command::BoardInterrupt`], as from the GPIO thread on a Pi
+    /// (`board.interrupt_pin`). A world is wired once; later calls are
+    /// ignored.
+    pub fn wire_interrupt(&self, tx: mpsc::UnboundedSender<Command>) {
+        let _ = self.interrupt.set(tx);
+    }
+
+    /// Lets `hand` act on the board model, then tells the shell if that
+    /// pulled the interrupt line low.
+    fn on_board(&self, hand: impl FnOnce(&mut ProtocolBoardModel)) {
+        let fell = {
+            let mut bus = self.bus.borrow_mut();
+            let board = bus.board_mut();
+            let before = board.interrupt_asserted();
+            hand(board);
+            !before && board.interrupt_asserted()
+        };
+        if let (true, Some(tx)) = (fell, self.interrupt.get()) {
+            let _ = tx.send(Command::BoardInterrupt);
         }
     }
 
@@ -121,25 +150,27 @@ impl World {
     }
 
     /// The daemon as the simulator runs it: `config`'s presets and rules,
-    /// the board polled at its `poll_ms`, games in an in-memory store.
+    /// the board read as configured (on its interrupt line when
+    /// `board.interrupt_pin` is set, polled every `poll_ms` otherwise),
+    /// games in an in-memory store. Commands for it go to the sender.
     pub fn daemon(
         &self,
         config: &crate::config::Config,
-        commands: mpsc::UnboundedReceiver<Command>,
-    ) -> Result<SimShell, crate::store::StoreError> {
+    ) -> Result<(SimShell, mpsc::UnboundedSender<Command>), crate::store::StoreError> {
         let store = crate::store::Store::open_in_memory()?;
-        let policy = LinkPolicy {
-            poll_every_ms: config.board.poll_ms,
-            ..LinkPolicy::default()
-        };
-        Ok(self
-            .shell(Panel::new(config), policy, commands)
-            .with_journal(crate::store::Journal::spawn(store), None))
+        let (tx, rx) = mpsc::unbounded_channel();
+        if config.board.interrupt_pin.is_some() {
+            self.wire_interrupt(tx.clone());
+        }
+        let shell = self
+            .shell(Panel::new(config), link_policy(config), rx)
+            .with_journal(crate::store::Journal::spawn(store), None);
+        Ok((shell, tx))
     }
 
     /// A hand lifts the piece on `sq` (or knocks it off the board).
     pub fn lift(&self, at: Millis, sq: Square) {
-        self.bus.borrow_mut().board_mut().lift(at, sq);
+        self.on_board(|board| board.lift(at, sq));
     }
 
     /// A hand puts `piece` on `sq`; without one, a pawn of `side`, since
@@ -149,17 +180,28 @@ impl World {
             color: Color::White,
             role: Role::Pawn,
         });
-        self.bus.borrow_mut().board_mut().place(at, sq, piece);
+        self.on_board(|board| board.place(at, sq, piece));
     }
 
     /// A hand touches the piece on `sq`.
     pub fn touch(&self, at: Millis, sq: Square) {
-        self.bus.borrow_mut().board_mut().touch(at, sq);
+        self.on_board(|board| board.touch(at, sq));
     }
 
     /// The hand leaves the piece on `sq`.
     pub fn untouch(&self, at: Millis, sq: Square) {
-        self.bus.borrow_mut().board_mut().untouch(at, sq);
+        self.on_board(|board| board.untouch(at, sq));
+    }
+
+    /// The board's cable comes out.
+    pub fn unplug(&self) {
+        self.on_board(ProtocolBoardModel::unplug);
+    }
+
+    /// The board's cable goes back in: it powers up with its BOOT frame
+    /// waiting.
+    pub fn plug(&self) {
+        self.on_board(ProtocolBoardModel::plug);
     }
 
     /// Whether the OLED lights the pixel at (`x`, `y`).

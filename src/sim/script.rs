@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use super::World;
 use crate::Millis;
@@ -158,11 +158,10 @@ async fn play(
     output: Box<dyn Write>,
 ) -> Result<Stats, ScriptError> {
     let world = World::new();
-    let (tx, rx) = mpsc::unbounded_channel();
-    let shell = world
-        .daemon(config, rx)
-        .map_err(|e| ScriptError::Io(std::io::Error::other(e)))?
-        .with_output(output);
+    let (shell, tx) = world
+        .daemon(config)
+        .map_err(|e| ScriptError::Io(std::io::Error::other(e)))?;
+    let shell = shell.with_output(output);
     let start = shell.start();
     let (done_tx, done_rx) = oneshot::channel::<()>();
     let daemon = tokio::task::spawn_local(shell.run(async {

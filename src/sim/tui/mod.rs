@@ -77,12 +77,10 @@ pub fn run(config: &Config) -> io::Result<()> {
 /// The daemon and the screen, until the user quits or something fails.
 async fn session(config: &Config, terminal: &mut DefaultTerminal) -> io::Result<()> {
     let world = World::new();
-    let (tx, rx) = mpsc::unbounded_channel();
     let log = Log::new();
     let (published, snapshots) = watch::channel(Snapshot::default());
-    let shell = world
-        .daemon(config, rx)
-        .map_err(io::Error::other)?
+    let (shell, tx) = world.daemon(config).map_err(io::Error::other)?;
+    let shell = shell
         .with_output(Box::new(log.writer()))
         .with_watch(published);
     let start = shell.start();
@@ -503,12 +501,12 @@ impl App {
                 });
             }
             SimCommand::Unplug => {
-                self.world.bus().borrow_mut().board_mut().unplug();
+                self.world.unplug();
                 self.unplugged = true;
                 self.note("the board's cable is out: the clock keeps time, hands are not seen");
             }
             SimCommand::Plug => {
-                self.world.bus().borrow_mut().board_mut().plug();
+                self.world.plug();
                 self.unplugged = false;
             }
             SimCommand::SetUp => self.set_up()?,
