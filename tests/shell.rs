@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use shakmaty::{Color, Square};
 use tocada::config::Config;
-use tocada::daemon::{Command, Panel, Stats, link_policy};
+use tocada::daemon::{Command, Panel, Stats, link_policy, with_interrupt_line};
 use tocada::sim::World;
 use tocada::{Input, Millis};
 use tokio::sync::{mpsc, oneshot};
@@ -43,26 +43,25 @@ struct Rig {
 impl Rig {
     /// Must run inside a `LocalSet` with paused time.
     fn start() -> Rig {
-        Rig::configured(&Config::default())
+        Rig::configured(&Config::default(), false)
     }
 
     /// With the board's interrupt line wired (`board.interrupt_pin`).
     fn with_interrupt_line() -> Rig {
-        let mut config = Config::default();
-        config.board.interrupt_pin = Some(6);
-        Rig::configured(&config)
+        Rig::configured(&interrupt_config(), true)
     }
 
-    fn configured(config: &Config) -> Rig {
+    fn configured(config: &Config, wired: bool) -> Rig {
         let world = World::new();
         let (commands, rx) = mpsc::unbounded_channel();
-        if config.board.interrupt_pin.is_some() {
+        if wired {
             world.wire_interrupt(commands.clone());
         }
         let output = Output::default();
         let shell = world
             .shell(Panel::new(config), link_policy(config), rx)
             .with_output(Box::new(output.clone()));
+        let shell = with_interrupt_line(shell, config);
         let start = shell.start();
         let (stop, stopped) = oneshot::channel::<()>();
         let shell = tokio::task::spawn_local(shell.run(async {
@@ -152,6 +151,12 @@ async fn the_board_is_polled_slowly_on_the_setup_screen_and_every_5_ms_in_a_game
         .await;
 }
 
+fn interrupt_config() -> Config {
+    let mut config = Config::default();
+    config.board.interrupt_pin = Some(6);
+    config
+}
+
 /// Board bytes over 10 s of a game in which nobody touches the board.
 async fn quiet_game_bytes(rig: &Rig) -> u64 {
     rig.at(1_000, Input::Press(Color::Black)).await;
@@ -218,6 +223,42 @@ async fn a_burst_longer_than_one_batch_is_read_at_once_without_a_new_edge() {
                 "both batches read at 1337 ms"
             );
             rig.stop().await;
+        })
+        .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_interrupt_line_that_never_falls_is_given_up_for_polling() {
+    LocalSet::new()
+        .run_until(async {
+            // Configured, but the wire is missing.
+            let rig = Rig::configured(&interrupt_config(), false);
+            rig.at(1_000, Input::Press(Color::Black)).await;
+            // White's hand knocks e7 and sets it back, again and again:
+            // the lift, the place and the next lift are seen only by the
+            // safety net, three misses; from then on the board is polled.
+            for k in 0..4 {
+                let t = 2_013 + k * 1_000;
+                rig.at(t, Input::Lift(Square::E7)).await;
+                rig.at(t + 300, Input::Place(Square::E7, None)).await;
+            }
+            rig.wait(6_500).await;
+            let out = rig.stop().await;
+            let displaced: Vec<u64> = out
+                .lines()
+                .filter(|l| l.contains(r#""effect":"displaced""#))
+                .map(|l| l[5..l.find(',').unwrap()].parse().unwrap())
+                .collect();
+            assert_eq!(displaced.len(), 4, "{out}");
+            let late: Vec<u64> = displaced.iter().map(|t| (t - 2_013) % 1_000).collect();
+            assert!(
+                late[0] > 5 && late[1] > 5,
+                "{displaced:?}: the first two wait for the 100 ms poll"
+            );
+            assert!(
+                late[2] <= 5 && late[3] <= 5,
+                "{displaced:?}: then the 5 ms poll sees them"
+            );
         })
         .await;
 }

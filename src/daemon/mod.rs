@@ -124,6 +124,19 @@ pub fn link_policy(config: &Config) -> LinkPolicy {
     }
 }
 
+/// Tells `shell` to expect the board's interrupt line, if one is configured.
+pub fn with_interrupt_line<B, D, Z>(shell: Shell<B, D, Z>, config: &Config) -> Shell<B, D, Z>
+where
+    B: crate::hardware::SensorBoard + shell::BoardSerial,
+    D: embedded_hal::i2c::I2c,
+    Z: Buzzer,
+{
+    match config.board.interrupt_pin {
+        Some(_) => shell.with_interrupt_line(config.board.poll_ms),
+        None => shell,
+    }
+}
+
 /// The kernel's timer for the loop, or tokio's if there is none to be had.
 fn kernel_alarm() -> Alarm {
     Alarm::kernel().unwrap_or_else(|err| {
@@ -162,6 +175,7 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                     .with_notifier(Box::new(Systemd::from_env()))
                     .with_state_dir(config.state.directory.clone())
                     .with_alarm(kernel_alarm());
+                let shell = with_interrupt_line(shell, config);
                 let start = shell.start();
                 tokio::task::spawn_local(crate::sim::feed_stdin(world.clone(), tx, start));
                 Ok(shell.run(shutdown).await)
@@ -250,7 +264,9 @@ mod pi {
                     .with_notifier(Box::new(Systemd::from_env()))
                     .with_state_dir(config.state.directory.clone())
                     .with_alarm(super::kernel_alarm());
-                Ok(shell.run(shutdown).await)
+                Ok(super::with_interrupt_line(shell, config)
+                    .run(shutdown)
+                    .await)
             }};
         }
         match (config.board.kind, buzzer) {

@@ -42,6 +42,23 @@ pub const OCCUPANCY_EVERY_MS: Millis = 10_000;
 /// and the press that starts a game polls it at once. A club's clock idles
 /// for hours between rounds; this spares it most of its wakeups.
 pub const SETUP_POLL_MS: Millis = 50;
+/// With the interrupt line configured, this many safety-net polls in a row
+/// that find news no edge announced mean the line does not fall (not
+/// wired, or a broken wire): the loop goes back to polling.
+pub const EDGE_MISSES_TO_POLL: u32 = 3;
+
+/// Why the board is being read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PollReason {
+    /// Its turn on the link's schedule.
+    Schedule,
+    /// The last poll brought news; there may be more.
+    Drain,
+    /// Its interrupt line fell.
+    Edge,
+    /// A lever or button went down: the move must reach the referee first.
+    Press,
+}
 
 /// What the world tells the loop.
 #[derive(Debug)]
@@ -184,6 +201,10 @@ pub struct Shell<B, D, Z> {
     /// and its interrupt line stays low without a new edge, so poll again
     /// at once (protocol § 9.3).
     drain: bool,
+    /// With the board's interrupt line configured: how often to poll if it
+    /// turns out not to fall, and the safety-net polls in a row that found
+    /// news no edge announced.
+    interrupt_line: Option<(Millis, u32)>,
     /// A lever press waiting for the face to show its switch: its instant.
     pending_switch: Option<Duration>,
     checked_serial: bool,
@@ -229,6 +250,7 @@ where
             next_occupancy: 0,
             last_poll: None,
             drain: false,
+            interrupt_line: None,
             pending_switch: None,
             checked_serial: false,
             ready: false,
@@ -275,6 +297,14 @@ where
     /// which a paused clock needs).
     pub fn with_alarm(mut self, alarm: Alarm) -> Self {
         self.alarm = alarm;
+        self
+    }
+
+    /// Expects the board's interrupt line to announce its news (the link
+    /// then polls only as a safety net); if it turns out not to, polls
+    /// every `poll_ms` instead and says so in the log.
+    pub fn with_interrupt_line(mut self, poll_ms: Millis) -> Self {
+        self.interrupt_line = Some((poll_ms, 0));
         self
     }
 
@@ -360,7 +390,7 @@ where
             Command::Press(press) => {
                 // The hand moved the piece before it pressed: the board's
                 // news must reach the referee first.
-                self.poll_board(now, true);
+                self.poll_board(now, PollReason::Press);
                 let at = press.at.min(self.now());
                 let running = self.panel.referee().and_then(|r| r.ticking());
                 self.panel
@@ -374,7 +404,7 @@ where
                 self.draw(now, false);
                 self.act();
             }
-            Command::BoardInterrupt => self.poll_board(now, true),
+            Command::BoardInterrupt => self.poll_board(now, PollReason::Edge),
             Command::Input(input) => {
                 self.panel.input(now, input);
                 self.act();
@@ -393,8 +423,11 @@ where
         let now = self.now_ms();
         // A safety-net poll due soon is taken now, while the loop is awake
         // anyway (the face's tick): one wakeup instead of two.
-        let early = self.drain || now + self.poll_slack() >= self.next_poll();
-        self.poll_board(now, early);
+        if self.drain {
+            self.poll_board(now, PollReason::Drain);
+        } else if now + self.poll_slack() >= self.next_poll() {
+            self.poll_board(now, PollReason::Schedule);
+        }
         if now >= self.next_occupancy {
             self.next_occupancy = now + OCCUPANCY_EVERY_MS;
             self.read_occupancy();
@@ -436,18 +469,15 @@ where
         if every >= FACE_TICK_MS { every / 2 } else { 0 }
     }
 
-    /// Polls the board when due, or at once if `force`d (a press: the
-    /// move must reach the referee before the press that completes it).
-    fn poll_board(&mut self, now: Millis, force: bool) {
-        let change = if force {
-            self.link.poll_now(now, &mut self.inputs)
-        } else if now < self.next_poll() {
-            return;
-        } else {
-            self.link.poll(now, &mut self.inputs)
-        };
+    /// Polls the board now, ahead of the link's schedule if need be (a
+    /// link backing off after failures keeps its wait).
+    fn poll_board(&mut self, now: Millis, reason: PollReason) {
+        let change = self.link.poll_now(now, &mut self.inputs);
         self.last_poll = Some(now);
         self.drain = !self.inputs.is_empty();
+        if self.drain {
+            self.check_edges(reason);
+        }
         match change {
             Some(LinkChange::Disconnected) => {
                 tracing::warn!("the sensor board does not answer; the clock keeps time");
@@ -479,6 +509,28 @@ where
         {
             self.checked_serial = true;
             self.check_serial(serial);
+        }
+    }
+
+    /// Counts news found by the safety net that no edge announced, and
+    /// falls back to polling when the line evidently does not fall.
+    fn check_edges(&mut self, reason: PollReason) {
+        let Some((poll_ms, misses)) = self.interrupt_line.as_mut() else {
+            return;
+        };
+        match reason {
+            PollReason::Edge => *misses = 0,
+            PollReason::Schedule => *misses += 1,
+            PollReason::Drain | PollReason::Press => {}
+        }
+        if *misses >= EDGE_MISSES_TO_POLL {
+            let poll_ms = *poll_ms;
+            tracing::warn!(
+                "the board's interrupt line does not fall (is it wired to board.interrupt_pin?); \
+                 polling the board every {poll_ms} ms"
+            );
+            self.link.set_poll_every(poll_ms);
+            self.interrupt_line = None;
         }
     }
 

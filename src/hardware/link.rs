@@ -72,6 +72,11 @@ impl<B: SensorBoard> BoardLink<B> {
         &self.policy
     }
 
+    /// Polls every `ms` from the next poll on.
+    pub fn set_poll_every(&mut self, ms: Millis) {
+        self.policy.poll_every_ms = ms;
+    }
+
     /// When the board should be polled next.
     pub fn next_poll(&self) -> Millis {
         self.next_poll

@@ -24,7 +24,7 @@ use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::daemon::{Buzzer, Command, Panel, Shell, link_policy};
+use crate::daemon::{Buzzer, Command, Panel, Shell, link_policy, with_interrupt_line};
 use crate::hardware::buttons::{Button, ButtonPress};
 use crate::hardware::link::{BoardLink, LinkPolicy};
 use crate::hardware::oled::Oled;
@@ -165,7 +165,7 @@ impl World {
         let shell = self
             .shell(Panel::new(config), link_policy(config), rx)
             .with_journal(crate::store::Journal::spawn(store), None);
-        Ok((shell, tx))
+        Ok((with_interrupt_line(shell, config), tx))
     }
 
     /// A hand lifts the piece on `sq` (or knocks it off the board).
