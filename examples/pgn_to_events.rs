@@ -77,7 +77,7 @@ fn main() -> ExitCode {
         let script = Script::varied(game.start(), args.identities, args.seed);
         let events = game.play_into(script).into_events();
         for &(t, input) in &events {
-            writeln!(out, "{}", tocada::replay::input_to_json(t, &input)).expect("stdout");
+            writeln!(out, "{}", tocada::transcript::input_to_json(t, &input)).expect("stdout");
         }
         // The recording stops a second after the last event.
         let end = events.last().map_or(0, |&(t, _)| t + 1000);

@@ -30,7 +30,7 @@
 //!   to stderr everywhere else.
 //!
 //! - [`daemon`]: `tocada run`, the tokio shell that owns the hardware and one
-//!   [`daemon::Panel`] (the front buttons and menus around the referee),
+//!   [`daemon::Session`] (the front buttons and menus around the referee),
 //!   stores every input and restores an interrupted game after a restart.
 //! - [`sim`]: `tocada sim`, the same daemon on the device models, in the
 //!   terminal or headless from a script in simulated time.
@@ -69,9 +69,10 @@ pub mod logging;
 pub mod models;
 pub mod pgn;
 pub mod referee;
-pub mod replay;
+pub mod session;
 pub mod sim;
 pub mod store;
+pub mod transcript;
 
 pub use referee::{
     CompletedMove, Effect, Enforcement, GameMode, IncrementMode, Input, Law, Millis, Reason,

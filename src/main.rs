@@ -126,8 +126,8 @@ fn main() -> ExitCode {
             }
         }
         Command::Replay { file } => {
-            let result = tocada::replay::open(file.as_deref())
-                .and_then(|input| tocada::replay::replay(input, io::stdout().lock()));
+            let result = tocada::transcript::open(file.as_deref())
+                .and_then(|input| tocada::transcript::replay(input, io::stdout().lock()));
             match result {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(err) => {

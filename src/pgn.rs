@@ -29,7 +29,7 @@ use std::fmt;
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, Color, EnPassantMode, KnownOutcome};
 
-use crate::replay::{Event, parse_line};
+use crate::transcript::{Event, parse_line};
 use crate::{Effect, Millis, Reason, Referee, Rules};
 
 pub use comment::clock_command;

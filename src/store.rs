@@ -1,7 +1,7 @@
 //! The games in SQLite, so that a game survives a crash or a power cut.
 //!
 //! Every input event the referee receives is stored as one line of the
-//! `tocada replay` format ([`crate::replay`]), the setup line first, and a
+//! `tocada replay` format ([`crate::transcript`]), the setup line first, and a
 //! game is rebuilt by replaying its lines into a fresh referee. The stored
 //! lines of game 3 are themselves a script:
 //!
@@ -28,7 +28,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior};
 
-use crate::replay::{Event, parse_line};
+use crate::transcript::{Event, parse_line};
 
 pub use calendar::pgn_date_from_iso;
 pub use error::StoreError;

@@ -12,7 +12,7 @@ mod support {
 use shakmaty::{Color, KnownOutcome};
 use tocada::gesture::Script;
 use tocada::pgn::{GameRecord, Tags, clock_command, from_lines};
-use tocada::replay::{Event, parse_line};
+use tocada::transcript::{Event, parse_line};
 use tocada::{Effect, Input, Millis, Reason, Referee, Rules};
 
 use support::lines::{end_line, game_lines, input_line, setup_line};

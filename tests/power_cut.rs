@@ -45,8 +45,8 @@ use serde_json::Value;
 use shakmaty::fen::Fen;
 use shakmaty::{Color, EnPassantMode, KnownOutcome, Position};
 use tocada::gesture::{Style, hand_events, parse_san};
-use tocada::replay::{self, Event, Line};
 use tocada::store::{DB_FILE, Store, StoreError};
+use tocada::transcript::{self, Event, Line};
 use tocada::{Effect, Input, Millis, Reason, Referee};
 
 use support::cli::tocada;
@@ -350,7 +350,7 @@ impl Daemon {
 
     /// Writes one input as a replay line (its `t` is ignored by the daemon).
     fn send(&mut self, input: Input) {
-        let line = replay::line_to_json(&Line {
+        let line = transcript::line_to_json(&Line {
             t: 0,
             event: Event::Input(input),
         });
@@ -480,13 +480,13 @@ fn stored(db: &Path) -> Option<Stored> {
     })
 }
 
-/// The stored lines through a fresh referee, as `Panel::restore` does, with
+/// The stored lines through a fresh referee, as `Session::restore` does, with
 /// no ruling allowed but the moves and the clocks.
 fn replay_lines(lines: &[String]) -> Replayed {
     let parsed: Vec<Line> = lines
         .iter()
         .map(|text| {
-            replay::parse_line(text)
+            transcript::parse_line(text)
                 .unwrap_or_else(|err| panic!("stored line {text:?}: {err}"))
                 .unwrap_or_else(|| panic!("an empty stored line"))
         })

@@ -10,7 +10,7 @@ mod support {
 use proptest::prelude::*;
 use shakmaty::{Chess, Color, Piece, Position, Role, Square};
 use tocada::gesture::Script;
-use tocada::replay::{Event, Line, effect_to_json, line_to_json, parse_line, replay};
+use tocada::transcript::{Event, Line, effect_to_json, line_to_json, parse_line, replay};
 use tocada::{Enforcement, GameMode, IncrementMode, Input, Millis, Referee, Rules, TimeControl};
 
 use support::pgn::reference_games;
@@ -187,7 +187,7 @@ proptest! {
     #[test]
     fn every_input_written_alone_is_the_same_line(t in any::<Millis>(), input in input()) {
         let line = Line { t, event: Event::Input(input) };
-        prop_assert_eq!(tocada::replay::input_to_json(t, &input), line_to_json(&line));
+        prop_assert_eq!(tocada::transcript::input_to_json(t, &input), line_to_json(&line));
     }
 }
 

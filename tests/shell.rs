@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use shakmaty::{Color, Square};
 use tocada::config::Config;
-use tocada::daemon::{Command, Panel, Stats, link_policy, with_interrupt_line};
+use tocada::daemon::{Command, Session, Stats, link_policy, with_interrupt_line};
 use tocada::sim::World;
 use tocada::{Input, Millis};
 use tokio::sync::{mpsc, oneshot};
@@ -59,7 +59,7 @@ impl Rig {
         }
         let output = Output::default();
         let shell = world
-            .shell(Panel::new(config), link_policy(config), rx)
+            .shell(Session::new(config), link_policy(config), rx)
             .with_output(Box::new(output.clone()));
         let shell = with_interrupt_line(shell, config);
         let start = shell.start();

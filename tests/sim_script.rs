@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use support::cli::tocada;
 use tocada::face::{self, Frame, HEIGHT, View, WIDTH};
-use tocada::replay::{self, Event};
+use tocada::transcript::{self, Event};
 use tocada::{Referee, Rules};
 
 fn example() -> PathBuf {
@@ -91,7 +91,7 @@ fn the_face_written_at_an_instant_is_the_game_at_that_instant() {
     let mut script = String::new();
     let mut inserted = 0;
     for line in text.lines() {
-        let t = replay::parse_line(line).unwrap().map_or(0, |l| l.t);
+        let t = transcript::parse_line(line).unwrap().map_or(0, |l| l.t);
         while inserted < instants.len() && instants[inserted] <= t {
             script.push_str(&format!(
                 "{{\"t\":{},\"ev\":\"face\",\"png\":\"face-{}.png\"}}\n",
@@ -117,7 +117,7 @@ fn the_face_written_at_an_instant_is_the_game_at_that_instant() {
         // The referee alone, fed the script up to `at`.
         let mut referee = Referee::new(Rules::default());
         for line in text.lines() {
-            let line = replay::parse_line(line).unwrap().unwrap();
+            let line = transcript::parse_line(line).unwrap().unwrap();
             if line.t > at {
                 break;
             }

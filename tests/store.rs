@@ -137,9 +137,12 @@ fn unfinished_is_the_game_begun_last_without_a_result() {
     let parsed: Vec<_> = recovered
         .lines
         .iter()
-        .map(|l| tocada::replay::parse_line(l).unwrap().unwrap())
+        .map(|l| tocada::transcript::parse_line(l).unwrap().unwrap())
         .collect();
-    assert!(matches!(parsed[0].event, tocada::replay::Event::Setup(_)));
+    assert!(matches!(
+        parsed[0].event,
+        tocada::transcript::Event::Setup(_)
+    ));
     assert!(parsed.windows(2).all(|w| w[0].t <= w[1].t));
 
     store.finish(second, "1/2-1/2", "pgn").unwrap();

@@ -1,6 +1,6 @@
 //! `tocada run`: the clock a club leaves running on a Pi.
 //!
-//! A thin tokio shell around the sans-IO [`Panel`] (and so the referee):
+//! A thin tokio shell around the sans-IO [`Session`] (and so the referee):
 //! [`shell::Shell`] is the one loop that owns the hardware; this module
 //! assembles it from the configuration, restores the game a crash or a power
 //! cut interrupted, and tells systemd how it is doing.
@@ -15,7 +15,7 @@
 //! the position on the board; a test holds it against the store.
 
 pub mod alarm;
-pub mod panel;
+
 pub mod shell;
 mod systemd;
 
@@ -26,8 +26,8 @@ use std::path::PathBuf;
 use shakmaty::Position;
 use tokio::sync::mpsc;
 
+pub use crate::session::{Action, Buzz, RestoreError, SavedGame, Session};
 pub use alarm::Alarm;
-pub use panel::{Action, Buzz, Panel, RestoreError, SavedGame};
 pub use shell::{Buzzer, Command, NoBuzzer, Shell, Snapshot, Stats};
 pub use systemd::Systemd;
 
@@ -69,7 +69,7 @@ impl std::error::Error for DaemonError {}
 /// rebuilt is closed as `*` rather than blocking every later start.
 pub fn open_games(
     config: &Config,
-    panel: &mut Panel,
+    panel: &mut Session,
 ) -> Result<(Journal, Option<GameId>), DaemonError> {
     let dir = &config.state.directory;
     let path = dir.join(store::DB_FILE);
@@ -153,7 +153,7 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
         .map_err(DaemonError::Runtime)?;
     let local = tokio::task::LocalSet::new();
     let stats = local.block_on(&runtime, async move {
-        let mut panel = Panel::new(config);
+        let mut panel = Session::new(config);
         let (journal, game) = open_games(config, &mut panel)?;
         let link_policy = link_policy(config);
         match config.board.kind {
@@ -210,7 +210,6 @@ mod pi {
 
     use super::{DaemonError, Systemd};
     use crate::config::{BoardKind, Config};
-    use crate::daemon::panel::Panel;
     use crate::daemon::shell::{Buzzer, Command, NoBuzzer, Shell, Stats};
     use crate::hardware::bus::SharedBus;
     use crate::hardware::buttons::{ButtonPress, Buttons};
@@ -220,6 +219,7 @@ mod pi {
     use crate::hardware::mcp23017_board::Mcp23017Board;
     use crate::hardware::oled::Oled;
     use crate::hardware::protocol_board::ProtocolBoard;
+    use crate::session::Session;
     use crate::store::{GameId, Journal};
 
     impl Buzzer for GpioBuzzer {
@@ -230,7 +230,7 @@ mod pi {
 
     pub async fn run(
         config: &Config,
-        panel: Panel,
+        panel: Session,
         journal: Journal,
         game: Option<GameId>,
         policy: LinkPolicy,

@@ -20,7 +20,6 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use super::alarm::Alarm;
-use super::panel::{Action, Buzz, Panel};
 use crate::face::View;
 use crate::hardware::SensorBoard;
 use crate::hardware::buttons::ButtonPress;
@@ -28,8 +27,9 @@ use crate::hardware::link::{BoardLink, LinkChange};
 use crate::hardware::mcp23017_board::Mcp23017Board;
 use crate::hardware::oled::Oled;
 use crate::hardware::protocol_board::ProtocolBoard;
+use crate::session::{Action, Buzz, Session};
 use crate::store::{GameId, Journal, NewGame};
-use crate::{Input, Millis, Rules, replay};
+use crate::{Input, Millis, Rules, transcript};
 
 /// While a clock runs the face is redrawn this often (10 Hz: tenths show
 /// under 20 seconds).
@@ -174,7 +174,7 @@ impl Notifier for NoNotifier {
 
 /// The loop and everything it owns.
 pub struct Shell<B, D, Z> {
-    panel: Panel,
+    session: Session,
     link: BoardLink<B>,
     oled: Oled<D>,
     buzzer: Z,
@@ -222,14 +222,14 @@ where
 {
     /// A loop over these devices. The clock starts now.
     pub fn new(
-        panel: Panel,
+        session: Session,
         link: BoardLink<B>,
         oled: Oled<D>,
         buzzer: Z,
         commands: mpsc::UnboundedReceiver<Command>,
     ) -> Shell<B, D, Z> {
         Shell {
-            panel,
+            session,
             link,
             oled,
             buzzer,
@@ -369,10 +369,10 @@ where
     /// The earliest instant something is due, on the shell's clock.
     fn wake_at(&self) -> Millis {
         let mut wake = self.next_poll().min(self.next_occupancy);
-        if let Some(deadline) = self.panel.next_deadline() {
+        if let Some(deadline) = self.session.next_deadline() {
             wake = wake.min(deadline);
         }
-        if self.panel.is_ticking() {
+        if self.session.is_ticking() {
             wake = wake.min(self.last_draw + FACE_TICK_MS);
         }
         if let Some(off) = self.buzz_off {
@@ -392,10 +392,10 @@ where
                 // news must reach the referee first.
                 self.poll_board(now, PollReason::Press);
                 let at = press.at.min(self.now());
-                let running = self.panel.referee().and_then(|r| r.ticking());
-                self.panel
+                let running = self.session.referee().and_then(|r| r.ticking());
+                self.session
                     .press(now, press.button, at.as_millis() as Millis);
-                let after = self.panel.referee().and_then(|r| r.ticking());
+                let after = self.session.referee().and_then(|r| r.ticking());
                 if after.is_some() && after != running {
                     self.pending_switch = Some(at);
                 }
@@ -406,10 +406,10 @@ where
             }
             Command::BoardInterrupt => self.poll_board(now, PollReason::Edge),
             Command::Input(input) => {
-                self.panel.input(now, input);
+                self.session.input(now, input);
                 self.act();
             }
-            Command::Rules { name, rules } => self.panel.select_rules(&name, *rules),
+            Command::Rules { name, rules } => self.session.select_rules(&name, *rules),
             Command::Redraw(done) => {
                 self.draw(now, true);
                 let _ = done.send(());
@@ -432,7 +432,7 @@ where
             self.next_occupancy = now + OCCUPANCY_EVERY_MS;
             self.read_occupancy();
         }
-        self.panel.handle_timeout(now);
+        self.session.handle_timeout(now);
         self.act();
         if self.buzz_off.is_some_and(|off| now >= off) {
             self.buzzer.set(false);
@@ -455,7 +455,7 @@ where
         }
         let due = self.link.next_poll();
         match self.last_poll {
-            Some(last) if !self.panel.in_game() => due.max(last + SETUP_POLL_MS),
+            Some(last) if !self.session.in_game() => due.max(last + SETUP_POLL_MS),
             _ => due,
         }
     }
@@ -481,17 +481,17 @@ where
         match change {
             Some(LinkChange::Disconnected) => {
                 tracing::warn!("the sensor board does not answer; the clock keeps time");
-                self.panel.link(LinkChange::Disconnected);
+                self.session.link(LinkChange::Disconnected);
             }
             Some(LinkChange::Reconnected) => {
                 tracing::info!("the sensor board answers again");
-                self.panel.link(LinkChange::Reconnected);
+                self.session.link(LinkChange::Reconnected);
                 self.read_occupancy();
             }
             None => {}
         }
         for input in std::mem::take(&mut self.inputs) {
-            self.panel.board(now, input);
+            self.session.board(now, input);
         }
         self.act();
         if !self.ready {
@@ -538,7 +538,7 @@ where
         match self.link.board_mut().occupancy() {
             Ok(occupied) => {
                 // The snapshot's differences come out with the next poll.
-                self.panel.set_occupancy(occupied);
+                self.session.set_occupancy(occupied);
             }
             Err(err) => tracing::debug!("occupancy: {err:?}"),
         }
@@ -558,7 +558,7 @@ where
             Some(known) if known == serial => {}
             Some(known) => {
                 tracing::warn!("a different sensor board answers: {serial:016x}, was {known:016x}");
-                self.panel
+                self.session
                     .notice(format!("New board {:04x}", serial & 0xffff));
                 let _ = std::fs::write(&path, format!("{serial:016x}\n"));
             }
@@ -576,7 +576,7 @@ where
 
     /// Carries out what the panel asked for, in order.
     fn act(&mut self) {
-        while let Some(action) = self.panel.poll_action() {
+        while let Some(action) = self.session.poll_action() {
             match action {
                 Action::Begin {
                     preset,
@@ -587,7 +587,7 @@ where
                     // The store's own calendar (local time), so the PGN's Date
                     // tag and `tocada export --since` agree about the day.
                     match crate::store::pgn_date(started_at) {
-                        Ok(date) => self.panel.set_date(&date),
+                        Ok(date) => self.session.set_date(&date),
                         Err(err) => tracing::warn!("no date for the new game: {err}"),
                     }
                     self.game = None;
@@ -619,7 +619,7 @@ where
                 Action::Buzz(buzz) => self.buzz(buzz),
                 Action::Decision(t, effect) => {
                     tracing::debug!(t, ?effect, "decision");
-                    self.output_line(&replay::effect_to_json(t, &effect));
+                    self.output_line(&transcript::effect_to_json(t, &effect));
                 }
                 Action::Restored {
                     t,
@@ -662,12 +662,12 @@ where
     /// Redraws the face if something changed, or if a clock runs and a tick
     /// is due, or if `force`d.
     fn draw(&mut self, now: Millis, force: bool) {
-        let changed = self.panel.take_changed();
-        let tick = self.panel.is_ticking() && now >= self.last_draw + FACE_TICK_MS;
+        let changed = self.session.take_changed();
+        let tick = self.session.is_ticking() && now >= self.last_draw + FACE_TICK_MS;
         if !(changed || tick || force || self.shown.is_none()) {
             return;
         }
-        let view = self.panel.view(now);
+        let view = self.session.view(now);
         self.last_draw = now;
         self.publish(&view);
         if !force && self.shown.as_ref() == Some(&view) {
@@ -697,7 +697,7 @@ where
         let Some(watch) = self.watch.as_ref() else {
             return;
         };
-        let referee = self.panel.referee();
+        let referee = self.session.referee();
         let snapshot = Snapshot {
             position: referee.map(|r| r.position().clone()),
             ticking: referee.and_then(|r| r.ticking()),
@@ -713,7 +713,7 @@ where
     }
 
     /// The panel, to look at (tests, the simulator).
-    pub fn panel(&self) -> &Panel {
-        &self.panel
+    pub fn panel(&self) -> &Session {
+        &self.session
     }
 }

@@ -24,7 +24,7 @@ use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::daemon::{Buzzer, Command, Panel, Shell, link_policy, with_interrupt_line};
+use crate::daemon::{Buzzer, Command, Session, Shell, link_policy, with_interrupt_line};
 use crate::hardware::buttons::{Button, ButtonPress};
 use crate::hardware::link::{BoardLink, LinkPolicy};
 use crate::hardware::oled::Oled;
@@ -33,7 +33,7 @@ use crate::hardware::protocol_board::wire::{Capabilities, DEFAULT_ADDRESS};
 use crate::models::bus::ModelBus;
 use crate::models::sensor_board::ProtocolBoardModel;
 use crate::models::{Hands, Shared};
-use crate::replay::{self, Event};
+use crate::transcript::{self, Event};
 use crate::{Input, Millis};
 
 /// The simulated bus: the OLED model and the sensor board model.
@@ -134,7 +134,7 @@ impl World {
     /// with its own handle, so they share it one transaction at a time.
     pub fn shell(
         &self,
-        panel: Panel,
+        panel: Session,
         policy: LinkPolicy,
         commands: mpsc::UnboundedReceiver<Command>,
     ) -> SimShell {
@@ -163,7 +163,7 @@ impl World {
             self.wire_interrupt(tx.clone());
         }
         let shell = self
-            .shell(Panel::new(config), link_policy(config), rx)
+            .shell(Session::new(config), link_policy(config), rx)
             .with_journal(crate::store::Journal::spawn(store), None);
         Ok((with_interrupt_line(shell, config), tx))
     }
@@ -249,7 +249,7 @@ pub async fn feed_stdin(world: World, tx: mpsc::UnboundedSender<Command>, start:
             }
         };
         number += 1;
-        match replay::parse_line(&line) {
+        match transcript::parse_line(&line) {
             Ok(Some(parsed)) => match parsed.event {
                 Event::Setup(rules) => {
                     let _ = tx.send(Command::Rules {

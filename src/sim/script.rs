@@ -22,7 +22,7 @@ use super::World;
 use crate::Millis;
 use crate::config::Config;
 use crate::daemon::{Command, Stats};
-use crate::replay::{self, EX_DATAERR, EX_IOERR, EX_NOINPUT, Event};
+use crate::transcript::{self, EX_DATAERR, EX_IOERR, EX_NOINPUT, Event};
 
 /// Each face is written this many times its size, to be seen on a screen.
 pub const PNG_SCALE: u32 = 4;
@@ -31,7 +31,7 @@ pub const PNG_SCALE: u32 = 4;
 #[derive(Debug, Clone)]
 enum Step {
     /// A replay-format line.
-    Line(replay::Line),
+    Line(transcript::Line),
     /// Write the face at `t` to this file.
     Face { t: Millis, png: PathBuf },
 }
@@ -98,13 +98,13 @@ fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
                     t: face.t,
                     png: face.png,
                 },
-                _ => match replay::parse_line(line).map_err(data)? {
+                _ => match transcript::parse_line(line).map_err(data)? {
                     Some(line) => Step::Line(line),
                     None => continue,
                 },
             }
         } else {
-            match replay::parse_line(line).map_err(data)? {
+            match transcript::parse_line(line).map_err(data)? {
                 Some(line) => Step::Line(line),
                 None => continue,
             }
@@ -171,7 +171,7 @@ async fn play(
     // `tocada replay` does, so both give the same decisions.
     if !matches!(
         steps.first(),
-        Some(Step::Line(replay::Line {
+        Some(Step::Line(transcript::Line {
             event: Event::Setup(_),
             ..
         }))

@@ -1,11 +1,11 @@
 //! Referee inputs as lines of the `tocada replay` format, for the store, PGN
 //! and export tests: the daemon stores exactly such lines, written by
-//! `tocada::replay::line_to_json`, and `parse_line` reads them back.
+//! `tocada::transcript::line_to_json`, and `parse_line` reads them back.
 
 // Each user takes only what it needs from this file.
 #![allow(dead_code)]
 
-use tocada::replay::{Event, Line, input_to_json, line_to_json};
+use tocada::transcript::{Event, Line, input_to_json, line_to_json};
 use tocada::{Input, Millis, Rules};
 
 /// The `setup` line for `rules`, at instant 0.

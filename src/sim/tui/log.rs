@@ -230,7 +230,7 @@ mod tests {
 
     use super::*;
     use crate::referee::{CompletedMove, Law, Ruling};
-    use crate::{Effect, replay};
+    use crate::{Effect, transcript};
 
     #[test]
     fn moves_read_as_a_score_sheet() {
@@ -242,7 +242,7 @@ mod tests {
             white_ms: 905_000,
             black_ms: 899_400,
         });
-        let (kind, text) = describe(&replay::effect_to_json(65_000, &effect));
+        let (kind, text) = describe(&transcript::effect_to_json(65_000, &effect));
         assert_eq!(kind, EntryKind::Move);
         assert_eq!(text, "    1:05  1...   e5        White 15:05  Black 14:59");
     }
@@ -254,13 +254,13 @@ mod tests {
             law: Law::TouchedOwn,
             detail: "Touch-move: move the g1 knight".to_owned(),
         });
-        let (kind, text) = describe(&replay::effect_to_json(3_000, &effect));
+        let (kind, text) = describe(&transcript::effect_to_json(3_000, &effect));
         assert_eq!(kind, EntryKind::Ruling);
         assert!(
             text.ends_with("Violation (White, 4.3.1): Touch-move: move the g1 knight"),
             "{text}"
         );
-        let (_, text) = describe(&replay::effect_to_json(
+        let (_, text) = describe(&transcript::effect_to_json(
             0,
             &Effect::Displaced {
                 side: Color::Black,
@@ -268,7 +268,7 @@ mod tests {
             },
         ));
         assert!(text.ends_with("restore d4"), "{text}");
-        let (_, text) = describe(&replay::effect_to_json(
+        let (_, text) = describe(&transcript::effect_to_json(
             0,
             &Effect::Restored {
                 side: Color::White,
@@ -297,7 +297,7 @@ mod tests {
     fn the_writer_logs_whole_lines_and_keeps_the_last() {
         let log = Log::new();
         let mut writer = log.writer();
-        let line = replay::effect_to_json(0, &Effect::Started { side: Color::White });
+        let line = transcript::effect_to_json(0, &Effect::Started { side: Color::White });
         let (head, tail) = line.split_at(10);
         writer.write_all(head.as_bytes()).unwrap();
         assert!(log.last(10).is_empty(), "half a line waits for its end");

@@ -600,7 +600,7 @@ mod tests {
     use shakmaty::{Chess, Role};
 
     use super::*;
-    use crate::daemon::Panel;
+    use crate::daemon::Session;
     use crate::hardware::link::LinkPolicy;
 
     /// The shell's loop on a world, in paused time, publishing on a watch
@@ -624,7 +624,7 @@ mod tests {
             let (tx, rx) = mpsc::unbounded_channel();
             let (published, snapshots) = watch::channel(Snapshot::default());
             let shell = world
-                .shell(Panel::new(&Config::default()), LinkPolicy::default(), rx)
+                .shell(Session::new(&Config::default()), LinkPolicy::default(), rx)
                 .with_watch(published);
             let start = shell.start();
             let (stop, stopped) = oneshot::channel::<()>();

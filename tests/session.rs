@@ -3,20 +3,20 @@
 
 use shakmaty::{Bitboard, Color, Position, Square};
 use tocada::config::Config;
-use tocada::daemon::{Action, Panel, RestoreError, SavedGame};
+use tocada::daemon::{Action, RestoreError, SavedGame, Session};
 use tocada::face::{Field, Screen};
 use tocada::hardware::buttons::Button;
 use tocada::{Effect, Input};
 
-fn panel() -> Panel {
-    Panel::new(&Config::default())
+fn panel() -> Session {
+    Session::new(&Config::default())
 }
 
-fn actions(panel: &mut Panel) -> Vec<Action> {
+fn actions(panel: &mut Session) -> Vec<Action> {
     std::iter::from_fn(|| panel.poll_action()).collect()
 }
 
-fn press(panel: &mut Panel, at: u64, button: Button) -> Vec<Action> {
+fn press(panel: &mut Session, at: u64, button: Button) -> Vec<Action> {
     panel.press(at, button, at);
     actions(panel)
 }
@@ -32,7 +32,7 @@ fn stored(all: &[Action]) -> Vec<String> {
         .collect()
 }
 
-fn selected(panel: &Panel) -> usize {
+fn selected(panel: &Session) -> usize {
     match panel.view(0).screen {
         Screen::TimeControlMenu { selected, .. } => selected,
         other => panic!("not the setup screen: {other:?}"),
@@ -40,7 +40,7 @@ fn selected(panel: &Panel) -> usize {
 }
 
 /// Black starts, then 1. e4 e5 2. Nf3, each move followed by its press.
-fn opening(panel: &mut Panel) -> Vec<Action> {
+fn opening(panel: &mut Session) -> Vec<Action> {
     let mut all = press(panel, 1_000, Button::Lever(Color::Black));
     let moves = [
         (Square::E2, Square::E4, Color::White),
@@ -215,7 +215,7 @@ fn a_flag_is_recorded_so_the_stored_game_replays_to_it() {
     let mut p = panel();
     let mut config = Config::default();
     config.clock.preset = "blitz".to_owned();
-    let mut p2 = Panel::new(&config);
+    let mut p2 = Session::new(&config);
     std::mem::swap(&mut p, &mut p2);
     let mut all = press(&mut p, 0, Button::Lever(Color::Black));
     let deadline = p.next_deadline().expect("White's clock runs");

@@ -5,7 +5,7 @@
 //! board inputs with their instants, and drains [`Action`]s (store this line,
 //! sound the buzzer, the game is over). Every input the referee is given is
 //! also handed out as a replay-format line, so that a game is stored as the
-//! events that make it and rebuilt by replaying them ([`Panel::restore`]).
+//! events that make it and rebuilt by replaying them ([`Session::restore`]).
 //!
 //! The buttons, with no keyboard in a club:
 //! - **setup** (no game): adjust buttons move the preset selection (left up,
@@ -26,7 +26,7 @@ use crate::face::{self, Field, Screen, View};
 use crate::hardware::buttons::Button;
 use crate::hardware::link::LinkChange;
 use crate::pgn::{GameRecord, Tags};
-use crate::replay::{self, Event, Line};
+use crate::transcript::{self, Event, Line};
 use crate::{Effect, Input, Millis, Referee, Rules};
 
 /// Something the shell must do for the panel, in order.
@@ -146,7 +146,7 @@ struct Game {
 
 /// The front panel: presets, sides, the game in play and its corrections.
 #[derive(Debug)]
-pub struct Panel {
+pub struct Session {
     /// Presets by name with their rules, in menu order.
     presets: Vec<(String, Rules)>,
     selected: usize,
@@ -164,9 +164,9 @@ pub struct Panel {
     changed: bool,
 }
 
-impl Panel {
+impl Session {
     /// A panel on the setup screen, with the configured presets and sides.
-    pub fn new(config: &Config) -> Panel {
+    pub fn new(config: &Config) -> Session {
         let presets: Vec<(String, Rules)> = config
             .presets
             .iter()
@@ -177,7 +177,7 @@ impl Panel {
             .position(|(name, _)| *name == config.clock.preset)
             .unwrap_or(0);
         let black_left = config.clock.white == crate::config::LeverSide::Right;
-        Panel {
+        Session {
             presets,
             selected,
             black_left,
@@ -214,7 +214,7 @@ impl Panel {
         // Each line with its index among the stored ones, for errors.
         let mut lines = Vec::new();
         for (index, text) in saved.lines.iter().enumerate() {
-            match replay::parse_line(text) {
+            match transcript::parse_line(text) {
                 Ok(Some(line)) => lines.push((index, line)),
                 Ok(None) => {}
                 Err(message) => return Err(RestoreError::BadLine { index, message }),
@@ -405,7 +405,7 @@ impl Panel {
         if game.referee.result().is_some() {
             // The flag fell with no input after it: the stored lines must
             // still replay to the same result.
-            let line = replay::line_to_json(&Line {
+            let line = transcript::line_to_json(&Line {
                 t,
                 event: Event::End,
             });
@@ -414,7 +414,7 @@ impl Panel {
         self.drain();
     }
 
-    /// When [`Panel::handle_timeout`] is next due, on the shell's clock.
+    /// When [`Session::handle_timeout`] is next due, on the shell's clock.
     pub fn next_deadline(&self) -> Option<Millis> {
         let game = self.game.as_ref().filter(|g| !g.over)?;
         let deadline = game.referee.next_deadline()?;
@@ -521,7 +521,7 @@ impl Panel {
             self.alert = Some("No time control configured".to_owned());
             return;
         };
-        let setup = replay::line_to_json(&Line {
+        let setup = transcript::line_to_json(&Line {
             t: at,
             event: Event::Setup(Box::new(rules.clone())),
         });
@@ -613,7 +613,7 @@ impl Panel {
             // than a clock that panics.
             return;
         }
-        let line = replay::line_to_json(&Line {
+        let line = transcript::line_to_json(&Line {
             t,
             event: Event::Input(input),
         });
@@ -683,7 +683,7 @@ impl Panel {
 /// No clock shows more than this: 9:59:59.
 const MAX_CLOCK_MS: u64 = 10 * 3_600_000 - 1_000;
 
-fn start_occupancy(panel: &Panel) -> Bitboard {
+fn start_occupancy(panel: &Session) -> Bitboard {
     panel
         .presets
         .get(panel.selected)
