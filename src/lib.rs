@@ -69,6 +69,7 @@ pub mod logging;
 pub mod models;
 pub mod pgn;
 pub mod referee;
+pub mod rig;
 pub mod session;
 pub mod sim;
 pub mod store;

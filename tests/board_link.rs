@@ -53,7 +53,7 @@ fn run<B: SensorBoard>(
             changes.push((now, change));
         }
         for input in inputs.drain(..) {
-            referee.handle(now, input).unwrap();
+            referee.handle(now, input.input).unwrap();
         }
         referee.handle_timeout(now).unwrap();
         effects.extend(std::iter::from_fn(|| referee.poll_effect()).map(|(_, e)| e));

@@ -15,9 +15,11 @@
 //! the position on the board; a test holds it against the store.
 
 pub mod alarm;
-
+pub mod pairing;
+pub mod polling;
 pub mod shell;
 mod systemd;
+pub mod timers;
 
 use std::fmt;
 use std::future::Future;
@@ -26,18 +28,20 @@ use std::path::PathBuf;
 use shakmaty::Position;
 use tokio::sync::mpsc;
 
+pub use crate::rig::{Command, NoNotifier, Notifier};
 pub use crate::session::{Action, Buzz, RestoreError, SavedGame, Session};
 pub use alarm::Alarm;
-pub use shell::{Buzzer, Command, NoBuzzer, Shell, Snapshot, Stats};
+pub use polling::INTERRUPT_POLL_MS;
+pub use shell::{Shell, Snapshot, Stats};
 pub use systemd::Systemd;
 
 use crate::config::{BoardKind, Config};
 use crate::hardware::link::LinkPolicy;
+use crate::rig::Rig;
+use crate::rig::models::{ModelRig, RigClock, World, feed_stdin};
+#[cfg(target_os = "linux")]
+use crate::rig::pi::AnyPiRig;
 use crate::store::{self, GameId, Journal, Store, StoreError};
-
-/// How often a board with its interrupt line wired is polled anyway, in
-/// case an edge is missed.
-pub const INTERRUPT_POLL_MS: u64 = 100;
 
 /// Why the daemon could not run.
 #[derive(Debug)]
@@ -45,7 +49,10 @@ pub enum DaemonError {
     /// The game store could not be opened.
     Store { path: PathBuf, source: StoreError },
     /// The hardware could not be opened (the I2C adapter, the GPIO chip).
-    Hardware(String),
+    #[cfg(target_os = "linux")]
+    Hardware(crate::rig::pi::PiError),
+    /// This machine has no I2C bus nor GPIO chip to open.
+    NoHardware,
     /// The tokio runtime could not start.
     Runtime(std::io::Error),
 }
@@ -56,7 +63,11 @@ impl fmt::Display for DaemonError {
             DaemonError::Store { path, source } => {
                 write!(f, "cannot open the game store {}: {source}", path.display())
             }
-            DaemonError::Hardware(why) => f.write_str(why),
+            #[cfg(target_os = "linux")]
+            DaemonError::Hardware(err) => write!(f, "{err}"),
+            DaemonError::NoHardware => {
+                f.write_str("the I2C bus and the GPIO chip need Linux; use board.kind = \"sim\"")
+            }
             DaemonError::Runtime(err) => write!(f, "cannot start the event loop: {err}"),
         }
     }
@@ -69,7 +80,7 @@ impl std::error::Error for DaemonError {}
 /// rebuilt is closed as `*` rather than blocking every later start.
 pub fn open_games(
     config: &Config,
-    panel: &mut Session,
+    session: &mut Session,
 ) -> Result<(Journal, Option<GameId>), DaemonError> {
     let dir = &config.state.directory;
     let path = dir.join(store::DB_FILE);
@@ -83,7 +94,7 @@ pub fn open_games(
     let mut store = Store::open(&path).map_err(failed)?;
     let mut restored = None;
     if let Some(saved) = store.unfinished().map_err(failed)? {
-        let result = panel.restore(
+        let result = session.restore(
             0,
             SavedGame {
                 preset: &saved.preset,
@@ -125,17 +136,48 @@ pub fn link_policy(config: &Config) -> LinkPolicy {
 }
 
 /// Tells `shell` to expect the board's interrupt line, if one is configured.
-pub fn with_interrupt_line<B, D, Z>(shell: Shell<B, D, Z>, config: &Config) -> Shell<B, D, Z>
-where
-    B: crate::hardware::SensorBoard + shell::BoardSerial,
-    D: embedded_hal::i2c::I2c,
-    Z: Buzzer,
-{
+pub fn with_interrupt_line<R: Rig>(shell: Shell<R>, config: &Config) -> Shell<R> {
     match config.board.interrupt_pin {
         Some(_) => shell.with_interrupt_line(config.board.poll_ms),
         None => shell,
     }
 }
+
+/// The daemon's loop on `world`'s models, with `session`, the board read as
+/// `config` says. Its clock is tokio's from `start` (paused in the
+/// simulator's scripts and the tests).
+pub fn model_shell(
+    world: &World,
+    session: Session,
+    config: &Config,
+    start: tokio::time::Instant,
+) -> Shell<ModelRig> {
+    let rig = world.rig(link_policy(config), RigClock::Tokio(start));
+    with_interrupt_line(Shell::new(session, rig), config)
+}
+
+/// The daemon as the simulator runs it on `world`: `config`'s presets and
+/// rules, the board read as configured (on its interrupt line when
+/// `board.interrupt_pin` is set, polled every `poll_ms` otherwise), games
+/// in an in-memory store, its clock tokio's from `start`. Commands for it
+/// go to the sender; the receiver is for [`Shell::run`].
+pub fn on_models(
+    world: &World,
+    config: &Config,
+    start: tokio::time::Instant,
+) -> Result<(Shell<ModelRig>, mpsc::UnboundedSender<Command>, Commands), StoreError> {
+    let store = Store::open_in_memory()?;
+    let (tx, rx) = mpsc::unbounded_channel();
+    if config.board.interrupt_pin.is_some() {
+        world.wire_interrupt(tx.clone());
+    }
+    let shell = model_shell(world, Session::new(config), config, start)
+        .with_journal(Journal::spawn(store), None);
+    Ok((shell, tx, rx))
+}
+
+/// The loop's queue, as [`Shell::run`] takes it.
+pub type Commands = mpsc::UnboundedReceiver<Command>;
 
 /// The kernel's timer for the loop, or tokio's if there is none to be had.
 fn kernel_alarm() -> Alarm {
@@ -153,41 +195,57 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
         .map_err(DaemonError::Runtime)?;
     let local = tokio::task::LocalSet::new();
     let stats = local.block_on(&runtime, async move {
-        let mut panel = Session::new(config);
-        let (journal, game) = open_games(config, &mut panel)?;
+        let mut session = Session::new(config);
+        let (journal, game) = open_games(config, &mut session)?;
         let link_policy = link_policy(config);
+        let (tx, rx) = mpsc::unbounded_channel();
+        let notifier = Box::new(Systemd::from_env());
+        let alarm = kernel_alarm();
+        macro_rules! go {
+            ($rig:expr) => {{
+                let shell = Shell::new(session, $rig)
+                    .with_journal(journal, game)
+                    .with_state_dir(config.state.directory.clone());
+                with_interrupt_line(shell, config)
+                    .run(rx, alarm, shutdown)
+                    .await
+            }};
+        }
         match config.board.kind {
             BoardKind::Sim => {
-                let (tx, rx) = mpsc::unbounded_channel();
                 // Pieces stay on a board when the clock loses power: the
                 // models start as the restored game left them.
-                let world = match panel.referee() {
-                    Some(referee) => crate::sim::World::with_board(referee.position().board()),
-                    None => crate::sim::World::new(),
+                let world = match session.referee() {
+                    Some(referee) => World::with_board(referee.position().board()),
+                    None => World::new(),
                 };
                 if config.board.interrupt_pin.is_some() {
                     world.wire_interrupt(tx.clone());
                 }
-                let shell = world
-                    .shell(panel, link_policy, rx)
+                let clock = RigClock::Tokio(tokio::time::Instant::now());
+                let rig = world
+                    .rig(link_policy, clock.clone())
+                    .with_notifier(notifier);
+                tokio::task::spawn_local(feed_stdin(world.clone(), tx, clock));
+                let shell = Shell::new(session, rig)
                     .with_journal(journal, game)
                     .with_output(Box::new(std::io::stdout()))
-                    .with_notifier(Box::new(Systemd::from_env()))
-                    .with_state_dir(config.state.directory.clone())
-                    .with_alarm(kernel_alarm());
-                let shell = with_interrupt_line(shell, config);
-                let start = shell.start();
-                tokio::task::spawn_local(crate::sim::feed_stdin(world.clone(), tx, start));
-                Ok(shell.run(shutdown).await)
+                    .with_state_dir(config.state.directory.clone());
+                Ok(with_interrupt_line(shell, config)
+                    .run(rx, alarm, shutdown)
+                    .await)
             }
             #[cfg(target_os = "linux")]
             BoardKind::Protocol | BoardKind::Mcp23017 => {
-                pi::run(config, panel, journal, game, link_policy, shutdown).await
+                match crate::rig::pi::open(config, link_policy, notifier, tx)
+                    .map_err(DaemonError::Hardware)?
+                {
+                    AnyPiRig::Protocol(rig) => Ok(go!(rig)),
+                    AnyPiRig::Mcp23017(rig) => Ok(go!(rig)),
+                }
             }
             #[cfg(not(target_os = "linux"))]
-            BoardKind::Protocol | BoardKind::Mcp23017 => Err(DaemonError::Hardware(
-                "the I2C bus and the GPIO chip need Linux; use board.kind = \"sim\"".to_owned(),
-            )),
+            BoardKind::Protocol | BoardKind::Mcp23017 => Err(DaemonError::NoHardware),
         }
     });
     // Everything is stored by now (the shell closed the journal). tokio
@@ -196,173 +254,6 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
     drop(local);
     runtime.shutdown_background();
     stats
-}
-
-/// The hardware of a Pi: `/dev/i2c-1` shared by the OLED and the board, the
-/// front controls on the GPIO chip.
-#[cfg(target_os = "linux")]
-mod pi {
-    use std::future::Future;
-    use std::time::Duration;
-
-    use tokio::sync::mpsc;
-    use tokio::time::Instant;
-
-    use super::{DaemonError, Systemd};
-    use crate::config::{BoardKind, Config};
-    use crate::daemon::shell::{Buzzer, Command, NoBuzzer, Shell, Stats};
-    use crate::hardware::bus::SharedBus;
-    use crate::hardware::buttons::{ButtonPress, Buttons};
-    use crate::hardware::gpio::{GpioButtons, GpioBuzzer, GpioInterrupt};
-    use crate::hardware::link::{BoardLink, LinkPolicy};
-    use crate::hardware::linux::open_i2c;
-    use crate::hardware::mcp23017_board::Mcp23017Board;
-    use crate::hardware::oled::Oled;
-    use crate::hardware::protocol_board::ProtocolBoard;
-    use crate::session::Session;
-    use crate::store::{GameId, Journal};
-
-    impl Buzzer for GpioBuzzer {
-        fn set(&mut self, on: bool) {
-            GpioBuzzer::set(self, on);
-        }
-    }
-
-    pub async fn run(
-        config: &Config,
-        panel: Session,
-        journal: Journal,
-        game: Option<GameId>,
-        policy: LinkPolicy,
-        shutdown: impl Future<Output = ()>,
-    ) -> Result<Stats, DaemonError> {
-        let i2c = open_i2c(&config.i2c.bus).map_err(|e| DaemonError::Hardware(e.to_string()))?;
-        let bus = SharedBus::new(i2c);
-        let buttons = GpioButtons::open(&config.button_pins())
-            .map_err(|e| DaemonError::Hardware(format!("cannot open the GPIO chip: {e}")))?;
-        let (tx, rx) = mpsc::unbounded_channel();
-        let start = Instant::now();
-        if let Some(pin) = config.board.interrupt_pin {
-            let line = GpioInterrupt::open(pin).map_err(|e| {
-                DaemonError::Hardware(format!("cannot claim the board's interrupt pin: {e}"))
-            })?;
-            spawn_interrupt(line, tx.clone());
-        }
-        spawn_buttons(buttons, tx, start);
-        let oled = Oled::at(bus.device(), config.i2c.oled_address);
-        let buzzer = config
-            .pins
-            .buzzer
-            .map(GpioBuzzer::open)
-            .transpose()
-            .map_err(|e| DaemonError::Hardware(format!("cannot claim the buzzer's pin: {e}")))?;
-        macro_rules! go {
-            ($board:expr, $buzzer:expr) => {{
-                let shell = Shell::new(panel, BoardLink::new($board, policy), oled, $buzzer, rx)
-                    .with_start(start)
-                    .with_journal(journal, game)
-                    .with_notifier(Box::new(Systemd::from_env()))
-                    .with_state_dir(config.state.directory.clone())
-                    .with_alarm(super::kernel_alarm());
-                Ok(super::with_interrupt_line(shell, config)
-                    .run(shutdown)
-                    .await)
-            }};
-        }
-        match (config.board.kind, buzzer) {
-            (BoardKind::Mcp23017, Some(z)) => go!(Mcp23017Board::new(bus.device()), z),
-            (BoardKind::Mcp23017, None) => go!(Mcp23017Board::new(bus.device()), NoBuzzer),
-            (_, Some(z)) => go!(ProtocolBoard::new(bus.device(), config.board.address), z),
-            (_, None) => go!(
-                ProtocolBoard::new(bus.device(), config.board.address),
-                NoBuzzer
-            ),
-        }
-    }
-
-    /// Reads the front controls on a thread of their own (the GPIO chip's
-    /// wait blocks) and sends them to the loop, their kernel timestamps
-    /// turned into the shell's clock.
-    fn spawn_buttons(mut buttons: GpioButtons, tx: mpsc::UnboundedSender<Command>, start: Instant) {
-        let spawned = std::thread::Builder::new()
-            .name("buttons".to_owned())
-            .spawn(move || {
-                let kernel_at_start = kernel_monotonic().saturating_sub(start.elapsed());
-                let mut failures = 0u32;
-                while !tx.is_closed() {
-                    match buttons.next_press(Some(Duration::from_millis(500))) {
-                        Ok(Some(press)) => {
-                            failures = 0;
-                            let now = start.elapsed();
-                            let at = press.at.saturating_sub(kernel_at_start);
-                            // A timestamp from another clock, or from the
-                            // future, is worth less than the arrival time.
-                            let at = if at > now || now - at > Duration::from_secs(1) {
-                                now
-                            } else {
-                                at
-                            };
-                            let press = ButtonPress {
-                                button: press.button,
-                                at,
-                            };
-                            if tx.send(Command::Press(press)).is_err() {
-                                break;
-                            }
-                        }
-                        Ok(None) => {}
-                        Err(err) => {
-                            failures += 1;
-                            if failures.is_power_of_two() {
-                                tracing::error!("reading the buttons failed: {err}");
-                            }
-                            std::thread::sleep(Duration::from_millis(100));
-                        }
-                    }
-                }
-            });
-        if let Err(err) = spawned {
-            tracing::error!("cannot start the buttons' thread: {err}");
-        }
-    }
-
-    /// Waits on the board's interrupt line on a thread of its own and asks
-    /// the loop to poll the board when it falls, so a lift reaches the
-    /// referee without waiting for the next scheduled poll.
-    fn spawn_interrupt(mut line: GpioInterrupt, tx: mpsc::UnboundedSender<Command>) {
-        let spawned = std::thread::Builder::new()
-            .name("board-int".to_owned())
-            .spawn(move || {
-                while !tx.is_closed() {
-                    match line.wait(Duration::from_millis(500)) {
-                        Ok(true) => {
-                            if tx.send(Command::BoardInterrupt).is_err() {
-                                break;
-                            }
-                        }
-                        // A line held low (events left after a batch) is
-                        // asked for again without an edge.
-                        Ok(false) if line.is_asserted() => {
-                            let _ = tx.send(Command::BoardInterrupt);
-                        }
-                        Ok(false) => {}
-                        Err(err) => {
-                            tracing::error!("the board's interrupt line: {err}; polling only");
-                            break;
-                        }
-                    }
-                }
-            });
-        if let Err(err) = spawned {
-            tracing::error!("cannot start the interrupt thread: {err}");
-        }
-    }
-
-    /// CLOCK_MONOTONIC, which the kernel stamps GPIO edge events with.
-    fn kernel_monotonic() -> Duration {
-        let ts = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
-        Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-    }
 }
 
 /// Completes on SIGTERM (systemd's stop) or SIGINT (Ctrl-C): the daemon's

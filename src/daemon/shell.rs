@@ -1,80 +1,59 @@
-//! The daemon's loop: one task that owns the panel (and so the referee), the
-//! board link, the OLED and the buzzer, and moves them along in time.
+//! The daemon's loop: one task that owns the session (and so the referee)
+//! and a [`Rig`] (the board link, the OLED, the buzzer), and moves them
+//! along in time.
 //!
 //! Everything that happens comes in through one queue of [`Command`]s (the
-//! GPIO thread's presses, the simulator's keys) or through the loop's own
-//! timer, set from the earliest of: the board's next poll, the referee's
-//! `next_deadline`, the face's next tick while a clock runs, the buzzer
-//! going off and the watchdog. Nothing is shared between tasks.
+//! GPIO threads' presses and interrupt edges, the simulator's keys) or
+//! through the loop's own deadlines: the board's next poll, the session's
+//! `next_deadline`, and the named [`Timers`] (the face's next visible
+//! change, the buzzer, the watchdog, the occupancy and board-clock
+//! readings). Nothing is shared between tasks.
 //!
-//! Time is the tokio clock's, counted from the shell's start: the simulator
-//! runs the very same loop in paused, simulated time.
+//! The loop itself is synchronous: [`Shell::command`] and [`Shell::step`]
+//! do what is due at the rig's clock, and [`Shell::wake_at`] says when to
+//! come back. [`Shell::run`] is the tokio loop that waits in between; the
+//! real-time benchmark drives the same two calls in bus time.
+//!
+//! Order is the rule of the board's news: a lever press is never ruled
+//! before the board has been read, so the move the hand made before it
+//! reaches the referee first, stamped with the board's own time. While the
+//! board does not answer (a burst of NACKs), the press waits; only once
+//! the link calls the board disconnected is it ruled without it.
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use shakmaty::{Chess, Color};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use super::alarm::Alarm;
+use super::pairing::{self, Pairing};
+use super::polling::{PollReason, Polling};
+use super::timers::{Timer, Timers};
 use crate::face::View;
+use crate::hardware::BoardEvent;
 use crate::hardware::SensorBoard;
+use crate::hardware::board_clock::BoardClock;
 use crate::hardware::buttons::ButtonPress;
-use crate::hardware::link::{BoardLink, LinkChange};
-use crate::hardware::mcp23017_board::Mcp23017Board;
-use crate::hardware::oled::Oled;
-use crate::hardware::protocol_board::ProtocolBoard;
+use crate::hardware::link::LinkChange;
+use crate::rig::{BoardSerial, Command, Rig};
 use crate::session::{Action, Buzz, Session};
 use crate::store::{GameId, Journal, NewGame};
-use crate::{Input, Millis, Rules, transcript};
+use crate::{Input, Millis, transcript};
 
-/// While a clock runs the face is redrawn this often (10 Hz: tenths show
-/// under 20 seconds).
+/// While a clock runs and the face cannot say when it next changes, it is
+/// redrawn this often (10 Hz: tenths show under 20 seconds).
 pub const FACE_TICK_MS: Millis = 100;
 /// How often the board's occupancy is read in full, to notice a lost last
 /// frame that no later frame would reveal.
 pub const OCCUPANCY_EVERY_MS: Millis = 10_000;
-/// With no game in play the board is polled this often instead of every
-/// `board.poll_ms`: only the setup screen's "Set up the pieces" reads it,
-/// and the press that starts a game polls it at once. A club's clock idles
-/// for hours between rounds; this spares it most of its wakeups.
-pub const SETUP_POLL_MS: Millis = 50;
-/// With the interrupt line configured, this many safety-net polls in a row
-/// that find news no edge announced mean the line does not fall (not
-/// wired, or a broken wire): the loop goes back to polling.
-pub const EDGE_MISSES_TO_POLL: u32 = 3;
-
-/// Why the board is being read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum PollReason {
-    /// Its turn on the link's schedule.
-    Schedule,
-    /// The last poll brought news; there may be more.
-    Drain,
-    /// Its interrupt line fell.
-    Edge,
-    /// A lever or button went down: the move must reach the referee first.
-    Press,
-}
-
-/// What the world tells the loop.
-#[derive(Debug)]
-pub enum Command {
-    /// A front control went down; `at` is on the shell's clock (time since
-    /// [`Shell::start`]), from the kernel's timestamp.
-    Press(ButtonPress),
-    /// The board pulled its interrupt line: poll it now.
-    BoardInterrupt,
-    /// An input no front control gives (the simulator's resign or promote).
-    Input(Input),
-    /// Use these rules for the next game (a script's `setup` line).
-    Rules { name: String, rules: Box<Rules> },
-    /// Redraw the face now and answer when it is on the panel.
-    Redraw(oneshot::Sender<()>),
-}
+/// While a press waits for a board that does not answer, the board is
+/// tried again this often, whatever the link's backoff.
+pub const PRESS_RETRY_MS: Millis = 5;
 
 /// The game as the loop last showed it, for a screen beside the face (the
 /// simulator draws the board from it and turns typed moves into hands).
@@ -89,44 +68,15 @@ pub struct Snapshot {
     pub view: View,
 }
 
-/// The buzzer: a GPIO pin on the Pi, a line on the simulator's screen.
-pub trait Buzzer {
-    /// Turns it on or off.
-    fn set(&mut self, on: bool);
-}
-
-/// No buzzer fitted.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct NoBuzzer;
-
-impl Buzzer for NoBuzzer {
-    fn set(&mut self, _on: bool) {}
-}
-
-/// The serial number a board reports, for boards that have one.
-pub trait BoardSerial {
-    /// The serial of the board paired with, once known.
-    fn serial(&self) -> Option<u64>;
-}
-
-impl<I2C: embedded_hal::i2c::I2c> BoardSerial for ProtocolBoard<I2C> {
-    fn serial(&self) -> Option<u64> {
-        self.identity().map(|id| id.serial)
-    }
-}
-
-impl<I2C> BoardSerial for Mcp23017Board<I2C> {
-    fn serial(&self) -> Option<u64> {
-        None
-    }
-}
-
 /// Measures taken while running, reported at the end.
 #[derive(Debug, Default, Clone)]
 pub struct Stats {
     /// For each lever press that switched the clocks: microseconds from the
     /// press (as timestamped) to the face showing the other clock running.
     pub press_to_face_us: Vec<u64>,
+    /// With [`Shell::record_board_inputs`]: every board input as it was
+    /// handed to the session, with the rig's clock then.
+    pub board_inputs: Vec<(Duration, Input)>,
     /// Faces sent to the panel.
     pub redraws: u64,
     /// Failed writes to the panel.
@@ -138,128 +88,77 @@ pub struct Stats {
 impl Stats {
     /// Median and worst press-to-face latency, in microseconds.
     pub fn latency(&self) -> Option<(u64, u64)> {
-        let mut v = self.press_to_face_us.clone();
-        if v.is_empty() {
-            return None;
-        }
-        v.sort_unstable();
-        Some((v[v.len() / 2], v[v.len() - 1]))
+        median_and_worst(&self.press_to_face_us)
     }
 }
 
-/// Where the loop tells systemd it is alive.
-pub trait Notifier {
-    /// The hardware answers: the service is up.
-    fn ready(&mut self, status: &str);
-    /// The loop is alive.
-    fn watchdog(&mut self);
-    /// How often [`Notifier::watchdog`] must be called, if at all.
-    fn watchdog_every(&self) -> Option<Duration>;
-    /// The service is stopping.
-    fn stopping(&mut self);
-}
-
-/// No service manager to tell (the simulator, tests).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct NoNotifier;
-
-impl Notifier for NoNotifier {
-    fn ready(&mut self, _status: &str) {}
-    fn watchdog(&mut self) {}
-    fn watchdog_every(&self) -> Option<Duration> {
-        None
+/// The median and the largest of `values`, if there are any.
+pub fn median_and_worst(values: &[u64]) -> Option<(u64, u64)> {
+    let mut v = values.to_vec();
+    if v.is_empty() {
+        return None;
     }
-    fn stopping(&mut self) {}
+    v.sort_unstable();
+    Some((v[v.len() / 2], v[v.len() - 1]))
 }
 
 /// The loop and everything it owns.
-pub struct Shell<B, D, Z> {
+pub struct Shell<R: Rig> {
     session: Session,
-    link: BoardLink<B>,
-    oled: Oled<D>,
-    buzzer: Z,
+    rig: R,
     journal: Option<Journal>,
     game: Option<GameId>,
-    commands: mpsc::UnboundedReceiver<Command>,
-    commands_open: bool,
-    alarm: Alarm,
-    start: Instant,
     /// Decisions as replay-format effect lines (the simulator's output).
     output: Option<Box<dyn Write>>,
-    notifier: Box<dyn Notifier>,
     /// Where the paired board's serial is remembered.
     state_dir: Option<PathBuf>,
     stats: Stats,
+    record_board_inputs: bool,
     shown: Option<View>,
-    last_draw: Millis,
-    buzz_off: Option<Millis>,
-    next_watchdog: Option<Millis>,
-    next_occupancy: Millis,
-    /// When the board was last polled, if ever.
-    last_poll: Option<Millis>,
-    /// The last poll brought news: the board may hold more than one batch,
-    /// and its interrupt line stays low without a new edge, so poll again
-    /// at once (protocol § 9.3).
-    drain: bool,
-    /// With the board's interrupt line configured: how often to poll if it
-    /// turns out not to fall, and the safety-net polls in a row that found
-    /// news no edge announced.
-    interrupt_line: Option<(Millis, u32)>,
+    timers: Timers,
+    polling: Polling,
+    board_clock: BoardClock,
+    /// Presses waiting for the board to be read, oldest first.
+    held: VecDeque<ButtonPress>,
+    /// The latest instant handed to the session, so that board events
+    /// stamped earlier (read late) keep their order.
+    last_fed: Millis,
     /// A lever press waiting for the face to show its switch: its instant.
     pending_switch: Option<Duration>,
     checked_serial: bool,
     ready: bool,
-    inputs: Vec<Input>,
+    events: Vec<BoardEvent>,
     /// Where the game is published as it is drawn (the simulator).
     watch: Option<watch::Sender<Snapshot>>,
 }
 
-impl<B, D, Z> Shell<B, D, Z>
-where
-    B: SensorBoard + BoardSerial,
-    D: embedded_hal::i2c::I2c,
-    Z: Buzzer,
-{
-    /// A loop over these devices. The clock starts now.
-    pub fn new(
-        session: Session,
-        link: BoardLink<B>,
-        oled: Oled<D>,
-        buzzer: Z,
-        commands: mpsc::UnboundedReceiver<Command>,
-    ) -> Shell<B, D, Z> {
+impl<R: Rig> Shell<R> {
+    /// A loop over `rig`. Its clock is the rig's.
+    pub fn new(session: Session, rig: R) -> Shell<R> {
         Shell {
             session,
-            link,
-            oled,
-            buzzer,
+            rig,
             journal: None,
             game: None,
-            commands,
-            commands_open: true,
-            alarm: Alarm::Tokio,
-            start: Instant::now(),
             output: None,
-            notifier: Box::new(NoNotifier),
             state_dir: None,
             stats: Stats::default(),
+            record_board_inputs: false,
             shown: None,
-            last_draw: 0,
-            buzz_off: None,
-            next_watchdog: None,
-            next_occupancy: 0,
-            last_poll: None,
-            drain: false,
-            interrupt_line: None,
+            timers: Timers::default(),
+            polling: Polling::new(),
+            board_clock: BoardClock::new(),
+            held: VecDeque::new(),
+            last_fed: 0,
             pending_switch: None,
             checked_serial: false,
             ready: false,
-            inputs: Vec::new(),
+            events: Vec::new(),
             watch: None,
         }
     }
 
-    /// Stores games in `journal`; `game` is the unfinished game the panel
+    /// Stores games in `journal`; `game` is the unfinished game the session
     /// was restored to, if any.
     pub fn with_journal(mut self, journal: Journal, game: Option<GameId>) -> Self {
         self.journal = Some(journal);
@@ -270,12 +169,6 @@ where
     /// Writes every decision to `output` as a replay-format effect line.
     pub fn with_output(mut self, output: Box<dyn Write>) -> Self {
         self.output = Some(output);
-        self
-    }
-
-    /// Tells `notifier` when the hardware answers and that the loop lives.
-    pub fn with_notifier(mut self, notifier: Box<dyn Notifier>) -> Self {
-        self.notifier = notifier;
         self
     }
 
@@ -293,62 +186,84 @@ where
         self
     }
 
-    /// Sleeps on `alarm` between deadlines (tokio's timer by default,
-    /// which a paused clock needs).
-    pub fn with_alarm(mut self, alarm: Alarm) -> Self {
-        self.alarm = alarm;
-        self
-    }
-
     /// Expects the board's interrupt line to announce its news (the link
     /// then polls only as a safety net); if it turns out not to, polls
     /// every `poll_ms` instead and says so in the log.
     pub fn with_interrupt_line(mut self, poll_ms: Millis) -> Self {
-        self.interrupt_line = Some((poll_ms, 0));
+        self.polling = Polling::with_interrupt_line(poll_ms);
         self
     }
 
-    /// The instant the shell's clock counts from.
-    pub fn start(&self) -> Instant {
-        self.start
+    /// Keeps every board input with the instant it reached the session, in
+    /// [`Stats::board_inputs`] (the real-time benchmark).
+    pub fn record_board_inputs(mut self) -> Self {
+        self.record_board_inputs = true;
+        self
     }
 
-    /// Counts the shell's clock from `start` (so that presses timestamped
-    /// before the loop began keep their order).
-    pub fn with_start(mut self, start: Instant) -> Self {
-        self.start = start;
-        self
+    /// The session, to look at (tests, the simulator).
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The rig, to look at (tests, the benchmark).
+    pub fn rig(&self) -> &R {
+        &self.rig
     }
 
     fn now(&self) -> Duration {
-        self.start.elapsed()
+        self.rig.now()
     }
 
     fn now_ms(&self) -> Millis {
         self.now().as_millis() as Millis
     }
 
-    /// Runs until `shutdown` completes, then stores what is pending.
-    pub async fn run(mut self, shutdown: impl Future<Output = ()>) -> Stats {
+    /// Runs until `shutdown` completes, then stores what is pending. The
+    /// loop sleeps on `alarm` between deadlines (tokio's timer follows a
+    /// paused clock; the kernel's wakes once per deadline).
+    pub async fn run(
+        mut self,
+        mut commands: mpsc::UnboundedReceiver<Command>,
+        mut alarm: Alarm,
+        shutdown: impl Future<Output = ()>,
+    ) -> Stats {
         tokio::pin!(shutdown);
-        if let Err(err) = self.oled.init() {
-            tracing::warn!("{err}; the face will be retried");
-        }
-        self.next_watchdog = self.notifier.watchdog_every().map(|_| 0);
+        self.power_on();
+        let mut commands_open = true;
         loop {
             self.step();
-            let wake = self.start + Duration::from_millis(self.wake_at());
+            let wait = Duration::from_millis(self.wake_at()).saturating_sub(self.now());
+            let wake = Instant::now() + wait;
             tokio::select! {
                 biased;
                 () = &mut shutdown => break,
-                command = self.commands.recv(), if self.commands_open => match command {
+                command = commands.recv(), if commands_open => match command {
                     Some(command) => self.command(command),
-                    None => self.commands_open = false,
+                    None => commands_open = false,
                 },
-                () = self.alarm.until(wake) => {}
+                () = alarm.until(wake) => {}
             }
         }
-        self.notifier.stopping();
+        self.finish()
+    }
+
+    /// Turns the panel on and sets the loop's first deadlines. Called by
+    /// [`Shell::run`]; a driver of its own calls it once before the first
+    /// [`Shell::step`].
+    pub fn power_on(&mut self) {
+        if let Err(err) = self.rig.oled().init() {
+            tracing::warn!("{err}; the face will be retried");
+        }
+        if self.rig.notifier().watchdog_every().is_some() {
+            self.timers.set(Timer::Watchdog, 0);
+        }
+        self.timers.set(Timer::Occupancy, 0);
+    }
+
+    /// Stores what is pending and says how it went.
+    pub fn finish(mut self) -> Stats {
+        self.rig.notifier().stopping();
         self.step();
         if let Some(Err(err)) = self.journal.take().map(Journal::close) {
             tracing::error!("storing the last events failed: {err}");
@@ -356,7 +271,7 @@ where
         if let Some(out) = self.output.as_mut() {
             let _ = out.flush();
         }
-        self.stats.board_errors = self.link.errors();
+        self.stats.board_errors = self.rig.link_ref().errors();
         if let Some((median, worst)) = self.stats.latency() {
             tracing::info!(
                 presses = self.stats.press_to_face_us.len(),
@@ -366,117 +281,144 @@ where
         self.stats
     }
 
-    /// The earliest instant something is due, on the shell's clock.
-    fn wake_at(&self) -> Millis {
-        let mut wake = self.next_poll().min(self.next_occupancy);
-        if let Some(deadline) = self.session.next_deadline() {
+    /// The earliest instant something is due, on the rig's clock.
+    pub fn wake_at(&self) -> Millis {
+        let mut wake = self.next_poll();
+        if self.held.is_empty()
+            && let Some(deadline) = self.session.next_deadline()
+        {
             wake = wake.min(deadline);
         }
-        if self.session.is_ticking() {
-            wake = wake.min(self.last_draw + FACE_TICK_MS);
-        }
-        if let Some(off) = self.buzz_off {
-            wake = wake.min(off);
-        }
-        if let Some(ping) = self.next_watchdog {
-            wake = wake.min(ping);
+        if let Some(timer) = self.timers.earliest() {
+            wake = wake.min(timer);
         }
         wake
     }
 
-    fn command(&mut self, command: Command) {
+    /// Does what `command` asks, now.
+    pub fn command(&mut self, command: Command) {
         let now = self.now_ms();
         match command {
             Command::Press(press) => {
-                // The hand moved the piece before it pressed: the board's
-                // news must reach the referee first.
-                self.poll_board(now, PollReason::Press);
-                let at = press.at.min(self.now());
-                let running = self.session.referee().and_then(|r| r.ticking());
-                self.session
-                    .press(now, press.button, at.as_millis() as Millis);
-                let after = self.session.referee().and_then(|r| r.ticking());
-                if after.is_some() && after != running {
-                    self.pending_switch = Some(at);
-                }
-                // The switch is shown first; storing it (and, for a game's
-                // first press, creating the game) comes after.
-                self.draw(now, false);
-                self.act();
+                self.held.push_back(press);
+                self.release_presses();
             }
-            Command::BoardInterrupt => self.poll_board(now, PollReason::Edge),
+            Command::BoardInterrupt => {
+                self.poll_board(PollReason::Edge);
+            }
             Command::Input(input) => {
                 self.session.input(now, input);
                 self.act();
             }
             Command::Rules { name, rules } => self.session.select_rules(&name, *rules),
             Command::Redraw(done) => {
-                self.draw(now, true);
+                self.draw(true);
                 let _ = done.send(());
             }
         }
-        self.draw(now, false);
+        self.draw(false);
     }
 
-    /// Does everything due at the shell's current instant.
-    fn step(&mut self) {
+    /// Does everything due at the rig's current instant.
+    pub fn step(&mut self) {
         let now = self.now_ms();
-        // A safety-net poll due soon is taken now, while the loop is awake
-        // anyway (the face's tick): one wakeup instead of two.
-        if self.drain {
-            self.poll_board(now, PollReason::Drain);
-        } else if now + self.poll_slack() >= self.next_poll() {
-            self.poll_board(now, PollReason::Schedule);
+        if self.timers.take_due(Timer::PressRetry, now) {
+            self.release_presses();
         }
-        if now >= self.next_occupancy {
-            self.next_occupancy = now + OCCUPANCY_EVERY_MS;
+        // A safety-net poll due soon is taken now, while the loop is awake
+        // anyway: one wakeup instead of two.
+        let every = self.rig.link_ref().policy().poll_every_ms;
+        if self.polling.draining() {
+            self.poll_board(PollReason::Drain);
+        } else if now + Polling::slack(every) >= self.next_poll() {
+            self.poll_board(PollReason::Schedule);
+        }
+        if self.timers.take_due(Timer::Occupancy, now) {
+            self.timers.set(Timer::Occupancy, now + OCCUPANCY_EVERY_MS);
             self.read_occupancy();
         }
-        self.session.handle_timeout(now);
-        self.act();
-        if self.buzz_off.is_some_and(|off| now >= off) {
-            self.buzzer.set(false);
-            self.buzz_off = None;
+        if self.timers.take_due(Timer::BoardClock, now) || self.board_clock.wants_reading(now) {
+            self.read_board_clock();
         }
-        self.draw(now, false);
-        if let (Some(ping), Some(every)) = (self.next_watchdog, self.notifier.watchdog_every())
-            && now >= ping
+        // Time is handed to the referee only when a deadline of its is due
+        // (a flag): a board event read late but stamped earlier must still
+        // find the referee before its instant. Flags wait while a press
+        // waits for the board: the press may have come in time.
+        let now = self.now_ms();
+        if self.held.is_empty() && self.session.next_deadline().is_some_and(|d| d <= now) {
+            self.session.handle_timeout(now);
+            self.act();
+        }
+        if self.timers.take_due(Timer::BuzzerOff, now) {
+            self.rig.set_buzzer(false);
+        }
+        self.draw(false);
+        let every = self.rig.notifier().watchdog_every();
+        if let Some(every) = every
+            && self.timers.take_due(Timer::Watchdog, now)
         {
-            self.notifier.watchdog();
-            self.next_watchdog = Some(now + every.as_millis() as Millis);
+            self.rig.notifier().watchdog();
+            self.timers
+                .set(Timer::Watchdog, now + every.as_millis() as Millis);
         }
     }
 
-    /// When the board is next due: on the link's schedule in a game, at
-    /// most every [`SETUP_POLL_MS`] outside one.
+    /// When the board is next due.
     fn next_poll(&self) -> Millis {
-        if let (true, Some(last)) = (self.drain, self.last_poll) {
-            return last;
+        let link_due = self.rig.link_ref().next_poll();
+        self.polling.next_poll(link_due, self.session.in_game())
+    }
+
+    /// Rules on the presses that wait, once the board has been read: the
+    /// hand moved the piece before it pressed, so the board's news must
+    /// reach the referee first. While the board does not answer, they
+    /// wait; once the link gives the board up, they are ruled without it.
+    fn release_presses(&mut self) {
+        if self.held.is_empty() {
+            return;
         }
-        let due = self.link.next_poll();
-        match self.last_poll {
-            Some(last) if !self.session.in_game() => due.max(last + SETUP_POLL_MS),
-            _ => due,
+        let answered = self.poll_board(PollReason::Press);
+        if !answered && self.rig.link_ref().is_connected() {
+            let now = self.now_ms();
+            self.timers.set(Timer::PressRetry, now + PRESS_RETRY_MS);
+            return;
+        }
+        self.timers.clear(Timer::PressRetry);
+        let now = self.now_ms();
+        while let Some(press) = self.held.pop_front() {
+            let at = press.at.min(self.now());
+            let running = self.session.referee().and_then(|r| r.ticking());
+            let at_ms = (at.as_millis() as Millis).max(self.last_fed);
+            self.last_fed = at_ms;
+            self.session.press(now, press.button, at_ms);
+            let after = self.session.referee().and_then(|r| r.ticking());
+            if after.is_some() && after != running {
+                self.pending_switch = Some(at);
+            }
+            // The switch is shown first; storing it (and, for a game's
+            // first press, creating the game) comes after.
+            self.draw(false);
+            self.act();
         }
     }
 
-    /// How early a scheduled poll may be taken. Polling every few
-    /// milliseconds is how the board is heard at all: never early. A poll
-    /// every [`FACE_TICK_MS`] or less often (the interrupt line's safety
-    /// net) may come up to half its period early.
-    fn poll_slack(&self) -> Millis {
-        let every = self.link.policy().poll_every_ms;
-        if every >= FACE_TICK_MS { every / 2 } else { 0 }
-    }
-
-    /// Polls the board now, ahead of the link's schedule if need be (a
-    /// link backing off after failures keeps its wait).
-    fn poll_board(&mut self, now: Millis, reason: PollReason) {
-        let change = self.link.poll_now(now, &mut self.inputs);
-        self.last_poll = Some(now);
-        self.drain = !self.inputs.is_empty();
-        if self.drain {
-            self.check_edges(reason);
+    /// Reads the board now (on a press, through the link's backoff) and
+    /// hands what it saw to the session, each change at its own instant.
+    /// Says whether the board answered.
+    fn poll_board(&mut self, reason: PollReason) -> bool {
+        let now = self.now_ms();
+        let (answered, change) = match reason {
+            PollReason::Press => self.rig.link().poll_through(now, &mut self.events),
+            _ => {
+                let errors = self.rig.link_ref().errors();
+                let change = self.rig.link().poll_now(now, &mut self.events);
+                (self.rig.link_ref().errors() == errors, change)
+            }
+        };
+        let read_at = self.now_ms();
+        let news = !self.events.is_empty();
+        if let Some(every) = self.polling.polled(now, reason, news) {
+            self.rig.link().set_poll_every(every);
         }
         match change {
             Some(LinkChange::Disconnected) => {
@@ -486,95 +428,86 @@ where
             Some(LinkChange::Reconnected) => {
                 tracing::info!("the sensor board answers again");
                 self.session.link(LinkChange::Reconnected);
+                // It may have been reset: its clock restarted.
+                self.board_clock.forget();
                 self.read_occupancy();
             }
             None => {}
         }
-        for input in std::mem::take(&mut self.inputs) {
-            self.session.board(now, input);
+        for event in std::mem::take(&mut self.events) {
+            // The board's own time of the change, where it keeps one and
+            // the mapping is known; never later than its reading, never
+            // before what the session has already been given.
+            let at = event
+                .board_ms
+                .and_then(|ms| self.board_clock.to_host(ms))
+                .map_or(read_at, |at| at.min(read_at))
+                .max(self.last_fed);
+            self.last_fed = at;
+            if self.record_board_inputs {
+                self.stats.board_inputs.push((self.now(), event.input));
+            }
+            self.session.board(at, event.input);
         }
         self.act();
         if !self.ready {
             self.ready = true;
-            let status = if self.link.is_connected() {
+            let status = if self.rig.link_ref().is_connected() {
                 "clock and board answer"
             } else {
                 "clock up; the board does not answer"
             };
-            self.notifier.ready(status);
+            self.rig.notifier().ready(status);
             tracing::info!("{status}");
         }
         if !self.checked_serial
-            && let Some(serial) = self.link.board().serial()
+            && let Some(serial) = self.rig.link_ref().board().serial()
         {
             self.checked_serial = true;
             self.check_serial(serial);
         }
-    }
-
-    /// Counts news found by the safety net that no edge announced, and
-    /// falls back to polling when the line evidently does not fall.
-    fn check_edges(&mut self, reason: PollReason) {
-        let Some((poll_ms, misses)) = self.interrupt_line.as_mut() else {
-            return;
-        };
-        match reason {
-            PollReason::Edge => *misses = 0,
-            PollReason::Schedule => *misses += 1,
-            PollReason::Drain | PollReason::Press => {}
-        }
-        if *misses >= EDGE_MISSES_TO_POLL {
-            let poll_ms = *poll_ms;
-            tracing::warn!(
-                "the board's interrupt line does not fall (is it wired to board.interrupt_pin?); \
-                 polling the board every {poll_ms} ms"
-            );
-            self.link.set_poll_every(poll_ms);
-            self.interrupt_line = None;
-        }
+        answered
     }
 
     fn read_occupancy(&mut self) {
-        match self.link.board_mut().occupancy() {
-            Ok(occupied) => {
-                // The snapshot's differences come out with the next poll.
-                self.session.set_occupancy(occupied);
-            }
+        match self.rig.link().board_mut().occupancy() {
+            // The snapshot's differences come out with the next poll.
+            Ok(occupied) => self.session.set_occupancy(occupied),
             Err(err) => tracing::debug!("occupancy: {err:?}"),
         }
     }
 
+    /// Reads the board's clock and maps it onto the rig's (§ 8.1).
+    fn read_board_clock(&mut self) {
+        let before = self.now_ms();
+        let read = self.rig.link().board_mut().board_time();
+        let after = self.now_ms();
+        // A board without a clock is never asked again; a failed read is
+        // retried with the next refresh.
+        self.timers.set(
+            Timer::BoardClock,
+            after + crate::hardware::board_clock::REFRESH_MS,
+        );
+        match read {
+            Ok(Some(board_ms)) => self.board_clock.observe(board_ms, before, after),
+            Ok(None) => self.timers.clear(Timer::BoardClock),
+            Err(err) => tracing::debug!("board time: {err:?}"),
+        }
+    }
+
     /// Remembers the serial of the board first paired with and warns when
-    /// another one answers: a board swapped mid-event is worth a look.
+    /// another one answers.
     fn check_serial(&mut self, serial: u64) {
         let Some(dir) = self.state_dir.as_ref() else {
             return;
         };
-        let path = dir.join("board-serial");
-        let known = std::fs::read_to_string(&path)
-            .ok()
-            .and_then(|s| u64::from_str_radix(s.trim(), 16).ok());
-        match known {
-            Some(known) if known == serial => {}
-            Some(known) => {
-                tracing::warn!("a different sensor board answers: {serial:016x}, was {known:016x}");
-                self.session
-                    .notice(format!("New board {:04x}", serial & 0xffff));
-                let _ = std::fs::write(&path, format!("{serial:016x}\n"));
-            }
-            None => {
-                tracing::info!("paired with sensor board {serial:016x}");
-                if let Err(err) = std::fs::write(&path, format!("{serial:016x}\n")) {
-                    tracing::warn!(
-                        "cannot remember the board's serial in {}: {err}",
-                        path.display()
-                    );
-                }
-            }
+        if let Pairing::Changed { .. } = pairing::check(dir, serial) {
+            self.session
+                .notice(format!("New board {:04x}", serial & 0xffff));
         }
     }
 
-    /// Carries out what the panel asked for, in order.
+    /// Carries out what the session asked for, in order.
     fn act(&mut self) {
         while let Some(action) = self.session.poll_action() {
             match action {
@@ -654,26 +587,28 @@ where
     }
 
     fn buzz(&mut self, buzz: Buzz) {
-        self.buzzer.set(true);
+        self.rig.set_buzzer(true);
         let off = self.now_ms() + buzz.duration_ms();
-        self.buzz_off = Some(self.buzz_off.map_or(off, |o| o.max(off)));
+        self.timers.set_latest(Timer::BuzzerOff, off);
     }
 
-    /// Redraws the face if something changed, or if a clock runs and a tick
-    /// is due, or if `force`d.
-    fn draw(&mut self, now: Millis, force: bool) {
+    /// Redraws the face if what it shows changed, or if `force`d.
+    fn draw(&mut self, force: bool) {
+        let now = self.now_ms();
         let changed = self.session.take_changed();
-        let tick = self.session.is_ticking() && now >= self.last_draw + FACE_TICK_MS;
+        let tick = self.timers.take_due(Timer::Face, now);
+        if self.session.is_ticking() {
+            self.timers.set_earliest(Timer::Face, now + FACE_TICK_MS);
+        }
         if !(changed || tick || force || self.shown.is_none()) {
             return;
         }
         let view = self.session.view(now);
-        self.last_draw = now;
         self.publish(&view);
         if !force && self.shown.as_ref() == Some(&view) {
             return;
         }
-        match self.oled.show(&view) {
+        match self.rig.oled().show(&view) {
             Ok(()) => {
                 self.stats.redraws += 1;
                 self.shown = Some(view);
@@ -710,10 +645,5 @@ where
             }
             changed
         });
-    }
-
-    /// The panel, to look at (tests, the simulator).
-    pub fn panel(&self) -> &Session {
-        &self.session
     }
 }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::shell::Notifier;
+use crate::rig::Notifier;
 
 /// The service manager, through `$NOTIFY_SOCKET`; does nothing without one.
 #[derive(Debug, Default)]

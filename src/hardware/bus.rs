@@ -24,7 +24,10 @@ mod meter;
 
 pub use meter::{BusMeter, CLOCKS_PER_BYTE, CLOCKS_PER_START, Totals, Transfer, transfer_time_us};
 
-use core::cell::{RefCell, RefMut};
+use core::cell::{Ref, RefCell, RefMut};
+use std::rc::Rc;
+
+use embedded_hal::i2c::{ErrorType, I2c, Operation, SevenBitAddress};
 
 use embedded_hal_bus::i2c::RefCellDevice;
 
@@ -57,5 +60,50 @@ impl<I2C: embedded_hal::i2c::I2c> SharedBus<I2C> {
     /// The bus back, once the drivers are gone.
     pub fn into_inner(self) -> I2C {
         self.inner.into_inner()
+    }
+}
+
+/// A bus (or a device model) shared by handle: every clone is a driver's
+/// own way onto it, one transaction at a time, and the owner of a model can
+/// still reach it between transactions to move its pieces or inject its
+/// faults. Single-threaded, as the daemon's loop is; unlike [`SharedBus`]
+/// its handles own the bus, so a rig can hold them.
+#[derive(Debug, Default)]
+pub struct Shared<M>(Rc<RefCell<M>>);
+
+impl<M> Clone for Shared<M> {
+    fn clone(&self) -> Shared<M> {
+        Shared(Rc::clone(&self.0))
+    }
+}
+
+impl<M> Shared<M> {
+    /// Shares `model`.
+    pub fn new(model: M) -> Shared<M> {
+        Shared(Rc::new(RefCell::new(model)))
+    }
+
+    /// The model, to look at.
+    pub fn borrow(&self) -> Ref<'_, M> {
+        self.0.borrow()
+    }
+
+    /// The model, to move pieces or inject faults.
+    pub fn borrow_mut(&self) -> RefMut<'_, M> {
+        self.0.borrow_mut()
+    }
+}
+
+impl<M: ErrorType> ErrorType for Shared<M> {
+    type Error = M::Error;
+}
+
+impl<M: I2c> I2c for Shared<M> {
+    fn transaction(
+        &mut self,
+        address: SevenBitAddress,
+        operations: &mut [Operation<'_>],
+    ) -> Result<(), Self::Error> {
+        self.0.borrow_mut().transaction(address, operations)
     }
 }

@@ -7,8 +7,8 @@
 //! while it was away reaches the referee as lifts and places: a changed
 //! position is then a displacement to restore (7.4.1).
 
-use super::SensorBoard;
-use crate::{Input, Millis};
+use super::{BoardEvent, SensorBoard};
+use crate::Millis;
 
 /// When to poll and when to give up for a while.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,11 +94,11 @@ impl<B: SensorBoard> BoardLink<B> {
 
     /// Polls the board if it is due at `now`, appending what it saw to `out`.
     /// Errors are absorbed here: they only delay the next attempt.
-    pub fn poll(&mut self, now: Millis, out: &mut Vec<Input>) -> Option<LinkChange> {
+    pub fn poll(&mut self, now: Millis, out: &mut Vec<BoardEvent>) -> Option<LinkChange> {
         if now < self.next_poll {
             return None;
         }
-        match self.board.poll(out) {
+        match self.board.poll_stamped(out) {
             Ok(()) => {
                 self.failures = 0;
                 self.next_poll = now + self.policy.poll_every_ms;
@@ -129,11 +129,42 @@ impl<B: SensorBoard> BoardLink<B> {
     /// Polls the board now, ahead of its schedule: a lever press, whose
     /// move must reach the referee before it, or the board's interrupt.
     /// A link backing off after failures keeps its wait.
-    pub fn poll_now(&mut self, now: Millis, out: &mut Vec<Input>) -> Option<LinkChange> {
+    pub fn poll_now(&mut self, now: Millis, out: &mut Vec<BoardEvent>) -> Option<LinkChange> {
         if self.failures == 0 {
             self.next_poll = self.next_poll.min(now);
         }
         self.poll(now, out)
+    }
+
+    /// Reads the board now even while backing off: a lever was pressed, and
+    /// the move the hand made before it must reach the referee first, so a
+    /// short outage must not hold it back behind the backoff's wait. Says
+    /// whether the board answered. A failure here counts as an error but
+    /// neither lengthens the backoff nor brings the disconnection closer:
+    /// only the link's own schedule decides that.
+    pub fn poll_through(
+        &mut self,
+        now: Millis,
+        out: &mut Vec<BoardEvent>,
+    ) -> (bool, Option<LinkChange>) {
+        if self.failures == 0 {
+            self.next_poll = self.next_poll.min(now);
+            let change = self.poll(now, out);
+            return (self.failures == 0, change);
+        }
+        match self.board.poll_stamped(out) {
+            Ok(()) => {
+                self.failures = 0;
+                self.next_poll = now + self.policy.poll_every_ms;
+                let change = (!self.connected).then_some(LinkChange::Reconnected);
+                self.connected = true;
+                (true, change)
+            }
+            Err(_) => {
+                self.errors += 1;
+                (false, None)
+            }
+        }
     }
 
     /// The board, to read its occupancy afresh.
@@ -167,7 +198,7 @@ mod tests {
     impl SensorBoard for Flaky {
         type Error = ();
 
-        fn poll(&mut self, _out: &mut Vec<Input>) -> Result<(), ()> {
+        fn poll_stamped(&mut self, _out: &mut Vec<BoardEvent>) -> Result<(), ()> {
             self.polls += 1;
             if self.down { Err(()) } else { Ok(()) }
         }
@@ -257,5 +288,33 @@ mod tests {
         link.board.down = true;
         assert_eq!(link.poll(315, &mut out), None);
         assert!(link.is_connected());
+    }
+
+    #[test]
+    fn poll_through_reads_a_backing_off_board_without_hastening_its_disconnection() {
+        let mut link = BoardLink::new(Flaky::default(), LinkPolicy::default());
+        let mut out = Vec::new();
+        link.poll(0, &mut out);
+        link.board.down = true;
+        link.poll(5, &mut out);
+        assert_eq!(link.next_poll(), 15, "backing off 10 ms");
+        // A press: read now, through the backoff.
+        for now in 6..12 {
+            assert_eq!(link.poll_through(now, &mut out), (false, None));
+        }
+        assert_eq!(link.board.polls, 2 + 6);
+        assert!(
+            link.is_connected(),
+            "forced reads do not count to the disconnection"
+        );
+        assert_eq!(link.next_poll(), 15, "nor move the schedule");
+        link.board.down = false;
+        assert_eq!(link.poll_through(12, &mut out), (true, None));
+        assert_eq!(
+            link.next_poll(),
+            17,
+            "answered: back on the normal schedule"
+        );
+        assert_eq!(link.errors(), 7);
     }
 }

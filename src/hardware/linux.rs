@@ -5,7 +5,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use linux_embedded_hal::I2cdev;
+pub use linux_embedded_hal::I2cdev;
 use linux_embedded_hal::i2cdev::linux::LinuxI2CError;
 
 /// The header's I2C bus on every supported Pi (`hardware/wiring.md`).

@@ -13,7 +13,7 @@ use core::fmt;
 use embedded_hal::i2c::I2c;
 use shakmaty::{Bitboard, Square};
 
-use super::SensorBoard;
+use super::{BoardEvent, SensorBoard};
 use crate::Input;
 
 /// I2C address of the expander holding ranks 1 and 2; the others follow.
@@ -266,6 +266,17 @@ impl<I2C: I2c> SensorBoard for Mcp23017Board<I2C> {
     /// 16 squares inverted, and this keeps such a flip from ever being
     /// reported as 32 lifts and places. The chip is reconfigured instead and
     /// the change is discarded; the next poll sees the true board.
+    fn poll_stamped(&mut self, out: &mut Vec<BoardEvent>) -> Result<(), Self::Error> {
+        let mut inputs = Vec::new();
+        let polled = self.poll(&mut inputs);
+        // The expanders keep no time: a change dates from its reading.
+        out.extend(inputs.into_iter().map(|input| BoardEvent {
+            input,
+            board_ms: None,
+        }));
+        polled
+    }
+
     fn poll(&mut self, out: &mut Vec<Input>) -> Result<(), Self::Error> {
         self.configure_pending()?;
         if self.suspect != 0 {

@@ -24,7 +24,7 @@ use self::wire::{
     Capabilities, MAGIC, MAX_FRAMES_PER_READ, code, command, crc8, piece_from_byte, reg, size,
     status, tag,
 };
-use super::SensorBoard;
+use super::{BoardEvent, SensorBoard};
 use crate::Input;
 
 /// STATUS reads per call while waiting for PAIR_READY or SNAP_READY.
@@ -151,6 +151,8 @@ struct Snapshot {
     seq: u16,
     occupancy: u64,
     contact: u64,
+    /// The board's time of the snapshot.
+    time_ms: u32,
 }
 
 /// A sensor board on protocol v1, generic over the I2C bus.
@@ -172,7 +174,7 @@ pub struct ProtocolBoard<I2C> {
     contact: u64,
     /// Inputs made but not handed out yet, because a later transfer of the
     /// same call failed: they go out with the next successful call.
-    pending: Vec<Input>,
+    pending: Vec<BoardEvent>,
     counters: Counters,
 }
 
@@ -375,6 +377,7 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
             seq: u16::from_le_bytes([b[0], b[1]]),
             occupancy: u64::from_le_bytes(b[2..10].try_into().unwrap()),
             contact: u64::from_le_bytes(b[10..18].try_into().unwrap()),
+            time_ms: u32::from_le_bytes(b[18..22].try_into().unwrap()),
         };
         let pieces = self.read_identity(snap.seq)?;
         self.apply_snapshot(snap, &pieces);
@@ -411,15 +414,23 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
     fn apply_snapshot(&mut self, snap: Snapshot, pieces: &[Option<Piece>; 64]) {
         if let Some(old) = self.occupancy {
             let squares = |bits: u64| Bitboard(bits).into_iter();
-            self.pending
-                .extend(squares(old & !snap.occupancy).map(Input::Lift));
+            // § 11 rule 7: the differences carry the snapshot's time.
+            let stamp = |input| BoardEvent {
+                input,
+                board_ms: Some(snap.time_ms),
+            };
+            let lifts = squares(old & !snap.occupancy).map(Input::Lift);
+            let places =
+                squares(snap.occupancy & !old).map(|sq| Input::Place(sq, pieces[sq as usize]));
+            let untouches = squares(self.contact & !snap.contact).map(Input::Untouch);
+            let touches = squares(snap.contact & !self.contact).map(Input::Touch);
             self.pending.extend(
-                squares(snap.occupancy & !old).map(|sq| Input::Place(sq, pieces[sq as usize])),
+                lifts
+                    .chain(places)
+                    .chain(untouches)
+                    .chain(touches)
+                    .map(stamp),
             );
-            self.pending
-                .extend(squares(self.contact & !snap.contact).map(Input::Untouch));
-            self.pending
-                .extend(squares(snap.contact & !self.contact).map(Input::Touch));
         }
         self.occupancy = Some(snap.occupancy);
         self.contact = snap.contact;
@@ -528,7 +539,8 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
                 });
                 let bit = 1u64 << square;
                 let occupancy = self.occupancy.get_or_insert(0);
-                self.pending.push(match event {
+                let board_ms = Some(u32::from_le_bytes([frame[5], frame[6], frame[7], frame[8]]));
+                let input = match event {
                     code::LIFT => {
                         *occupancy &= !bit;
                         Input::Lift(sq)
@@ -545,7 +557,8 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
                         self.contact &= !bit;
                         Input::Untouch(sq)
                     }
-                });
+                };
+                self.pending.push(BoardEvent { input, board_ms });
                 true
             }
             // The BOOT frame covered by the boot snapshot.
@@ -625,10 +638,17 @@ impl<I2C: I2c> SensorBoard for ProtocolBoard<I2C> {
     /// Identifies, pairs and resynchronises as needed, then reads one batch
     /// of at most 8 frames. Inputs go out only with `Ok`; those made before a
     /// failure go out with the next successful call.
-    fn poll(&mut self, out: &mut Vec<Input>) -> Result<(), Self::Error> {
+    fn poll_stamped(&mut self, out: &mut Vec<BoardEvent>) -> Result<(), Self::Error> {
         self.step()?;
         out.append(&mut self.pending);
         Ok(())
+    }
+
+    /// Reads TIME (§ 8.1): the board's clock, latched as the register byte
+    /// arrives, so the host maps it to its own clock at the transaction.
+    fn board_time(&mut self) -> Result<Option<u32>, Self::Error> {
+        let t = self.read_tagged::<{ size::TIME }>(reg::TIME, tag::TIME)?;
+        Ok(Some(u32::from_le_bytes([t[0], t[1], t[2], t[3]])))
     }
 
     /// Takes a fresh snapshot (after reading one batch of frames, whose

@@ -3,9 +3,43 @@
 //! between drivers with [`crate::hardware::bus::SharedBus`], as the daemon
 //! shares `/dev/i2c-1`.
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use embedded_hal::i2c::{ErrorKind, ErrorType, I2c, Operation};
 
 use super::ssd1306::{self, Ssd1306Model};
+use crate::hardware::bus::Transfer;
+
+/// Bus time: microseconds the modelled wires have been busy, advanced by
+/// every transaction as long as it would hold a real bus at the modelled
+/// clock rate. Shared with whoever reads the time (the real-time
+/// benchmark's clock), so figures come out the same on any machine.
+#[derive(Debug, Clone, Default)]
+pub struct BusClock(Rc<Cell<u64>>);
+
+impl BusClock {
+    /// A clock at 0.
+    pub fn new() -> BusClock {
+        BusClock::default()
+    }
+
+    /// Microseconds so far.
+    pub fn micros(&self) -> u64 {
+        self.0.get()
+    }
+
+    /// Moves the clock on to `us`, if that is later (time spent waiting,
+    /// with the bus idle).
+    pub fn advance_to(&self, us: u64) {
+        self.0.set(self.0.get().max(us));
+    }
+
+    /// Moves the clock on by `us`.
+    pub fn add(&self, us: u64) {
+        self.0.set(self.0.get() + us);
+    }
+}
 
 /// The OLED model and a board model (`ProtocolBoardModel` or
 /// `ReedBoardModel`) on one bus. A transaction to 0x3C goes to the OLED,
@@ -14,6 +48,8 @@ use super::ssd1306::{self, Ssd1306Model};
 pub struct ModelBus<B> {
     oled: Ssd1306Model,
     board: B,
+    /// The clock that every transaction advances, at this bus frequency.
+    clock: Option<(BusClock, u32)>,
 }
 
 impl<B: I2c<Error = ErrorKind>> ModelBus<B> {
@@ -22,7 +58,14 @@ impl<B: I2c<Error = ErrorKind>> ModelBus<B> {
         ModelBus {
             oled: Ssd1306Model::new(),
             board,
+            clock: None,
         }
+    }
+
+    /// Makes every transaction take its time on the wire at `hz`, on `clock`.
+    pub fn with_clock(mut self, clock: BusClock, hz: u32) -> ModelBus<B> {
+        self.clock = Some((clock, hz));
+        self
     }
 
     /// The OLED model.
@@ -81,6 +124,10 @@ impl<B: I2c<Error = ErrorKind>> I2c for ModelBus<B> {
         address: u8,
         operations: &mut [Operation<'_>],
     ) -> Result<(), ErrorKind> {
+        if let Some((clock, hz)) = self.clock.as_ref() {
+            // A NACKed transaction holds the bus too (at least its address).
+            clock.add(Transfer::of(address, operations).time_us(*hz));
+        }
         if address == ssd1306::ADDRESS {
             self.oled.transaction(address, operations)
         } else {

@@ -6,10 +6,6 @@ pub mod bus;
 pub mod mcp23017;
 pub mod sensor_board;
 
-use std::cell::{Ref, RefCell, RefMut};
-use std::rc::Rc;
-
-use embedded_hal::i2c::{ErrorType, I2c, Operation, SevenBitAddress};
 use shakmaty::{Piece, Square};
 
 use crate::Millis;
@@ -28,44 +24,4 @@ pub trait Hands {
 }
 pub mod ssd1306;
 
-/// A model shared between the driver that owns the bus and whoever moves its
-/// pieces or injects its faults (a test, the simulator). Single-threaded, as
-/// the daemon's loop is.
-#[derive(Debug, Default)]
-pub struct Shared<M>(Rc<RefCell<M>>);
-
-impl<M> Clone for Shared<M> {
-    fn clone(&self) -> Shared<M> {
-        Shared(Rc::clone(&self.0))
-    }
-}
-
-impl<M> Shared<M> {
-    pub fn new(model: M) -> Shared<M> {
-        Shared(Rc::new(RefCell::new(model)))
-    }
-
-    /// The model, to look at.
-    pub fn borrow(&self) -> Ref<'_, M> {
-        self.0.borrow()
-    }
-
-    /// The model, to move pieces or inject faults.
-    pub fn borrow_mut(&self) -> RefMut<'_, M> {
-        self.0.borrow_mut()
-    }
-}
-
-impl<M: ErrorType> ErrorType for Shared<M> {
-    type Error = M::Error;
-}
-
-impl<M: I2c> I2c for Shared<M> {
-    fn transaction(
-        &mut self,
-        address: SevenBitAddress,
-        operations: &mut [Operation<'_>],
-    ) -> Result<(), Self::Error> {
-        self.0.borrow_mut().transaction(address, operations)
-    }
-}
+pub use crate::hardware::bus::Shared;

@@ -8,6 +8,7 @@
 //! ready before the next transfer) and never holds the bus.
 
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use embedded_hal::i2c::{ErrorKind, ErrorType, I2c, NoAcknowledgeSource, Operation};
 use shakmaty::{Bitboard, Board, Piece, Square};
@@ -38,12 +39,26 @@ pub struct ProtocolBoardModel {
     pair_resp: [u8; size::PAIR_RESP],
     snapshot: [u8; size::SNAPSHOT],
     identity: [u8; size::IDENTITY],
+    /// The time of the last change the hands made.
     now: Millis,
+    /// The board's crystal, where the model has one: TIME reads it.
+    clock: Option<ModelClock>,
     boot_at: Millis,
     bad_writes: u16,
     dropped_events: u16,
     faults: Faults,
     bytes: u64,
+}
+
+/// The board's own running clock, for a model whose TIME must advance
+/// between the hands' changes, as a board's crystal does.
+#[derive(Clone)]
+pub struct ModelClock(pub Rc<dyn Fn() -> Millis>);
+
+impl std::fmt::Debug for ModelClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ModelClock({} ms)", (self.0)())
+    }
 }
 
 /// Faults waiting to happen.
@@ -81,6 +96,7 @@ impl ProtocolBoardModel {
             snapshot: [0; size::SNAPSHOT],
             identity: [0; size::IDENTITY],
             now: 0,
+            clock: None,
             boot_at: 0,
             bad_writes: 0,
             dropped_events: 0,
@@ -179,7 +195,7 @@ impl ProtocolBoardModel {
     /// with a BOOT frame, the pieces stay where they are.
     pub fn reset(&mut self) {
         self.boot_count = self.boot_count.wrapping_add(1);
-        self.boot_at = self.now;
+        self.boot_at = self.clock_now();
         self.power_up();
     }
 
@@ -213,6 +229,20 @@ impl ProtocolBoardModel {
 
     fn board_time(&self) -> u32 {
         self.now.wrapping_sub(self.boot_at) as u32
+    }
+
+    /// Runs the board's clock from `clock` (milliseconds on the hands'
+    /// clock), so that TIME reads the time now and not that of the last
+    /// change.
+    pub fn set_clock(&mut self, clock: ModelClock) {
+        self.clock = Some(clock);
+    }
+
+    /// The time now: the crystal's, or without one the last change's.
+    fn clock_now(&self) -> Millis {
+        self.clock
+            .as_ref()
+            .map_or(self.now, |c| (c.0)().max(self.now))
     }
 
     fn frame(&self, seq: u16, event: u8, square: u8, piece: u8) -> [u8; size::FRAME] {
@@ -288,7 +318,8 @@ impl ProtocolBoardModel {
             0x20..=0x22 => (reg::STATUS, self.status().to_vec()),
             0x24..=0x29 => {
                 let mut t = [0; size::TIME];
-                t[..4].copy_from_slice(&self.board_time().to_le_bytes());
+                let now = self.clock_now().wrapping_sub(self.boot_at) as u32;
+                t[..4].copy_from_slice(&now.to_le_bytes());
                 t[4] = tag::TIME;
                 t[5] = crc8(&t[..5]);
                 (reg::TIME, t.to_vec())

@@ -21,7 +21,7 @@ use tokio::sync::oneshot;
 use super::World;
 use crate::Millis;
 use crate::config::Config;
-use crate::daemon::{Command, Stats};
+use crate::daemon::{Alarm, Command, Stats};
 use crate::transcript::{self, EX_DATAERR, EX_IOERR, EX_NOINPUT, Event};
 
 /// Each face is written this many times its size, to be seen on a screen.
@@ -158,13 +158,12 @@ async fn play(
     output: Box<dyn Write>,
 ) -> Result<Stats, ScriptError> {
     let world = World::new();
-    let (shell, tx) = world
-        .daemon(config)
+    let start = tokio::time::Instant::now();
+    let (shell, tx, rx) = crate::daemon::on_models(&world, config, start)
         .map_err(|e| ScriptError::Io(std::io::Error::other(e)))?;
     let shell = shell.with_output(output);
-    let start = shell.start();
     let (done_tx, done_rx) = oneshot::channel::<()>();
-    let daemon = tokio::task::spawn_local(shell.run(async {
+    let daemon = tokio::task::spawn_local(shell.run(rx, Alarm::Tokio, async {
         let _ = done_rx.await;
     }));
     // A script without a setup line plays under the default rules, as

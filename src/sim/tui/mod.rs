@@ -38,7 +38,7 @@ use self::oled::Pixels;
 use self::render::{Message, Screen};
 use super::World;
 use crate::config::{Config, LeverSide};
-use crate::daemon::{Command, Snapshot};
+use crate::daemon::{Alarm, Command, Snapshot};
 use crate::hardware::buttons::{Button, ButtonPress};
 use crate::{Input, Millis};
 
@@ -79,13 +79,14 @@ async fn session(config: &Config, terminal: &mut DefaultTerminal) -> io::Result<
     let world = World::new();
     let log = Log::new();
     let (published, snapshots) = watch::channel(Snapshot::default());
-    let (shell, tx) = world.daemon(config).map_err(io::Error::other)?;
+    let start = Instant::now();
+    let (shell, tx, rx) =
+        crate::daemon::on_models(&world, config, start).map_err(io::Error::other)?;
     let shell = shell
         .with_output(Box::new(log.writer()))
         .with_watch(published);
-    let start = shell.start();
     let (stop, stopped) = oneshot::channel::<()>();
-    let mut daemon = tokio::task::spawn_local(shell.run(async {
+    let mut daemon = tokio::task::spawn_local(shell.run(rx, Alarm::Tokio, async {
         let _ = stopped.await;
     }));
     let mut keys = spawn_keyboard()?;
@@ -601,7 +602,6 @@ mod tests {
 
     use super::*;
     use crate::daemon::Session;
-    use crate::hardware::link::LinkPolicy;
 
     /// The shell's loop on a world, in paused time, publishing on a watch
     /// as `tocada sim` runs it; `play` gets the world, the command queue and
@@ -623,12 +623,12 @@ mod tests {
             let world = World::new();
             let (tx, rx) = mpsc::unbounded_channel();
             let (published, snapshots) = watch::channel(Snapshot::default());
-            let shell = world
-                .shell(Session::new(&Config::default()), LinkPolicy::default(), rx)
+            let start = Instant::now();
+            let config = Config::default();
+            let shell = crate::daemon::model_shell(&world, Session::new(&config), &config, start)
                 .with_watch(published);
-            let start = shell.start();
             let (stop, stopped) = oneshot::channel::<()>();
-            let daemon = tokio::task::spawn_local(shell.run(async {
+            let daemon = tokio::task::spawn_local(shell.run(rx, Alarm::Tokio, async {
                 let _ = stopped.await;
             }));
             play(world, tx, start, snapshots).await;

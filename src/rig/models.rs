@@ -1,0 +1,314 @@
+//! The models' rig: the daemon's drivers on the device models of
+//! [`crate::models`], one modelled I2C bus carrying the SSD1306 and a
+//! protocol-v1 sensor board, a buzzer that is a flag, and hands that lift
+//! and place pieces on the board model.
+//!
+//! [`World`] is the simulated hardware, shared (single-threaded) between the
+//! rig's drivers and whoever plays: standard input under `tocada run`
+//! (`board.kind = "sim"`), a script, the simulator's keyboard, a test.
+//! [`World::rig`] gives the [`ModelRig`] the daemon's loop drives.
+
+use std::cell::{Cell, OnceCell};
+use std::rc::Rc;
+use std::time::Duration;
+
+use shakmaty::{Board, Color, Piece, Role, Square};
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::mpsc;
+
+use super::{Command, NoNotifier, Notifier, Rig};
+use crate::hardware::buttons::{Button, ButtonPress};
+use crate::hardware::link::{BoardLink, LinkPolicy};
+use crate::hardware::oled::Oled;
+use crate::hardware::protocol_board::ProtocolBoard;
+use crate::hardware::protocol_board::wire::{Capabilities, DEFAULT_ADDRESS};
+use crate::models::bus::{BusClock, ModelBus};
+use crate::models::sensor_board::{ModelClock, ProtocolBoardModel};
+use crate::models::{Hands, Shared};
+use crate::transcript::{self, Event};
+use crate::{Input, Millis};
+
+/// The modelled bus: the OLED model and the sensor board model.
+pub type SimBus = Shared<ModelBus<ProtocolBoardModel>>;
+
+/// The serial number the modelled board reports.
+pub const SIM_SERIAL: u64 = 0x70ca_da00_0000_0001;
+
+/// What the models' rig reads the time from.
+#[derive(Debug, Clone)]
+pub enum RigClock {
+    /// tokio's clock since this instant: real time under `tocada run`,
+    /// paused simulated time in the simulator's scripts and the tests.
+    Tokio(tokio::time::Instant),
+    /// Bus time: the modelled bus advances it by every transaction's time
+    /// on the wire, and the driver of the benchmark by the waits between.
+    Bus(BusClock),
+}
+
+impl RigClock {
+    /// Time since the clock's start.
+    pub fn now(&self) -> Duration {
+        match self {
+            RigClock::Tokio(start) => start.elapsed(),
+            RigClock::Bus(clock) => Duration::from_micros(clock.micros()),
+        }
+    }
+}
+
+/// The simulated hardware: the OLED and a sensor board model on one bus,
+/// the buzzer, and the hands that lift and place pieces.
+#[derive(Clone)]
+pub struct World {
+    bus: SimBus,
+    buzzer: Rc<Cell<bool>>,
+    /// Where the board's interrupt line is wired, if it is: the loop's
+    /// queue, as the GPIO thread is on a Pi.
+    interrupt: Rc<OnceCell<mpsc::UnboundedSender<Command>>>,
+}
+
+impl Default for World {
+    fn default() -> Self {
+        World::new()
+    }
+}
+
+impl World {
+    /// The pieces in their starting places on a board that senses
+    /// occupancy and hand contact.
+    pub fn new() -> World {
+        World::with_board(&Board::default())
+    }
+
+    /// The same board holding the pieces of `board`: a game restored after
+    /// a restart, whose pieces stayed where they were.
+    pub fn with_board(board: &Board) -> World {
+        World::on_bus(ModelBus::new(sim_board(board)))
+    }
+
+    /// The starting position on a bus clocked at `hz` whose every
+    /// transaction advances `clock` by its time on the wire.
+    pub fn with_bus_clock(clock: BusClock, hz: u32) -> World {
+        World::on_bus(ModelBus::new(sim_board(&Board::default())).with_clock(clock, hz))
+    }
+
+    fn on_bus(bus: ModelBus<ProtocolBoardModel>) -> World {
+        World {
+            bus: Shared::new(bus),
+            buzzer: Rc::default(),
+            interrupt: Rc::default(),
+        }
+    }
+
+    /// Wires the board's interrupt line (§ 8.2 of the protocol) to the
+    /// loop's queue: when the line falls, the loop hears
+    /// [`Command::BoardInterrupt`], as from the GPIO thread on a Pi
+    /// (`board.interrupt_pin`). A world is wired once; later calls are
+    /// ignored.
+    pub fn wire_interrupt(&self, tx: mpsc::UnboundedSender<Command>) {
+        let _ = self.interrupt.set(tx);
+    }
+
+    /// Lets `hand` act on the board model, then tells the loop if that
+    /// pulled the interrupt line low.
+    fn on_board(&self, hand: impl FnOnce(&mut ProtocolBoardModel)) {
+        let fell = {
+            let mut bus = self.bus.borrow_mut();
+            let board = bus.board_mut();
+            let before = board.interrupt_asserted();
+            hand(board);
+            !before && board.interrupt_asserted()
+        };
+        if let (true, Some(tx)) = (fell, self.interrupt.get()) {
+            let _ = tx.send(Command::BoardInterrupt);
+        }
+    }
+
+    /// The bus, to look at the models or inject faults.
+    pub fn bus(&self) -> &SimBus {
+        &self.bus
+    }
+
+    /// Whether the buzzer sounds.
+    pub fn buzzing(&self) -> bool {
+        self.buzzer.get()
+    }
+
+    /// The rig the daemon's loop drives: the real drivers on this world's
+    /// bus, each with its own handle, so they share it one transaction at
+    /// a time.
+    pub fn rig(&self, policy: LinkPolicy, clock: RigClock) -> ModelRig {
+        // The board's crystal runs on the rig's clock: the hands stamp its
+        // changes on that clock too, so its TIME maps one to one.
+        let crystal = clock.clone();
+        self.bus
+            .borrow_mut()
+            .board_mut()
+            .set_clock(ModelClock(Rc::new(move || {
+                crystal.now().as_millis() as Millis
+            })));
+        let board = ProtocolBoard::new(self.bus.clone(), DEFAULT_ADDRESS);
+        ModelRig {
+            link: BoardLink::new(board, policy),
+            oled: Oled::new(self.bus.clone()),
+            buzzer: Rc::clone(&self.buzzer),
+            notifier: Box::new(NoNotifier),
+            clock,
+        }
+    }
+
+    /// A hand lifts the piece on `sq` (or knocks it off the board).
+    pub fn lift(&self, at: Millis, sq: Square) {
+        self.on_board(|board| board.lift(at, sq));
+    }
+
+    /// A hand puts `piece` on `sq`; without one, a pawn of `side`, since
+    /// this board does not tell pieces apart.
+    pub fn place(&self, at: Millis, sq: Square, piece: Option<Piece>) {
+        let piece = piece.unwrap_or(Piece {
+            color: Color::White,
+            role: Role::Pawn,
+        });
+        self.on_board(|board| board.place(at, sq, piece));
+    }
+
+    /// A hand touches the piece on `sq`.
+    pub fn touch(&self, at: Millis, sq: Square) {
+        self.on_board(|board| board.touch(at, sq));
+    }
+
+    /// The hand leaves the piece on `sq`.
+    pub fn untouch(&self, at: Millis, sq: Square) {
+        self.on_board(|board| board.untouch(at, sq));
+    }
+
+    /// The board's cable comes out.
+    pub fn unplug(&self) {
+        self.on_board(ProtocolBoardModel::unplug);
+    }
+
+    /// The board's cable goes back in: it powers up with its BOOT frame
+    /// waiting.
+    pub fn plug(&self) {
+        self.on_board(ProtocolBoardModel::plug);
+    }
+
+    /// Whether the OLED lights the pixel at (`x`, `y`).
+    pub fn pixel(&self, x: usize, y: usize) -> bool {
+        self.bus.borrow().oled().pixel(x, y)
+    }
+
+    /// Does what an input says, as the hardware would: pieces on the board
+    /// model, controls as presses at `at` on the loop's clock, and the
+    /// rest (resign, promote, decline) straight to the loop.
+    pub fn apply(&self, tx: &mpsc::UnboundedSender<Command>, at: Duration, input: Input) {
+        let ms = at.as_millis() as Millis;
+        let press = |button| {
+            let _ = tx.send(Command::Press(ButtonPress { button, at }));
+        };
+        match input {
+            Input::Press(side) => press(Button::Lever(side)),
+            Input::Draw(side) => press(Button::Draw(side)),
+            Input::Adjust(side) => press(Button::Adjust(side)),
+            Input::Lift(sq) => self.lift(ms, sq),
+            Input::Place(sq, piece) => self.place(ms, sq, piece),
+            Input::Touch(sq) => self.touch(ms, sq),
+            Input::Untouch(sq) => self.untouch(ms, sq),
+            other => {
+                let _ = tx.send(Command::Input(other));
+            }
+        }
+    }
+}
+
+/// A protocol-v1 board model holding `board`'s pieces, sensing occupancy
+/// and hand contact, with its interrupt line.
+fn sim_board(board: &Board) -> ProtocolBoardModel {
+    let caps = Capabilities {
+        occupancy: true,
+        contact: true,
+        int_line: true,
+        ..Capabilities::default()
+    };
+    ProtocolBoardModel::new(board, SIM_SERIAL, caps)
+}
+
+/// The daemon's drivers on a [`World`]'s models.
+pub struct ModelRig {
+    link: BoardLink<ProtocolBoard<SimBus>>,
+    oled: Oled<SimBus>,
+    buzzer: Rc<Cell<bool>>,
+    notifier: Box<dyn Notifier>,
+    clock: RigClock,
+}
+
+impl ModelRig {
+    /// Tells `notifier` when the hardware answers and that the loop lives
+    /// (systemd under `tocada run`).
+    pub fn with_notifier(mut self, notifier: Box<dyn Notifier>) -> ModelRig {
+        self.notifier = notifier;
+        self
+    }
+}
+
+impl Rig for ModelRig {
+    type Board = ProtocolBoard<SimBus>;
+    type Display = SimBus;
+
+    fn link(&mut self) -> &mut BoardLink<Self::Board> {
+        &mut self.link
+    }
+
+    fn link_ref(&self) -> &BoardLink<Self::Board> {
+        &self.link
+    }
+
+    fn oled(&mut self) -> &mut Oled<SimBus> {
+        &mut self.oled
+    }
+
+    fn set_buzzer(&mut self, on: bool) {
+        self.buzzer.set(on);
+    }
+
+    fn notifier(&mut self) -> &mut dyn Notifier {
+        self.notifier.as_mut()
+    }
+
+    fn now(&self) -> Duration {
+        self.clock.now()
+    }
+}
+
+/// Plays replay-format lines from standard input on `world` as they arrive
+/// (`tocada run` with `board.kind = "sim"`): their `t` is ignored, the
+/// arrival time counts, as with real hands. A bad line is reported on
+/// standard error and skipped.
+pub async fn feed_stdin(world: World, tx: mpsc::UnboundedSender<Command>, clock: RigClock) {
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    let mut number = 0u64;
+    loop {
+        let line = match lines.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => return,
+            Err(err) => {
+                tracing::warn!("standard input: {err}");
+                return;
+            }
+        };
+        number += 1;
+        match transcript::parse_line(&line) {
+            Ok(Some(parsed)) => match parsed.event {
+                Event::Setup(rules) => {
+                    let _ = tx.send(Command::Rules {
+                        name: "script".to_owned(),
+                        rules,
+                    });
+                }
+                Event::Input(input) => world.apply(&tx, clock.now(), input),
+                Event::End => {}
+            },
+            Ok(None) => {}
+            Err(message) => eprintln!("tocada: standard input line {number}: {message}"),
+        }
+    }
+}
