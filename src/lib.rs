@@ -71,6 +71,7 @@ pub mod pgn;
 pub mod referee;
 pub mod rig;
 pub mod session;
+#[cfg(feature = "sim")]
 pub mod sim;
 pub mod store;
 pub mod transcript;

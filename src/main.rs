@@ -33,6 +33,7 @@ enum Command {
         #[arg(long, default_value = tocada::config::DEFAULT_PATH)]
         config: PathBuf,
     },
+    #[cfg(feature = "sim")]
     /// The whole clock on this computer, with the hardware simulated: in the
     /// terminal, or headless from a script.
     Sim {
@@ -93,6 +94,7 @@ fn main() -> ExitCode {
                 }
             }
         }
+        #[cfg(feature = "sim")]
         Command::Sim {
             script,
             out,

@@ -9,7 +9,7 @@ use std::time::Duration;
 use shakmaty::{Color, Square};
 use tocada::config::Config;
 use tocada::daemon::{Alarm, Command, Session, Stats, model_shell};
-use tocada::sim::World;
+use tocada::rig::models::World;
 use tocada::{Input, Millis};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{JoinHandle, LocalSet};
