@@ -60,7 +60,7 @@
 //! This module is the only code that reads and writes the format, and the
 //! only loop that feeds its lines to a referee:
 //!
-//! - [`line`]: one line: [`parse_line`] (with [`ParseLineError`]),
+//! - [`line`](mod@line): one line: [`parse_line`] (with [`ParseLineError`]),
 //!   [`line_to_json`], [`input_to_json`], [`effect_to_json`];
 //! - [`reader`]: the sans-IO [`Reader`]: raw lines in, numbered and
 //!   checked [`Line`]s or [`Fault`]s out, as a [`Policy`] says;
@@ -85,7 +85,7 @@
 //! order mark at the start of the input, `\r\n` line endings and blank
 //! lines (counted for line numbers); an empty input is no lines. A game
 //! whose first line is not a valid `setup` cannot be restored at all
-//! ([`RestoreError`](crate::session::RestoreError)): the daemon closes it as
+//! ([`RestoreError`]): the daemon closes it as
 //! `*`. The store checks what it is given to append with [`parse_line`]
 //! and refuses a whole batch at its first bad line.
 //!

@@ -274,3 +274,206 @@ impl<X> Read<Entry<X>> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::Color;
+
+    use super::*;
+    use crate::referee::Input;
+
+    /// Every read of `input` split as a stream is, `\n` kept.
+    fn read_all(policy: Policy, input: &[u8]) -> Vec<Read> {
+        let mut reader = Reader::new(policy);
+        input
+            .split_inclusive(|&b| b == b'\n')
+            .map(|raw| reader.push(raw))
+            .collect()
+    }
+
+    fn times(reads: &[Read]) -> Vec<Millis> {
+        reads
+            .iter()
+            .filter_map(|read| match read {
+                Read::Line(line) => Some(line.t),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn faults(reads: &[Read]) -> Vec<(usize, String)> {
+        reads
+            .iter()
+            .filter_map(|read| match read {
+                Read::Skipped(fault) | Read::Stop(fault) => {
+                    Some((fault.line, fault.kind.to_string()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    const BAD_SECOND: &[u8] =
+        b"{\"t\":1,\"ev\":\"pause\"}\n{\"t\":2,\"ev\":\"jump\"}\n{\"t\":3,\"ev\":\"resume\"}\n";
+
+    #[test]
+    fn a_bad_line_stops_or_is_skipped() {
+        let reads = read_all(Policy::REPLAY, BAD_SECOND);
+        assert_eq!(times(&reads), [1]);
+        assert!(matches!(&reads[1], Read::Stop(Fault { line: 2, .. })));
+        // Stopped for good: the third line is not read, the fault repeats.
+        assert_eq!(reads[2], reads[1]);
+
+        let reads = read_all(Policy::LIVE, BAD_SECOND);
+        assert_eq!(times(&reads), [1, 3]);
+        assert_eq!(faults(&reads), [(2, r#"unknown event "jump""#.to_owned())]);
+        assert!(matches!(reads[1], Read::Skipped(_)));
+    }
+
+    #[test]
+    fn time_going_backwards_is_refused_or_clamped() {
+        let input = b"{\"t\":5,\"ev\":\"pause\"}\n{\"t\":4,\"ev\":\"resume\"}\n{\"t\":6,\"ev\":\"pause\"}\n";
+        let reads = read_all(Policy::REPLAY, input);
+        assert_eq!(
+            faults(&reads)[0],
+            (2, "time went backwards: t = 4 after t = 5".to_owned())
+        );
+        let reads = read_all(Policy::RESTORE, input);
+        assert_eq!(times(&reads), [5, 5, 6]);
+        assert!(faults(&reads).is_empty());
+        // A refused line does not move the clock on, when skipped.
+        let skip_refuse = Policy {
+            on_bad_line: OnBadLine::Skip,
+            ..Policy::REPLAY
+        };
+        let reads = read_all(
+            skip_refuse,
+            b"{\"t\":5,\"ev\":\"pause\"}\n{\"t\":9,\"ev\":\"jump\"}\n{\"t\":7,\"ev\":\"resume\"}\n",
+        );
+        assert_eq!(times(&reads), [5, 7]);
+    }
+
+    #[test]
+    fn a_last_line_without_newline_is_whole_or_may_be_cut() {
+        let cut = b"{\"t\":1,\"ev\":\"pause\"}\n{\"t\":2,\"ev\":\"res";
+        let reads = read_all(Policy::REPLAY, cut);
+        assert!(matches!(
+            &reads[1],
+            Read::Stop(Fault {
+                line: 2,
+                kind: FaultKind::Parse(_)
+            })
+        ));
+        let reads = read_all(Policy::LIVE, cut);
+        assert!(matches!(
+            &reads[1],
+            Read::Skipped(Fault {
+                line: 2,
+                kind: FaultKind::Cut(_)
+            })
+        ));
+        assert!(faults(&reads)[0].1.starts_with("cut short (malformed JSON"));
+        // Whole, it is read under either policy.
+        let whole = b"{\"t\":1,\"ev\":\"pause\"}\n{\"t\":2,\"ev\":\"resume\"}";
+        assert_eq!(times(&read_all(Policy::REPLAY, whole)), [1, 2]);
+        assert_eq!(times(&read_all(Policy::LIVE, whole)), [1, 2]);
+        // A bad line with its newline is bad, not cut, even under LIVE.
+        let reads = read_all(Policy::LIVE, b"{\"t\":2,\"ev\":\"res\n");
+        assert!(matches!(
+            &reads[0],
+            Read::Skipped(Fault {
+                kind: FaultKind::Parse(_),
+                ..
+            })
+        ));
+        // Stored rows have no line ending and are never cut.
+        let mut reader = Reader::new(Policy::LIVE);
+        assert!(matches!(
+            reader.push_str("{\"t\":2"),
+            Read::Skipped(Fault {
+                kind: FaultKind::Parse(_),
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn a_byte_order_mark_crlf_and_blank_lines() {
+        let input = b"\xef\xbb\xbf{\"t\":0,\"ev\":\"press\",\"side\":\"black\"}\r\n\r\n\n{\"t\":1,\"ev\":\"end\"}\r\n";
+        let reads = read_all(Policy::REPLAY, input);
+        assert_eq!(times(&reads), [0, 1]);
+        assert_eq!(reads[1], Read::Blank);
+        assert_eq!(
+            reads[0],
+            Read::Line(Line {
+                t: 0,
+                event: Event::Input(Input::Press(Color::Black))
+            })
+        );
+        // Only at the very start: a mark inside is bad JSON.
+        let reads = read_all(
+            Policy::REPLAY,
+            b"\n\xef\xbb\xbf{\"t\":0,\"ev\":\"pause\"}\n",
+        );
+        assert_eq!(faults(&reads)[0].0, 2);
+    }
+
+    #[test]
+    fn an_empty_input_is_no_lines() {
+        for policy in [Policy::REPLAY, Policy::RESTORE, Policy::LIVE] {
+            assert!(read_all(policy, b"").is_empty());
+            let reader = Reader::new(policy);
+            assert_eq!((reader.lines(), reader.last_t()), (0, None));
+            assert!(reader.stopped().is_none());
+        }
+    }
+
+    #[test]
+    fn not_utf8_is_a_bad_line() {
+        let reads = read_all(Policy::LIVE, b"\xff\xfe\n{\"t\":1,\"ev\":\"pause\"}\n");
+        assert_eq!(faults(&reads), [(1, "not UTF-8".to_owned())]);
+        assert_eq!(times(&reads), [1]);
+    }
+
+    #[test]
+    fn one_game_or_many() {
+        let input = b"{\"t\":0,\"ev\":\"setup\"}\n{\"t\":1,\"ev\":\"end\"}\n{\"t\":2,\"ev\":\"setup\"}\n{\"t\":3,\"ev\":\"pause\"}\n";
+        let reads = read_all(Policy::REPLAY, input);
+        assert_eq!(
+            faults(&reads)[0],
+            (3, "nothing may follow \"end\"".to_owned())
+        );
+        let reads = read_all(Policy::LIVE, input);
+        assert_eq!(times(&reads), [0, 1, 2, 3]);
+        let reads = read_all(
+            Policy::RESTORE,
+            b"{\"t\":0,\"ev\":\"pause\"}\n{\"t\":0,\"ev\":\"setup\"}\n",
+        );
+        assert_eq!(
+            faults(&reads)[0],
+            (2, "\"setup\" must be the first line".to_owned())
+        );
+    }
+
+    #[test]
+    fn extension_lines_are_numbered_and_ordered_too() {
+        let mut reader = Reader::new(Policy::REPLAY);
+        let face = |text: &str| text.contains("face").then_some((7, "png"));
+        assert_eq!(
+            reader.push_extended(b"{\"t\":7,\"ev\":\"face\"}\n", face),
+            Read::Line(Entry::Extra { t: 7, extra: "png" })
+        );
+        // Before any line of the format, so setup may still come.
+        assert!(matches!(
+            reader.push_extended(b"{\"t\":8,\"ev\":\"setup\"}\n", face),
+            Read::Line(Entry::Line(_))
+        ));
+        assert!(matches!(
+            reader.push_extended(b"{\"t\":1,\"ev\":\"pause\"}\n", face),
+            Read::Stop(Fault {
+                line: 3,
+                kind: FaultKind::TimeWentBackwards { t: 1, last: 8 }
+            })
+        ));
+    }
+}
