@@ -10,17 +10,11 @@ use std::fmt;
 use std::io::{self, Write};
 use std::path::Path;
 
+use crate::exit::{EX_IOERR, EX_NOINPUT, EX_USAGE};
 use crate::store::{Store, StoreError, pgn_date_from_iso};
 
 /// Where the daemon keeps its games unless configured otherwise.
 pub const DEFAULT_DB: &str = "/var/lib/tocada/games.sqlite";
-
-/// `EX_USAGE` from `sysexits.h`: a bad argument, such as a date.
-pub const EX_USAGE: u8 = 64;
-/// `EX_NOINPUT` from `sysexits.h`: the database could not be opened.
-pub const EX_NOINPUT: u8 = 66;
-/// `EX_IOERR` from `sysexits.h`: reading the store or writing out failed.
-pub const EX_IOERR: u8 = 74;
 
 /// Why an export stopped.
 #[derive(Debug)]
@@ -36,7 +30,9 @@ pub enum ExportError {
 }
 
 impl ExportError {
-    /// The process exit code, after `sysexits.h`.
+    /// The process exit code ([`crate::exit`]): a bad date is a usage
+    /// error (64), a database that cannot be opened no input (66), a failed
+    /// read or write an i/o error (74).
     pub fn exit_code(&self) -> u8 {
         match self {
             ExportError::BadDate(_) => EX_USAGE,

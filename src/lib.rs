@@ -9,8 +9,9 @@
 //!   threads: time is milliseconds passed in, and the same inputs always give
 //!   the same effects. Chess itself (legality, SAN, FEN, repetition keys)
 //!   comes from `shakmaty`.
-//! - [`replay`]: the JSON Lines format of `tocada replay`, which feeds a
-//!   script of events to a referee and writes its effects.
+//! - [`transcript`]: the JSON Lines format of `tocada replay` (events in,
+//!   effects out), the one reader of it and the one loop that feeds its
+//!   lines to a referee, with a policy per caller for bad lines.
 //! - [`gesture`]: how hands make a move on a sensor board: a move turned into
 //!   the lifts and places a player makes, in the orders people use. Tests,
 //!   benchmarks and the simulator use it.
@@ -19,6 +20,7 @@
 //! - [`store`]: the games in SQLite, every input event as a replay line, so a
 //!   game survives a power cut and is rebuilt by replaying it.
 //! - [`export`]: `tocada export`, the PGN of the finished games in the store.
+//! - [`exit`]: the exit codes of every command, after `sysexits.h`.
 //!
 //! - [`config`]: the daemon's TOML configuration (`/etc/tocada/tocada.toml`),
 //!   every value checked at load time, and `tocada check-config`.
@@ -61,6 +63,7 @@
 
 pub mod config;
 pub mod daemon;
+pub mod exit;
 pub mod export;
 pub mod face;
 pub mod gesture;

@@ -2,14 +2,14 @@
 //!
 //! Each subcommand lives in the library, where tests and other tools can
 //! reach it; this file only parses arguments, reports errors and sets the
-//! exit code. More subcommands (sim, run, check-config) will sit beside
-//! `replay` and `export`.
+//! exit code, always one of [`tocada::exit`]'s.
 
 use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use tocada::exit;
 
 /// A club chess clock that enforces the Laws of Chess with a sensor board.
 #[derive(Parser)]
@@ -72,7 +72,7 @@ enum Command {
 fn load_config(path: &std::path::Path) -> Result<tocada::config::Config, ExitCode> {
     tocada::config::Config::load(path).map_err(|err| {
         eprintln!("tocada: {err}");
-        ExitCode::from(tocada::config::EX_CONFIG)
+        ExitCode::from(err.exit_code())
     })
 }
 
@@ -90,7 +90,7 @@ fn main() -> ExitCode {
                 Err(err) => {
                     tracing::error!("{err}");
                     eprintln!("tocada run: {err}");
-                    ExitCode::FAILURE
+                    ExitCode::from(exit::FAILURE)
                 }
             }
         }
@@ -122,7 +122,7 @@ fn main() -> ExitCode {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(err) => {
                         eprintln!("tocada sim: {err}");
-                        ExitCode::FAILURE
+                        ExitCode::from(exit::FAILURE)
                     }
                 },
             }
@@ -145,7 +145,7 @@ fn main() -> ExitCode {
             }
             Err(err) => {
                 eprintln!("{err}");
-                ExitCode::from(tocada::config::EX_CONFIG)
+                ExitCode::from(err.exit_code())
             }
         },
         Command::Export { since, db } => {

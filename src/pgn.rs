@@ -8,8 +8,9 @@
 //! token matching the referee's `Effect::Result` (`*` while it has none).
 //!
 //! [`from_lines`] rebuilds the PGN of a stored game by replaying its replay
-//! lines into a fresh referee, the same way the daemon recovers a game, so
-//! the PGN always agrees with what the referee decided.
+//! lines into a fresh referee, the same way (and under the same
+//! [`Policy::RESTORE`]) the daemon recovers a game, so the PGN always agrees
+//! with what the referee decided.
 //!
 //! ```text
 //! [Event "Club night"]
@@ -29,8 +30,8 @@ use std::fmt;
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, Color, EnPassantMode, KnownOutcome};
 
-use crate::transcript::{Event, parse_line};
-use crate::{Effect, Millis, Reason, Referee, Rules};
+use crate::transcript::{Fault, Feed, Policy, feed_rows};
+use crate::{Effect, Millis, Reason, Rules};
 
 pub use comment::clock_command;
 use movetext::Movetext;
@@ -288,45 +289,21 @@ fn comment_text(words: &str) -> String {
         .collect()
 }
 
-/// Why stored lines could not be turned into PGN. `line` counts from 1,
-/// the setup line first.
+/// A stored game with a bad line, read under [`Policy::RESTORE`]: the
+/// fault, and the PGN of the game as far as the lines before it go, as a
+/// restore after a crash would rebuild it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PgnError {
-    /// A line is not a valid replay line.
-    BadLine {
-        /// The line number, from 1.
-        line: usize,
-        /// What is wrong with it.
-        message: String,
-    },
-    /// A setup line that is not the first.
-    SetupNotFirst {
-        /// The line number, from 1.
-        line: usize,
-    },
-    /// A line stamped earlier than the one before it.
-    TimeWentBackwards {
-        /// The line number, from 1.
-        line: usize,
-        /// Its instant.
-        t: Millis,
-        /// The instant of the line before.
-        last: Millis,
-    },
+pub struct PgnError {
+    /// The first bad line; `line` counts from 1, the setup line first.
+    pub fault: Fault,
+    /// The PGN of every line before it, with the fault noted in a last
+    /// comment; its result is `*` unless the game ended before the fault.
+    pub pgn: String,
 }
 
 impl fmt::Display for PgnError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PgnError::BadLine { line, message } => write!(f, "stored line {line}: {message}"),
-            PgnError::SetupNotFirst { line } => {
-                write!(f, "stored line {line}: \"setup\" must be the first line")
-            }
-            PgnError::TimeWentBackwards { line, t, last } => write!(
-                f,
-                "stored line {line}: time went backwards: t = {t} after t = {last}"
-            ),
-        }
+        write!(f, "stored {}", self.fault)
     }
 }
 
@@ -343,81 +320,49 @@ pub fn start_fen(rules: &Rules) -> Option<String> {
 /// them) into a fresh referee and returns its PGN. A `TimeControl` left
 /// empty in `tags` is taken from the setup line; a game without a setup
 /// line plays under the default rules, as `tocada replay` does.
+///
+/// The lines are read under [`Policy::RESTORE`], as the daemon reads them
+/// to restore a game: a line stamped earlier than the one before is taken
+/// at that one's instant, and at a bad line the PGN stops, with the fault
+/// noted, in the error ([`PgnError::pgn`]).
 pub fn from_lines(lines: &[String], mut tags: Tags) -> Result<String, PgnError> {
-    let mut game: Option<(Referee, GameRecord)> = None;
-    let mut last_t: Millis = 0;
-    for (index, text) in lines.iter().enumerate() {
-        let number = index + 1;
-        let line = match parse_line(text) {
-            Ok(Some(line)) => line,
-            Ok(None) => continue,
-            Err(message) => {
-                return Err(PgnError::BadLine {
-                    line: number,
-                    message,
-                });
-            }
-        };
-        if line.t < last_t {
-            return Err(PgnError::TimeWentBackwards {
-                line: number,
-                t: line.t,
-                last: last_t,
-            });
-        }
-        last_t = line.t;
-        let mut start = |rules: Rules| {
-            if tags.time_control.trim().is_empty() {
-                tags.time_control = rules.time_control.to_string();
-            }
-            let record = GameRecord::new(tags.clone(), start_fen(&rules));
-            (Referee::new(rules), record)
-        };
-        let (referee, record) = match line.event {
-            Event::Setup(rules) => {
-                if game.is_some() {
-                    return Err(PgnError::SetupNotFirst { line: number });
-                }
-                game = Some(start(*rules));
-                continue;
-            }
-            Event::Input(input) => {
-                let (referee, record) = game.get_or_insert_with(|| start(Rules::default()));
-                // Time order was checked above, so the referee cannot refuse.
-                referee
-                    .handle(line.t, input)
-                    .map_err(|err| PgnError::BadLine {
-                        line: number,
-                        message: err.to_string(),
-                    })?;
-                (referee, record)
-            }
-            Event::End => {
-                let (referee, record) = game.get_or_insert_with(|| start(Rules::default()));
-                referee
-                    .handle_timeout(line.t)
-                    .map_err(|err| PgnError::BadLine {
-                        line: number,
-                        message: err.to_string(),
-                    })?;
-                (referee, record)
-            }
-        };
-        while let Some((t, effect)) = referee.poll_effect() {
-            record.record(t, &effect);
-        }
-    }
-    let record = match game {
-        Some((_, record)) => record,
+    let mut game = Feed::new();
+    let mut effects = Vec::new();
+    let fed = feed_rows(
+        lines,
+        Policy::RESTORE,
+        &mut game,
+        |t, effect| effects.push((t, effect)),
+        |_| {},
+    );
+    let default_rules;
+    let rules = match game.referee() {
+        Some(referee) => referee.rules(),
         None => {
-            let rules = Rules::default();
-            if tags.time_control.trim().is_empty() {
-                tags.time_control = rules.time_control.to_string();
-            }
-            GameRecord::new(tags, None)
+            default_rules = Rules::default();
+            &default_rules
         }
     };
-    Ok(record.to_pgn())
+    if tags.time_control.trim().is_empty() {
+        tags.time_control = rules.time_control.to_string();
+    }
+    let mut record = GameRecord::new(tags, start_fen(rules));
+    for (t, effect) in &effects {
+        record.record(*t, effect);
+    }
+    match fed.fault {
+        None => Ok(record.to_pgn()),
+        Some(fault) => {
+            record.flush_offer();
+            record.elements.push(Element::Comment(format!(
+                "The stored game stops here: {fault}"
+            )));
+            Err(PgnError {
+                fault,
+                pgn: record.to_pgn(),
+            })
+        }
+    }
 }
 
 #[cfg(test)]
@@ -582,21 +527,22 @@ mod tests {
             Tags::default(),
         )
         .unwrap_err();
-        assert!(matches!(err, PgnError::BadLine { line: 2, .. }), "{err}");
-        assert!(err.to_string().starts_with("stored line 2: "), "{err}");
+        assert_eq!(err.fault.line, 2, "{err}");
+        assert_eq!(err.to_string(), r#"stored line 2: unknown event "jump""#);
+        assert!(
+            err.pgn
+                .ends_with("{The stored game stops here: line 2: unknown event \"jump\"} *\n"),
+            "{}",
+            err.pgn
+        );
 
-        let err = from_lines(
-            &lines(&[r#"{"t":5,"ev":"pause"}"#, r#"{"t":4,"ev":"resume"}"#]),
-            Tags::default(),
-        )
-        .unwrap_err();
-        assert_eq!(
-            err,
-            PgnError::TimeWentBackwards {
-                line: 2,
-                t: 4,
-                last: 5
-            }
+        // Out of order: taken at the instant before, as a restore does.
+        assert!(
+            from_lines(
+                &lines(&[r#"{"t":5,"ev":"pause"}"#, r#"{"t":4,"ev":"resume"}"#]),
+                Tags::default(),
+            )
+            .is_ok()
         );
 
         let err = from_lines(
@@ -604,7 +550,13 @@ mod tests {
             Tags::default(),
         )
         .unwrap_err();
-        assert_eq!(err, PgnError::SetupNotFirst { line: 2 });
+        assert_eq!(
+            err.fault,
+            Fault {
+                line: 2,
+                kind: crate::transcript::FaultKind::SetupNotFirst
+            }
+        );
     }
 
     #[test]

@@ -327,7 +327,7 @@ fn insert_game(conn: &Connection, game: &NewGame) -> Result<GameId, StoreError> 
         Ok(Some(line)) if matches!(line.event, Event::Setup(_)) => line.t,
         Ok(Some(_)) => return Err(StoreError::BadSetup("not a \"setup\" line".to_owned())),
         Ok(None) => return Err(StoreError::BadSetup("empty line".to_owned())),
-        Err(message) => return Err(StoreError::BadSetup(message)),
+        Err(err) => return Err(StoreError::BadSetup(err.to_string())),
     };
     conn.execute(
         &format!(
@@ -380,7 +380,7 @@ fn insert_events(
         let line = match parse_line(text) {
             Ok(Some(line)) => line,
             Ok(None) => return Err(StoreError::BadLine("empty line".to_owned())),
-            Err(message) => return Err(StoreError::BadLine(message)),
+            Err(err) => return Err(StoreError::BadLine(err.to_string())),
         };
         if matches!(line.event, Event::Setup(_)) {
             return Err(StoreError::BadLine(

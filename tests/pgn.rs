@@ -346,12 +346,6 @@ fn bad_stored_lines_are_errors_not_panics() {
     let rules = Rules::default();
     for (lines, line_no) in [
         (vec![setup_line(&rules), "not json".to_owned()], 2),
-        (
-            vec![setup_line(&rules), input_line(5, Input::Pause), {
-                input_line(4, Input::Resume)
-            }],
-            3,
-        ),
         (vec![input_line(0, Input::Pause), setup_line(&rules)], 2),
     ] {
         let err = from_lines(&lines, tags()).unwrap_err();
@@ -360,7 +354,41 @@ fn bad_stored_lines_are_errors_not_panics() {
                 .starts_with(&format!("stored line {line_no}: ")),
             "{err}"
         );
+        assert!(
+            err.pgn.contains("{The stored game stops here: "),
+            "{}",
+            err.pgn
+        );
     }
+    // Out of order, as a restore takes it: at the instant of the line before.
+    let lines = vec![
+        setup_line(&rules),
+        input_line(5, Input::Pause),
+        input_line(4, Input::Resume),
+    ];
+    assert!(from_lines(&lines, tags()).is_ok());
+}
+
+#[test]
+fn a_bad_stored_line_keeps_the_moves_before_it() {
+    let game = &reference_games()[0];
+    let script = game.play_into(Script::varied(game.start(), true, 11));
+    let lines = game_lines(&game.rules(), script.events());
+    let cut = lines.len() / 2;
+    let mut bad = lines[..cut].to_vec();
+    bad.push("{\"t\":".to_owned());
+    bad.extend_from_slice(&lines[cut..]);
+    let err = from_lines(&bad, tags()).unwrap_err();
+    assert_eq!(err.fault.line, cut + 1, "{err}");
+    // Every move before the bad line is in the PGN, as in the game cut there.
+    let before = from_lines(&lines[..cut], tags()).unwrap();
+    let movetext = |pgn: &str| pgn.split("\n\n").nth(1).unwrap().to_owned();
+    let (kept, whole) = (movetext(&err.pgn), movetext(&before));
+    assert!(
+        kept.starts_with(whole.trim_end().trim_end_matches('*').trim_end()),
+        "{kept}\n---\n{whole}"
+    );
+    assert!(kept.trim_end().ends_with('*'), "{kept}");
 }
 
 #[test]

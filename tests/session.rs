@@ -6,6 +6,7 @@ use tocada::config::Config;
 use tocada::daemon::{Action, RestoreError, SavedGame, Session};
 use tocada::face::{Field, Screen};
 use tocada::hardware::buttons::Button;
+use tocada::transcript::{Fault, FaultKind, Policy, restore};
 use tocada::{Effect, Input};
 
 fn panel() -> Session {
@@ -231,17 +232,18 @@ fn a_flag_is_recorded_so_the_stored_game_replays_to_it() {
 
     // Rebuilt from its lines, the game is over with the same result.
     let mut again = panel();
-    again
-        .restore(
-            0,
-            SavedGame {
-                preset: "blitz",
-                black_left: false,
-                date: "2026.11.21",
-                lines: &lines,
-            },
-        )
-        .unwrap();
+    restore(
+        &mut again,
+        0,
+        SavedGame {
+            preset: "blitz",
+            black_left: false,
+            date: "2026.11.21",
+            lines: &lines,
+        },
+        Policy::RESTORE,
+    )
+    .unwrap();
     let redo = actions(&mut again);
     assert!(
         redo.iter()
@@ -261,7 +263,8 @@ fn a_restored_game_comes_back_paused_on_its_times_and_a_lever_resumes() {
 
     // The Pi was off for a long while; the new shell's clock starts at 0.
     let mut q = panel();
-    q.restore(
+    restore(
+        &mut q,
         0,
         SavedGame {
             preset: "rapid",
@@ -269,6 +272,7 @@ fn a_restored_game_comes_back_paused_on_its_times_and_a_lever_resumes() {
             date: "2026.11.21",
             lines: &lines,
         },
+        Policy::RESTORE,
     )
     .unwrap();
     let redo = actions(&mut q);
@@ -313,7 +317,8 @@ fn a_restored_game_says_what_it_restored() {
     let black = p.referee().unwrap().remaining(Color::Black, last_t);
 
     let mut q = panel();
-    q.restore(
+    restore(
+        &mut q,
         0,
         SavedGame {
             preset: "rapid",
@@ -321,6 +326,7 @@ fn a_restored_game_says_what_it_restored() {
             date: "2026.11.21",
             lines: &lines,
         },
+        Policy::RESTORE,
     )
     .unwrap();
     let restored: Vec<_> = actions(&mut q)
@@ -350,7 +356,7 @@ fn a_corrupt_stored_game_is_an_error_not_a_panic() {
         date: "?",
         lines: &lines,
     };
-    assert!(p.restore(0, saved).is_err());
+    assert!(restore(&mut p, 0, saved, Policy::RESTORE).is_err());
     let lines = vec!["not json".to_owned()];
     let saved = SavedGame {
         preset: "rapid",
@@ -358,14 +364,17 @@ fn a_corrupt_stored_game_is_an_error_not_a_panic() {
         date: "?",
         lines: &lines,
     };
-    assert!(p.restore(0, saved).is_err());
+    assert!(restore(&mut p, 0, saved, Policy::RESTORE).is_err());
     assert!(!p.in_game());
 }
 
 #[test]
-fn a_bad_stored_line_is_named_by_its_index() {
+fn a_bad_stored_line_keeps_every_line_before_it() {
     let mut p = panel();
-    let mut lines = stored(&opening(&mut p));
+    let all = opening(&mut p);
+    let good = stored(&all);
+    let mut lines = good.clone();
+    // A second setup line as the fourth: the game up to the third stands.
     lines.insert(3, lines[0].clone());
     let saved = SavedGame {
         preset: "rapid",
@@ -373,13 +382,48 @@ fn a_bad_stored_line_is_named_by_its_index() {
         date: "?",
         lines: &lines,
     };
-    let err = panel().restore(0, saved).unwrap_err();
+    let mut q = panel();
+    let done = restore(&mut q, 0, saved, Policy::RESTORE).unwrap();
     assert_eq!(
-        err,
-        RestoreError::BadLine {
-            index: 3,
-            message: "a second setup line".to_owned()
-        }
+        done.fault,
+        Some(Fault {
+            line: 4,
+            kind: FaultKind::SetupNotFirst
+        })
     );
-    assert_eq!(err.to_string(), "stored line 3: a second setup line");
+    assert_eq!(
+        done.fault.unwrap().to_string(),
+        "line 4: \"setup\" must be the first line"
+    );
+    // The same as a restore of the first three lines alone.
+    let mut r = panel();
+    let first_three = SavedGame {
+        preset: "rapid",
+        black_left: false,
+        date: "?",
+        lines: &good[..3],
+    };
+    let again = restore(&mut r, 0, first_three, Policy::RESTORE).unwrap();
+    assert_eq!(again.fault, None);
+    assert_eq!(done.t, again.t);
+    let restored = |s: &mut Session| {
+        actions(s)
+            .into_iter()
+            .filter(|a| matches!(a, Action::Restored { .. }))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(restored(&mut q), restored(&mut r));
+    assert!(q.in_game());
+
+    // A bad first line leaves nothing to restore.
+    let lines = vec!["{\"t\":0,\"ev\":\"jump\"}".to_owned()];
+    let saved = SavedGame {
+        preset: "rapid",
+        black_left: false,
+        date: "?",
+        lines: &lines,
+    };
+    let err = restore(&mut panel(), 0, saved, Policy::RESTORE).unwrap_err();
+    assert!(matches!(err, RestoreError::BadLine(Fault { line: 1, .. })));
+    assert_eq!(err.to_string(), "stored line 1: unknown event \"jump\"");
 }

@@ -30,6 +30,13 @@ enum Cause {
 }
 
 impl ConfigError {
+    /// The process exit code for any configuration error:
+    /// [`EX_CONFIG`](crate::exit::EX_CONFIG), whatever the cause, so that
+    /// systemd does not restart the daemon into the same file.
+    pub fn exit_code(&self) -> u8 {
+        crate::exit::EX_CONFIG
+    }
+
     /// The file could not be read (missing, unreadable, not UTF-8, too big).
     pub(super) fn read(origin: &str, err: io::Error) -> ConfigError {
         ConfigError {

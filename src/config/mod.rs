@@ -41,10 +41,9 @@ pub use error::ConfigError;
 /// looks when no `--config` is given.
 pub const DEFAULT_PATH: &str = "/etc/tocada/tocada.toml";
 
-/// The exit code for a bad or unreadable configuration: `EX_CONFIG` of
-/// sysexits.h. The systemd unit lists it in `RestartPreventExitStatus=`, so
-/// the daemon is not restarted in a loop into the same bad file.
-pub const EX_CONFIG: u8 = 78;
+/// The exit code for a bad or unreadable configuration (78), defined with
+/// the others in [`crate::exit`].
+pub use crate::exit::EX_CONFIG;
 
 /// Larger files are refused unread: a real configuration is a few KiB, and a
 /// wrong path (a device, a log) must not be read into memory whole.

@@ -76,8 +76,9 @@ impl fmt::Display for DaemonError {
 impl std::error::Error for DaemonError {}
 
 /// Opens the game store in the configured state directory and restores the
-/// unfinished game into `panel`, if there is one. A game that cannot be
-/// rebuilt is closed as `*` rather than blocking every later start.
+/// unfinished game into `session`, if there is one. A bad stored line keeps
+/// every line before it; a game that cannot be rebuilt at all (no valid
+/// setup line) is closed as `*` rather than blocking every later start.
 pub fn open_games(
     config: &Config,
     session: &mut Session,
@@ -94,7 +95,8 @@ pub fn open_games(
     let mut store = Store::open(&path).map_err(failed)?;
     let mut restored = None;
     if let Some(saved) = store.unfinished().map_err(failed)? {
-        let result = session.restore(
+        let result = crate::transcript::restore(
+            session,
             0,
             SavedGame {
                 preset: &saved.preset,
@@ -102,9 +104,16 @@ pub fn open_games(
                 date: &saved.date,
                 lines: &saved.lines,
             },
+            crate::transcript::Policy::RESTORE,
         );
         match result {
-            Ok(()) => {
+            Ok(done) => {
+                if let Some(fault) = &done.fault {
+                    tracing::error!(
+                        game = saved.id,
+                        "stored {fault}: the game is restored up to the line before"
+                    );
+                }
                 tracing::info!(
                     game = saved.id,
                     lines = saved.lines.len(),

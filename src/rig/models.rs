@@ -280,24 +280,26 @@ impl Rig for ModelRig {
 }
 
 /// Plays replay-format lines from standard input on `world` as they arrive
-/// (`tocada run` with `board.kind = "sim"`): their `t` is ignored, the
-/// arrival time counts, as with real hands. A bad line is reported on
-/// standard error and skipped.
+/// (`tocada run` with `board.kind = "sim"`), read under
+/// [`transcript::Policy::LIVE`]: their `t` is ignored, the arrival time
+/// counts, as with real hands. A bad line is reported on standard error and
+/// skipped.
 pub async fn feed_stdin(world: World, tx: mpsc::UnboundedSender<Command>, clock: RigClock) {
-    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
-    let mut number = 0u64;
+    let mut input = tokio::io::BufReader::new(tokio::io::stdin());
+    let mut reader = transcript::Reader::new(transcript::Policy::LIVE);
+    let mut buf = Vec::new();
     loop {
-        let line = match lines.next_line().await {
-            Ok(Some(line)) => line,
-            Ok(None) => return,
+        buf.clear();
+        match input.read_until(b'\n', &mut buf).await {
+            Ok(0) => return,
+            Ok(_) => {}
             Err(err) => {
                 tracing::warn!("standard input: {err}");
                 return;
             }
-        };
-        number += 1;
-        match transcript::parse_line(&line) {
-            Ok(Some(parsed)) => match parsed.event {
+        }
+        match reader.push(&buf) {
+            transcript::Read::Line(line) => match line.event {
                 Event::Setup(rules) => {
                     let _ = tx.send(Command::Rules {
                         name: "script".to_owned(),
@@ -307,8 +309,12 @@ pub async fn feed_stdin(world: World, tx: mpsc::UnboundedSender<Command>, clock:
                 Event::Input(input) => world.apply(&tx, clock.now(), input),
                 Event::End => {}
             },
-            Ok(None) => {}
-            Err(message) => eprintln!("tocada: standard input line {number}: {message}"),
+            transcript::Read::Blank => {}
+            transcript::Read::Skipped(fault) => eprintln!("tocada: standard input {fault}"),
+            transcript::Read::Stop(fault) => {
+                eprintln!("tocada: standard input {fault}");
+                return;
+            }
         }
     }
 }

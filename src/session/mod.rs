@@ -5,7 +5,9 @@
 //! board inputs with their instants, and drains [`Action`]s (store this line,
 //! sound the buzzer, the game is over). Every input the referee is given is
 //! also handed out as a replay-format line, so that a game is stored as the
-//! events that make it and rebuilt by replaying them ([`Session::restore`]).
+//! events that make it and rebuilt by replaying them ([`transcript::restore`],
+//! which reads the lines and hands the rebuilt referee to
+//! [`Session::resume_from`]).
 //!
 //! The buttons, with no keyboard in a club:
 //! - **setup** (no game): adjust buttons move the preset selection (left up,
@@ -27,6 +29,8 @@ use crate::hardware::buttons::Button;
 use crate::hardware::link::LinkChange;
 use crate::pgn::{GameRecord, Tags};
 use crate::transcript::{self, Event, Line};
+
+pub use crate::transcript::RestoreError;
 use crate::{Effect, Input, Millis, Referee, Rules};
 
 /// Something the shell must do for the panel, in order.
@@ -100,28 +104,6 @@ pub struct SavedGame<'a> {
     /// Its lines, `setup` first, as stored.
     pub lines: &'a [String],
 }
-
-/// Why a stored game could not be rebuilt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RestoreError {
-    /// A stored line is not in the replay format.
-    BadLine { index: usize, message: String },
-    /// The first line is not `setup`.
-    NoSetup,
-}
-
-impl std::fmt::Display for RestoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RestoreError::BadLine { index, message } => {
-                write!(f, "stored line {index}: {message}")
-            }
-            RestoreError::NoSetup => f.write_str("the stored game does not start with its setup"),
-        }
-    }
-}
-
-impl std::error::Error for RestoreError {}
 
 /// The game in play, or just over.
 #[derive(Debug)]
@@ -207,55 +189,19 @@ impl Session {
         self.changed = true;
     }
 
-    /// Rebuilds a stored game by replaying its lines into a fresh referee.
-    /// An unfinished game comes back paused at its last stored instant; the
-    /// shell's clock reads `now`.
-    pub fn restore(&mut self, now: Millis, saved: SavedGame<'_>) -> Result<(), RestoreError> {
-        // Each line with its index among the stored ones, for errors.
-        let mut lines = Vec::new();
-        for (index, text) in saved.lines.iter().enumerate() {
-            match transcript::parse_line(text) {
-                Ok(Some(line)) => lines.push((index, line)),
-                Ok(None) => {}
-                Err(message) => return Err(RestoreError::BadLine { index, message }),
-            }
-        }
-        let mut lines = lines.into_iter();
-        let Some((
-            _,
-            Line {
-                t: start,
-                event: Event::Setup(rules),
-            },
-        )) = lines.next()
-        else {
-            return Err(RestoreError::NoSetup);
-        };
-        let mut referee = Referee::new(*rules);
-        let mut last = start;
-        for (index, line) in lines {
-            // Stored lines were written in order by this panel; a line out
-            // of order is bad data, never a reason to panic.
-            let t = line.t.max(last);
-            last = t;
-            let handled = match line.event {
-                Event::Input(input) => referee.handle(t, input),
-                Event::End => referee.handle_timeout(t),
-                Event::Setup(_) => {
-                    return Err(RestoreError::BadLine {
-                        index,
-                        message: "a second setup line".to_owned(),
-                    });
-                }
-            };
-            if handled.is_err() {
-                return Err(RestoreError::BadLine {
-                    index,
-                    message: "time went backwards".to_owned(),
-                });
-            }
-        }
-        let decisions: Vec<_> = std::iter::from_fn(|| referee.poll_effect()).collect();
+    /// Takes up a stored game that [`transcript::restore`] rebuilt:
+    /// `referee` has been given its stored lines up to `last` (on the
+    /// game's clock) and decided `decisions`. An unfinished game comes back
+    /// paused at `last`, on a shell clock that reads `now`; a finished one
+    /// is finished at once.
+    pub fn resume_from(
+        &mut self,
+        now: Millis,
+        saved: &SavedGame<'_>,
+        referee: Referee,
+        last: Millis,
+        decisions: Vec<(Millis, Effect)>,
+    ) {
         self.black_left = saved.black_left;
         self.alert = decisions.iter().rev().find_map(|(_, e)| face::alert_for(e));
         self.game = Some(Game {
@@ -288,7 +234,6 @@ impl Session {
             self.actions.push_back(restored_action(game, last));
         }
         self.changed = true;
-        Ok(())
     }
 
     /// Shows `text` on the alert line until something else replaces it.

@@ -9,6 +9,11 @@
 //! ```
 //!
 //! The PNG path is taken relative to the output directory.
+//!
+//! The script is read whole before anything is played, by the same
+//! [`Reader`] as `tocada replay`, under [`Policy::REPLAY`], with `face`
+//! lines as an extension: a bad line stops it with exit 65 before the clock
+//! starts.
 
 use std::fmt;
 use std::io::Write;
@@ -22,7 +27,8 @@ use super::World;
 use crate::Millis;
 use crate::config::Config;
 use crate::daemon::{Alarm, Command, Stats};
-use crate::transcript::{self, EX_DATAERR, EX_IOERR, EX_NOINPUT, Event};
+use crate::exit::{EX_DATAERR, EX_IOERR, EX_NOINPUT};
+use crate::transcript::{self, Entry, Event, Fault, Policy, Read, Reader};
 
 /// Each face is written this many times its size, to be seen on a screen.
 pub const PNG_SCALE: u32 = 4;
@@ -50,21 +56,23 @@ struct FaceLine {
 pub enum ScriptError {
     /// The script could not be read.
     Open {
+        /// The path as given.
         path: PathBuf,
+        /// Why it could not be read.
         source: std::io::Error,
     },
     /// A line is not valid.
-    Data { line: usize, message: String },
+    Data(Fault),
     /// Writing the output or a PNG failed.
     Io(std::io::Error),
 }
 
 impl ScriptError {
-    /// The process exit code, as `tocada replay` uses them.
+    /// The process exit code ([`crate::exit`]), as `tocada replay` uses them.
     pub fn exit_code(&self) -> u8 {
         match self {
             ScriptError::Open { .. } => EX_NOINPUT,
-            ScriptError::Data { .. } => EX_DATAERR,
+            ScriptError::Data(_) => EX_DATAERR,
             ScriptError::Io(_) => EX_IOERR,
         }
     }
@@ -76,7 +84,7 @@ impl fmt::Display for ScriptError {
             ScriptError::Open { path, source } => {
                 write!(f, "cannot read {}: {source}", path.display())
             }
-            ScriptError::Data { line, message } => write!(f, "line {line}: {message}"),
+            ScriptError::Data(fault) => fault.fmt(f),
             ScriptError::Io(err) => write!(f, "{err}"),
         }
     }
@@ -84,42 +92,28 @@ impl fmt::Display for ScriptError {
 
 impl std::error::Error for ScriptError {}
 
-fn parse(text: &str) -> Result<Vec<Step>, ScriptError> {
+/// A `face` line, if `text` is one.
+fn face_line(text: &str) -> Option<(Millis, PathBuf)> {
+    if !text.contains("\"face\"") || text.contains("\"setup\"") {
+        return None;
+    }
+    match serde_json::from_str::<FaceLine>(text.trim()) {
+        Ok(face) if face.ev == "face" => Some((face.t, face.png)),
+        _ => None,
+    }
+}
+
+/// The script's steps, read as `tocada replay` reads its input.
+fn parse(bytes: &[u8]) -> Result<Vec<Step>, ScriptError> {
+    let mut reader = Reader::new(Policy::REPLAY);
     let mut steps = Vec::new();
-    let mut last = 0;
-    for (i, line) in text.lines().enumerate() {
-        let data = |message: String| ScriptError::Data {
-            line: i + 1,
-            message,
-        };
-        let step = if line.contains("\"face\"") && !line.contains("\"setup\"") {
-            match serde_json::from_str::<FaceLine>(line) {
-                Ok(face) if face.ev == "face" => Step::Face {
-                    t: face.t,
-                    png: face.png,
-                },
-                _ => match transcript::parse_line(line).map_err(data)? {
-                    Some(line) => Step::Line(line),
-                    None => continue,
-                },
-            }
-        } else {
-            match transcript::parse_line(line).map_err(data)? {
-                Some(line) => Step::Line(line),
-                None => continue,
-            }
-        };
-        let t = match &step {
-            Step::Line(line) => line.t,
-            Step::Face { t, .. } => *t,
-        };
-        if t < last {
-            return Err(data(format!(
-                "time went backwards: t = {t} after t = {last}"
-            )));
+    for raw in bytes.split_inclusive(|&b| b == b'\n') {
+        match reader.push_extended(raw, face_line) {
+            Read::Line(Entry::Line(line)) => steps.push(Step::Line(line)),
+            Read::Line(Entry::Extra { t, extra }) => steps.push(Step::Face { t, png: extra }),
+            Read::Blank | Read::Skipped(_) => {}
+            Read::Stop(fault) => return Err(ScriptError::Data(fault)),
         }
-        last = t;
-        steps.push(step);
     }
     Ok(steps)
 }
@@ -133,15 +127,17 @@ pub fn run(
     out_dir: &Path,
     output: Box<dyn Write>,
 ) -> Result<Stats, ScriptError> {
-    let text = if path == Path::new("-") {
-        std::io::read_to_string(std::io::stdin()).map_err(ScriptError::Io)?
+    let bytes = if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map_err(ScriptError::Io)?;
+        bytes
     } else {
-        std::fs::read_to_string(path).map_err(|source| ScriptError::Open {
+        std::fs::read(path).map_err(|source| ScriptError::Open {
             path: path.to_owned(),
             source,
         })?
     };
-    let steps = parse(&text)?;
+    let steps = parse(&bytes)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .start_paused(true)
