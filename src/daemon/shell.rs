@@ -206,6 +206,11 @@ impl<R: Rig> Shell<R> {
         &self.session
     }
 
+    /// What has been measured so far.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
     /// The rig, to look at (tests, the benchmark).
     pub fn rig(&self) -> &R {
         &self.rig

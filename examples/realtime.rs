@@ -1,0 +1,244 @@
+//! Real time on a real bus: how long a lever press takes to show on the
+//! face, and a lift or place to reach the referee, with the OLED and the
+//! board on one I2C bus at 100 kHz (the Pi's default) and at 400 kHz.
+//!
+//! ```sh
+//! cargo run --release --example realtime
+//! ```
+//!
+//! The daemon's own loop ([`tocada::daemon::Shell`]) runs on the models' rig
+//! with the real drivers, but in **bus time**: every transaction on the
+//! modelled bus takes as long as it would on the wire at the given clock
+//! (9 clocks a byte with its ACK, 2 a start: `tocada::hardware::bus`), and
+//! the loop's waits move the clock on to its next deadline. So the figures
+//! are deterministic and the same on any machine; what they leave out is
+//! the Pi's own software time between transactions.
+//!
+//! The three reference games (`tests/data/*.pgn`) are played by hands at
+//! human pace, 2 to 12 s a move, with every fourth reply made in under
+//! 300 ms (a quick recapture), from the start press to the last move. The
+//! board is polled every 5 ms, as without its interrupt line.
+//!
+//! Printed, one line per figure:
+//! `press_to_face_ms khz=100 median=… worst=…`,
+//! `lift_to_referee_ms khz=100 median=… worst=…`,
+//! `place_to_referee_ms khz=100 median=… worst=…`, and the same at 400 kHz.
+//! Exits with 1 if any board event was lost or reordered, or a game did not
+//! reach the position its moves lead to.
+
+#[path = "../tests/support/pgn.rs"]
+mod pgn;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use shakmaty::{Chess, Color, Position};
+use tocada::Input;
+use tocada::config::Config;
+use tocada::daemon::{Command, Session, Shell, link_policy};
+use tocada::gesture::{self, Style};
+use tocada::hardware::buttons::{Button, ButtonPress};
+use tocada::models::bus::BusClock;
+use tocada::rig::Rig;
+use tocada::rig::models::{RigClock, World};
+
+/// What a hand does, when (µs of bus time).
+#[derive(Debug, Clone, Copy)]
+enum Act {
+    /// On the board.
+    Hand(Input),
+    /// The mover's lever.
+    Press(Color),
+}
+
+/// The board is left a second to be identified and paired before play.
+const START_US: u64 = 1_000_000;
+
+/// A game as hands play it, and the position it leads to.
+fn timeline(game: &pgn::PgnGame, seed: u64) -> (Vec<(u64, Act)>, Chess) {
+    let mut position = game.start();
+    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut next = move |lo: u64, hi: u64| {
+        // xorshift: enough to vary thinking times reproducibly.
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        lo + state % (hi - lo)
+    };
+    let mut acts = vec![(START_US, Act::Press(!position.turn()))];
+    let mut t = START_US;
+    for (ply, san) in game.sans.iter().enumerate() {
+        let m = gesture::parse_san(&position, san).expect("the reference games are legal");
+        let style = Style::from_index(next(0, Style::COUNT as u64) as usize).with_identities(false);
+        let hands = gesture::hand_events(&position, m, &style);
+        let quick = ply % 4 == 3;
+        // A quick reply: the whole move and its press in under 300 ms.
+        let (think, hand_span, press_after) = if quick {
+            (30_000, 140_000, 110_000)
+        } else {
+            (next(2_000, 12_000) * 1_000, 0, next(150, 600) * 1_000)
+        };
+        let natural = hands.last().map_or(1, |(dt, _)| (*dt).max(1)) * 1_000;
+        t += think;
+        let mut last = t;
+        for (dt, input) in hands {
+            let offset = if quick {
+                dt * 1_000 * hand_span / natural
+            } else {
+                dt * 1_000
+            };
+            last = t + offset;
+            acts.push((last, Act::Hand(input)));
+        }
+        position.play_unchecked(m);
+        if position.is_game_over() {
+            break;
+        }
+        t = last + press_after;
+        acts.push((t, Act::Press(!position.turn())));
+    }
+    (acts, position)
+}
+
+/// Figures of one run.
+#[derive(Default)]
+struct Figures {
+    press_to_face_us: Vec<u64>,
+    lift_us: Vec<u64>,
+    place_us: Vec<u64>,
+    lost: usize,
+    wrong_end: usize,
+}
+
+/// Plays `acts` through the daemon's loop on a bus at `khz`.
+fn play(acts: &[(u64, Act)], end: &Chess, khz: u32, figures: &mut Figures) {
+    let clock = BusClock::new();
+    let world = World::with_bus_clock(clock.clone(), khz * 1_000);
+    let config = Config::default();
+    let rig = world.rig(link_policy(&config), RigClock::Bus(clock.clone()));
+    let mut shell = Shell::new(Session::new(&config), rig).record_board_inputs();
+    shell.power_on();
+    let mut hands: Vec<(u64, Input)> = Vec::new();
+    let mut acts = acts.iter().peekable();
+    let finish = acts.clone().last().map_or(0, |(t, _)| t + 2_000_000);
+    let mut last_step = None;
+    while clock.micros() < finish {
+        let wake = shell.wake_at() * 1_000;
+        match acts.peek() {
+            Some(&&(t, act)) if t <= wake.max(clock.micros()) => {
+                acts.next();
+                // The hand acts at `t` even if the bus was busy then: the
+                // board stamps the change, the kernel the lever's edge.
+                clock.advance_to(t);
+                let now = t;
+                match act {
+                    Act::Hand(input) => {
+                        hands.push((now, input));
+                        let ms = now / 1_000;
+                        match input {
+                            Input::Lift(sq) => world.lift(ms, sq),
+                            Input::Place(sq, piece) => world.place(ms, sq, piece),
+                            Input::Touch(sq) => world.touch(ms, sq),
+                            Input::Untouch(sq) => world.untouch(ms, sq),
+                            // A promotion chosen on the clock: not on the bus.
+                            other => shell.command(Command::Input(other)),
+                        }
+                    }
+                    Act::Press(side) => shell.command(Command::Press(ButtonPress {
+                        button: Button::Lever(side),
+                        at: Duration::from_micros(now),
+                    })),
+                }
+            }
+            _ => {
+                // A step that found nothing to do at this instant must not
+                // be asked again at the same one.
+                let now = clock.micros();
+                clock.advance_to(if last_step == Some(now) {
+                    now + 100
+                } else {
+                    wake
+                });
+                last_step = Some(clock.micros());
+                shell.step();
+            }
+        }
+    }
+    let board_inputs = |i: &Input| !matches!(i, Input::Promote(_));
+    let heard: Vec<(u64, Input)> = shell_inputs(&shell);
+    let made: Vec<(u64, Input)> = hands.into_iter().filter(|(_, i)| board_inputs(i)).collect();
+    // Every change the hands made reaches the referee, in order.
+    if heard.len() != made.len() || heard.iter().zip(&made).any(|(h, m)| h.1 != m.1) {
+        figures.lost += made.len().abs_diff(heard.len()).max(1);
+    }
+    for ((heard_at, input), (made_at, _)) in heard.iter().zip(&made) {
+        let late = heard_at.saturating_sub(*made_at);
+        match input {
+            Input::Lift(_) => figures.lift_us.push(late),
+            Input::Place(..) => figures.place_us.push(late),
+            _ => {}
+        }
+    }
+    let stats_end = shell
+        .session()
+        .referee()
+        .map(|r| r.position().board().clone());
+    if stats_end.as_ref() != Some(end.board()) {
+        figures.wrong_end += 1;
+    }
+    let stats = shell.finish();
+    figures.press_to_face_us.extend(stats.press_to_face_us);
+}
+
+/// The board inputs the session was handed, with the bus time then.
+fn shell_inputs<R: Rig>(shell: &Shell<R>) -> Vec<(u64, Input)> {
+    shell
+        .stats()
+        .board_inputs
+        .iter()
+        .map(|(at, input)| (at.as_micros() as u64, *input))
+        .collect()
+}
+
+fn ms(us: u64) -> String {
+    format!("{:.1}", us as f64 / 1_000.0)
+}
+
+fn line(name: &str, khz: u32, values: &[u64]) {
+    let mut v = values.to_vec();
+    v.sort_unstable();
+    let (median, worst) = (v[v.len() / 2], v[v.len() - 1]);
+    println!(
+        "{name} khz={khz} median={} worst={} n={}",
+        ms(median),
+        ms(worst),
+        v.len()
+    );
+}
+
+fn main() -> ExitCode {
+    let games = pgn::reference_games();
+    let mut failed = false;
+    for khz in [100, 400] {
+        let mut figures = Figures::default();
+        for (i, game) in games.iter().enumerate() {
+            let (acts, end) = timeline(game, i as u64 + 1);
+            play(&acts, &end, khz, &mut figures);
+        }
+        line("press_to_face_ms", khz, &figures.press_to_face_us);
+        line("lift_to_referee_ms", khz, &figures.lift_us);
+        line("place_to_referee_ms", khz, &figures.place_us);
+        if figures.lost > 0 || figures.wrong_end > 0 {
+            eprintln!(
+                "realtime: at {khz} kHz, {} board events lost or reordered, {} games off their moves",
+                figures.lost, figures.wrong_end
+            );
+            failed = true;
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
