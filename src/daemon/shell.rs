@@ -673,7 +673,10 @@ where
         if !force && self.shown.as_ref() == Some(&view) {
             return;
         }
-        match self.oled.show(&view) {
+        match self
+            .oled
+            .show(&crate::face::render(&view), &crate::face::urgent(&view))
+        {
             Ok(()) => {
                 self.stats.redraws += 1;
                 self.shown = Some(view);
