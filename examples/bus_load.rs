@@ -1,49 +1,51 @@
 //! Bus load and lift latency on the shared I2C bus, by deterministic
 //! simulation: `cargo run --release --example bus_load`.
 //!
-//! One bus carries the OLED (the real `ssd1306` driver onto
+//! One bus carries the OLED (tocada's driver, `hardware::oled`, onto
 //! [`Ssd1306Model`] at 0x3C) and a sensor board (the real driver onto its
 //! model: the protocol board, then the four-MCP23017 reed board). A
 //! [`BusMeter`] around the bus counts every transaction per address, and a
 //! simulated clock advances by each transaction's bus time at the speed
 //! under test ([`transfer_time_us`]); nothing reads the real time.
 //!
-//! The daemon's schedule: the face redrawn at 10 Hz with `face::update` (only
-//! changed pixels) and `flush()` (the driver sends the dirty box), the board
-//! polled every 5 ms (protocol board, § 9.3) or 10 ms (reed board, wiring.md).
+//! The daemon's schedule: the face looked at 10 Hz and staged when it changed
+//! (`Oled::stage`: the changed columns of the changed pages, as writes of at
+//! most 16 data bytes), the board polled every 5 ms (protocol board, § 9.3)
+//! or 10 ms (reed board, wiring.md).
 //! Two ways of sharing the bus are compared:
 //!
 //! - **whole flush**: a single-threaded loop; a poll that falls due during
 //!   `flush()` waits until the flush returns;
-//! - **per transaction**: the bus is arbitrated per I2C transaction (the board
-//!   on its own thread with a per-transaction bus lock, or the flush fed a
-//!   transaction at a time by the loop), so a poll waits for at most one OLED
-//!   transaction: the `ssd1306` crate sends data 16 bytes per write.
+//! - **per transaction**: the loop sends one OLED write (`Oled::send_next`)
+//!   at a time between polls, so a poll waits for at most one OLED write:
+//!   24 bytes on the wire at most.
 //!
 //! Two scenarios: *typical* (White's clock running for 60 s, a piece lifted
 //! and put back every 5 s: a move every 10 s or so) for bytes per second,
 //! and *latency* (1500 lifts at sweeping phases against the poll and face
 //! schedules, and the screen switching between the clock and the menu every
-//! 2 s so that big flushes happen) for the worst lift→event delay.
+//! 2 s so that big flushes happen) for the worst lift→event delay. A third
+//! measures lever presses: from a press to the panel showing the other
+//! clock's marker, and to the old one cleared, with the board polled.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use embedded_hal::i2c::{ErrorKind, ErrorType, I2c, Operation};
 use shakmaty::{Board, Color, Piece, Square};
-use ssd1306::prelude::*;
-use ssd1306::{I2CDisplayInterface, Ssd1306};
-use tocada::face::{self, Frame, Screen, View};
+use tocada::face::{self, Screen, View};
 use tocada::hardware::SensorBoard;
 use tocada::hardware::bus::{BusMeter, Transfer, transfer_time_us};
 use tocada::hardware::mcp23017_board::Mcp23017Board;
+use tocada::hardware::oled::Oled;
 use tocada::hardware::protocol_board::ProtocolBoard;
 use tocada::hardware::protocol_board::wire::{Capabilities, DEFAULT_ADDRESS};
 use tocada::models::Hands;
 use tocada::models::mcp23017::ReedBoardModel;
 use tocada::models::sensor_board::ProtocolBoardModel;
 use tocada::models::ssd1306::{ADDRESS as OLED, Ssd1306Model};
+use tocada::session::view::from_referee;
 use tocada::{Input, Referee, Rules};
 
 const RUN_US: u64 = 60_000_000;
@@ -179,13 +181,8 @@ where
         oled: Ssd1306Model::new(),
         board,
     })));
-    let mut display = Ssd1306::new(
-        I2CDisplayInterface::new(Handle(bus.clone())),
-        DisplaySize128x64,
-        DisplayRotation::Rotate0,
-    )
-    .into_buffered_graphics_mode();
-    display.init().unwrap();
+    let mut oled = Oled::new(Handle(bus.clone()));
+    oled.init().unwrap();
     let mut driver = driver(Handle(bus.clone()));
 
     let mut referee = Referee::new(Rules {
@@ -195,14 +192,9 @@ where
     referee.handle(0, Input::Press(Color::Black)).unwrap();
 
     // Start-up, not measured: the first full frame, the board's handshake.
-    let mut shown = Frame::new();
-    face::update(
-        &View::from_referee(&referee, 0, None),
-        &mut shown,
-        &mut display,
-    )
-    .unwrap();
-    display.flush().unwrap();
+    let mut shown = from_referee(&referee, 0, None);
+    oled.show(&face::render(&shown), &face::urgent(&shown))
+        .unwrap();
     let mut out = Vec::new();
     for _ in 0..20 {
         let _ = driver.poll(&mut out);
@@ -220,7 +212,8 @@ where
 
     let mut run = Run::default();
     let (mut t, mut next_poll, mut next_face) = (0u64, 0u64, 0u64);
-    let mut oled_queue: VecDeque<u64> = VecDeque::new();
+    // The bus time of the update being sent, write by write.
+    let mut update_us = 0;
     while t < RUN_US {
         if t >= next_poll {
             // The hands act whenever they like; the poll sees what has
@@ -259,27 +252,39 @@ where
             if next_poll < t {
                 next_poll = t;
             }
-        } else if let Some(d) = oled_queue.pop_front() {
-            t += d;
+        } else if oled.is_busy() {
+            // Per transaction: one write, then the loop looks again.
+            bus.borrow_mut().take_log();
+            oled.send_next().unwrap();
+            let log = bus.borrow_mut().take_log();
+            let took = duration(&log, hz);
+            run.longest_oled_transaction_us = run.longest_oled_transaction_us.max(took);
+            update_us += took;
+            run.longest_flush_us = run.longest_flush_us.max(update_us);
+            t += took;
         } else if t >= next_face {
             let now_ms = next_face / 1000;
             let view = if scenario == Scenario::Latency && now_ms / 2000 % 2 == 1 {
                 menu()
             } else {
-                View::from_referee(&referee, now_ms, None)
+                from_referee(&referee, now_ms, None)
             };
-            bus.borrow_mut().take_log();
-            face::update(&view, &mut shown, &mut display).unwrap();
-            display.flush().unwrap();
-            let log = bus.borrow_mut().take_log();
-            run.longest_flush_us = run.longest_flush_us.max(duration(&log, hz));
-            for tr in &log {
-                run.longest_oled_transaction_us =
-                    run.longest_oled_transaction_us.max(tr.time_us(hz));
-            }
-            match sharing {
-                Sharing::WholeFlush => t += duration(&log, hz),
-                Sharing::PerTransaction => oled_queue.extend(log.iter().map(|tr| tr.time_us(hz))),
+            // Views are rounded to what the face shows: equal, nothing to send.
+            if view != shown {
+                oled.stage(&face::render(&view), &face::urgent(&view));
+                shown = view;
+                update_us = 0;
+                if sharing == Sharing::WholeFlush {
+                    bus.borrow_mut().take_log();
+                    oled.flush().unwrap();
+                    let log = bus.borrow_mut().take_log();
+                    run.longest_flush_us = run.longest_flush_us.max(duration(&log, hz));
+                    for tr in &log {
+                        run.longest_oled_transaction_us =
+                            run.longest_oled_transaction_us.max(tr.time_us(hz));
+                    }
+                    t += duration(&log, hz);
+                }
             }
             next_face += FACE_PERIOD_US;
         } else {
@@ -325,6 +330,92 @@ fn run_kind(kind: &Kind, hz: u32, sharing: Sharing, scenario: Scenario) -> Run {
             scenario,
         )
     }
+}
+
+/// Lever presses: 500 of them, 200 ms apart at phases sweeping the poll
+/// period, each switching the running clock (the side that pressed gets
+/// its 30 s increment). The loop polls the board when a poll is due, else
+/// sends one OLED write. Returns, per press, the µs from the press to the
+/// new marker on the panel and to the old one cleared.
+fn switch_latency<B, D>(
+    board: B,
+    driver: impl FnOnce(Handle<B>) -> D,
+    poll_us: u64,
+    hz: u32,
+) -> (Vec<u64>, Vec<u64>)
+where
+    B: I2c<Error = ErrorKind>,
+    D: SensorBoard,
+{
+    let bus: Shared<B> = Rc::new(RefCell::new(BusMeter::new(Router {
+        oled: Ssd1306Model::new(),
+        board,
+    })));
+    let mut oled = Oled::new(Handle(bus.clone()));
+    oled.init().unwrap();
+    let mut driver = driver(Handle(bus.clone()));
+    let mut view = View {
+        white_ms: 5_400_000,
+        black_ms: 5_400_000,
+        running: Some(Color::White),
+        move_number: 1,
+        ..View::default()
+    };
+    oled.show(&face::render(&view), &face::urgent(&view))
+        .unwrap();
+    let mut out = Vec::new();
+    for _ in 0..20 {
+        let _ = driver.poll(&mut out);
+    }
+    let presses: Vec<u64> = (0..500u64)
+        .map(|k| 1_000_000 + k * 200_000 + (k * 797) % poll_us)
+        .collect();
+    let (mut shown, mut cleared) = (Vec::new(), Vec::new());
+    let (mut t, mut next_poll, mut next_press) = (0u64, 0u64, 0usize);
+    // The press being shown: its instant, and whether its marker is lit.
+    let mut pending: Option<(u64, bool)> = None;
+    while next_press < presses.len() || pending.is_some() {
+        if t >= next_poll {
+            bus.borrow_mut().take_log();
+            driver.poll(&mut out).unwrap();
+            t += duration(&bus.borrow_mut().take_log(), hz);
+            next_poll = (next_poll + poll_us).max(t);
+        } else if pending.is_none() && presses.get(next_press).is_some_and(|&p| p <= t) {
+            let side = view.running.unwrap();
+            match side {
+                Color::White => view.white_ms += 30_000,
+                Color::Black => view.black_ms += 30_000,
+            }
+            view.running = Some(!side);
+            oled.stage(&face::render(&view), &face::urgent(&view));
+            pending = Some((presses[next_press], false));
+            next_press += 1;
+        } else if oled.is_busy() {
+            bus.borrow_mut().take_log();
+            oled.send_next().unwrap();
+            t += duration(&bus.borrow_mut().take_log(), hz);
+            if let Some((at, lit)) = pending {
+                let rank = oled.next_rank();
+                if !lit && rank != Some(0) {
+                    shown.push(t - at);
+                    pending = Some((at, true));
+                }
+                if rank.is_none_or(|r| r > 1) {
+                    cleared.push(t - at);
+                    pending = None;
+                }
+            }
+        } else {
+            let press = presses.get(next_press).copied().unwrap_or(u64::MAX);
+            t = next_poll.min(press).max(t);
+        }
+    }
+    (shown, cleared)
+}
+
+fn median_and_worst(mut v: Vec<u64>) -> (u64, u64) {
+    v.sort_unstable();
+    (v[v.len() / 2], v[v.len() - 1])
 }
 
 fn ms(us: u64) -> String {
@@ -404,10 +495,55 @@ fn main() {
             );
         }
     }
-    let frame = transfer_time_us(2 * 5 + 64 * 18, 66, 100_000);
+
     println!(
-        "\nFor reference: a full frame is 1162 B in 66 transactions, {} ms at 100 kHz, {} ms at 400 kHz.",
+        "\nLever press → the face showing the other clock running (500 presses at sweeping phases), ms:\n"
+    );
+    println!(
+        "| board | bus | new marker shown: median / worst | old marker cleared: median / worst |"
+    );
+    println!("|---|---|---|---|");
+    for kind in &kinds {
+        for hz in SPEEDS {
+            let board = Board::default();
+            let (shown, cleared) = if kind.name.starts_with("protocol") {
+                switch_latency(
+                    ProtocolBoardModel::new(
+                        &board,
+                        0x0123_4567_89AB_CDEF,
+                        Capabilities::from_bits(0x11),
+                    ),
+                    |bus| ProtocolBoard::new(bus, DEFAULT_ADDRESS),
+                    kind.poll_us,
+                    hz,
+                )
+            } else {
+                switch_latency(
+                    ReedBoardModel::new(&board),
+                    Mcp23017Board::new,
+                    kind.poll_us,
+                    hz,
+                )
+            };
+            let (s_med, s_worst) = median_and_worst(shown);
+            let (c_med, c_worst) = median_and_worst(cleared);
+            println!(
+                "| {} | {} kHz | {} / {} | {} / {} |",
+                kind.name,
+                hz / 1000,
+                ms(s_med),
+                ms(s_worst),
+                ms(c_med),
+                ms(c_worst),
+            );
+        }
+    }
+    // 64 writes of 16 columns, 24 B each.
+    let frame = transfer_time_us(64 * 24, 64, 100_000);
+    println!(
+        "\nFor reference: a full frame is 1536 B in 64 writes, {} ms at 100 kHz, {} ms at 400 kHz; one write is at most 24 B, {} ms at 100 kHz.",
         ms(frame),
-        ms(transfer_time_us(2 * 5 + 64 * 18, 66, 400_000))
+        ms(transfer_time_us(64 * 24, 64, 400_000)),
+        ms(transfer_time_us(24, 1, 100_000)),
     );
 }

@@ -1,22 +1,30 @@
-//! The clock's face on the 128 × 64 OLED.
+//! The clock's face on the 128 × 64 OLED: a pure function from a [`View`]
+//! to a [`Frame`].
 //!
-//! [`View`] is everything the face shows, as plain data; [`draw`] is a pure
-//! function from a view to pixels on any embedded-graphics target, so the
-//! same code draws on the `ssd1306` driver, on a simulator display and on a
-//! PNG in the tests. [`View::from_referee`] reads a view off the referee and
-//! [`alert_for`] turns the referee's effects into the line of plain words at
-//! the bottom.
+//! [`View`] is everything the face shows, as plain data with its texts
+//! already chosen (the session builds it from the referee, in
+//! `session::view`); [`render`] draws it into a [`Frame`], the panel's
+//! picture in the controller's page layout, and [`draw`] onto any
+//! embedded-graphics target (a simulator display, a PNG in the tests).
+//! [`urgent`] tells a driver which parts of the picture to send first, so a
+//! press of the lever shows the other clock running before anything else
+//! reaches the panel. The face knows nothing of the referee, the session or
+//! the hardware.
 //!
 //! The clock screen, top to bottom:
 //!
 //! ```text
 //!  White P2            Black FLAG     names; period (stage) from the 2nd on; FLAG
 //!   12:34                0.0         the times, as large as both fit
-//!  ▀▀▀▀▀▀▀▀▀                         under the running clock, a bar
+//!     ▀▀                             under the running clock, a short marker
 //!  Move 23        ½? White PAUSED    move number, draw offer, pause; or the
 //!                                    result, or "Board disconnected"
 //!  Touch-move: g1 knight             one alert, shortened to fit
 //! ```
+//!
+//! The marker is 16 columns in one page ([`MARKER_WIDTH`]): a switch of
+//! clocks costs the panel two 16-byte writes, one to light the new marker
+//! and one to clear the old.
 //!
 //! With [`View::black_left`] the two halves swap, so each clock sits over
 //! its own player's lever. Two more screens serve the front-panel menus,
@@ -37,14 +45,17 @@ use embedded_graphics::pixelcolor::BinaryColor;
 use embedded_graphics::prelude::*;
 use embedded_graphics::primitives::{PrimitiveStyle, Rectangle};
 use embedded_graphics::text::{Alignment, Baseline, Text, TextStyleBuilder};
-use shakmaty::{Color, KnownOutcome, Square};
+use shakmaty::Color;
 
-use crate::{Effect, Law, Millis, Reason, Referee};
+pub use crate::frame::Frame;
 
 /// Width of the panel in pixels.
-pub const WIDTH: i32 = 128;
+pub const WIDTH: i32 = crate::frame::WIDTH as i32;
 /// Height of the panel in pixels.
-pub const HEIGHT: i32 = 64;
+pub const HEIGHT: i32 = crate::frame::HEIGHT as i32;
+
+/// The status row's words when the sensor board does not answer.
+pub const BOARD_DISCONNECTED: &str = "Board disconnected";
 
 /// What the screen is showing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -161,7 +172,8 @@ pub struct View {
     pub black_left: bool,
 }
 
-fn side_name(side: Color) -> &'static str {
+/// A side by name, as the face labels its clock: "White".
+pub fn side_name(side: Color) -> &'static str {
     match side {
         Color::White => "White",
         Color::Black => "Black",
@@ -169,39 +181,6 @@ fn side_name(side: Color) -> &'static str {
 }
 
 impl View {
-    /// The clock screen as the referee stands at `now`, with an alert line.
-    /// The board's connection is not the referee's business: set
-    /// `board_disconnected` afterwards.
-    pub fn from_referee(referee: &Referee, now: Millis, alert: Option<String>) -> View {
-        let white_ms = referee.remaining(Color::White, now);
-        let black_ms = referee.remaining(Color::Black, now);
-        let result = referee.result();
-        let flag = match result {
-            Some((KnownOutcome::Decisive { winner }, Reason::Timeout)) => Some(!winner),
-            _ if white_ms == 0 => Some(Color::White),
-            _ if black_ms == 0 => Some(Color::Black),
-            _ => None,
-        };
-        View {
-            white_ms,
-            black_ms,
-            running: referee.ticking(),
-            move_number: referee.moves_completed(Color::Black) + 1,
-            white_moves: referee.moves_completed(Color::White),
-            black_moves: referee.moves_completed(Color::Black),
-            white_stage: referee.stage(Color::White),
-            black_stage: referee.stage(Color::Black),
-            flag,
-            draw_offer: referee.draw_offer(),
-            paused: referee.is_paused(),
-            board_disconnected: false,
-            alert,
-            result: result.map(|(outcome, reason)| result_text(outcome, reason)),
-            screen: Screen::Clock,
-            black_left: false,
-        }
-    }
-
     /// The sides as they sit: the left one, then the right one.
     pub fn sides(&self) -> [Color; 2] {
         if self.black_left {
@@ -237,10 +216,26 @@ impl View {
 /// tenths (`s.t`) under 20 seconds. Always rounded down, so a clock shows
 /// `0.0` only when its flag has fallen.
 pub fn clock_text(ms: u64) -> String {
-    if ms < 20_000 {
+    if ms < TENTHS_BELOW_MS {
         format!("{}.{}", ms / 1000, ms / 100 % 10)
     } else {
         duration_text(ms)
+    }
+}
+
+/// Below this a clock shows tenths of a second; from it on, whole seconds.
+pub const TENTHS_BELOW_MS: u64 = 20_000;
+
+/// `ms` rounded down to what the face can show of it: tenths of a second
+/// under [`TENTHS_BELOW_MS`], whole seconds from it on. Two times with the
+/// same displayed value draw the same, so views built with displayed times
+/// compare equal exactly when the face would look the same; the clock's
+/// reading changes next when its time falls below this value.
+pub fn displayed_ms(ms: u64) -> u64 {
+    if ms < TENTHS_BELOW_MS {
+        ms / 100 * 100
+    } else {
+        ms / 1000 * 1000
     }
 }
 
@@ -254,69 +249,11 @@ pub fn duration_text(ms: u64) -> String {
     }
 }
 
-/// The result in words: the score, then why.
-pub fn result_text(outcome: KnownOutcome, reason: Reason) -> String {
-    let score = match outcome {
-        KnownOutcome::Decisive {
-            winner: Color::White,
-        } => "1-0",
-        KnownOutcome::Decisive {
-            winner: Color::Black,
-        } => "0-1",
-        KnownOutcome::Draw => "½-½",
-    };
-    let why = match reason {
-        Reason::Checkmate => "checkmate",
-        Reason::Resignation => "resignation",
-        Reason::Timeout => "on time",
-        Reason::TimeoutVsInsufficientMaterial => "time, no mate",
-        Reason::Stalemate => "stalemate",
-        Reason::InsufficientMaterial => "no mate possible",
-        Reason::Agreement => "agreed",
-        Reason::ThreefoldRepetition => "repetition",
-        Reason::FiftyMoves => "50 moves",
-        Reason::FivefoldRepetition => "5-fold repetition",
-        Reason::SeventyFiveMoves => "75 moves",
-        Reason::IllegalMoves => "illegal moves",
-    };
-    format!("{score} {why}")
-}
-
-/// The alert line for an effect, if it deserves one.
-pub fn alert_for(effect: &Effect) -> Option<String> {
-    match effect {
-        Effect::Violation(ruling) | Effect::Warning(ruling) => Some(if ruling.detail.is_empty() {
-            format!("{}: {}", side_name(ruling.side), ruling.law)
-        } else {
-            ruling.detail.clone()
-        }),
-        Effect::TimeAdded { side, ms, law } => Some(match law {
-            Law::IllegalMovePenalty | Law::IllegalMove | Law::Unpromoted | Law::NoMove => {
-                format!("Illegal move: {} +{}", side_name(*side), duration_text(*ms))
-            }
-            _ => format!("{} +{}", side_name(*side), duration_text(*ms)),
-        }),
-        Effect::Displaced { squares, .. } => Some(restore_text(squares)),
-        Effect::Restored { .. } => Some("Board restored".to_owned()),
-        Effect::Flag { side } => Some(format!("Flag: {}", side_name(*side))),
-        Effect::DrawOffer { side, .. } => Some(format!("Draw offer: {}", side_name(*side))),
-        Effect::DrawDeclined { .. } => Some("Draw declined".to_owned()),
-        Effect::Paused => Some("Paused by the arbiter".to_owned()),
-        Effect::Corrected { side, ms, .. } => {
-            Some(format!("Set: {} {}", side_name(*side), duration_text(*ms)))
-        }
-        Effect::Result { outcome, reason } => Some(result_text(*outcome, *reason)),
-        Effect::Started { .. } | Effect::Move(_) | Effect::Resumed => None,
-    }
-}
-
-fn restore_text(squares: &[Square]) -> String {
-    let mut text = "Restore".to_owned();
-    for sq in squares {
-        text.push(' ');
-        text.push_str(&sq.to_string());
-    }
-    text
+/// The face of `view`, as the panel should show it.
+pub fn render(view: &View) -> Frame {
+    let mut frame = Frame::new();
+    let Ok(()) = draw(view, &mut frame);
+    frame
 }
 
 /// Draws `view` onto `target`, which should be 128 × 64 and is cleared first.
@@ -334,77 +271,48 @@ pub fn draw<D: DrawTarget<Color = BinaryColor>>(
     }
 }
 
-/// A face in memory, a bit per pixel: what was last drawn on the panel, so
-/// [`update`] can send only what changed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Frame {
-    pixels: Vec<bool>,
+/// The running clock's marker: this wide, centred in its clock's half.
+pub const MARKER_WIDTH: u32 = 16;
+/// The marker's rows: the bottom four of the times' last page, two rows
+/// clear of the digits, so it reads as a mark and not as a decimal comma.
+const MARKER_TOP: i32 = 36;
+const MARKER_HEIGHT: u32 = 4;
+
+/// Where the marker of the clock in half `i` (0: left, 1: right) sits.
+fn marker(i: usize) -> Rectangle {
+    let centre = WIDTH / 4 + i as i32 * WIDTH / 2;
+    Rectangle::new(
+        Point::new(centre - MARKER_WIDTH as i32 / 2, MARKER_TOP),
+        Size::new(MARKER_WIDTH, MARKER_HEIGHT),
+    )
 }
 
-impl Default for Frame {
-    fn default() -> Self {
-        Frame {
-            pixels: vec![false; (WIDTH * HEIGHT) as usize],
-        }
+/// The rows the times are drawn in, in any of their fonts.
+const TIMES_TOP: i32 = 10;
+
+/// The parts of `view`'s face a driver should send first, most urgent first;
+/// the rest of the picture follows. On the clock screen: the running
+/// clock's marker, then the other marker (so a switch is shown by the first
+/// write and completed by the second), then the running clock's time, then
+/// the other time. Nothing is urgent on the menus.
+pub fn urgent(view: &View) -> Vec<Rectangle> {
+    if view.screen != Screen::Clock {
+        return Vec::new();
     }
-}
-
-impl Frame {
-    /// A dark frame.
-    pub fn new() -> Frame {
-        Frame::default()
-    }
-
-    /// Whether (`x`, `y`) is lit; false outside the frame.
-    pub fn pixel(&self, x: i32, y: i32) -> bool {
-        (0..WIDTH).contains(&x) && (0..HEIGHT).contains(&y) && self.pixels[(y * WIDTH + x) as usize]
-    }
-}
-
-impl OriginDimensions for Frame {
-    fn size(&self) -> Size {
-        Size::new(WIDTH as u32, HEIGHT as u32)
-    }
-}
-
-impl DrawTarget for Frame {
-    type Color = BinaryColor;
-    type Error = core::convert::Infallible;
-
-    fn draw_iter<I: IntoIterator<Item = Pixel<BinaryColor>>>(
-        &mut self,
-        pixels: I,
-    ) -> Result<(), Self::Error> {
-        for Pixel(p, c) in pixels {
-            if (0..WIDTH).contains(&p.x) && (0..HEIGHT).contains(&p.y) {
-                self.pixels[(p.y * WIDTH + p.x) as usize] = c.is_on();
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Draws `view` onto `target` by changing only the pixels that differ from
-/// `shown`, the frame drawn last, which it then becomes. A buffered display
-/// that tracks its dirty area (the `ssd1306` driver's) then sends only those.
-pub fn update<D: DrawTarget<Color = BinaryColor>>(
-    view: &View,
-    shown: &mut Frame,
-    target: &mut D,
-) -> Result<(), D::Error> {
-    let mut next = Frame::new();
-    let Ok(()) = draw(view, &mut next);
-    // Row-major, as both frames store their pixels.
-    let changed = (next.pixels.iter().zip(&shown.pixels))
-        .enumerate()
-        .filter(|(_, (now, was))| now != was)
-        .map(|(i, (&now, _))| {
-            let i = i as i32;
-            Pixel(Point::new(i % WIDTH, i / WIDTH), BinaryColor::from(now))
-        });
-    target.draw_iter(changed)?;
-    *shown = next;
-    Ok(())
+    let half = WIDTH / 2;
+    let time = |i: usize| {
+        Rectangle::new(
+            Point::new(i as i32 * half, TIMES_TOP),
+            Size::new(half as u32, (MARKER_TOP - TIMES_TOP) as u32),
+        )
+    };
+    // The running side's half first; the left one when none runs.
+    let first = view
+        .running
+        .and_then(|side| view.sides().iter().position(|&s| s == side))
+        .unwrap_or(0);
+    let second = 1 - first;
+    vec![marker(first), marker(second), time(first), time(second)]
 }
 
 const SMALL: &MonoFont<'static> = &iso_8859_1::FONT_6X10;
@@ -415,10 +323,9 @@ const LINE_FONTS: [&MonoFont<'static>; 3] = [
     &iso_8859_1::FONT_4X6,
 ];
 
-/// The times' baseline.
-const TIME_BASELINE: i32 = 34;
-/// The running clock's bar.
-const BAR_TOP: i32 = 37;
+/// The times' baseline: their digits end on row 33, the last but six of
+/// page 4, leaving the page's bottom rows to the running clock's marker.
+const TIME_BASELINE: i32 = 33;
 const STATUS_TOP: i32 = 42;
 const ALERT_TOP: i32 = 54;
 
@@ -607,7 +514,6 @@ fn draw_clock<D: DrawTarget<Color = BinaryColor>>(
     let (left_x, right_x) = time_positions(font.width(&times[0]), font.width(&times[1]));
 
     for (i, side) in sides.into_iter().enumerate() {
-        let left = i as i32 * half;
         // The name, then FLAG or the period.
         let name = side_name(side);
         let mark: Option<(String, bool)> = if view.flag == Some(side) {
@@ -658,7 +564,7 @@ fn draw_clock<D: DrawTarget<Color = BinaryColor>>(
         )?;
 
         if view.running == Some(side) {
-            Rectangle::new(Point::new(left + 4, BAR_TOP), Size::new(half as u32 - 8, 3))
+            marker(i)
                 .into_styled(PrimitiveStyle::with_fill(BinaryColor::On))
                 .draw(target)?;
         }
@@ -668,7 +574,7 @@ fn draw_clock<D: DrawTarget<Color = BinaryColor>>(
     if view.board_disconnected {
         text(
             target,
-            "Board disconnected",
+            BOARD_DISCONNECTED,
             Point::new(half, STATUS_TOP),
             SMALL,
             Alignment::Center,
@@ -1053,36 +959,6 @@ mod tests {
     }
 
     #[test]
-    fn alerts_in_plain_words() {
-        use crate::Ruling;
-        let ruling = Ruling {
-            side: Color::White,
-            law: Law::TouchedOwn,
-            detail: "Touch-move: move the g1 knight".into(),
-        };
-        assert_eq!(
-            alert_for(&Effect::Violation(ruling)).unwrap(),
-            "Touch-move: move the g1 knight"
-        );
-        let added = Effect::TimeAdded {
-            side: Color::Black,
-            ms: 120_000,
-            law: Law::IllegalMovePenalty,
-        };
-        assert_eq!(alert_for(&added).unwrap(), "Illegal move: Black +2:00");
-        let displaced = Effect::Displaced {
-            side: Color::White,
-            squares: vec![Square::D2, Square::C2],
-        };
-        assert_eq!(alert_for(&displaced).unwrap(), "Restore d2 c2");
-        assert_eq!(
-            alert_for(&Effect::Flag { side: Color::White }).unwrap(),
-            "Flag: White"
-        );
-        assert_eq!(alert_for(&Effect::Started { side: Color::White }), None);
-    }
-
-    #[test]
     fn the_correction_splits_times_into_minutes_and_seconds() {
         assert_eq!(
             minutes_and_seconds(7_199_999),
@@ -1120,36 +996,74 @@ mod tests {
                 selected: 0,
             },
         ] {
-            let mut frame = Frame::new();
-            let Ok(()) = draw(
-                &View {
-                    screen,
-                    ..huge.clone()
-                },
-                &mut frame,
-            );
+            let frame = render(&View {
+                screen,
+                ..huge.clone()
+            });
             // The names are drawn whatever else does not fit.
             assert!((0..WIDTH).any(|x| (0..10).any(|y| frame.pixel(x, y))));
         }
         // A 10-digit count drops its label rather than shrink to the
         // smallest font: its digits still reach the 6 x 10 font's lower
         // rows, and stay in their half.
-        let mut frame = Frame::new();
-        let Ok(()) = draw(
-            &View {
-                screen: Screen::Correction {
-                    field: Field::EndGame,
-                },
-                white_moves: u32::MAX,
-                ..View::default()
+        let frame = render(&View {
+            screen: Screen::Correction {
+                field: Field::EndGame,
             },
-            &mut frame,
-        );
+            white_moves: u32::MAX,
+            ..View::default()
+        });
         let lit = |xs: core::ops::Range<i32>, ys: core::ops::Range<i32>| {
             xs.clone().any(|x| ys.clone().any(|y| frame.pixel(x, y)))
         };
         assert!(lit(0..WIDTH / 2, 32..35));
         assert!(!lit(WIDTH / 2 - 1..WIDTH / 2 + 1, 26..36));
+    }
+
+    #[test]
+    fn displayed_times_round_down_to_what_the_face_shows() {
+        for ms in [
+            0, 99, 100, 19_999, 20_000, 20_999, 59_999, 3_600_000, 3_600_999,
+        ] {
+            assert_eq!(clock_text(displayed_ms(ms)), clock_text(ms), "{ms}");
+        }
+        assert_eq!(displayed_ms(19_999), 19_900);
+        assert_eq!(displayed_ms(20_999), 20_000);
+        assert_eq!(displayed_ms(99), 0);
+    }
+
+    #[test]
+    fn the_running_marker_is_one_page_and_sent_first() {
+        let view = View {
+            running: Some(Color::Black),
+            white_ms: 60_000,
+            black_ms: 60_000,
+            ..View::default()
+        };
+        let order = urgent(&view);
+        // Black runs on the right: its marker first, then White's.
+        assert_eq!(order[0], marker(1));
+        assert_eq!(order[1], marker(0));
+        for m in [marker(0), marker(1)] {
+            assert_eq!(crate::frame::pages_of(&m).len(), 1);
+            assert_eq!(crate::frame::columns_of(&m).len(), MARKER_WIDTH as usize);
+        }
+        let frame = render(&view);
+        let lit = |r: Rectangle| r.points().all(|p| frame.pixel(p.x, p.y));
+        assert!(lit(marker(1)) && !marker(0).points().any(|p| frame.pixel(p.x, p.y)));
+        // The marker's page holds nothing else of the running clock's
+        // half below the digits: the rows between are dark.
+        assert!((0..WIDTH).all(|x| !frame.pixel(x, MARKER_TOP - 1)));
+        assert!(
+            urgent(&View {
+                screen: Screen::TimeControlMenu {
+                    presets: Vec::new(),
+                    selected: 0
+                },
+                ..View::default()
+            })
+            .is_empty()
+        );
     }
 
     #[test]

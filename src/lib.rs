@@ -22,6 +22,9 @@
 //! - [`export`]: `tocada export`, the PGN of the finished games in the store.
 //! - [`exit`]: the exit codes of every command, after `sysexits.h`.
 //!
+//! - [`face`]: the OLED's face, a pure function from a plain
+//!   [`face::View`] to a [`frame::Frame`], the panel's picture in the
+//!   SSD1306's page layout; [`words`]: the words the players read.
 //! - [`config`]: the daemon's TOML configuration (`/etc/tocada/tocada.toml`),
 //!   every value checked at load time, and `tocada check-config`.
 //! - [`hardware`]: drivers for the sensor boards, the OLED and the levers,
@@ -66,6 +69,7 @@ pub mod daemon;
 pub mod exit;
 pub mod export;
 pub mod face;
+pub mod frame;
 pub mod gesture;
 pub mod hardware;
 pub mod logging;
@@ -78,6 +82,7 @@ pub mod session;
 pub mod sim;
 pub mod store;
 pub mod transcript;
+pub mod words;
 
 pub use referee::{
     CompletedMove, Effect, Enforcement, GameMode, IncrementMode, Input, Law, Millis, Reason,

@@ -4,7 +4,6 @@
 mod common;
 
 use common::*;
-use tocada::face::View;
 use tocada::{Effect, Input, KnownOutcome, Reason, Referee, Rules};
 
 fn rules(tc: &str) -> Rules {
@@ -134,7 +133,7 @@ fn set_moves_changes_the_move_number_on_the_face() {
     let mut game = paused_at_10_s();
     game.at(11_000, Input::SetMoves(BLACK, 20));
     assert_eq!(
-        View::from_referee(&game.referee, 11_000, None).move_number,
+        tocada::session::view::from_referee(&game.referee, 11_000, None).move_number,
         21
     );
 }
@@ -237,7 +236,7 @@ fn the_face_announces_a_correction() {
         completed: 20,
     };
     assert_eq!(
-        tocada::face::alert_for(&effect).as_deref(),
+        tocada::words::alert_for(&effect).as_deref(),
         Some("Set: White 25:00")
     );
 }

@@ -9,12 +9,13 @@ use embedded_graphics::prelude::*;
 use embedded_graphics_simulator::{
     BinaryColorTheme, OutputSettings, OutputSettingsBuilder, SimulatorDisplay,
 };
+use proptest::prelude::*;
 use shakmaty::Color;
-use ssd1306::mode::BufferedGraphicsMode;
-use ssd1306::prelude::*;
-use ssd1306::{I2CDisplayInterface, Ssd1306};
 use tocada::face::{self, Field, Frame, Screen, View};
+use tocada::hardware::oled::{self, Oled};
 use tocada::models::ssd1306::SharedSsd1306;
+use tocada::session::view::from_referee;
+use tocada::words::alert_for;
 use tocada::{Effect, Input, Law, Referee, Rules, Ruling};
 
 const SCALE: u32 = 2;
@@ -84,7 +85,7 @@ fn start() -> View {
         time_control: "5400+30".parse().unwrap(),
         ..Rules::default()
     });
-    View::from_referee(&referee, 0, None)
+    from_referee(&referee, 0, None)
 }
 
 fn touch_move() -> View {
@@ -96,7 +97,7 @@ fn touch_move() -> View {
     View {
         running: Some(Color::White),
         move_number: 12,
-        alert: face::alert_for(&Effect::Violation(ruling)),
+        alert: alert_for(&Effect::Violation(ruling)),
         ..clock(754_000, 1_201_000)
     }
 }
@@ -150,7 +151,7 @@ fn views() -> Vec<(&'static str, View)> {
                 move_number: 38,
                 white_stage: 1,
                 black_stage: 0,
-                alert: face::alert_for(&Effect::Flag { side: Color::Black }),
+                alert: alert_for(&Effect::Flag { side: Color::Black }),
                 result: Some("1-0 on time".into()),
                 ..clock(1_803_000, 0)
             },
@@ -260,28 +261,34 @@ fn snapshots() {
     }
 }
 
-/// The real ssd1306 driver, initialised, on the model.
-fn driver(
-    shared: &SharedSsd1306,
-) -> Ssd1306<I2CInterface<SharedSsd1306>, DisplaySize128x64, BufferedGraphicsMode<DisplaySize128x64>>
-{
-    let mut display = Ssd1306::new(
-        I2CDisplayInterface::new(shared.clone()),
-        DisplaySize128x64,
-        DisplayRotation::Rotate0,
-    )
-    .into_buffered_graphics_mode();
-    display.init().unwrap();
-    display
+/// The driver, initialised, on the model.
+fn driver(shared: &SharedSsd1306) -> Oled<SharedSsd1306> {
+    let mut oled = Oled::new(shared.clone());
+    oled.init().unwrap();
+    oled
+}
+
+/// The model's panel shows `frame`, pixel for pixel.
+fn assert_panel(shared: &SharedSsd1306, frame: &Frame, what: &str) {
+    let model = shared.model();
+    for y in 0..face::HEIGHT {
+        for x in 0..face::WIDTH {
+            assert_eq!(
+                model.pixel(x as usize, y as usize),
+                frame.pixel(x, y),
+                "{what} at ({x}, {y})"
+            );
+        }
+    }
 }
 
 #[test]
 fn the_face_through_the_driver_matches_the_simulator() {
     let shared = SharedSsd1306::new();
-    let mut display = driver(&shared);
+    let mut oled = driver(&shared);
     for (name, view) in views() {
-        face::draw(&view, &mut display).unwrap();
-        display.flush().unwrap();
+        oled.show(&face::render(&view), &face::urgent(&view))
+            .unwrap();
         let simulated = render(&view);
         let model = shared.model();
         for p in simulated.bounding_box().points() {
@@ -299,46 +306,147 @@ fn the_face_through_the_driver_matches_the_simulator() {
 #[test]
 fn a_one_second_update_sends_a_fraction_of_a_frame() {
     let shared = SharedSsd1306::new();
-    let mut display = driver(&shared);
+    let mut oled = driver(&shared);
     let mut view = View {
         running: Some(Color::White),
         move_number: 23,
         ..clock(754_000, 1_201_000)
     };
-    // A full frame: the whole buffer redrawn and sent.
+    // A full frame, after init.
     shared.model_mut().reset_counters();
-    display.clear_buffer();
-    face::draw(&view, &mut display).unwrap();
-    display.flush().unwrap();
+    oled.show(&face::render(&view), &face::urgent(&view))
+        .unwrap();
     let full = shared.model().bytes_transferred();
     assert_eq!(shared.model().data_bytes(), 1024);
-    let mut shown = face::Frame::new();
-    face::draw(&view, &mut shown).unwrap();
 
     let mut updates = Vec::new();
     for _ in 0..5 {
         view.white_ms -= 1000;
         shared.model_mut().reset_counters();
-        face::update(&view, &mut shown, &mut display).unwrap();
-        display.flush().unwrap();
+        oled.show(&face::render(&view), &face::urgent(&view))
+            .unwrap();
         updates.push(shared.model().bytes_transferred());
     }
-    // The screen matches a full redraw.
-    let simulated = render(&view);
-    for p in simulated.bounding_box().points() {
-        assert_eq!(
-            shared.model().pixel(p.x as usize, p.y as usize),
-            simulated.get_pixel(p).is_on()
-        );
-    }
+    assert_panel(&shared, &face::render(&view), "after the updates");
     println!("full frame: {full} B on the wire; one-second updates: {updates:?} B");
-    assert!(updates.iter().all(|&u| u < full));
+    assert!(updates.iter().all(|&u| u * 10 < full));
+}
+
+/// A press of the lever: the other clock's marker is the first write, the
+/// old marker's erasure the second, each a single 16-byte write, before any
+/// digit. Run with `--nocapture` to see the figures.
+#[test]
+fn a_switch_of_clocks_shows_first() {
+    let shared = SharedSsd1306::new();
+    let mut oled = driver(&shared);
+    let before = View {
+        running: Some(Color::White),
+        move_number: 23,
+        ..clock(754_000, 1_201_000)
+    };
+    oled.show(&face::render(&before), &face::urgent(&before))
+        .unwrap();
+    // White pressed: Black's clock runs, White got his increment.
+    let after = View {
+        running: Some(Color::Black),
+        move_number: 23,
+        white_moves: 23,
+        ..clock(756_000, 1_201_000)
+    };
+    let marker_on = |view: &View| {
+        let side = view.running.unwrap();
+        let i = view.sides().iter().position(|&s| s == side).unwrap();
+        let x = face::WIDTH / 4 + i as i32 * face::WIDTH / 2;
+        (x - 8..x + 8).all(|x| shared.model().pixel(x as usize, 38))
+    };
+    shared.model_mut().reset_counters();
+    oled.stage(&face::render(&after), &face::urgent(&after));
+    let writes = oled.queued();
+    assert!(oled.send_next().unwrap());
+    assert!(marker_on(&after), "the first write lights the new marker");
+    assert_eq!(shared.model().bytes_transferred(), 24);
+    assert!(oled.send_next().unwrap());
+    assert!(!marker_on(&before), "the second write clears the old one");
+    let marker_bytes = shared.model().bytes_transferred();
+    assert_eq!(marker_bytes, 48);
+    oled.flush().unwrap();
+    let total = shared.model().bytes_transferred();
+    assert_panel(&shared, &face::render(&after), "after the switch");
+    let ms = |bytes: u64, writes: u64| (bytes * 9 + writes * 2) as f64 / 100.0;
+    println!(
+        "a switch: {writes} writes, {total} B ({:.1} ms at 100 kHz); \
+         the markers: 2 writes, {marker_bytes} B ({:.2} ms, the new one shown after {:.2} ms)",
+        ms(total, writes as u64),
+        ms(marker_bytes, 2),
+        ms(24, 1),
+    );
+}
+
+/// A frame for the property test: a clock screen from a few numbers.
+fn any_view() -> impl Strategy<Value = View> {
+    (
+        0u64..8_000_000,
+        0u64..8_000_000,
+        0u8..3,
+        any::<bool>(),
+        any::<bool>(),
+        0u32..200,
+        prop::option::of("[a-z ]{0,30}"),
+    )
+        .prop_map(|(w, b, running, black_left, paused, moves, alert)| View {
+            running: [None, Some(Color::White), Some(Color::Black)][running as usize],
+            black_left,
+            paused,
+            alert,
+            move_number: moves,
+            screen: if moves % 17 == 0 {
+                Screen::Correction {
+                    field: Field::ALL[moves as usize % 7],
+                }
+            } else {
+                Screen::Clock
+            },
+            ..clock(w, b)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Frames staged in any order, sent in part or whole, with writes cut
+    /// short on the bus: once the last one is staged again and flushed,
+    /// the panel shows exactly it.
+    #[test]
+    fn the_panel_ends_showing_the_last_frame_staged(
+        steps in prop::collection::vec((any_view(), 0usize..80, prop::option::of(1usize..24)), 1..8)
+    ) {
+        let shared = SharedSsd1306::new();
+        let mut oled = driver(&shared);
+        let mut last = None;
+        for (view, sends, nack) in steps {
+            oled.stage(&face::render(&view), &face::urgent(&view));
+            if let Some(at) = nack {
+                shared.model_mut().nack_at_byte(at);
+            }
+            for _ in 0..sends {
+                match oled.send_next() {
+                    Ok(_) => {}
+                    Err(oled::Error::Bus(_)) => oled.retry(),
+                }
+            }
+            last = Some(view);
+        }
+        let view = last.unwrap();
+        // A NACK armed for a write that never came must not hit the check.
+        shared.model_mut().nack_at_byte(usize::MAX);
+        oled.stage(&face::render(&view), &face::urgent(&view));
+        oled.flush().unwrap();
+        assert_panel(&shared, &face::render(&view), "the last frame");
+    }
 }
 
 fn frame(view: &View) -> Frame {
-    let mut frame = Frame::new();
-    let Ok(()) = face::draw(view, &mut frame);
-    frame
+    face::render(view)
 }
 
 /// The columns `xs` at which `a` and `b` differ somewhere.
@@ -381,10 +489,10 @@ fn black_left_puts_blacks_clock_over_the_left_lever() {
     };
     let (a, b) = (frame(&white_left), frame(&black_left));
     assert!(!differing_columns(&a, &b, 0..face::WIDTH / 2).is_empty());
-    // The running bar follows Black to the left.
-    let bar_row = |f: &Frame, xs: std::ops::Range<i32>| xs.clone().all(|x| f.pixel(x, 38));
-    assert!(bar_row(&a, 68..124) && !bar_row(&a, 4..60));
-    assert!(bar_row(&b, 4..60) && !bar_row(&b, 68..124));
+    // The running marker follows Black to the left.
+    let marker = |f: &Frame, xs: std::ops::Range<i32>| xs.clone().all(|x| f.pixel(x, 38));
+    assert!(marker(&a, 88..104) && !marker(&a, 24..40));
+    assert!(marker(&b, 24..40) && !marker(&b, 88..104));
     // Swapping the times back with the sides gives the same picture.
     let mirrored = View {
         white_ms: white_left.black_ms,
@@ -450,7 +558,7 @@ fn the_view_counts_each_sides_completed_moves() {
         .handle(2_300, Input::Place(shakmaty::Square::E4, None))
         .unwrap();
     referee.handle(2_600, Input::Press(Color::White)).unwrap();
-    let view = View::from_referee(&referee, 3_000, None);
+    let view = from_referee(&referee, 3_000, None);
     assert_eq!((view.white_moves, view.black_moves), (1, 0));
     assert_eq!(view.move_number, 1);
     assert!(!view.black_left);

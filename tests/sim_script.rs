@@ -10,7 +10,7 @@ mod support {
 use std::path::{Path, PathBuf};
 
 use support::cli::tocada;
-use tocada::face::{self, Frame, HEIGHT, View, WIDTH};
+use tocada::face::{self, Frame, HEIGHT, WIDTH};
 use tocada::transcript::{self, Event};
 use tocada::{Referee, Rules};
 
@@ -125,7 +125,7 @@ fn the_face_written_at_an_instant_is_the_game_at_that_instant() {
                 referee.handle(line.t, input).unwrap();
             }
         }
-        let view = View::from_referee(&referee, at, None);
+        let view = tocada::session::view::from_referee(&referee, at, None);
         let mut want = Frame::new();
         let Ok(()) = face::draw(&view, &mut want);
         let got = panel_of(&dir.path().join(format!("face-{at}.png")));

@@ -613,7 +613,11 @@ impl<R: Rig> Shell<R> {
         if !force && self.shown.as_ref() == Some(&view) {
             return;
         }
-        match self.rig.oled().show(&view) {
+        match self
+            .rig
+            .oled()
+            .show(&crate::face::render(&view), &crate::face::urgent(&view))
+        {
             Ok(()) => {
                 self.stats.redraws += 1;
                 self.shown = Some(view);

@@ -8,9 +8,11 @@
 //! the panel's mapping; data bytes land in the 128 × 64 display RAM (GDDRAM)
 //! at the address pointer, which moves and wraps as the datasheet says.
 //!
-//! [`Ssd1306Model::pixel`] shows the panel as it would look, mounted the way
-//! the `ssd1306` crate assumes for `DisplayRotation::Rotate0` (segment remap
-//! and reversed COM scan): what the driver draws at (0, 0) is top-left.
+//! [`Ssd1306Model::pixel`] shows the panel as it would look on the usual
+//! 128 × 64 module, which `hardware::oled` sets up with segment remap and
+//! reversed COM scan: what the driver draws at (0, 0) is top-left.
+//! [`Ssd1306Model::nack_at_byte`] cuts a write short mid-transaction, as a
+//! disturbed bus would.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -64,6 +66,8 @@ pub struct Ssd1306Model {
     /// A command byte waiting for its arguments, and those seen so far.
     pending: Option<(u8, Vec<u8>)>,
     nacks: u32,
+    /// NACK the next transaction at this byte after the address.
+    nack_at: Option<usize>,
     bytes: u64,
     data: u64,
     transactions: u64,
@@ -111,6 +115,7 @@ impl Ssd1306Model {
             scrolling: false,
             pending: None,
             nacks: 0,
+            nack_at: None,
             bytes: 0,
             data: 0,
             transactions: 0,
@@ -196,6 +201,13 @@ impl Ssd1306Model {
     /// Refuse the next `n` transactions with a NACK of the address byte.
     pub fn nack_next(&mut self, n: u32) {
         self.nacks = n;
+    }
+
+    /// NACK the next transaction at its `n`th byte after the address byte
+    /// (from 1): the bytes before it are taken as written, that one and
+    /// the rest are not. A write cut short on the bus.
+    pub fn nack_at_byte(&mut self, n: usize) {
+        self.nack_at = Some(n.max(1));
     }
 
     /// Zeroes the bus-load counters.
@@ -372,6 +384,13 @@ impl I2c<SevenBitAddress> for Ssd1306Model {
                 }
             }
         }
+        if let Some(n) = self.nack_at.take()
+            && n <= message.len()
+        {
+            message.truncate(n - 1);
+            self.message(&message);
+            return Err(ErrorKind::NoAcknowledge(NoAcknowledgeSource::Data));
+        }
         self.message(&message);
         Ok(())
     }
@@ -416,90 +435,82 @@ impl I2c<SevenBitAddress> for SharedSsd1306 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frame::Frame;
+    use crate::hardware::oled::Oled;
     use embedded_graphics::mono_font::MonoTextStyle;
     use embedded_graphics::mono_font::ascii::FONT_6X10;
     use embedded_graphics::text::Text;
-    use ssd1306::mode::BufferedGraphicsMode;
-    use ssd1306::prelude::*;
-    use ssd1306::{I2CDisplayInterface, Ssd1306};
 
-    type Display = Ssd1306<
-        I2CInterface<SharedSsd1306>,
-        DisplaySize128x64,
-        BufferedGraphicsMode<DisplaySize128x64>,
-    >;
-
-    fn display(shared: &SharedSsd1306) -> Display {
-        let mut d = Ssd1306::new(
-            I2CDisplayInterface::new(shared.clone()),
-            DisplaySize128x64,
-            DisplayRotation::Rotate0,
-        )
-        .into_buffered_graphics_mode();
-        d.init().unwrap();
-        d
-    }
-
-    fn assert_same(shared: &SharedSsd1306, expected: &[[bool; WIDTH]; HEIGHT]) {
+    fn assert_shows(shared: &SharedSsd1306, frame: &Frame) {
         let m = shared.model();
-        for (y, row) in expected.iter().enumerate() {
-            for (x, &want) in row.iter().enumerate() {
-                assert_eq!(m.pixel(x, y), want, "pixel ({x}, {y})");
+        for y in 0..HEIGHT {
+            for x in 0..WIDTH {
+                assert_eq!(
+                    m.pixel(x, y),
+                    frame.pixel(x as i32, y as i32),
+                    "pixel ({x}, {y})"
+                );
             }
         }
     }
 
     #[test]
-    fn the_real_driver_draws_on_the_model() {
+    fn the_driver_draws_on_the_model() {
         let shared = SharedSsd1306::new();
-        let mut d = display(&shared);
+        let mut oled = Oled::new(shared.clone());
+        oled.init().unwrap();
         assert!(shared.model().is_on());
         assert_eq!(shared.model().unknown_commands(), 0);
-        assert_eq!(shared.model().addressing_mode(), AddressingMode::Horizontal);
+        assert_eq!(shared.model().addressing_mode(), AddressingMode::Page);
 
-        let mut want = [[false; WIDTH]; HEIGHT];
+        let mut frame = Frame::new();
         for (x, y) in [(0, 0), (127, 0), (0, 63), (127, 63), (5, 9)] {
-            d.set_pixel(x as u32, y as u32, true);
-            want[y][x] = true;
+            frame.set_pixel(x, y, true);
         }
         Text::new(
             "12:34",
             Point::new(40, 30),
             MonoTextStyle::new(&FONT_6X10, BinaryColor::On),
         )
-        .draw(&mut d)
+        .draw(&mut frame)
         .unwrap();
-        d.flush().unwrap();
-        // The expected picture: the same text drawn into a plain frame.
-        let mut text = crate::face::Frame::new();
-        Text::new(
-            "12:34",
-            Point::new(40, 30),
-            MonoTextStyle::new(&FONT_6X10, BinaryColor::On),
-        )
-        .draw(&mut text)
-        .unwrap();
-        for (y, row) in want.iter_mut().enumerate() {
-            for (x, lit) in row.iter_mut().enumerate() {
-                *lit |= text.pixel(x as i32, y as i32);
-            }
-        }
-        assert_same(&shared, &want);
-        let full = shared.model().bytes_transferred();
-        assert_eq!(shared.model().data_bytes(), 1024);
-
-        // One pixel changes: the driver sends only its dirty box.
         shared.model_mut().reset_counters();
-        d.set_pixel(64, 40, true);
-        want[40][64] = true;
-        d.flush().unwrap();
-        assert_same(&shared, &want);
-        let one = shared.model().bytes_transferred();
+        oled.show(&frame, &[]).unwrap();
+        assert_shows(&shared, &frame);
+        // After init the whole RAM is sent: 64 writes of 16 columns.
+        assert_eq!(shared.model().data_bytes(), 1024);
+        assert_eq!(shared.model().transactions(), 64);
+        let full = shared.model().bytes_transferred();
+        assert_eq!(full, 64 * 24);
+
+        // One pixel changes: one write of one column, 9 bytes on the wire.
+        shared.model_mut().reset_counters();
+        frame.set_pixel(64, 40, true);
+        oled.show(&frame, &[]).unwrap();
+        assert_shows(&shared, &frame);
         assert_eq!(shared.model().data_bytes(), 1);
-        assert!(one * 50 < full, "full frame {full} B, one pixel {one} B");
-        // Measured: init and a full frame 1222 B on the wire
-        // (1152 B of it data messages), one pixel 13 B.
-        println!("full frame and init: {full} B, one pixel: {one} B");
+        assert_eq!(shared.model().bytes_transferred(), 9);
+    }
+
+    #[test]
+    fn a_write_cut_short_is_repaired_by_the_next_stage() {
+        let shared = SharedSsd1306::new();
+        let mut oled = Oled::new(shared.clone());
+        oled.init().unwrap();
+        let mut a = Frame::new();
+        oled.show(&a, &[]).unwrap();
+        for x in 10..26 {
+            a.set_pixel(x, 20, true);
+        }
+        // Cut after 3 of the 16 data bytes (7 bytes of addressing first).
+        shared.model_mut().nack_at_byte(11);
+        oled.stage(&a, &[]);
+        assert!(oled.send_next().is_err());
+        assert!(!oled.is_busy());
+        assert!(shared.model().pixel(12, 20) && !shared.model().pixel(13, 20));
+        oled.retry();
+        oled.flush().unwrap();
+        assert_shows(&shared, &a);
     }
 
     #[test]

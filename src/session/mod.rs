@@ -24,14 +24,16 @@ use std::collections::VecDeque;
 use shakmaty::{Bitboard, Color, Position};
 
 use crate::config::Config;
-use crate::face::{self, Field, Screen, View};
+use crate::face::Field;
 use crate::hardware::buttons::Button;
 use crate::hardware::link::LinkChange;
 use crate::pgn::{GameRecord, Tags};
 use crate::transcript::{self, Event, Line};
+use crate::{Effect, Input, Millis, Referee, Rules, words};
+
+pub mod view;
 
 pub use crate::transcript::RestoreError;
-use crate::{Effect, Input, Millis, Referee, Rules};
 
 /// Something the shell must do for the panel, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -203,7 +205,10 @@ impl Session {
         decisions: Vec<(Millis, Effect)>,
     ) {
         self.black_left = saved.black_left;
-        self.alert = decisions.iter().rev().find_map(|(_, e)| face::alert_for(e));
+        self.alert = decisions
+            .iter()
+            .rev()
+            .find_map(|(_, e)| words::alert_for(e));
         self.game = Some(Game {
             referee,
             preset: saved.preset.to_owned(),
@@ -228,7 +233,7 @@ impl Session {
             if let Some(game) = self.game.as_mut() {
                 game.restored = true;
             }
-            self.alert = Some("Restarted: press to resume".to_owned());
+            self.alert = Some(words::RESTARTED.to_owned());
         }
         if let Some(game) = self.game.as_ref() {
             self.actions.push_back(restored_action(game, last));
@@ -399,53 +404,18 @@ impl Session {
         self.game.as_ref().map(|g| (now + g.offset).max(g.last))
     }
 
-    /// What the face shows at `now`.
-    pub fn view(&self, now: Millis) -> View {
-        let mut view = match self.game.as_ref() {
-            None => {
-                let mut alert = self.alert.clone();
-                if alert.is_none() && self.occupancy.is_some_and(|o| o != start_occupancy(self)) {
-                    alert = Some("Set up the pieces".to_owned());
-                }
-                View {
-                    screen: Screen::TimeControlMenu {
-                        presets: self
-                            .presets
-                            .iter()
-                            .map(|(name, rules)| preset_label(name, rules))
-                            .collect(),
-                        selected: self.selected,
-                    },
-                    alert,
-                    ..View::default()
-                }
-            }
-            Some(game) => {
-                let t = (now + game.offset).max(game.last);
-                let mut view = View::from_referee(&game.referee, t, self.alert.clone());
-                if game.referee.is_paused() && !game.over {
-                    view.screen = Screen::Correction { field: game.field };
-                }
-                view
-            }
-        };
-        view.black_left = self.black_left;
-        view.board_disconnected = self.board_disconnected;
-        view
-    }
-
     fn setup_press(&mut self, button: Button, at: Millis) {
         match button {
             Button::Lever(Color::Black) => {
                 if self.occupancy.is_some_and(|o| o != start_occupancy(self)) {
-                    self.alert = Some("Set up the pieces".to_owned());
+                    self.alert = Some(words::SET_UP_THE_PIECES.to_owned());
                     self.buzz(Buzz::Short);
                     return;
                 }
                 self.begin(at);
             }
             Button::Lever(Color::White) => {
-                self.alert = Some("Black's lever starts".to_owned());
+                self.alert = Some(words::BLACKS_LEVER_STARTS.to_owned());
                 self.buzz(Buzz::Short);
             }
             Button::Adjust(side) => {
@@ -463,7 +433,7 @@ impl Session {
 
     fn begin(&mut self, at: Millis) {
         let Some((preset, rules)) = self.presets.get(self.selected).cloned() else {
-            self.alert = Some("No time control configured".to_owned());
+            self.alert = Some(words::NO_TIME_CONTROL.to_owned());
             return;
         };
         let setup = transcript::line_to_json(&Line {
@@ -542,7 +512,7 @@ impl Session {
         game.over = true;
         let action = finish_action(game);
         self.actions.push_back(action);
-        self.alert = Some("Game abandoned".to_owned());
+        self.alert = Some(words::GAME_ABANDONED.to_owned());
     }
 
     /// Gives the game's referee `input` at `t` (game time), records it and
@@ -575,7 +545,7 @@ impl Session {
             match &effect {
                 Effect::Move(_) | Effect::Resumed | Effect::Started { .. } => self.alert = None,
                 other => {
-                    if let Some(alert) = face::alert_for(other) {
+                    if let Some(alert) = words::alert_for(other) {
                         self.alert = Some(alert);
                     }
                 }

@@ -1,0 +1,252 @@
+//! What the face shows, read off the session and its referee: the face's
+//! [`View`], with every time rounded to what the face can display, and the
+//! instant it will next change by itself.
+//!
+//! The rounding is what lets the daemon redraw only on a change: two views
+//! at instants the face shows alike compare equal, and
+//! [`Session::next_face_change`] says when the running clock's reading
+//! next moves, so the loop sleeps until then instead of ticking.
+
+use shakmaty::{Color, KnownOutcome};
+
+use super::{Session, preset_label, start_occupancy};
+use crate::face::{self, Screen, View};
+use crate::{Millis, Reason, Referee, words};
+
+/// The clock screen as `referee` stands at `now` (game time), with an alert
+/// line. The times are rounded down to what the face shows
+/// ([`face::displayed_ms`]); a flag shows once a time reaches zero. The
+/// board's connection and the sides' places are not the referee's business:
+/// set `board_disconnected` and `black_left` afterwards.
+pub fn from_referee(referee: &Referee, now: Millis, alert: Option<String>) -> View {
+    let white_ms = referee.remaining(Color::White, now);
+    let black_ms = referee.remaining(Color::Black, now);
+    let result = referee.result();
+    // From the exact times: a clock showing 0.0 has not flagged until zero.
+    let flag = match result {
+        Some((KnownOutcome::Decisive { winner }, Reason::Timeout)) => Some(!winner),
+        _ if white_ms == 0 => Some(Color::White),
+        _ if black_ms == 0 => Some(Color::Black),
+        _ => None,
+    };
+    View {
+        white_ms: face::displayed_ms(white_ms),
+        black_ms: face::displayed_ms(black_ms),
+        running: referee.ticking(),
+        move_number: referee.moves_completed(Color::Black) + 1,
+        white_moves: referee.moves_completed(Color::White),
+        black_moves: referee.moves_completed(Color::Black),
+        white_stage: referee.stage(Color::White),
+        black_stage: referee.stage(Color::Black),
+        flag,
+        draw_offer: referee.draw_offer(),
+        paused: referee.is_paused(),
+        board_disconnected: false,
+        alert,
+        result: result.map(|(outcome, reason)| words::result_text(outcome, reason)),
+        screen: Screen::Clock,
+        black_left: false,
+    }
+}
+
+impl Session {
+    /// What the face shows at `now`. Views at two instants compare equal
+    /// exactly when the face looks the same at both.
+    pub fn view(&self, now: Millis) -> View {
+        let mut view = match self.game.as_ref() {
+            None => {
+                let mut alert = self.alert.clone();
+                if alert.is_none() && self.occupancy.is_some_and(|o| o != start_occupancy(self)) {
+                    alert = Some(words::SET_UP_THE_PIECES.to_owned());
+                }
+                View {
+                    screen: Screen::TimeControlMenu {
+                        presets: self
+                            .presets
+                            .iter()
+                            .map(|(name, rules)| preset_label(name, rules))
+                            .collect(),
+                        selected: self.selected,
+                    },
+                    alert,
+                    ..View::default()
+                }
+            }
+            Some(game) => {
+                let t = (now + game.offset).max(game.last);
+                let mut view = from_referee(&game.referee, t, self.alert.clone());
+                if game.referee.is_paused() && !game.over {
+                    view.screen = Screen::Correction { field: game.field };
+                }
+                view
+            }
+        };
+        view.black_left = self.black_left;
+        view.board_disconnected = self.board_disconnected;
+        view
+    }
+
+    /// The first instant after `now`, on the shell's clock, at which
+    /// [`Session::view`] differs from `view(now)` with no input in between:
+    /// when the running clock's reading next changes (a second, or a tenth
+    /// under 20 s; after any delay still to run), or its flag shows. `None`
+    /// when no clock runs, or the running one already reads zero (what
+    /// follows, the result, comes through [`Session::handle_timeout`], which
+    /// marks the session changed).
+    ///
+    /// The loop redraws at this instant instead of ticking.
+    pub fn next_face_change(&self, now: Millis) -> Option<Millis> {
+        let game = self.game.as_ref().filter(|g| !g.over)?;
+        let side = game.referee.ticking()?;
+        let t = (now + game.offset).max(game.last);
+        // What of the running clock the view holds: its reading and its flag.
+        let reading = |at: Millis| {
+            let ms = game.referee.remaining(side, at);
+            (face::displayed_ms(ms), ms == 0)
+        };
+        let before = reading(t);
+        if before.1 {
+            return None;
+        }
+        // The reading only moves one way as time passes, whatever the delay
+        // or increment mode, so search for its first change: double the
+        // step until it has changed, then halve the gap. The referee alone
+        // knows the clock's rules; asking it keeps them in one place.
+        let mut step: Millis = 1;
+        let mut hi = loop {
+            let at = t.saturating_add(step);
+            if reading(at) != before {
+                break at;
+            }
+            if at == Millis::MAX {
+                return None;
+            }
+            step = step.saturating_mul(2);
+        };
+        let mut lo = t;
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if reading(mid) == before {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(hi.saturating_sub(game.offset).max(now + 1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::hardware::buttons::Button;
+    use crate::{IncrementMode, Input, Rules};
+    use shakmaty::Square;
+
+    /// A session with a game under `control` and `mode`, Black's lever
+    /// pressed at 1 000 ms, so White's clock runs.
+    fn game(control: &str, mode: IncrementMode) -> Session {
+        let mut s = Session::new(&Config::default());
+        s.select_rules(
+            "test",
+            Rules {
+                time_control: control.parse().unwrap(),
+                increment_mode: mode,
+                ..Rules::default()
+            },
+        );
+        s.press(1_000, Button::Lever(Color::Black), 1_000);
+        assert!(s.is_ticking());
+        s
+    }
+
+    /// For instants from `from` on: the view just before the announced
+    /// change equals the view now, and the view at it differs.
+    fn check_changes(s: &Session, from: Millis, steps: usize) -> Vec<Millis> {
+        let mut now = from;
+        let mut seen = Vec::new();
+        for _ in 0..steps {
+            let Some(next) = s.next_face_change(now) else {
+                break;
+            };
+            assert!(next > now, "{next} after {now}");
+            assert_eq!(s.view(next - 1), s.view(now), "before {next}, from {now}");
+            assert_ne!(s.view(next), s.view(now), "at {next}, from {now}");
+            seen.push(next);
+            now = next;
+        }
+        seen
+    }
+
+    #[test]
+    fn seconds_above_twenty_and_tenths_below() {
+        // 25 s: whole seconds down to 20, then tenths.
+        let s = game("25", IncrementMode::Fischer);
+        let changes = check_changes(&s, 1_000, 400);
+        // 25 s left at 1 000, read down: 0:24 shows from the first
+        // millisecond after, 0:23 a second later.
+        assert_eq!(&changes[..3], [1_001, 2_001, 3_001]);
+        // From 20 s on, every tenth: 0:20 → 19.9 at 19 999 left.
+        assert!(changes.contains(&6_001) && changes.contains(&6_101));
+        // The last change is the flag at zero, then nothing.
+        assert_eq!(*changes.last().unwrap(), 26_000);
+        assert_eq!(s.view(26_000).flag, Some(Color::White));
+        assert_eq!(s.next_face_change(26_000), None);
+        // Every tenth below 20 s: 200 of them, 0.0 included, plus the flag;
+        // five seconds above.
+        assert_eq!(changes.len(), 5 + 200 + 1);
+    }
+
+    #[test]
+    fn views_at_instants_that_look_alike_are_equal() {
+        let s = game("300+3", IncrementMode::Fischer);
+        assert_ne!(s.view(1_000), s.view(1_001));
+        assert_eq!(s.view(1_001), s.view(2_000));
+        assert_ne!(s.view(1_001), s.view(2_001));
+        // Any instant in between announces the same change.
+        assert_eq!(s.next_face_change(1_500), Some(2_001));
+    }
+
+    #[test]
+    fn after_a_press_with_an_increment_the_other_clock_counts() {
+        let mut s = game("60+2", IncrementMode::Fischer);
+        s.board(3_000, Input::Lift(Square::E2));
+        s.board(3_200, Input::Place(Square::E4, None));
+        s.press(3_500, Button::Lever(Color::White), 3_500);
+        assert_eq!(s.referee().unwrap().ticking(), Some(Color::Black));
+        let changes = check_changes(&s, 3_500, 5);
+        assert_eq!(changes[0], 3_501);
+        // White's time stays put, with its increment.
+        assert_eq!(s.view(changes[4]).white_ms, 59_000);
+    }
+
+    #[test]
+    fn a_delay_runs_before_the_reading_moves() {
+        // US delay of 5 s: the reading stays 1:00 until 5 s and 1 ms after
+        // the start have gone.
+        let s = game("60+5", IncrementMode::Delay);
+        let changes = check_changes(&s, 1_000, 3);
+        assert_eq!(changes, [6_001, 7_001, 8_001]);
+        assert_eq!(s.view(6_000).white_ms, 60_000);
+        // Bronstein: the clock runs at once.
+        let s = game("60+5", IncrementMode::Bronstein);
+        assert_eq!(check_changes(&s, 1_000, 1), [1_001]);
+    }
+
+    #[test]
+    fn a_delay_below_twenty_seconds_goes_by_tenths() {
+        let s = game("15+3", IncrementMode::Delay);
+        let changes = check_changes(&s, 1_000, 3);
+        assert_eq!(changes, [4_001, 4_101, 4_201]);
+    }
+
+    #[test]
+    fn no_change_without_a_running_clock() {
+        let s = Session::new(&Config::default());
+        assert_eq!(s.next_face_change(0), None);
+        let mut s = game("60", IncrementMode::Fischer);
+        s.press(2_000, Button::Menu, 2_000); // the arbiter pauses
+        assert_eq!(s.next_face_change(2_000), None);
+    }
+}
