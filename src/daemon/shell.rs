@@ -45,9 +45,9 @@ use crate::session::{Action, Buzz, Session};
 use crate::store::{GameId, Journal, NewGame};
 use crate::{Input, Millis, transcript};
 
-/// While a clock runs and the face cannot say when it next changes, it is
-/// redrawn this often (10 Hz: tenths show under 20 seconds).
-pub const FACE_TICK_MS: Millis = 100;
+/// After a failed write to the panel, what may be wrong on it is sent
+/// again this much later.
+pub const FACE_RETRY_MS: Millis = 100;
 /// How often the board's occupancy is read in full, to notice a lost last
 /// frame that no later frame would reveal.
 pub const OCCUPANCY_EVERY_MS: Millis = 10_000;
@@ -297,6 +297,11 @@ impl<R: Rig> Shell<R> {
         if let Some(timer) = self.timers.earliest() {
             wake = wake.min(timer);
         }
+        if self.rig.oled_ref().is_busy() && self.timers.get(Timer::FaceRetry).is_none() {
+            // More of the face to send: come back at once, after whatever
+            // else is waiting (a press, the board's edge).
+            wake = wake.min(self.now_ms());
+        }
         wake
     }
 
@@ -357,7 +362,15 @@ impl<R: Rig> Shell<R> {
         if self.timers.take_due(Timer::BuzzerOff, now) {
             self.rig.set_buzzer(false);
         }
+        if self.timers.take_due(Timer::FaceRetry, now) {
+            self.rig.oled().retry();
+        }
         self.draw(false);
+        // One write of the face per pass, after the board has had its turn:
+        // a board poll never waits behind more than one.
+        if self.rig.oled().is_busy() {
+            self.send_face();
+        }
         let every = self.rig.notifier().watchdog_every();
         if let Some(every) = every
             && self.timers.take_due(Timer::Watchdog, now)
@@ -597,42 +610,67 @@ impl<R: Rig> Shell<R> {
         self.timers.set_latest(Timer::BuzzerOff, off);
     }
 
-    /// Redraws the face if what it shows changed, or if `force`d.
+    /// Stages a new face if what it shows changed (or if `force`d: then it
+    /// is sent whole before returning, for whoever asked to see it). The
+    /// face is sent a bounded write at a time by [`Shell::send_face`],
+    /// between board polls.
     fn draw(&mut self, force: bool) {
         let now = self.now_ms();
         let changed = self.session.take_changed();
-        let tick = self.timers.take_due(Timer::Face, now);
-        if self.session.is_ticking() {
-            self.timers.set_earliest(Timer::Face, now + FACE_TICK_MS);
-        }
-        if !(changed || tick || force || self.shown.is_none()) {
+        let due = self.timers.take_due(Timer::Face, now);
+        if !(changed || due || force || self.shown.is_none()) {
             return;
         }
         let view = self.session.view(now);
+        // The face changes by itself next when a running clock's digits do.
+        match self.session.next_face_change(now) {
+            Some(at) => self.timers.set(Timer::Face, at),
+            None => self.timers.clear(Timer::Face),
+        }
         self.publish(&view);
         if !force && self.shown.as_ref() == Some(&view) {
             return;
         }
-        match self
-            .rig
-            .oled()
-            .show(&crate::face::render(&view), &crate::face::urgent(&view))
-        {
-            Ok(()) => {
-                self.stats.redraws += 1;
-                self.shown = Some(view);
-                if let Some(at) = self.pending_switch.take() {
-                    let us = self.now().saturating_sub(at).as_micros() as u64;
-                    self.stats.press_to_face_us.push(us);
-                }
+        let frame = crate::face::render(&view);
+        self.rig.oled().stage(&frame, &crate::face::urgent(&view));
+        self.stats.redraws += 1;
+        self.shown = Some(view);
+        self.face_sent();
+        if force {
+            while self.rig.oled().is_busy() && self.send_face() {}
+        }
+    }
+
+    /// Sends the next bounded write of the face, if one is queued: the
+    /// running-side marker first, then the digits, then the rest. Says
+    /// whether it went out.
+    fn send_face(&mut self) -> bool {
+        match self.rig.oled().send_next() {
+            Ok(sent) => {
+                self.face_sent();
+                sent
             }
             Err(err) => {
                 self.stats.face_errors += 1;
                 if self.stats.face_errors.is_power_of_two() {
                     tracing::warn!("{err} ({} failures)", self.stats.face_errors);
                 }
-                self.shown = None;
+                // What may be wrong is sent again, after a pause: a panel
+                // that is not there must not take the bus from the board.
+                let now = self.now_ms();
+                self.timers.set_earliest(Timer::FaceRetry, now + FACE_RETRY_MS);
+                false
             }
+        }
+    }
+
+    /// Notes the press whose switch the panel now shows: the new clock's
+    /// marker (the first urgent area) has gone out.
+    fn face_sent(&mut self) {
+        if self.pending_switch.is_some() && self.rig.oled().next_rank() != Some(0) {
+            let at = self.pending_switch.take().unwrap_or_default();
+            let us = self.now().saturating_sub(at).as_micros() as u64;
+            self.stats.press_to_face_us.push(us);
         }
     }
 

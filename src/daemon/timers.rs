@@ -18,9 +18,11 @@ pub enum Timer {
     BoardClock,
     /// A press waits for the board to answer: try the board again.
     PressRetry,
+    /// A write to the panel failed: send again what may be wrong.
+    FaceRetry,
 }
 
-const TIMERS: usize = 6;
+const TIMERS: usize = 7;
 
 impl Timer {
     const fn index(self) -> usize {
@@ -31,6 +33,7 @@ impl Timer {
             Timer::Occupancy => 3,
             Timer::BoardClock => 4,
             Timer::PressRetry => 5,
+            Timer::FaceRetry => 6,
         }
     }
 }

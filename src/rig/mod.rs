@@ -45,6 +45,8 @@ pub trait Rig {
     fn link_ref(&self) -> &BoardLink<Self::Board>;
     /// The OLED.
     fn oled(&mut self) -> &mut Oled<Self::Display>;
+    /// The OLED, to look at.
+    fn oled_ref(&self) -> &Oled<Self::Display>;
     /// Turns the buzzer on or off (a rig without one ignores it).
     fn set_buzzer(&mut self, on: bool);
     /// Whom to tell that the clock is up and alive.

@@ -266,6 +266,10 @@ impl Rig for ModelRig {
         &mut self.oled
     }
 
+    fn oled_ref(&self) -> &Oled<SimBus> {
+        &self.oled
+    }
+
     fn set_buzzer(&mut self, on: bool) {
         self.buzzer.set(on);
     }

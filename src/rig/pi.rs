@@ -126,6 +126,10 @@ impl<B: SensorBoard + BoardSerial> Rig for PiRig<B> {
         &mut self.oled
     }
 
+    fn oled_ref(&self) -> &Oled<PiBus> {
+        &self.oled
+    }
+
     fn set_buzzer(&mut self, on: bool) {
         if let Some(buzzer) = self.buzzer.as_mut() {
             buzzer.set(on);
