@@ -40,11 +40,11 @@ use tocada::hardware::bus::{BusMeter, Transfer, transfer_time_us};
 use tocada::hardware::mcp23017_board::Mcp23017Board;
 use tocada::hardware::oled::Oled;
 use tocada::hardware::protocol_board::ProtocolBoard;
-use tocada::hardware::protocol_board::wire::{Capabilities, DEFAULT_ADDRESS};
 use tocada::models::Hands;
 use tocada::models::mcp23017::ReedBoardModel;
 use tocada::models::sensor_board::ProtocolBoardModel;
 use tocada::models::ssd1306::{ADDRESS as OLED, Ssd1306Model};
+use tocada::protocol::{Capabilities, DEFAULT_ADDRESS};
 use tocada::session::view::from_referee;
 use tocada::{Input, Referee, Rules};
 

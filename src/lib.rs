@@ -75,6 +75,7 @@ pub mod hardware;
 pub mod logging;
 pub mod models;
 pub mod pgn;
+pub mod protocol;
 pub mod referee;
 pub mod rig;
 pub mod session;

@@ -7,10 +7,10 @@ use tocada::hardware::SensorBoard;
 use tocada::hardware::link::{BoardLink, LinkChange, LinkPolicy};
 use tocada::hardware::mcp23017_board::Mcp23017Board;
 use tocada::hardware::protocol_board::ProtocolBoard;
-use tocada::hardware::protocol_board::wire::{Capabilities, DEFAULT_ADDRESS};
 use tocada::models::mcp23017::ReedBoardModel;
 use tocada::models::sensor_board::ProtocolBoardModel;
 use tocada::models::{Hands, Shared};
+use tocada::protocol::{Capabilities, DEFAULT_ADDRESS};
 use tocada::{Effect, Input, Millis, Referee, Rules};
 
 /// A model the test can unplug and knock pieces on.

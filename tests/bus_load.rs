@@ -11,9 +11,9 @@ use tocada::hardware::SensorBoard;
 use tocada::hardware::bus::{BusMeter, transfer_time_us};
 use tocada::hardware::oled::Oled;
 use tocada::hardware::protocol_board::ProtocolBoard;
-use tocada::hardware::protocol_board::wire::{Capabilities, DEFAULT_ADDRESS};
 use tocada::models::sensor_board::ProtocolBoardModel;
 use tocada::models::ssd1306::Ssd1306Model;
+use tocada::protocol::{Capabilities, DEFAULT_ADDRESS};
 
 /// A metered bus the test keeps a handle on while a driver owns another.
 struct Metered<I>(Rc<RefCell<BusMeter<I>>>);

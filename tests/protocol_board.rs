@@ -6,10 +6,10 @@ use proptest::prelude::*;
 use shakmaty::{Bitboard, Board, Color, Piece, Role, Square};
 use tocada::Input;
 use tocada::hardware::SensorBoard;
-use tocada::hardware::protocol_board::wire::Capabilities;
 use tocada::hardware::protocol_board::{Error, ProtocolBoard};
 use tocada::models::Hands;
 use tocada::models::sensor_board::ProtocolBoardModel;
+use tocada::protocol::Capabilities;
 
 /// The model on a bus the test can still reach, to move pieces and inject
 /// faults while the driver owns its end.

@@ -10,11 +10,11 @@ use tocada::hardware::bus::SharedBus;
 use tocada::hardware::mcp23017_board::Mcp23017Board;
 use tocada::hardware::oled::{self, Oled};
 use tocada::hardware::protocol_board::ProtocolBoard;
-use tocada::hardware::protocol_board::wire::Capabilities;
 use tocada::models::Hands;
 use tocada::models::bus::ModelBus;
 use tocada::models::mcp23017::ReedBoardModel;
 use tocada::models::sensor_board::ProtocolBoardModel;
+use tocada::protocol::Capabilities;
 use tocada::session::view::from_referee;
 use tocada::{Input, Referee, Rules};
 

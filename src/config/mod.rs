@@ -32,7 +32,7 @@ use shakmaty::{Chess, Color};
 
 use crate::hardware::buttons::ButtonPins;
 use crate::hardware::mcp23017_board;
-use crate::hardware::protocol_board::wire;
+use crate::protocol;
 use crate::{Enforcement, GameMode, IncrementMode, Rules, TimeControl};
 
 pub use error::ConfigError;
@@ -385,7 +385,7 @@ impl Default for BoardConfig {
     fn default() -> BoardConfig {
         BoardConfig {
             kind: BoardKind::Protocol,
-            address: wire::DEFAULT_ADDRESS,
+            address: protocol::DEFAULT_ADDRESS,
             expanders: mcp23017_expanders(),
             interrupt_pin: None,
             poll_ms: 5,

@@ -658,7 +658,8 @@ impl<R: Rig> Shell<R> {
                 // What may be wrong is sent again, after a pause: a panel
                 // that is not there must not take the bus from the board.
                 let now = self.now_ms();
-                self.timers.set_earliest(Timer::FaceRetry, now + FACE_RETRY_MS);
+                self.timers
+                    .set_earliest(Timer::FaceRetry, now + FACE_RETRY_MS);
                 false
             }
         }

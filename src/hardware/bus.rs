@@ -8,7 +8,8 @@
 //! use shakmaty::Board;
 //! use tocada::hardware::bus::SharedBus;
 //! use tocada::hardware::oled::Oled;
-//! use tocada::hardware::protocol_board::{wire::Capabilities, ProtocolBoard};
+//! use tocada::hardware::protocol_board::ProtocolBoard;
+//! use tocada::protocol::Capabilities;
 //! use tocada::models::bus::ModelBus;
 //! use tocada::models::sensor_board::ProtocolBoardModel;
 //!

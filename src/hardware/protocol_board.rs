@@ -13,19 +13,17 @@
 //! returns [`Error::NotReady`]; the next call carries on where it stopped.
 //! The daemon polls every 5 ms anyway, which is the board's deadline (§ 9.4).
 
-pub mod wire;
-
 use core::fmt;
 
 use embedded_hal::i2c::I2c;
 use shakmaty::{Bitboard, Piece, Square};
 
-use self::wire::{
+use super::{BoardEvent, SensorBoard};
+use crate::Input;
+use crate::protocol::{
     Capabilities, MAGIC, MAX_FRAMES_PER_READ, code, command, crc8, piece_from_byte, reg, size,
     status, tag,
 };
-use super::{BoardEvent, SensorBoard};
-use crate::Input;
 
 /// STATUS reads per call while waiting for PAIR_READY or SNAP_READY.
 pub const READY_POLLS: usize = 4;
@@ -179,7 +177,7 @@ pub struct ProtocolBoard<I2C> {
 }
 
 impl<I2C: I2c> ProtocolBoard<I2C> {
-    /// A driver for the board at `address` (normally [`wire::DEFAULT_ADDRESS`]).
+    /// A driver for the board at `address` (normally [`crate::protocol::DEFAULT_ADDRESS`]).
     /// No bus traffic until the first call.
     pub fn new(i2c: I2C, address: u8) -> Self {
         ProtocolBoard {

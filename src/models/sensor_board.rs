@@ -15,7 +15,7 @@ use shakmaty::{Bitboard, Board, Piece, Square};
 
 use super::Hands;
 use crate::Millis;
-use crate::hardware::protocol_board::wire::{
+use crate::protocol::{
     Capabilities, DEFAULT_ADDRESS, MAGIC, code, command, crc8, piece_byte, precedes_or_equals, reg,
     size, status, tag,
 };

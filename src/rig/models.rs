@@ -21,10 +21,10 @@ use crate::hardware::buttons::{Button, ButtonPress};
 use crate::hardware::link::{BoardLink, LinkPolicy};
 use crate::hardware::oled::Oled;
 use crate::hardware::protocol_board::ProtocolBoard;
-use crate::hardware::protocol_board::wire::{Capabilities, DEFAULT_ADDRESS};
 use crate::models::bus::{BusClock, ModelBus};
 use crate::models::sensor_board::{ModelClock, ProtocolBoardModel};
 use crate::models::{Hands, Shared};
+use crate::protocol::{Capabilities, DEFAULT_ADDRESS};
 use crate::transcript::{self, Event};
 use crate::{Input, Millis};
 
