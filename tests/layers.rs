@@ -10,8 +10,8 @@
 //! the crate's at all.
 //!
 //! The layers, bottom up: the referee; the face (a leaf); the hardware
-//! drivers and the device models; the session; the replay format; the rig;
-//! the daemon; the simulator. Each rule below is one test, which fails
+//! drivers and the device models; the PGN; the session; the replay format;
+//! the rig; the daemon; the simulator. Each rule below is one test, which fails
 //! naming every file and line that breaks it, and each can fail: the
 //! checker's own tests break every rule on a small fake source.
 
@@ -82,6 +82,12 @@ const REFEREE_AT_THE_BOTTOM: Rule = Rule {
     covers: &["src/referee/", "src/referee.rs"],
     forbidden: Forbidden::AllBut(&[]),
     why: "the referee is the core: it uses nothing of the crate but itself",
+};
+
+const PGN_BELOW_THE_SESSION: Rule = Rule {
+    covers: &["src/pgn/", "src/pgn.rs"],
+    forbidden: Forbidden::These(&["transcript", "session", "daemon", "rig", "sim"]),
+    why: "the session writes its PGN with crate::pgn, so the PGN may not reach back up through the replay format (session -> pgn -> transcript -> session)",
 };
 
 /// What `src/lib.rs` declares: its modules, and which module each root
@@ -518,6 +524,12 @@ fn the_session_does_not_use_the_replay_format_rig_daemon_or_simulator() {
 }
 
 #[test]
+#[ignore = "until pgn::from_lines moves above the session (it feeds lines through crate::transcript)"]
+fn the_pgn_does_not_reach_back_up_through_the_replay_format() {
+    check(PGN_BELOW_THE_SESSION);
+}
+
+#[test]
 fn the_referee_uses_nothing_of_the_crate_but_itself() {
     check(REFEREE_AT_THE_BOTTOM);
 }
@@ -672,6 +684,17 @@ mod checker {
         // The doc text may name the replay format.
         let near = "//! Read back by [`crate::transcript::restore`].\nuse crate::Referee;\n";
         assert!(broken(SESSION_BELOW_ITS_USERS, "src/session/record.rs", near).is_empty());
+    }
+
+    #[test]
+    fn the_pgn_rule_fails_on_the_replay_format() {
+        let src = "use crate::face::duration_text;\nuse crate::transcript::{Fault, Feed};\n";
+        assert_eq!(
+            broken(PGN_BELOW_THE_SESSION, "src/pgn.rs", src),
+            ["src/pgn.rs:2: uses crate::transcript"]
+        );
+        let near = "use crate::face::clock_text;\nuse crate::{Effect, Rules};\n";
+        assert!(broken(PGN_BELOW_THE_SESSION, "src/pgn/comment.rs", near).is_empty());
     }
 
     #[test]
