@@ -6,6 +6,8 @@
 //! hands with varied orders would play it, on a board without identities and
 //! on one with them.
 
+#[path = "../tests/support/parsed.rs"]
+mod parsed;
 #[path = "../tests/support/pgn.rs"]
 mod pgn;
 

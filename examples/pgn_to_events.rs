@@ -12,6 +12,8 @@
 //! does not end in mate ends with the loser's resignation, a draw with an
 //! agreement, so the referee can reach the PGN's result.
 
+#[path = "../tests/support/parsed.rs"]
+mod parsed;
 #[path = "../tests/support/pgn.rs"]
 mod pgn;
 

@@ -26,6 +26,8 @@
 //! Exits with 1 if any board event was lost or reordered, or a game did not
 //! reach the position its moves lead to.
 
+#[path = "../tests/support/parsed.rs"]
+mod parsed;
 #[path = "../tests/support/pgn.rs"]
 mod pgn;
 

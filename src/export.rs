@@ -11,7 +11,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use crate::exit::{EX_IOERR, EX_NOINPUT, EX_USAGE};
-use crate::store::{Store, StoreError, pgn_date_from_iso};
+use crate::store::{DateError, Store, StoreError, pgn_date_from_iso};
 
 /// Where the daemon keeps its games unless configured otherwise.
 pub const DEFAULT_DB: &str = "/var/lib/tocada/games.sqlite";
@@ -20,7 +20,7 @@ pub const DEFAULT_DB: &str = "/var/lib/tocada/games.sqlite";
 #[derive(Debug)]
 pub enum ExportError {
     /// `--since` is not a real `YYYY-MM-DD` date.
-    BadDate(String),
+    BadDate(DateError),
     /// The database could not be opened as a game store.
     Open(StoreError),
     /// Reading the games failed.
@@ -45,7 +45,7 @@ impl ExportError {
 impl fmt::Display for ExportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ExportError::BadDate(why) => f.write_str(why),
+            ExportError::BadDate(err) => err.fmt(f),
             ExportError::Open(err) | ExportError::Read(err) => err.fmt(f),
             ExportError::Write(err) => write!(f, "cannot write: {err}"),
         }

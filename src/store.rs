@@ -30,7 +30,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionB
 
 use crate::transcript::{Event, parse_line};
 
-pub use calendar::pgn_date_from_iso;
+pub use calendar::{DateError, DateErrorKind, pgn_date_from_iso};
 pub use error::StoreError;
 pub use journal::Journal;
 

@@ -1,8 +1,10 @@
 //! Art. 6: starting, running, flags, increments, stages, pauses.
 
-mod common;
+mod support {
+    pub mod referee;
+}
 
-use common::*;
+use support::referee::*;
 use tocada::{Effect, IncrementMode, Input, KnownOutcome, Reason, Rules};
 
 fn rules(tc: &str) -> Rules {

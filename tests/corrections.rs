@@ -1,9 +1,11 @@
 //! Art. 6.10–6.11: the arbiter pauses the clock and corrects a player's time
 //! or move counter; the corrections hold only while paused.
 
-mod common;
+mod support {
+    pub mod referee;
+}
 
-use common::*;
+use support::referee::*;
 use tocada::{Effect, Input, KnownOutcome, Reason, Referee, Rules};
 
 fn rules(tc: &str) -> Rules {

@@ -1,8 +1,10 @@
 //! Art. 9: draw offers, claims, repetitions.
 
-mod common;
+mod support {
+    pub mod referee;
+}
 
-use common::*;
+use support::referee::*;
 use tocada::{Effect, Input, KnownOutcome, Reason, Rejection, Rules};
 
 const DRAW: Effect = Effect::Result {

@@ -4,6 +4,7 @@
 //! the PGN's result.
 
 mod support {
+    pub mod parsed;
     pub mod pgn;
 }
 

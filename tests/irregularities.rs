@@ -1,10 +1,12 @@
 //! Art. 6.2.3, 7.4 and 7.5: presses with a piece in hand, illegal moves,
 //! displaced pieces.
 
-mod common;
+mod support {
+    pub mod referee;
+}
 
-use common::*;
 use shakmaty::{Piece, Role};
+use support::referee::*;
 use tocada::{Effect, Enforcement, GameMode, Input, KnownOutcome, Law, Reason, Rules, Ruling};
 
 fn laws(effects: &[Effect]) -> Vec<(Law, bool)> {

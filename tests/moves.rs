@@ -1,10 +1,12 @@
 //! Which move was made: every natural physical order, promotions, and moves
 //! that end the game at release (4.7, 5.1.1, 5.2, 6.2.1, 6.2.2, 9.6).
 
-mod common;
+mod support {
+    pub mod referee;
+}
 
-use common::*;
 use shakmaty::{Piece, Role};
+use support::referee::*;
 use tocada::{Effect, Input, KnownOutcome, Reason, Rules};
 
 fn start_from(fen_text: &str) -> Game {

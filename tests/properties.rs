@@ -2,13 +2,15 @@
 //! most runs, pause stops both, and time only arrives through increments,
 //! stage time, penalties and the arbiter's corrections.
 
-mod common;
+mod support {
+    pub mod referee;
+}
 
-use common::hands;
 use proptest::prelude::*;
 use shakmaty::CastlingMode;
 use shakmaty::uci::UciMove;
 use shakmaty::{Color, Piece, Position, Role, Square};
+use support::referee::hands;
 use tocada::{Effect, Enforcement, IncrementMode, Input, Millis, Referee, Rules};
 
 /// What the generator asks for; `Legal` is expanded against the position.

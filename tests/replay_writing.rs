@@ -4,6 +4,7 @@
 //! records its games this way and rebuilds them by replaying.
 
 mod support {
+    pub mod parsed;
     pub mod pgn;
 }
 

@@ -3,10 +3,10 @@
 
 use shakmaty::{Bitboard, Color, Position, Square};
 use tocada::config::Config;
-use tocada::daemon::{Action, RestoreError, SavedGame, Session};
+use tocada::daemon::{Action, Recorded, RestoreError, SavedGame, Session};
 use tocada::face::{Field, Screen};
 use tocada::hardware::buttons::Button;
-use tocada::transcript::{Fault, FaultKind, Policy, restore};
+use tocada::transcript::{Event, Fault, FaultKind, Line, Policy, line_to_json, restore};
 use tocada::{Effect, Input};
 
 fn panel() -> Session {
@@ -22,13 +22,24 @@ fn press(panel: &mut Session, at: u64, button: Button) -> Vec<Action> {
     actions(panel)
 }
 
-/// The lines a store would hold: the setup, then every recorded input.
+/// The lines a store would hold: the setup, then every recorded input,
+/// written as the shell writes them.
 fn stored(all: &[Action]) -> Vec<String> {
     all.iter()
-        .filter_map(|a| match a {
-            Action::Begin { setup, .. } => Some(setup.clone()),
-            Action::Record { line, .. } => Some(line.clone()),
-            _ => None,
+        .filter_map(|a| {
+            let (t, event) = match a {
+                Action::Begin { t, rules, .. } => (*t, Event::Setup(rules.clone())),
+                Action::Record {
+                    t,
+                    event: Recorded::Input(input),
+                } => (*t, Event::Input(*input)),
+                Action::Record {
+                    t,
+                    event: Recorded::Timeout,
+                } => (*t, Event::End),
+                _ => return None,
+            };
+            Some(line_to_json(&Line { t, event }))
         })
         .collect()
 }
@@ -92,8 +103,12 @@ fn blacks_lever_starts_the_game_and_whites_does_not() {
     let all = press(&mut p, 100, Button::Lever(Color::Black));
     assert!(p.in_game());
     match &all[0] {
-        Action::Begin { preset, setup, .. } => {
-            assert_eq!(preset, "rapid");
+        Action::Begin {
+            t, preset, rules, ..
+        } => {
+            assert_eq!((*t, preset.as_str()), (100, "rapid"));
+            assert_eq!(rules.time_control.to_string(), "900+10");
+            let setup = &stored(&all[..1])[0];
             assert!(setup.contains("\"ev\":\"setup\""), "{setup}");
             assert!(setup.contains("900+10"), "{setup}");
         }
@@ -135,7 +150,23 @@ fn moves_made_on_the_board_are_recorded_as_replay_lines() {
     assert_eq!(sans, ["e4", "e5", "Nf3"]);
     let lines = stored(&all);
     assert_eq!(lines.len(), 1 + 1 + 3 * 3, "{lines:#?}");
-    assert!(lines[1].contains("\"press\""), "{}", lines[1]);
+    // Byte for byte what the store has always kept: stored games and
+    // `tests/power_cut.rs` read them back.
+    assert_eq!(
+        lines[1..5],
+        [
+            r#"{"t":1000,"ev":"press","side":"black"}"#,
+            r#"{"t":4000,"ev":"lift","sq":"e2"}"#,
+            r#"{"t":4200,"ev":"place","sq":"e4"}"#,
+            r#"{"t":4400,"ev":"press","side":"white"}"#,
+        ]
+    );
+    assert_eq!(
+        all.iter()
+            .filter(|a| matches!(a, Action::Record { .. }))
+            .count(),
+        1 + 3 * 3
+    );
 }
 
 #[test]
@@ -277,8 +308,13 @@ fn a_restored_game_comes_back_paused_on_its_times_and_a_lever_resumes() {
     .unwrap();
     let redo = actions(&mut q);
     assert!(
-        redo.iter()
-            .any(|a| matches!(a, Action::Record { line, .. } if line.contains("\"pause\""))),
+        redo.iter().any(|a| matches!(
+            a,
+            Action::Record {
+                event: Recorded::Input(Input::Pause),
+                ..
+            }
+        )),
         "the pause is stored too: {redo:?}"
     );
     let r = q.referee().unwrap();

@@ -1,8 +1,10 @@
 //! Art. 4: touched pieces, castling, the released piece, adjusting.
 
-mod common;
+mod support {
+    pub mod referee;
+}
 
-use common::*;
+use support::referee::*;
 use tocada::{Effect, Enforcement, Input, Law, Rules, Ruling};
 
 fn violations(effects: &[Effect]) -> Vec<(Law, String)> {

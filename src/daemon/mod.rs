@@ -29,7 +29,8 @@ use shakmaty::Position;
 use tokio::sync::mpsc;
 
 pub use crate::rig::{Command, NoNotifier, Notifier};
-pub use crate::session::{Action, Buzz, RestoreError, SavedGame, Session};
+pub use crate::session::{Action, Buzz, Recorded, SavedGame, Session};
+pub use crate::transcript::RestoreError;
 pub use alarm::Alarm;
 pub use polling::INTERRUPT_POLL_MS;
 pub use shell::{Shell, Snapshot, Stats};

@@ -41,9 +41,10 @@ use crate::hardware::board_clock::BoardClock;
 use crate::hardware::buttons::ButtonPress;
 use crate::hardware::link::LinkChange;
 use crate::rig::{BoardSerial, Command, Rig};
-use crate::session::{Action, Buzz, Session};
+use crate::session::{Action, Buzz, Recorded, Session};
 use crate::store::{GameId, Journal, NewGame};
-use crate::{Input, Millis, transcript};
+use crate::transcript::{self, Event, Line};
+use crate::{Input, Millis};
 
 /// After a failed write to the panel, what may be wrong on it is sent
 /// again this much later.
@@ -530,10 +531,15 @@ impl<R: Rig> Shell<R> {
         while let Some(action) = self.session.poll_action() {
             match action {
                 Action::Begin {
+                    t,
                     preset,
                     black_left,
-                    setup,
+                    rules,
                 } => {
+                    let setup = transcript::line_to_json(&Line {
+                        t,
+                        event: Event::Setup(rules),
+                    });
                     let started_at = std::time::SystemTime::now();
                     // The store's own calendar (local time), so the PGN's Date
                     // tag and `tocada export --since` agree about the day.
@@ -556,9 +562,13 @@ impl<R: Rig> Shell<R> {
                     }
                     tracing::info!(preset, "game started");
                 }
-                Action::Record { t, line } => {
+                Action::Record { t, event } => {
                     if let (Some(journal), Some(game)) = (self.journal.as_ref(), self.game) {
-                        journal.append(game, t, line);
+                        let event = match event {
+                            Recorded::Input(input) => Event::Input(input),
+                            Recorded::Timeout => Event::End,
+                        };
+                        journal.append(game, t, transcript::line_to_json(&Line { t, event }));
                     }
                 }
                 Action::Finish { result, pgn } => {

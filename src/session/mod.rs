@@ -2,12 +2,14 @@
 //! screens, and one game at a time on a [`Referee`].
 //!
 //! Sans-IO like the referee it wraps: the shell passes in button presses and
-//! board inputs with their instants, and drains [`Action`]s (store this line,
+//! board inputs with their instants, and drains [`Action`]s (store this,
 //! sound the buzzer, the game is over). Every input the referee is given is
-//! also handed out as a replay-format line, so that a game is stored as the
-//! events that make it and rebuilt by replaying them ([`transcript::restore`],
-//! which reads the lines and hands the rebuilt referee to
-//! [`Session::resume_from`]).
+//! also handed out, typed ([`Recorded`]), so that a game is stored as the
+//! events that make it and rebuilt by replaying them. Writing them down is
+//! the shell's business, and reading them back the replay format's
+//! (`tocada::transcript::restore`, which hands the rebuilt referee to
+//! [`Session::resume_from`]): both sit above this module, which knows no
+//! wire format.
 //!
 //! The buttons, with no keyboard in a club:
 //! - **setup** (no game): adjust buttons move the preset selection (left up,
@@ -28,27 +30,34 @@ use crate::face::Field;
 use crate::hardware::buttons::Button;
 use crate::hardware::link::LinkChange;
 use crate::pgn::{GameRecord, Tags};
-use crate::transcript::{self, Event, Line};
 use crate::{Effect, Input, Millis, Referee, Rules, words};
 
 pub mod view;
 
-pub use crate::transcript::RestoreError;
-
 /// Something the shell must do for the panel, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
-    /// A game began: store it before any of its lines.
+    /// A game began: store it before any of its records.
     Begin {
+        /// The instant it began, on the shell's clock (which is the game's
+        /// clock too, at its start).
+        t: Millis,
         /// The preset it is played under.
         preset: String,
         /// Black's clock and lever are on the left.
         black_left: bool,
-        /// Its rules as the replay format's `setup` line.
-        setup: String,
+        /// The rules it is played under (boxed: a starting position is far
+        /// bigger than anything else here).
+        rules: Box<Rules>,
     },
-    /// The referee was given an input: store it, as a replay-format line.
-    Record { t: Millis, line: String },
+    /// The referee was given something at `t`, on the game's clock: store
+    /// it, so that the game can be rebuilt by giving it again.
+    Record {
+        /// The instant on the game's clock.
+        t: Millis,
+        /// What the referee was given.
+        event: Recorded,
+    },
     /// The game is over, or abandoned (`result` is then `*`).
     Finish { result: String, pgn: String },
     /// Sound the buzzer.
@@ -73,6 +82,18 @@ pub enum Action {
         /// completed by a press included.
         fen: String,
     },
+}
+
+/// What the referee of the game in play was given, as [`Action::Record`]
+/// hands it out to be stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recorded {
+    /// An input, given with [`Referee::handle`].
+    Input(Input),
+    /// Time passed up to the record's instant with no input, and the game
+    /// ended on it (a flag): given with [`Referee::handle_timeout`]. The
+    /// replay format writes it as its `end` line.
+    Timeout,
 }
 
 /// How long the buzzer sounds.
@@ -191,7 +212,7 @@ impl Session {
         self.changed = true;
     }
 
-    /// Takes up a stored game that [`transcript::restore`] rebuilt:
+    /// Takes up a stored game that `tocada::transcript::restore` rebuilt:
     /// `referee` has been given its stored lines up to `last` (on the
     /// game's clock) and decided `decisions`. An unfinished game comes back
     /// paused at `last`, on a shell clock that reads `now`; a finished one
@@ -353,13 +374,12 @@ impl Session {
             return;
         }
         if game.referee.result().is_some() {
-            // The flag fell with no input after it: the stored lines must
-            // still replay to the same result.
-            let line = transcript::line_to_json(&Line {
+            // The flag fell with no input after it: the stored records
+            // must still replay to the same result.
+            self.actions.push_back(Action::Record {
                 t,
-                event: Event::End,
+                event: Recorded::Timeout,
             });
-            self.actions.push_back(Action::Record { t, line });
         }
         self.drain();
     }
@@ -436,14 +456,11 @@ impl Session {
             self.alert = Some(words::NO_TIME_CONTROL.to_owned());
             return;
         };
-        let setup = transcript::line_to_json(&Line {
-            t: at,
-            event: Event::Setup(Box::new(rules.clone())),
-        });
         self.actions.push_back(Action::Begin {
+            t: at,
             preset: preset.clone(),
             black_left: self.black_left,
-            setup,
+            rules: Box::new(rules.clone()),
         });
         self.alert = None;
         self.game = Some(Game {
@@ -528,11 +545,10 @@ impl Session {
             // than a clock that panics.
             return;
         }
-        let line = transcript::line_to_json(&Line {
+        self.actions.push_back(Action::Record {
             t,
-            event: Event::Input(input),
+            event: Recorded::Input(input),
         });
-        self.actions.push_back(Action::Record { t, line });
         self.drain();
     }
 

@@ -2,10 +2,48 @@
 //! writes them (`2026.11.21`), checked by hand so that `--since 2026-02-30`
 //! is an error rather than a silent March the 2nd.
 
+use std::fmt;
+
+/// A date that is not a real `YYYY-MM-DD`, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DateError {
+    /// The date as given.
+    pub date: String,
+    /// What is wrong with it.
+    pub kind: DateErrorKind,
+}
+
+/// What is wrong with a date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateErrorKind {
+    /// Not ten characters `YYYY-MM-DD`, all ASCII digits but the dashes.
+    Shape,
+    /// The month is not 1 to 12.
+    NoSuchMonth,
+    /// The day is not in that month (of that year).
+    NoSuchDay,
+}
+
+impl fmt::Display for DateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = match self.kind {
+            DateErrorKind::Shape => "expected YYYY-MM-DD",
+            DateErrorKind::NoSuchMonth => "no such month",
+            DateErrorKind::NoSuchDay => "no such day in that month",
+        };
+        write!(f, "bad date {:?}: {why}", self.date)
+    }
+}
+
+impl std::error::Error for DateError {}
+
 /// Checks an ISO date `YYYY-MM-DD` and returns it in PGN form `YYYY.MM.DD`,
-/// or a message saying what is wrong.
-pub fn pgn_date_from_iso(date: &str) -> Result<String, String> {
-    let bad = |why: &str| format!("bad date {date:?}: {why}");
+/// or says what is wrong with it.
+pub fn pgn_date_from_iso(date: &str) -> Result<String, DateError> {
+    let bad = |kind| DateError {
+        date: date.to_owned(),
+        kind,
+    };
     let bytes = date.as_bytes();
     let shape_ok = bytes.len() == 10
         && bytes[4] == b'-'
@@ -15,7 +53,7 @@ pub fn pgn_date_from_iso(date: &str) -> Result<String, String> {
             .enumerate()
             .all(|(i, b)| i == 4 || i == 7 || b.is_ascii_digit());
     if !shape_ok {
-        return Err(bad("expected YYYY-MM-DD"));
+        return Err(bad(DateErrorKind::Shape));
     }
     // The shape check leaves only ASCII digits in these ranges.
     let number = |range: std::ops::Range<usize>| {
@@ -25,10 +63,10 @@ pub fn pgn_date_from_iso(date: &str) -> Result<String, String> {
     };
     let (year, month, day) = (number(0..4), number(5..7), number(8..10));
     if !(1..=12).contains(&month) {
-        return Err(bad("no such month"));
+        return Err(bad(DateErrorKind::NoSuchMonth));
     }
     if day == 0 || day > days_in_month(year, month) {
-        return Err(bad("no such day in that month"));
+        return Err(bad(DateErrorKind::NoSuchDay));
     }
     Ok(format!("{year:04}.{month:02}.{day:02}"))
 }
@@ -59,23 +97,25 @@ mod tests {
 
     #[test]
     fn bad_dates_say_why() {
-        for (date, why) in [
-            ("2026-1-21", "expected YYYY-MM-DD"),
-            ("2026.11.21", "expected YYYY-MM-DD"),
-            ("21-11-2026", "expected YYYY-MM-DD"),
-            ("2026-11-2x", "expected YYYY-MM-DD"),
-            ("2026-１1-21", "expected YYYY-MM-DD"),
-            ("", "expected YYYY-MM-DD"),
-            ("2026-13-01", "no such month"),
-            ("2026-00-01", "no such month"),
-            ("2026-02-29", "no such day"),
-            ("1900-02-29", "no such day"),
-            ("2026-04-31", "no such day"),
-            ("2026-05-00", "no such day"),
+        for (date, why, kind) in [
+            ("2026-1-21", "expected YYYY-MM-DD", DateErrorKind::Shape),
+            ("2026.11.21", "expected YYYY-MM-DD", DateErrorKind::Shape),
+            ("21-11-2026", "expected YYYY-MM-DD", DateErrorKind::Shape),
+            ("2026-11-2x", "expected YYYY-MM-DD", DateErrorKind::Shape),
+            ("2026-１1-21", "expected YYYY-MM-DD", DateErrorKind::Shape),
+            ("", "expected YYYY-MM-DD", DateErrorKind::Shape),
+            ("2026-13-01", "no such month", DateErrorKind::NoSuchMonth),
+            ("2026-00-01", "no such month", DateErrorKind::NoSuchMonth),
+            ("2026-02-29", "no such day", DateErrorKind::NoSuchDay),
+            ("1900-02-29", "no such day", DateErrorKind::NoSuchDay),
+            ("2026-04-31", "no such day", DateErrorKind::NoSuchDay),
+            ("2026-05-00", "no such day", DateErrorKind::NoSuchDay),
         ] {
             let err = pgn_date_from_iso(date).unwrap_err();
-            assert!(err.contains(why), "{date}: {err}");
-            assert!(err.starts_with("bad date "), "{date}: {err}");
+            assert_eq!((err.date.as_str(), err.kind), (date, kind));
+            let text = err.to_string();
+            assert!(text.contains(why), "{date}: {text}");
+            assert!(text.starts_with("bad date "), "{date}: {text}");
         }
     }
 }

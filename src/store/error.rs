@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use super::GameId;
+use super::{DateError, GameId};
 
 /// Why the game store could not do what was asked.
 #[derive(Debug)]
@@ -41,7 +41,7 @@ pub enum StoreError {
     /// A result that is not `1-0`, `0-1`, `1/2-1/2` or `*`.
     BadResult(String),
     /// A date that is not a real `YYYY-MM-DD`.
-    BadDate(String),
+    BadDate(DateError),
     /// No game with this id.
     NoSuchGame(GameId),
     /// The game already has a result: nothing more is stored for it.
@@ -104,7 +104,7 @@ impl fmt::Display for StoreError {
                 f,
                 "bad result {result:?}: expected one of `1-0` `0-1` `1/2-1/2` `*`"
             ),
-            StoreError::BadDate(why) => f.write_str(why),
+            StoreError::BadDate(err) => err.fmt(f),
             StoreError::NoSuchGame(id) => write!(f, "no game {id}"),
             StoreError::GameFinished(id) => write!(f, "game {id} is already finished"),
             StoreError::NotCommitted { pending, cause } => write!(

@@ -1,9 +1,13 @@
-//! PGN written by tocada, read back with pgn-reader: what another program
-//! sees of it. Shared by `tests/pgn.rs` and `tests/export_cli.rs`.
+//! PGN read with pgn-reader: what another program sees of the PGN tocada
+//! writes (`tests/pgn.rs`, `tests/export_cli.rs`, `tests/power_cut.rs`), and
+//! the one reader of the reference games too (`pgn.rs` here, which
+//! `benches/replay.rs` and `examples/pgn_to_events.rs` include with
+//! `#[path]`, this file beside it).
 
 // Each user takes only what it needs from this file.
 #![allow(dead_code)]
 
+use std::io;
 use std::ops::ControlFlow;
 
 use pgn_reader::{Outcome, RawComment, RawTag, Reader, SanPlus, Visitor};
@@ -57,6 +61,8 @@ impl Parsed {
     }
 }
 
+/// Collects tags, the main line, comments and the result; variations are
+/// skipped (the default).
 struct Collector;
 
 impl Visitor for Collector {
@@ -111,17 +117,19 @@ impl Visitor for Collector {
     }
 }
 
-/// Every game in a PGN text.
-pub fn parse_all(pgn: &str) -> Vec<Parsed> {
-    let mut reader = Reader::new(pgn.as_bytes());
+/// Every game a PGN reader finds in `input`.
+pub fn read_all(input: impl io::Read) -> io::Result<Vec<Parsed>> {
+    let mut reader = Reader::new(input);
     let mut games = Vec::new();
-    while let Some(game) = reader
-        .read_game(&mut Collector)
-        .expect("reading from memory")
-    {
+    while let Some(game) = reader.read_game(&mut Collector)? {
         games.push(game);
     }
-    games
+    Ok(games)
+}
+
+/// Every game in a PGN text.
+pub fn parse_all(pgn: &str) -> Vec<Parsed> {
+    read_all(pgn.as_bytes()).expect("reading from memory")
 }
 
 /// The one game in a PGN text.

@@ -1,21 +1,23 @@
-//! The reference games: PGN read with pgn-reader, and turned into scripts of
-//! physical events. Shared by `tests/games.rs`, `benches/replay.rs` and
-//! `examples/pgn_to_events.rs` (with `#[path]`), so all three play the same
-//! games the same way.
+//! The reference games: PGN read with pgn-reader (through `parsed.rs`,
+//! which every user declares beside this file), and turned into scripts of
+//! physical events. Shared by `tests/games.rs`, `tests/pgn.rs`,
+//! `tests/power_cut.rs`, `tests/replay_writing.rs`, `benches/replay.rs` and
+//! `examples/pgn_to_events.rs` (with `#[path]`), so all of them play the
+//! same games the same way.
 
 // Each user takes only what it needs from this file.
 #![allow(dead_code)]
 
 use std::fs;
 use std::io;
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, KnownOutcome, Position};
 use tocada::gesture::Script;
 use tocada::{Reason, Rules, TimeControl};
+
+use super::parsed;
 
 /// One game of a PGN file: its tags and its main line.
 #[derive(Debug, Clone)]
@@ -133,65 +135,22 @@ impl PgnGame {
     }
 }
 
-/// Collects tags and the main line; variations are skipped (the default).
-struct Collector;
-
-impl Visitor for Collector {
-    type Tags = Vec<(String, String)>;
-    type Movetext = (Vec<(String, String)>, Vec<String>);
-    type Output = (Vec<(String, String)>, Vec<String>);
-
-    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
-        ControlFlow::Continue(Vec::new())
-    }
-
-    fn tag(
-        &mut self,
-        tags: &mut Self::Tags,
-        name: &[u8],
-        value: RawTag<'_>,
-    ) -> ControlFlow<Self::Output> {
-        tags.push((
-            String::from_utf8_lossy(name).into_owned(),
-            value.decode_utf8_lossy().into_owned(),
-        ));
-        ControlFlow::Continue(())
-    }
-
-    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
-        ControlFlow::Continue((tags, Vec::new()))
-    }
-
-    fn san(
-        &mut self,
-        movetext: &mut Self::Movetext,
-        san_plus: SanPlus,
-    ) -> ControlFlow<Self::Output> {
-        movetext.1.push(san_plus.to_string());
-        ControlFlow::Continue(())
-    }
-
-    fn end_game(&mut self, movetext: Self::Movetext) -> Self::Output {
-        movetext
-    }
-}
-
 /// Every game of a PGN file.
 pub fn read_pgn(path: &Path) -> io::Result<Vec<PgnGame>> {
     let file_name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let mut reader = Reader::new(fs::File::open(path)?);
-    let mut games = Vec::new();
-    while let Some((tags, sans)) = reader.read_game(&mut Collector)? {
-        games.push(PgnGame {
-            name: format!("{file_name}#{}", games.len() + 1),
-            tags,
-            sans,
-        });
-    }
-    Ok(games)
+    let games = parsed::read_all(fs::File::open(path)?)?;
+    Ok(games
+        .into_iter()
+        .enumerate()
+        .map(|(i, game)| PgnGame {
+            name: format!("{file_name}#{}", i + 1),
+            tags: game.tags,
+            sans: game.sans,
+        })
+        .collect())
 }
 
 /// The directory of the reference games.
