@@ -25,12 +25,9 @@
 mod comment;
 mod movetext;
 
-use std::fmt;
-
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, Color, EnPassantMode, KnownOutcome};
 
-use crate::transcript::{Fault, Feed, Policy, feed_rows};
 use crate::{Effect, Millis, Reason, Rules};
 
 pub use comment::clock_command;
@@ -169,6 +166,13 @@ impl GameRecord {
     }
 
     /// Writes out a waiting draw offer.
+    /// Ends the moves with `words` as a last comment (an offer still
+    /// waiting for its move goes first): a game cut short by a fault.
+    pub fn close_with_note(&mut self, words: String) {
+        self.flush_offer();
+        self.elements.push(Element::Comment(words));
+    }
+
     fn flush_offer(&mut self) {
         if let Some((_, words)) = self.offer.take() {
             self.elements.push(Element::Comment(words));
@@ -289,80 +293,11 @@ fn comment_text(words: &str) -> String {
         .collect()
 }
 
-/// A stored game with a bad line, read under [`Policy::RESTORE`]: the
-/// fault, and the PGN of the game as far as the lines before it go, as a
-/// restore after a crash would rebuild it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PgnError {
-    /// The first bad line; `line` counts from 1, the setup line first.
-    pub fault: Fault,
-    /// The PGN of every line before it, with the fault noted in a last
-    /// comment; its result is `*` unless the game ended before the fault.
-    pub pgn: String,
-}
-
-impl fmt::Display for PgnError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "stored {}", self.fault)
-    }
-}
-
-impl std::error::Error for PgnError {}
-
 /// The FEN of `rules.start`, or `None` for the standard starting position.
 pub fn start_fen(rules: &Rules) -> Option<String> {
     let fen = Fen::from_position(&rules.start, EnPassantMode::Legal).to_string();
     let standard = Fen::from_position(&Chess::default(), EnPassantMode::Legal).to_string();
     (fen != standard).then_some(fen)
-}
-
-/// Replays a stored game's lines (the setup line first, as the store keeps
-/// them) into a fresh referee and returns its PGN. A `TimeControl` left
-/// empty in `tags` is taken from the setup line; a game without a setup
-/// line plays under the default rules, as `tocada replay` does.
-///
-/// The lines are read under [`Policy::RESTORE`], as the daemon reads them
-/// to restore a game: a line stamped earlier than the one before is taken
-/// at that one's instant, and at a bad line the PGN stops, with the fault
-/// noted, in the error ([`PgnError::pgn`]).
-pub fn from_lines(lines: &[String], mut tags: Tags) -> Result<String, PgnError> {
-    let mut game = Feed::new();
-    let mut effects = Vec::new();
-    let fed = feed_rows(
-        lines,
-        Policy::RESTORE,
-        &mut game,
-        |t, effect| effects.push((t, effect)),
-        |_| {},
-    );
-    let default_rules;
-    let rules = match game.referee() {
-        Some(referee) => referee.rules(),
-        None => {
-            default_rules = Rules::default();
-            &default_rules
-        }
-    };
-    if tags.time_control.trim().is_empty() {
-        tags.time_control = rules.time_control.to_string();
-    }
-    let mut record = GameRecord::new(tags, start_fen(rules));
-    for (t, effect) in &effects {
-        record.record(*t, effect);
-    }
-    match fed.fault {
-        None => Ok(record.to_pgn()),
-        Some(fault) => {
-            record.flush_offer();
-            record.elements.push(Element::Comment(format!(
-                "The stored game stops here: {fault}"
-            )));
-            Err(PgnError {
-                fault,
-                pgn: record.to_pgn(),
-            })
-        }
-    }
 }
 
 #[cfg(test)]
@@ -517,66 +452,5 @@ mod tests {
             pgn.contains("{Clock paused} {Clock resumed after 2:13} *"),
             "{pgn}"
         );
-    }
-
-    #[test]
-    fn from_lines_reports_bad_lines_by_number() {
-        let lines = |ls: &[&str]| ls.iter().map(|l| l.to_string()).collect::<Vec<_>>();
-        let err = from_lines(
-            &lines(&[r#"{"t":0,"ev":"setup"}"#, r#"{"t":1,"ev":"jump"}"#]),
-            Tags::default(),
-        )
-        .unwrap_err();
-        assert_eq!(err.fault.line, 2, "{err}");
-        assert_eq!(err.to_string(), r#"stored line 2: unknown event "jump""#);
-        assert!(
-            err.pgn
-                .ends_with("{The stored game stops here: line 2: unknown event \"jump\"} *\n"),
-            "{}",
-            err.pgn
-        );
-
-        // Out of order: taken at the instant before, as a restore does.
-        assert!(
-            from_lines(
-                &lines(&[r#"{"t":5,"ev":"pause"}"#, r#"{"t":4,"ev":"resume"}"#]),
-                Tags::default(),
-            )
-            .is_ok()
-        );
-
-        let err = from_lines(
-            &lines(&[r#"{"t":0,"ev":"setup"}"#, r#"{"t":0,"ev":"setup"}"#]),
-            Tags::default(),
-        )
-        .unwrap_err();
-        assert_eq!(
-            err.fault,
-            Fault {
-                line: 2,
-                kind: crate::transcript::FaultKind::SetupNotFirst
-            }
-        );
-    }
-
-    #[test]
-    fn from_lines_takes_the_time_control_from_the_setup_line() {
-        let lines = vec![r#"{"t":0,"ev":"setup","time_control":"180+2"}"#.to_owned()];
-        let pgn = from_lines(&lines, Tags::default()).unwrap();
-        assert!(pgn.contains("[TimeControl \"180+2\"]"), "{pgn}");
-        assert!(!pgn.contains("[FEN"), "{pgn}");
-        let given = Tags {
-            time_control: "G/5".to_owned(),
-            ..Tags::default()
-        };
-        assert!(
-            from_lines(&lines, given)
-                .unwrap()
-                .contains("[TimeControl \"G/5\"]")
-        );
-        // No lines at all: an empty game under the default rules.
-        let pgn = from_lines(&[], Tags::default()).unwrap();
-        assert!(pgn.contains("[TimeControl \"5400+30\"]"), "{pgn}");
-        assert!(pgn.ends_with("\n\n*\n"));
     }
 }

@@ -14,8 +14,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use shakmaty::Color;
 use tocada::Rules;
 use tocada::gesture::Script;
-use tocada::pgn::{Tags, from_lines};
+use tocada::pgn::Tags;
 use tocada::store::{DB_FILE, NewGame, Store, pgn_date};
+use tocada::transcript::pgn_from_lines as from_lines;
 
 use support::cli::tocada;
 use support::lines::{game_lines, setup_line};

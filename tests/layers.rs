@@ -522,7 +522,6 @@ fn the_session_does_not_use_the_replay_format_rig_daemon_or_simulator() {
 }
 
 #[test]
-#[ignore = "until pgn::from_lines moves above the session (it feeds lines through crate::transcript)"]
 fn the_pgn_does_not_reach_back_up_through_the_replay_format() {
     check(PGN_BELOW_THE_SESSION);
 }

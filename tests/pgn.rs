@@ -1,5 +1,5 @@
 //! A game as PGN: reference games played through the referee as stored
-//! replay lines, turned into PGN by `pgn::from_lines`, and read back with
+//! replay lines, turned into PGN by `transcript::pgn_from_lines`, and read back with
 //! pgn-reader. The moves, the clocks, the comments and the result must all
 //! come back as the referee decided them.
 
@@ -11,7 +11,8 @@ mod support {
 
 use shakmaty::{Color, KnownOutcome};
 use tocada::gesture::Script;
-use tocada::pgn::{GameRecord, Tags, clock_command, from_lines};
+use tocada::pgn::{GameRecord, Tags, clock_command};
+use tocada::transcript::pgn_from_lines as from_lines;
 use tocada::transcript::{Event, parse_line};
 use tocada::{Effect, Input, Millis, Reason, Referee, Rules};
 

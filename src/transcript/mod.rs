@@ -72,7 +72,7 @@
 //! Every caller reads through a [`Reader`] under one of three policies, so
 //! the same input means the same thing everywhere:
 //!
-//! | | `tocada replay`, `sim --script` | restore after a crash, [`pgn::from_lines`](crate::pgn::from_lines) | simulator's standard input |
+//! | | `tocada replay`, `sim --script` | restore after a crash, [`pgn_from_lines`] | simulator's standard input |
 //! |---|---|---|---|
 //! | policy | [`Policy::REPLAY`] | [`Policy::RESTORE`] | [`Policy::LIVE`] |
 //! | bad line | stop: exit 65, the effects before it written | stop: the game keeps every line before it, the fault logged (restore) or noted in the PGN, whose result is then `*` | skipped, reported on stderr |
@@ -93,6 +93,7 @@
 
 pub mod feed;
 pub mod line;
+pub mod pgn;
 pub mod policy;
 pub mod reader;
 pub mod replay;
@@ -101,6 +102,7 @@ pub use feed::{Fed, Feed, RestoreError, Restored, feed_rows, restore};
 pub use line::{
     Event, Line, ParseLineError, effect_to_json, input_to_json, line_to_json, parse_line,
 };
+pub use pgn::{PgnError, pgn_from_lines};
 pub use policy::{Games, LastLine, OnBadLine, OnTimeBackwards, Policy};
 pub use reader::{Entry, Fault, FaultKind, Read, Reader};
 pub use replay::{ReplayError, open, replay};
