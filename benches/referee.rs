@@ -1,0 +1,159 @@
+//! The referee against shakmaty alone, on the same games, in the same
+//! process: what the referee costs on top of the chess it cannot avoid.
+//!
+//! ```text
+//! cargo bench --bench referee
+//! ```
+//!
+//! Side A feeds each reference game's event stream (as hands would play it,
+//! on a board without identities and on one with them, as in
+//! `benches/replay.rs`) to a fresh `Referee` and drains its effects. Side B
+//! is shakmaty alone on the same games: for each ply, the legal moves of the
+//! position, then the game's move played. Both count the same plies. Rounds
+//! alternate A, B, A, B… so that whatever else the machine is doing weighs
+//! on both alike, and each side's median round is compared. The last line is
+//! the figure the issue asks for:
+//!
+//! ```text
+//! referee_vs_shakmaty_throughput=0.NN
+//! ```
+//!
+//! (referee plies per second over shakmaty plies per second).
+
+#[path = "../tests/support/pgn.rs"]
+mod pgn;
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use shakmaty::{Chess, Move, Position};
+use tocada::gesture::{Script, parse_san};
+use tocada::{Input, Millis, Referee, Rules};
+
+/// One game on one kind of board: what each side replays.
+struct Game {
+    rules: Rules,
+    events: Vec<(Millis, Input)>,
+    start: Chess,
+    moves: Vec<Move>,
+}
+
+/// Rounds of each side at least, whatever the time.
+const MIN_ROUNDS: usize = 15;
+/// Rounds of each side at most.
+const MAX_ROUNDS: usize = 2_000;
+/// Rounds go on until both sides have had this much time in all.
+const BUDGET: Duration = Duration::from_secs(4);
+
+fn main() {
+    // `cargo test --benches` runs bench targets once as tests: a single
+    // round each then, just to show it works.
+    let quick = std::env::args().skip(1).all(|arg| arg != "--bench");
+    let games = games();
+    let plies: usize = games.iter().map(|g| g.moves.len()).sum();
+    let events: usize = games.iter().map(|g| g.events.len()).sum();
+
+    // One untimed round each: caches, page faults, lazy statics.
+    referee_round(&games);
+    shakmaty_round(&games);
+
+    let (mut referee, mut shakmaty) = (Vec::new(), Vec::new());
+    let started = Instant::now();
+    while referee.len() < MAX_ROUNDS
+        && !(quick && !referee.is_empty())
+        && (referee.len() < MIN_ROUNDS || started.elapsed() < BUDGET)
+    {
+        referee.push(timed(|| referee_round(&games)));
+        shakmaty.push(timed(|| shakmaty_round(&games)));
+    }
+    let rounds = referee.len();
+    let referee = median(&mut referee);
+    let shakmaty = median(&mut shakmaty);
+    let per_second = |d: Duration| plies as f64 / d.as_secs_f64();
+    println!(
+        "games={} plies={plies} events={events} rounds={rounds} of each, interleaved",
+        games.len(),
+    );
+    println!(
+        "referee:  median round {:>10.3?}  {:>12.0} plies/s  {:>12.0} events/s",
+        referee,
+        per_second(referee),
+        events as f64 / referee.as_secs_f64()
+    );
+    println!(
+        "shakmaty: median round {:>10.3?}  {:>12.0} plies/s",
+        shakmaty,
+        per_second(shakmaty)
+    );
+    println!(
+        "referee_vs_shakmaty_throughput={:.2}",
+        per_second(referee) / per_second(shakmaty)
+    );
+}
+
+/// Every reference game on both kinds of board, built once.
+fn games() -> Vec<Game> {
+    let mut games = Vec::new();
+    for (i, game) in pgn::reference_games().iter().enumerate() {
+        let start = game.start();
+        let mut position = start.clone();
+        let moves: Vec<Move> = game
+            .sans
+            .iter()
+            .map(|san| {
+                let m = parse_san(&position, san).unwrap_or_else(|e| panic!("{}: {e}", game.name));
+                position.play_unchecked(m);
+                m
+            })
+            .collect();
+        for identifies_pieces in [false, true] {
+            let script = Script::varied(start.clone(), identifies_pieces, i as u64);
+            games.push(Game {
+                rules: game.rules(),
+                events: game.play_into(script).into_events(),
+                start: start.clone(),
+                moves: moves.clone(),
+            });
+        }
+    }
+    games
+}
+
+/// Side A: every stream through a fresh referee, effects drained.
+fn referee_round(games: &[Game]) {
+    for game in games {
+        let mut referee = Referee::new(game.rules.clone());
+        for &(t, input) in &game.events {
+            referee.handle(t, input).unwrap();
+            while let Some(effect) = referee.poll_effect() {
+                black_box(effect);
+            }
+        }
+        black_box(&referee);
+    }
+}
+
+/// Side B: shakmaty alone, legal moves then the game's move, every ply.
+fn shakmaty_round(games: &[Game]) {
+    for game in games {
+        let mut position = game.start.clone();
+        for &m in &game.moves {
+            let legal = position.legal_moves();
+            // The move is looked up, as any caller checking it would.
+            assert!(black_box(&legal).contains(&m));
+            position.play_unchecked(m);
+        }
+        black_box(&position);
+    }
+}
+
+fn timed(round: impl FnOnce()) -> Duration {
+    let start = Instant::now();
+    round();
+    start.elapsed()
+}
+
+fn median(rounds: &mut [Duration]) -> Duration {
+    rounds.sort_unstable();
+    rounds[rounds.len() / 2]
+}
