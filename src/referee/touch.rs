@@ -206,6 +206,24 @@ fn check_contacts(
     contacts: &[Contact],
     m: Move,
 ) -> Result<(), Breach> {
+    // Touching only the pieces the move itself moves and captures obliges
+    // nothing but a move `m` is (it is legal): the usual turn, decided
+    // without sorting the contacts. (Castling is left out: touching the
+    // rook before the king forbids it.)
+    let taken = moved_squares(m);
+    if !matches!(m, Move::Castle { .. }) && contacts.iter().all(|c| taken.contains(c.square)) {
+        return Ok(());
+    }
+    check_touched(before, legal, contacts, m)
+}
+
+/// [`check_contacts`] without its shortcut for the usual turn.
+fn check_touched(
+    before: &Chess,
+    legal: &Legal,
+    contacts: &[Contact],
+    m: Move,
+) -> Result<(), Breach> {
     let us = before.turn();
     let touched = touched(before, contacts, m);
     if touched.is_empty() {
@@ -333,4 +351,103 @@ fn first_obligation<'a>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use shakmaty::{Chess, Color, Move, Piece, Position, Role, Square};
+
+    use super::{Contact, Legal, check_touched, moved_squares, touched};
+
+    /// The touched pieces as first written: a stable sort of the contacts
+    /// that count, the first of each square kept. [`touched`] must give
+    /// the same list without allocating.
+    fn touched_by_sorting(before: &Chess, contacts: &[Contact], m: Move) -> Vec<Contact> {
+        let us = before.turn();
+        let moved = moved_squares(m);
+        let mut list: Vec<Contact> = contacts
+            .iter()
+            .filter(|c| !c.adjusting || moved.contains(c.square))
+            .filter(|c| before.board().piece_at(c.square) == Some(c.piece))
+            .copied()
+            .collect();
+        list.sort_by_key(|c| (c.at, c.piece.color != us));
+        let mut seen = Vec::new();
+        list.retain(|c| {
+            let first = !seen.contains(&c.square);
+            seen.push(c.square);
+            first
+        });
+        list
+    }
+
+    /// A position some plies into a game, by choosing among the legal
+    /// moves with `choices`, and a legal move from it.
+    fn position_and_move(choices: &[usize]) -> Option<(Chess, Move)> {
+        let mut position = Chess::default();
+        let (last, walk) = choices.split_last()?;
+        for choice in walk {
+            let legal = position.legal_moves();
+            let m = *legal.get(choice % legal.len().max(1))?;
+            position.play_unchecked(m);
+        }
+        let legal = position.legal_moves();
+        let m = *legal.get(last % legal.len().max(1))?;
+        Some((position, m))
+    }
+
+    /// Contacts on squares picked by `raw`: mostly with the piece that
+    /// stands there, at times with another or on an empty square.
+    fn contacts(position: &Chess, raw: &[(u64, u8, bool, bool)], on: &[Square]) -> Vec<Contact> {
+        raw.iter()
+            .map(|&(at, square, adjusting, wrong_piece)| {
+                let square = if on.is_empty() {
+                    Square::new(u32::from(square % 64))
+                } else {
+                    on[usize::from(square) % on.len()]
+                };
+                let standing = position.board().piece_at(square);
+                let piece = match standing {
+                    Some(piece) if !wrong_piece => piece,
+                    _ => Piece {
+                        color: Color::from_white(square.rank() as u8 % 2 == 0),
+                        role: Role::ALL[usize::from(at as u8 % 6)],
+                    },
+                };
+                Contact {
+                    at,
+                    square,
+                    piece,
+                    adjusting,
+                }
+            })
+            .collect()
+    }
+
+    proptest! {
+        #[test]
+        fn touched_is_the_stable_sort_deduplicated(
+            choices in prop::collection::vec(0usize..64, 1..40),
+            raw in prop::collection::vec((0u64..5, 0u8..64, any::<bool>(), any::<bool>()), 0..40),
+        ) {
+            let Some((position, m)) = position_and_move(&choices) else { return Ok(()) };
+            let contacts = contacts(&position, &raw, &[]);
+            let fast: Vec<Contact> = touched(&position, &contacts, m).iter().copied().collect();
+            prop_assert_eq!(fast, touched_by_sorting(&position, &contacts, m));
+        }
+
+        #[test]
+        fn touching_only_what_the_move_takes_obliges_nothing_else(
+            choices in prop::collection::vec(0usize..64, 1..40),
+            raw in prop::collection::vec((0u64..5, 0u8..64, any::<bool>(), any::<bool>()), 0..12),
+        ) {
+            let Some((position, m)) = position_and_move(&choices) else { return Ok(()) };
+            prop_assume!(!matches!(m, Move::Castle { .. }));
+            let taken: Vec<Square> = moved_squares(m).into_iter().collect();
+            let contacts = contacts(&position, &raw, &taken);
+            let legal = Legal::of(&position);
+            prop_assert_eq!(check_touched(&position, &legal, &contacts, m), Ok(()));
+        }
+    }
 }
