@@ -1,7 +1,7 @@
 //! The legal moves of a position, generated once for every question the
 //! referee asks about them while the position stands.
 
-use shakmaty::{Chess, MoveList, Position, Square};
+use shakmaty::{Chess, Move, MoveList, Position, Square};
 
 use super::touch::capture_square;
 
@@ -32,11 +32,23 @@ impl Legal {
 
     /// Whether a legal move starts from `sq`.
     pub fn moves_from(&self, sq: Square) -> bool {
-        self.moves.iter().any(|m| m.from() == Some(sq))
+        self.moves.iter().any(|m| from(*m) == Some(sq))
     }
 
     /// Whether a legal move captures the piece on `sq`.
     pub fn captures(&self, sq: Square) -> bool {
         self.moves.iter().any(|m| capture_square(*m) == Some(sq))
+    }
+}
+
+/// `m.from()`, with the common case, a normal move, tested first: scans of
+/// the legal moves then branch predictably instead of jumping through a
+/// table on every move.
+#[inline]
+pub(crate) fn from(m: Move) -> Option<Square> {
+    if let Move::Normal { from, .. } = m {
+        Some(from)
+    } else {
+        m.from()
     }
 }

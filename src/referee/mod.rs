@@ -607,7 +607,7 @@ impl Referee {
     fn released_move(&self, from: Square, to: Square) -> Option<Move> {
         let color = self.position.turn();
         self.legal.moves.iter().copied().find(|m| {
-            m.from() == Some(from)
+            legal::from(*m) == Some(from)
                 && match m {
                     Move::Castle { .. } => m
                         .castling_side()
@@ -717,8 +717,8 @@ impl Referee {
             .iter()
             .copied()
             .filter(move |m| {
-                matches!(m, Move::Castle { .. })
-                    || m.from().is_some_and(|from| vacated.contains(from))
+                legal::from(*m).is_some_and(|from| vacated.contains(from))
+                    || matches!(m, Move::Castle { .. })
             })
             .filter(move |m| occupancy_after(occupied, *m, color) == on_board)
             .filter(move |m| {
