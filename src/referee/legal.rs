@@ -22,7 +22,13 @@ impl Legal {
 
     /// Generates `position`'s moves in place of the ones held.
     pub fn generate(&mut self, position: &Chess) {
-        self.moves = position.legal_moves();
+        // Only the moves are copied: assigning the list would copy all of
+        // its 256 slots, most of them unused.
+        let moves = position.legal_moves();
+        self.moves.clear();
+        self.moves
+            .try_extend_from_slice(&moves)
+            .expect("a list holds as many moves as another");
     }
 
     /// Whether there is no legal move: mate or stalemate.

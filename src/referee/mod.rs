@@ -25,6 +25,7 @@ pub use time_control::{ParseTimeControlError, Stage, TimeControl};
 use std::collections::VecDeque;
 use std::fmt;
 
+use shakmaty::attacks::attacks;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{
@@ -805,19 +806,22 @@ impl Referee {
     }
 
     /// The moves `San::disambiguate` must look at for `m` from the current
-    /// position: none unless another piece of its kind could be a rival.
+    /// position: none unless another piece of its kind attacks the square
+    /// it goes to, and so might be a rival (its moves are searched then).
     fn san_rivals(&self, m: Move) -> &MoveList {
         static NONE: MoveList = MoveList::new_const();
         match m {
-            Move::Normal { role, .. }
-                if role != Role::Pawn
-                    && self
-                        .position
-                        .board()
-                        .by_piece(role.of(self.position.turn()))
-                        .more_than_one() =>
-            {
-                &self.legal.moves
+            Move::Normal { role, from, to, .. } if role != Role::Pawn => {
+                let board = self.position.board();
+                let piece = role.of(self.position.turn());
+                // A piece of the same kind on a square it attacks from `to`
+                // attacks `to` (the attacks of a piece are symmetric).
+                let others = board.by_piece(piece).without(from);
+                if (attacks(to, piece, board.occupied()) & others).any() {
+                    &self.legal.moves
+                } else {
+                    &NONE
+                }
             }
             _ => &NONE,
         }
