@@ -23,7 +23,9 @@
 #[path = "../tests/support/pgn.rs"]
 mod pgn;
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use shakmaty::{Chess, Move, Position};
@@ -37,6 +39,35 @@ struct Game {
     start: Chess,
     moves: Vec<Move>,
 }
+
+/// The system allocator, counting allocations: the referee should make
+/// none a ply beyond the text of the moves it reports.
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: every call is passed on to the system allocator unchanged.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's guarantees, passed on.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's guarantees, passed on.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's guarantees, passed on.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
 
 /// Rounds of each side at least, whatever the time.
 const MIN_ROUNDS: usize = 15;
@@ -53,16 +84,21 @@ fn main() {
     let plies: usize = games.iter().map(|g| g.moves.len()).sum();
     let events: usize = games.iter().map(|g| g.events.len()).sum();
 
-    // One untimed round each: caches, page faults, lazy statics.
+    // One untimed round each: caches, page faults, lazy statics. The
+    // referee's allocations are counted on it.
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
     referee_round(&games);
+    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
     shakmaty_round(&games);
 
+    let (min_rounds, max_rounds) = if quick {
+        (1, 1)
+    } else {
+        (MIN_ROUNDS, MAX_ROUNDS)
+    };
     let (mut referee, mut shakmaty) = (Vec::new(), Vec::new());
     let started = Instant::now();
-    while referee.len() < MAX_ROUNDS
-        && !(quick && !referee.is_empty())
-        && (referee.len() < MIN_ROUNDS || started.elapsed() < BUDGET)
-    {
+    while referee.len() < max_rounds && (referee.len() < min_rounds || started.elapsed() < BUDGET) {
         referee.push(timed(|| referee_round(&games)));
         shakmaty.push(timed(|| shakmaty_round(&games)));
     }
@@ -73,6 +109,10 @@ fn main() {
     println!(
         "games={} plies={plies} events={events} rounds={rounds} of each, interleaved",
         games.len(),
+    );
+    println!(
+        "referee allocations: {:.2} a ply (two are the UCI and SAN text of each move)",
+        allocations as f64 / plies as f64
     );
     println!(
         "referee:  median round {:>10.3?}  {:>12.0} plies/s  {:>12.0} events/s",

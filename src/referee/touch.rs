@@ -411,7 +411,7 @@ mod tests {
                 let piece = match standing {
                     Some(piece) if !wrong_piece => piece,
                     _ => Piece {
-                        color: Color::from_white(square.rank() as u8 % 2 == 0),
+                        color: Color::from_white(u32::from(square.rank()).is_multiple_of(2)),
                         role: Role::ALL[usize::from(at as u8 % 6)],
                     },
                 };
