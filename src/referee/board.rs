@@ -1,7 +1,7 @@
 //! The board as the sensors see it: occupancy, what hands hold, and which
 //! pieces the board itself identified.
 
-use shakmaty::{Bitboard, Chess, Color, Piece, Position, Square};
+use shakmaty::{Bitboard, Chess, Color, Piece, Position, Role, Square};
 
 /// A sensor event that contradicts what the board already reported (a lift
 /// from an empty square, a place on an occupied one). It is counted and
@@ -126,8 +126,16 @@ impl PhysicalBoard {
     pub fn sync(&mut self, position: &Chess) {
         let board = position.board();
         self.occupied = board.occupied();
-        for sq in Square::ALL {
-            self.pieces[usize::from(sq)] = board.piece_at(sq);
+        // Piece by piece from the bitboards, 12 of them, rather than
+        // searching them for each of the 64 squares: this runs every move.
+        self.pieces = [None; 64];
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let piece = Piece { color, role };
+                for sq in board.by_piece(piece) {
+                    self.pieces[usize::from(sq)] = Some(piece);
+                }
+            }
         }
         self.hand.clear();
         self.changes = Changes::default();

@@ -11,6 +11,7 @@ mod clock;
 mod effect;
 mod input;
 mod law;
+mod legal;
 mod rules;
 mod time_control;
 mod touch;
@@ -24,15 +25,17 @@ pub use time_control::{ParseTimeControlError, Stage, TimeControl};
 use std::collections::VecDeque;
 use std::fmt;
 
-use shakmaty::san::SanPlus;
+use shakmaty::attacks::attacks;
+use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{
-    Bitboard, ByColor, CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Move, Piece,
-    Position, Role, Square,
+    Bitboard, ByColor, CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Move, MoveList,
+    Piece, Position, Role, Square,
 };
 
 use board::{Changes, PhysicalBoard};
 use clock::Clock;
+use legal::Legal;
 use touch::{Breach, Contact, Turn, capture_square};
 
 /// Monotonic milliseconds since the session started.
@@ -64,9 +67,14 @@ impl std::error::Error for TimeWentBackwards {}
 struct Made {
     side: Color,
     before: Chess,
+    /// The legal moves of `before`, kept from when it was the position: a
+    /// take-back, a changed move or the press needs them again.
+    before_legal: Box<Legal>,
     mv: Move,
     number: u32,
-    san: String,
+    /// Written out only when the move is completed: a move taken back never
+    /// needs its text.
+    san: SanPlus,
     /// The mover's contacts and releases, checked when he presses.
     turn: Turn,
     /// The squares his hands changed making it.
@@ -90,12 +98,22 @@ pub struct Referee {
     board: PhysicalBoard,
     /// The position on the board: every move made, completed or not.
     position: Chess,
+    /// The legal moves of `position`, generated once when it changes: every
+    /// event of a move asks for them, and generating them is most of the
+    /// cost of a ply.
+    legal: Box<Legal>,
+    /// A list of legal moves no position needs any more, for the next one:
+    /// so that making a move does not allocate.
+    spare_legal: Option<Box<Legal>>,
     /// Repetition keys of every position since the start, the current last.
     keys: Vec<Zobrist64>,
     /// Made moves not completed yet, oldest first: always the latest made.
     uncompleted: VecDeque<Made>,
     /// What the player having the move on the board has done this turn.
     turn: Turn,
+    /// An empty turn whose lists keep their capacity, the next `turn`: so
+    /// that recording contacts does not allocate every move.
+    spare_turn: Turn,
     promotion_choice: Option<Role>,
     started: bool,
     result: Option<(KnownOutcome, Reason)>,
@@ -127,11 +145,14 @@ impl Referee {
             ),
             board: PhysicalBoard::new(&position),
             keys: vec![key(&position)],
+            legal: Legal::of(&position),
+            spare_legal: None,
             position,
             rules,
             now: 0,
             uncompleted: VecDeque::new(),
             turn: Turn::default(),
+            spare_turn: Turn::default(),
             promotion_choice: None,
             started: false,
             result: None,
@@ -366,7 +387,7 @@ impl Referee {
             let to_move = self.rules.start.turn();
             if side != to_move {
                 // The game starts now: contacts while setting up oblige nothing.
-                self.turn = Turn::default();
+                self.turn.clear();
                 self.started = true;
                 self.clock.start(to_move, now);
                 self.last_press = Some((now, side));
@@ -397,7 +418,7 @@ impl Referee {
             return;
         };
         let made = &self.uncompleted[index];
-        if let Err(breach) = touch::check(&made.before, &made.turn, made.mv) {
+        if let Err(breach) = touch::check(&made.before, &made.before_legal, &made.turn, made.mv) {
             self.rule(side, breach, false);
             if strict {
                 return;
@@ -439,17 +460,16 @@ impl Referee {
                 return;
             }
             // 7.5.2: a pawn on the last rank that the board says was not exchanged.
-            if let Some(m) = self
-                .matching_moves(&self.position, self.board.changes())
-                .into_iter()
+            let unpromoted = self
+                .matching_moves(&self.position, &self.legal, self.board.changes())
                 .find(|m| {
                     m.promotion() == Some(Role::Queen)
                         && self
                             .board
                             .sensed_at(m.to())
                             .is_some_and(|p| p.role == Role::Pawn)
-                })
-            {
+                });
+            if let Some(m) = unpromoted {
                 self.illegal(
                     side,
                     Law::Unpromoted,
@@ -518,12 +538,20 @@ impl Referee {
             } else {
                 self.clock.count_move(made.side);
             }
-            let uci = made.mv.to_uci(CastlingMode::Standard).to_string();
+            // The effect's text, written once into strings of the right size.
+            let mut uci = String::with_capacity(5);
+            made.mv
+                .to_uci(CastlingMode::Standard)
+                .append_to_string(&mut uci);
+            let mut san = String::with_capacity(8);
+            made.san.append_to_string(&mut san);
+            self.recycle(made.turn);
+            self.spare_legal = Some(made.before_legal);
             self.emit(Effect::Move(CompletedMove {
                 side: made.side,
                 number: made.number,
                 uci,
-                san: made.san,
+                san,
                 white_ms: self.clock.remaining(Color::White),
                 black_ms: self.clock.remaining(Color::Black),
             }));
@@ -579,8 +607,8 @@ impl Referee {
     /// from `from` to `to`; castling counts once the king is released.
     fn released_move(&self, from: Square, to: Square) -> Option<Move> {
         let color = self.position.turn();
-        self.position.legal_moves().into_iter().find(|m| {
-            m.from() == Some(from)
+        self.legal.moves.iter().copied().find(|m| {
+            legal::from(*m) == Some(from)
                 && match m {
                     Move::Castle { .. } => m
                         .castling_side()
@@ -646,7 +674,7 @@ impl Referee {
         let made = if self.board.holds(self.position.turn()) {
             None
         } else {
-            self.chosen_move(&self.position, self.board.changes())
+            self.chosen_move(&self.position, &self.legal, self.board.changes())
         };
         if let Some(m) = made {
             self.make(m, self.board.changes());
@@ -656,7 +684,7 @@ impl Referee {
             let changes = last.changes.union(self.board.changes());
             if self.board.occupied() == last.before.board().occupied() {
                 self.take_back();
-            } else if let Some(m) = self.chosen_move(&last.before, changes)
+            } else if let Some(m) = self.chosen_move(&last.before, &last.before_legal, changes)
                 // The same squares again is the same move: the promotion
                 // piece was chosen when it first reached the square (4.4.4).
                 && (m.from(), m.to()) != (last.mv.from(), last.mv.to())
@@ -672,27 +700,40 @@ impl Referee {
 
     /// The legal moves from `position` whose result the occupancy matches,
     /// made by hands that lifted and placed the squares they need.
-    fn matching_moves(&self, position: &Chess, changes: Changes) -> Vec<Move> {
+    /// `legal` are the legal moves of `position`.
+    fn matching_moves<'a>(
+        &self,
+        position: &Chess,
+        legal: &'a Legal,
+        changes: Changes,
+    ) -> impl Iterator<Item = Move> + use<'a> {
         let occupied = position.board().occupied();
         let color = position.turn();
         let on_board = self.board.occupied();
-        position
-            .legal_moves()
-            .into_iter()
-            .filter(|m| occupancy_after(occupied, *m, color) == on_board)
-            .filter(|m| {
+        // A move other than castling (whose king may land where it stood in
+        // Chess960) empties the square it starts from: a cheap test first.
+        let vacated = occupied & !on_board;
+        legal
+            .moves
+            .iter()
+            .copied()
+            .filter(move |m| {
+                legal::from(*m).is_some_and(|from| vacated.contains(from))
+                    || matches!(m, Move::Castle { .. })
+            })
+            .filter(move |m| occupancy_after(occupied, *m, color) == on_board)
+            .filter(move |m| {
                 let (lifted, placed) = hands_needed(*m, color);
                 changes.lifted.is_superset(lifted) && changes.placed.is_superset(placed)
             })
-            .collect()
     }
 
     /// The move the board shows made from `position`, with the promotion piece
     /// from the board's identity, else the clock's choice, else a queen. A
     /// pawn the board identifies on the last rank is not a move yet.
-    fn chosen_move(&self, position: &Chess, changes: Changes) -> Option<Move> {
-        let candidates = self.matching_moves(position, changes);
-        let first = *candidates.first()?;
+    fn chosen_move(&self, position: &Chess, legal: &Legal, changes: Changes) -> Option<Move> {
+        let mut candidates = self.matching_moves(position, legal, changes);
+        let first = candidates.next()?;
         if !first.is_promotion() {
             return Some(first);
         }
@@ -701,8 +742,8 @@ impl Referee {
             Some(piece) => piece.role,
             None => self.promotion_choice.unwrap_or(Role::Queen),
         };
-        candidates
-            .into_iter()
+        std::iter::once(first)
+            .chain(candidates)
             .find(|m| m.promotion() == Some(role))
             .or(Some(first))
     }
@@ -716,24 +757,39 @@ impl Referee {
         if let Some(index) = self.uncompleted.iter().position(|u| u.side == side) {
             self.complete_through(index, false);
         }
+        // SAN from the legal moves already known, and its suffix from those
+        // of the position after: what `SanPlus::from_move` finds by
+        // generating both again on a copy.
+        let san = San::disambiguate(m, self.san_rivals(m));
         let before = self.position.clone();
-        let san = SanPlus::from_move(before.clone(), m).to_string();
         self.position.play_unchecked(m);
+        let mut next = self.spare_legal.take().unwrap_or_default();
+        next.generate(&self.position);
+        let before_legal = std::mem::replace(&mut self.legal, next);
+        let check = self.position.is_check();
+        let no_move = self.legal.is_empty();
+        let suffix = match (check, no_move) {
+            (true, true) => Some(Suffix::Checkmate),
+            (true, false) => Some(Suffix::Check),
+            (false, _) => None,
+        };
         self.keys.push(key(&self.position));
         self.board.sync(&self.position);
         self.promotion_choice = None;
+        let turn = std::mem::replace(&mut self.turn, std::mem::take(&mut self.spare_turn));
         self.uncompleted.push_back(Made {
             side,
             number: before.fullmoves().get(),
             before,
+            before_legal,
             mv: m,
-            san,
-            turn: std::mem::take(&mut self.turn),
+            san: SanPlus { san, suffix },
+            turn,
             changes,
         });
-        let ending = if self.position.is_checkmate() {
+        let ending = if check && no_move {
             Some((KnownOutcome::Decisive { winner: side }, Reason::Checkmate))
-        } else if self.position.is_stalemate() {
+        } else if !check && no_move {
             Some((KnownOutcome::Draw, Reason::Stalemate))
         } else if self.position.is_insufficient_material() {
             Some((KnownOutcome::Draw, Reason::InsufficientMaterial))
@@ -749,20 +805,58 @@ impl Referee {
         }
     }
 
+    /// The moves `San::disambiguate` must look at for `m` from the current
+    /// position: none unless another piece of its kind attacks the square
+    /// it goes to, and so might be a rival (its moves are searched then).
+    fn san_rivals(&self, m: Move) -> &MoveList {
+        static NONE: MoveList = MoveList::new_const();
+        match m {
+            Move::Normal { role, from, to, .. } if role != Role::Pawn => {
+                let board = self.position.board();
+                let piece = role.of(self.position.turn());
+                // A piece of the same kind on a square it attacks from `to`
+                // attacks `to` (the attacks of a piece are symmetric).
+                let others = board.by_piece(piece).without(from);
+                if (attacks(to, piece, board.occupied()) & others).any() {
+                    &self.legal.moves
+                } else {
+                    &NONE
+                }
+            }
+            _ => &NONE,
+        }
+    }
+
     /// The last move made, not completed, is taken back: the board shows the
     /// position before it, and it is its mover's turn again, with his contacts.
     fn take_back(&mut self) {
         if let Some(made) = self.uncompleted.pop_back() {
             self.keys.pop();
             self.position = made.before;
-            self.turn = made.turn;
+            let abandoned = std::mem::replace(&mut self.legal, made.before_legal);
+            self.spare_legal = Some(abandoned);
+            let abandoned = std::mem::replace(&mut self.turn, made.turn);
+            self.recycle(abandoned);
             self.board.sync(&self.position);
+        }
+    }
+
+    /// Keeps the lists of a turn that is over for the next one.
+    fn recycle(&mut self, mut turn: Turn) {
+        turn.clear();
+        if turn.capacity() > self.spare_turn.capacity() {
+            self.spare_turn = turn;
         }
     }
 
     /// How often the current position has stood on the board.
     fn repetitions(&self) -> usize {
-        let current = key(&self.position);
+        // The current position's key is the last one kept.
+        let current = self
+            .keys
+            .last()
+            .copied()
+            .unwrap_or_else(|| key(&self.position));
         let window = self.position.halfmoves() as usize + 1;
         self.keys
             .iter()
@@ -816,12 +910,15 @@ impl Referee {
     /// The squares whose state neither the player having the move nor the
     /// previous mover, still handling a move he has not completed, explains.
     fn unexplained(&self) -> Bitboard {
-        let now = unexplained_from(&self.position, self.board.occupied());
+        let now = unexplained_from(&self.position, &self.legal, self.board.occupied());
         if now.is_empty() {
             return now;
         }
         match self.uncompleted.back() {
-            Some(last) if unexplained_from(&last.before, self.board.occupied()).is_empty() => {
+            Some(last)
+                if unexplained_from(&last.before, &last.before_legal, self.board.occupied())
+                    .is_empty() =>
+            {
                 Bitboard::EMPTY
             }
             _ => now,
@@ -928,17 +1025,24 @@ fn occupancy_after(occupied: Bitboard, m: Move, color: Color) -> Bitboard {
 /// The changed squares that no legal move in progress from `position`
 /// explains: the mover lifting his own pieces and putting pieces down, and
 /// removing opponent pieces he could capture.
-fn unexplained_from(position: &Chess, on_board: Bitboard) -> Bitboard {
+/// `legal` are the legal moves of `position`.
+fn unexplained_from(position: &Chess, legal: &Legal, on_board: Bitboard) -> Bitboard {
     let expected = position.board().occupied();
+    if on_board == expected {
+        // Nothing changed, nothing to explain.
+        return Bitboard::EMPTY;
+    }
     let vacated = expected & !on_board;
     let filled = on_board & !expected;
     let own_vacated = vacated & position.board().by_color(position.turn());
-    let capturable: Bitboard = position
-        .legal_moves()
-        .into_iter()
-        .filter_map(capture_square)
-        .collect();
-    let mut unexplained = vacated & !own_vacated & !capturable;
+    // Only opponent pieces gone need a capture to explain them: the legal
+    // moves are searched for those alone, seldom more than one.
+    let mut unexplained = vacated & !own_vacated;
+    for sq in unexplained {
+        if legal.captures(sq) {
+            unexplained.discard(sq);
+        }
+    }
     if own_vacated.is_empty() {
         unexplained |= filled;
     }
