@@ -20,6 +20,8 @@
 //!
 //! (referee plies per second over shakmaty plies per second).
 
+#[path = "../tests/support/parsed.rs"]
+mod parsed;
 #[path = "../tests/support/pgn.rs"]
 mod pgn;
 
