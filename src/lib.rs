@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! tocada: a club chess clock that enforces the Laws of Chess by itself.
 //!
 //! The crate is laid out as the product is:
