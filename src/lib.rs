@@ -10,9 +10,14 @@
 //!   threads: time is milliseconds passed in, and the same inputs always give
 //!   the same effects. Chess itself (legality, SAN, FEN, repetition keys)
 //!   comes from `shakmaty`.
+//! - [`session`]: the clock as a club works it, sans-IO like the referee
+//!   (`handle`-style calls, `poll_action`, `next_deadline`): the setup menu
+//!   and presets, sides, pause and 6.10 corrections, one game at a time, and
+//!   the face's [`face::View`] with the instant it next changes.
 //! - [`transcript`]: the JSON Lines format of `tocada replay` (events in,
 //!   effects out), the one reader of it and the one loop that feeds its
-//!   lines to a referee, with a policy per caller for bad lines.
+//!   lines to a referee or a session, with a policy per caller for bad
+//!   lines, time going backwards and a cut last line.
 //! - [`gesture`]: how hands make a move on a sensor board: a move turned into
 //!   the lifts and places a player makes, in the orders people use. Tests,
 //!   benchmarks and the simulator use it.
@@ -28,18 +33,29 @@
 //!   SSD1306's page layout; [`words`]: the words the players read.
 //! - [`config`]: the daemon's TOML configuration (`/etc/tocada/tocada.toml`),
 //!   every value checked at load time, and `tocada check-config`.
+//! - [`protocol`]: the bytes of the sensor board's I2C protocol v1, shared
+//!   by its driver and its model.
 //! - [`hardware`]: drivers for the sensor boards, the OLED and the levers,
 //!   generic over `embedded_hal::i2c::I2c`.
 //! - [`models`]: device models that implement the bus side of that trait, so
 //!   the whole stack runs and is tested on a desktop.
+//! - [`rig`]: the hardware behind one trait, implemented twice: the Pi's
+//!   devices, and the same drivers on the device models.
 //! - [`logging`]: the daemon's log, to the systemd journal under systemd and
 //!   to stderr everywhere else.
 //!
-//! - [`daemon`]: `tocada run`, the tokio shell that owns the hardware and one
-//!   [`daemon::Session`] (the front buttons and menus around the referee),
-//!   stores every input and restores an interrupted game after a restart.
-//! - [`sim`]: `tocada sim`, the same daemon on the device models, in the
-//!   terminal or headless from a script in simulated time.
+//! - [`daemon`]: `tocada run`, the thin tokio shell that owns a rig and one
+//!   [`session::Session`], reads the board before it rules a press, draws
+//!   the face in bounded writes between board polls, stores every input and
+//!   restores an interrupted game after a restart.
+//! - `sim` (cargo feature `sim`, on by default): `tocada sim`, the same
+//!   daemon on the models' rig, in the terminal or headless from a script
+//!   in simulated time.
+//!
+//! Lower layers never import higher ones (`tests/layers.rs` keeps it so):
+//! the referee imports nothing of the crate, the face only the frame, and
+//! the drivers, models and rig neither the session, the daemon nor the
+//! simulator.
 //!
 //! Everything that touches the world (the daemon, the I2C drivers and the
 //! device models) sits around the referee and drives it the same way:

@@ -7,10 +7,10 @@
 //! offers, rulings, pauses and displacements as comments, and the result
 //! token matching the referee's `Effect::Result` (`*` while it has none).
 //!
-//! [`from_lines`] rebuilds the PGN of a stored game by replaying its replay
-//! lines into a fresh referee, the same way (and under the same
-//! [`Policy::RESTORE`]) the daemon recovers a game, so the PGN always agrees
-//! with what the referee decided.
+//! [`crate::transcript::pgn_from_lines`] rebuilds the PGN of a stored game
+//! by replaying its replay lines into a fresh referee, the same way (and
+//! under the same policy) the daemon recovers a game, so the PGN always
+//! agrees with what the referee decided.
 //!
 //! ```text
 //! [Event "Club night"]
