@@ -497,7 +497,8 @@ fn stored_lines_replay_into_the_same_pgn() {
     let store = Store::open(&path).unwrap();
     let saved = store.game(id).unwrap().unwrap();
     assert_eq!(saved.lines, lines);
-    let pgn = tocada::transcript::pgn_from_lines(&saved.lines, tocada::pgn::Tags::default()).unwrap();
+    let pgn =
+        tocada::transcript::pgn_from_lines(&saved.lines, tocada::pgn::Tags::default()).unwrap();
     assert!(pgn.contains("1. e4 {[%clk "), "{pgn}");
     assert!(
         pgn.trim_end()

@@ -48,7 +48,12 @@ use crate::store::{self, GameId, Journal, Store, StoreError};
 #[derive(Debug)]
 pub enum DaemonError {
     /// The game store could not be opened.
-    Store { path: PathBuf, source: StoreError },
+    Store {
+        /// The database file.
+        path: PathBuf,
+        /// Why it could not be opened.
+        source: StoreError,
+    },
     /// The hardware could not be opened (the I2C adapter, the GPIO chip).
     #[cfg(target_os = "linux")]
     Hardware(crate::rig::pi::PiError),

@@ -37,6 +37,7 @@ impl Button {
 /// A button went down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ButtonPress {
+    /// Which control.
     pub button: Button,
     /// When the edge happened, by the kernel's monotonic clock (time since
     /// boot): the press time, however late the daemon gets to it.
@@ -56,12 +57,19 @@ pub trait Buttons {
 /// Which BCM GPIO each control is wired to, and which lever is White's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ButtonPins {
+    /// The lever on the left of the clock.
     pub lever_left: u8,
+    /// The lever on the right.
     pub lever_right: u8,
+    /// The left player's draw button.
     pub draw_left: u8,
+    /// The right player's draw button.
     pub draw_right: u8,
+    /// The left player's adjust button.
     pub adjust_left: u8,
+    /// The right player's adjust button.
     pub adjust_right: u8,
+    /// The arbiter's pause/menu button.
     pub menu: u8,
     /// The player on the left of the clock; the arbiter swaps sides per game.
     pub left: Color,
@@ -109,6 +117,7 @@ pub struct FakeButtons {
 }
 
 impl FakeButtons {
+    /// No presses queued.
     pub fn new() -> FakeButtons {
         FakeButtons::default()
     }

@@ -46,17 +46,31 @@ pub enum Rejection {
 /// Why the game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Reason {
+    /// The king is in check and has no legal move (5.1.1).
     Checkmate,
+    /// A player resigned (5.1.2).
     Resignation,
+    /// A flag fell and the opponent could still mate (6.9).
     Timeout,
+    /// A flag fell but the opponent cannot mate by any series of legal
+    /// moves: a draw (6.9).
     TimeoutVsInsufficientMaterial,
+    /// The player to move has no legal move and is not in check (5.2.1).
     Stalemate,
+    /// Neither side can mate: a dead position (5.2.2).
     InsufficientMaterial,
+    /// Both players agreed to a draw (5.2.3, 9.1).
     Agreement,
+    /// The same position for the third time, claimed (9.2).
     ThreefoldRepetition,
+    /// Fifty moves by each side without a capture or a pawn move, claimed (9.3).
     FiftyMoves,
+    /// The same position for the fifth time: drawn without a claim (9.6.1).
     FivefoldRepetition,
+    /// Seventy-five moves by each side without a capture or a pawn move:
+    /// drawn without a claim (9.6.2).
     SeventyFiveMoves,
+    /// A second illegal move lost the game (7.5.5, A.4.2, B.3.2).
     IllegalMoves,
 }
 
@@ -90,7 +104,10 @@ impl fmt::Display for Reason {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     /// The first press started this side's clock (6.6).
-    Started { side: Color },
+    Started {
+        /// Whose clock runs.
+        side: Color,
+    },
     /// A move was completed, in game order.
     Move(CompletedMove),
     /// A rule was broken. In strict enforcement the press that would have
@@ -99,18 +116,48 @@ pub enum Effect {
     /// Conduct worth pointing out that does not stop the game.
     Warning(Ruling),
     /// Time given to a player (7.5.5: the opponent's illegal move).
-    TimeAdded { side: Color, ms: u64, law: Law },
+    TimeAdded {
+        /// Who gets the time.
+        side: Color,
+        /// How much, in ms.
+        ms: u64,
+        /// The article that gives it.
+        law: Law,
+    },
     /// A draw offer; `proper` when made between moving and pressing (9.1.2.1).
-    DrawOffer { side: Color, proper: bool },
+    DrawOffer {
+        /// Who offers.
+        side: Color,
+        /// Whether it was made at the proper moment.
+        proper: bool,
+    },
     /// The offer made by `side` was rejected.
-    DrawDeclined { side: Color, how: Rejection },
+    DrawDeclined {
+        /// Who had offered.
+        side: Color,
+        /// How the opponent declined it.
+        how: Rejection,
+    },
     /// Pieces were displaced (7.4.1); `side` is charged, and his clock runs
     /// until the board matches the position again.
-    Displaced { side: Color, squares: Vec<Square> },
+    Displaced {
+        /// Who displaced them, and is charged.
+        side: Color,
+        /// The squares that do not match the position.
+        squares: Vec<Square>,
+    },
     /// The board matches the position again; `ms` was charged to `side`.
-    Restored { side: Color, ms: u64 },
+    Restored {
+        /// Who was charged.
+        side: Color,
+        /// The time charged, in ms.
+        ms: u64,
+    },
     /// This side's time ran out. The first flag ends the game.
-    Flag { side: Color },
+    Flag {
+        /// Whose time ran out.
+        side: Color,
+    },
     /// The arbiter stopped the clock.
     Paused,
     /// The clock runs again.
@@ -118,15 +165,20 @@ pub enum Effect {
     /// The arbiter corrected `side`'s clock while paused (6.10.2): his main
     /// time left and the moves he has completed, as they stand now.
     Corrected {
+        /// Whose clock was corrected.
         side: Color,
+        /// His main time left now, in ms.
         ms: u64,
+        /// The moves he has completed, now.
         completed: u32,
     },
     /// The game is over. Nothing follows. Under draw odds (Armageddon) a
     /// game drawn for `reason` is won by the side with the odds, and
     /// `reason` still says why it would have been drawn.
     Result {
+        /// Who won, or a draw.
         outcome: KnownOutcome,
+        /// Why the game ended.
         reason: Reason,
     },
 }

@@ -23,9 +23,12 @@ pub enum IncrementMode {
 /// The kind of game, for the penalties of appendices A and B.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum GameMode {
+    /// A standard game: the Laws' articles as they stand.
     #[default]
     Standard,
+    /// A rapid game (Appendix A).
     Rapid,
+    /// A blitz game (Appendix B).
     Blitz,
 }
 

@@ -59,7 +59,12 @@ pub enum Action {
         event: Recorded,
     },
     /// The game is over, or abandoned (`result` is then `*`).
-    Finish { result: String, pgn: String },
+    Finish {
+        /// The PGN result token.
+        result: String,
+        /// The game's PGN.
+        pgn: String,
+    },
     /// Sound the buzzer.
     Buzz(Buzz),
     /// The referee decided this, at this instant of the game's clock (for

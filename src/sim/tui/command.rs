@@ -66,11 +66,16 @@ pub enum CommandError {
     Unknown(String),
     /// The command needs an argument: what it expects.
     Missing {
+        /// The command typed.
         command: &'static str,
+        /// What it expects, in words.
         expected: &'static str,
     },
     /// Words after the last argument.
-    TooMany { command: &'static str },
+    TooMany {
+        /// The command typed.
+        command: &'static str,
+    },
     /// Not a square from a1 to h8.
     BadSquare(String),
     /// Not `white` or `black`.
