@@ -210,22 +210,23 @@ impl Screen {
             .collect()
     }
 
-    /// Which half of the face has the bar under the running clock: a row
-    /// holding nothing but one run of 40 or more solid cells, in one half.
+    /// Which half of the face has the marker under the running clock: a
+    /// row holding nothing but one run of solid cells as wide as the face's
+    /// marker, in one half.
     fn running_bar(&self) -> Option<&'static str> {
+        // The running clock's marker: a lone run of full cells exactly as
+        // wide as the face's marker, under one of the two clocks.
+        let width = tocada::face::MARKER_WIDTH as usize;
         self.face().iter().find_map(|row| {
             let bar = row.trim();
-            let mut cells = bar.chars();
-            let first = cells.next()?;
             let length = bar.chars().count();
-            if !"█▀▄".contains(first) || cells.any(|c| c != first) || !(40..100).contains(&length)
-            {
+            if length != width || bar.chars().any(|c| c != '█') {
                 return None;
             }
             let start = row.chars().take_while(|c| *c == ' ').count();
             match (start, start + length) {
-                (_, end) if end <= 66 => Some("left"),
-                (start, _) if start >= 62 => Some("right"),
+                (_, end) if end <= 64 => Some("left"),
+                (start, _) if start >= 64 => Some("right"),
                 _ => None,
             }
         })

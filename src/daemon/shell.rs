@@ -414,9 +414,14 @@ impl<R: Rig> Shell<R> {
             if after.is_some() && after != running {
                 self.pending_switch = Some(at);
             }
-            // The switch is shown first; storing it (and, for a game's
-            // first press, creating the game) comes after.
+            // The switch is shown first: the new clock's marker goes out
+            // now, one write; storing the press (and, for a game's first
+            // press, creating the game) comes after, the rest of the face
+            // between board polls.
             self.draw(false);
+            if self.rig.oled_ref().next_rank() == Some(0) {
+                self.send_face();
+            }
             self.act();
         }
     }
