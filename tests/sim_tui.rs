@@ -210,26 +210,29 @@ impl Screen {
             .collect()
     }
 
-    /// Which half of the face has the marker under the running clock: a
-    /// row holding nothing but one run of solid cells as wide as the face's
-    /// marker, in one half.
+    /// Which half of the face has the marker under the running clock: the
+    /// 16 cells under one clock's time solid, and not the other's. (The
+    /// rest of a row may still hold the previous screen for a moment: the
+    /// panel is sent the marker first and the rest after.)
     fn running_bar(&self) -> Option<&'static str> {
-        // The running clock's marker: a lone run of full cells exactly as
-        // wide as the face's marker, under one of the two clocks.
         let width = tocada::face::MARKER_WIDTH as usize;
-        self.face().iter().find_map(|row| {
-            let bar = row.trim();
-            let length = bar.chars().count();
-            if length != width || bar.chars().any(|c| c != '█') {
-                return None;
-            }
-            let start = row.chars().take_while(|c| *c == ' ').count();
-            match (start, start + length) {
-                (_, end) if end <= 64 => Some("left"),
-                (start, _) if start >= 64 => Some("right"),
-                _ => None,
-            }
-        })
+        let lit = |row: &str, centre: usize| {
+            let cells: Vec<char> = row.chars().collect();
+            let start = centre - width / 2;
+            cells.len() > start + width
+                && cells[start..start + width].iter().all(|&c| c == '█')
+                && cells[start - 1] != '█'
+                && cells[start + width] != '█'
+        };
+        // Page 4 of the panel: pixel rows 32 to 39, two to a line here.
+        let page = &self.face()[16..20];
+        let left = page.iter().any(|row| lit(row, 32));
+        let right = page.iter().any(|row| lit(row, 96));
+        match (left, right) {
+            (true, false) => Some("left"),
+            (false, true) => Some("right"),
+            _ => None,
+        }
     }
 
     /// The line under the log: the last error or note.
