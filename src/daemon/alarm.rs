@@ -13,8 +13,9 @@
 //! nobody moving): 10 wakeups a second instead of 20 to 28.
 
 use std::io;
+use std::pin::Pin;
 
-use tokio::time::Instant;
+use tokio::time::{Instant, Sleep};
 
 /// What the loop sleeps on until its next deadline.
 #[derive(Debug, Default)]
@@ -22,6 +23,10 @@ pub enum Alarm {
     /// tokio's timer: follows a paused clock (the simulator, tests).
     #[default]
     Tokio,
+    /// tokio's timer, one entry kept and moved from deadline to deadline
+    /// rather than a new one filed for every wait: the loop waits hundreds
+    /// of times a second when it polls the board every 5 ms.
+    TokioKept(Pin<Box<Sleep>>),
     /// A kernel timer: one wakeup per deadline, on the real clock only.
     #[cfg(target_os = "linux")]
     Kernel(kernel::KernelTimer),
@@ -46,7 +51,17 @@ impl Alarm {
     /// next wait re-arms.
     pub async fn until(&mut self, deadline: Instant) {
         match self {
-            Alarm::Tokio => tokio::time::sleep_until(deadline).await,
+            Alarm::Tokio => {
+                let mut sleep = Box::pin(tokio::time::sleep_until(deadline));
+                (&mut sleep).await;
+                *self = Alarm::TokioKept(sleep);
+            }
+            Alarm::TokioKept(sleep) => {
+                if sleep.deadline() != deadline {
+                    sleep.as_mut().reset(deadline);
+                }
+                sleep.as_mut().await;
+            }
             #[cfg(target_os = "linux")]
             Alarm::Kernel(timer) => {
                 if let Err(err) = timer.until(deadline).await {

@@ -315,7 +315,7 @@ impl<R: Rig> Shell<R> {
                 self.release_presses();
             }
             Command::BoardInterrupt => {
-                self.poll_board(PollReason::Edge);
+                self.poll_board(now, PollReason::Edge);
             }
             Command::Input(input) => {
                 self.session.input(now, input);
@@ -323,11 +323,12 @@ impl<R: Rig> Shell<R> {
             }
             Command::Rules { name, rules } => self.session.select_rules(&name, *rules),
             Command::Redraw(done) => {
-                self.draw(true);
+                self.draw(now, true);
                 let _ = done.send(());
             }
         }
-        self.draw(false);
+        let now = self.now_ms();
+        self.draw(now, false);
     }
 
     /// Does everything due at the rig's current instant.
@@ -340,9 +341,9 @@ impl<R: Rig> Shell<R> {
         // anyway: one wakeup instead of two.
         let every = self.rig.link_ref().policy().poll_every_ms;
         if self.polling.draining() {
-            self.poll_board(PollReason::Drain);
+            self.poll_board(now, PollReason::Drain);
         } else if now + Polling::slack(every) >= self.next_poll() {
-            self.poll_board(PollReason::Schedule);
+            self.poll_board(now, PollReason::Schedule);
         }
         if self.timers.take_due(Timer::Occupancy, now) {
             self.timers.set(Timer::Occupancy, now + OCCUPANCY_EVERY_MS);
@@ -355,7 +356,6 @@ impl<R: Rig> Shell<R> {
         // (a flag): a board event read late but stamped earlier must still
         // find the referee before its instant. Flags wait while a press
         // waits for the board: the press may have come in time.
-        let now = self.now_ms();
         if self.held.is_empty() && self.session.next_deadline().is_some_and(|d| d <= now) {
             self.session.handle_timeout(now);
             self.act();
@@ -366,7 +366,7 @@ impl<R: Rig> Shell<R> {
         if self.timers.take_due(Timer::FaceRetry, now) {
             self.rig.oled().retry();
         }
-        self.draw(false);
+        self.draw(now, false);
         // One write of the face per pass, after the board has had its turn:
         // a board poll never waits behind more than one.
         if self.rig.oled().is_busy() {
@@ -396,7 +396,7 @@ impl<R: Rig> Shell<R> {
         if self.held.is_empty() {
             return;
         }
-        let answered = self.poll_board(PollReason::Press);
+        let answered = self.poll_board(self.now_ms(), PollReason::Press);
         if !answered && self.rig.link_ref().is_connected() {
             let now = self.now_ms();
             self.timers.set(Timer::PressRetry, now + PRESS_RETRY_MS);
@@ -418,7 +418,8 @@ impl<R: Rig> Shell<R> {
             // now, one write; storing the press (and, for a game's first
             // press, creating the game) comes after, the rest of the face
             // between board polls.
-            self.draw(false);
+            let now = self.now_ms();
+            self.draw(now, false);
             if self.rig.oled_ref().next_rank() == Some(0) {
                 self.send_face();
             }
@@ -429,8 +430,7 @@ impl<R: Rig> Shell<R> {
     /// Reads the board now (on a press, through the link's backoff) and
     /// hands what it saw to the session, each change at its own instant.
     /// Says whether the board answered.
-    fn poll_board(&mut self, reason: PollReason) -> bool {
-        let now = self.now_ms();
+    fn poll_board(&mut self, now: Millis, reason: PollReason) -> bool {
         let (answered, change) = match reason {
             PollReason::Press => self.rig.link().poll_through(now, &mut self.events),
             _ => {
@@ -439,8 +439,10 @@ impl<R: Rig> Shell<R> {
                 (self.rig.link_ref().errors() == errors, change)
             }
         };
-        let read_at = self.now_ms();
         let news = !self.events.is_empty();
+        // Read the clock again only for news: the changes are stamped no
+        // later than their reading.
+        let read_at = if news { self.now_ms() } else { now };
         if let Some(every) = self.polling.polled(now, reason, news) {
             self.rig.link().set_poll_every(every);
         }
@@ -629,8 +631,7 @@ impl<R: Rig> Shell<R> {
     /// is sent whole before returning, for whoever asked to see it). The
     /// face is sent a bounded write at a time by [`Shell::send_face`],
     /// between board polls.
-    fn draw(&mut self, force: bool) {
-        let now = self.now_ms();
+    fn draw(&mut self, now: Millis, force: bool) {
         let changed = self.session.take_changed();
         let due = self.timers.take_due(Timer::Face, now);
         if !(changed || due || force || self.shown.is_none()) {
