@@ -28,7 +28,6 @@ use std::time::Duration;
 
 use shakmaty::{Chess, Color};
 use tokio::sync::{mpsc, watch};
-use tokio::time::Instant;
 
 use super::alarm::Alarm;
 use super::pairing::{self, Pairing};
@@ -239,8 +238,7 @@ impl<R: Rig> Shell<R> {
         let mut commands_open = true;
         loop {
             self.step();
-            let wait = Duration::from_millis(self.wake_at()).saturating_sub(self.now());
-            let wake = Instant::now() + wait;
+            let wake = self.rig.instant_at(Duration::from_millis(self.wake_at()));
             tokio::select! {
                 biased;
                 () = &mut shutdown => break,

@@ -56,6 +56,12 @@ pub trait Rig {
     /// benchmark, where every transaction on the modelled bus takes as
     /// long as it would on the wire.
     fn now(&self) -> Duration;
+    /// The tokio instant at which the rig's clock reads `at`, for the loop
+    /// to sleep until. Rigs whose clock counts from a tokio instant say so
+    /// without reading the clock.
+    fn instant_at(&self, at: Duration) -> tokio::time::Instant {
+        tokio::time::Instant::now() + at.saturating_sub(self.now())
+    }
 }
 
 /// What the world tells the loop.

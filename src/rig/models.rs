@@ -281,6 +281,13 @@ impl Rig for ModelRig {
     fn now(&self) -> Duration {
         self.clock.now()
     }
+
+    fn instant_at(&self, at: Duration) -> tokio::time::Instant {
+        match &self.clock {
+            RigClock::Tokio(start) => *start + at,
+            RigClock::Bus(_) => tokio::time::Instant::now() + at.saturating_sub(self.now()),
+        }
+    }
 }
 
 /// Plays replay-format lines from standard input on `world` as they arrive

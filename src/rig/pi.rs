@@ -143,6 +143,10 @@ impl<B: SensorBoard + BoardSerial> Rig for PiRig<B> {
     fn now(&self) -> Duration {
         self.start.elapsed()
     }
+
+    fn instant_at(&self, at: Duration) -> Instant {
+        self.start + at
+    }
 }
 
 /// Reads the front controls on a thread of their own (the GPIO chip's
