@@ -16,7 +16,7 @@ mod rules;
 mod time_control;
 mod touch;
 
-pub use effect::{CompletedMove, Effect, Reason, Rejection, Ruling};
+pub use effect::{CompletedMove, Effect, MoveText, Reason, Rejection, Ruling};
 pub use input::Input;
 pub use law::{Law, ParseLawError};
 pub use rules::{Enforcement, GameMode, IncrementMode, Rules, UnknownKeyword};
@@ -538,13 +538,10 @@ impl Referee {
             } else {
                 self.clock.count_move(made.side);
             }
-            // The effect's text, written once into strings of the right size.
-            let mut uci = String::with_capacity(5);
-            made.mv
-                .to_uci(CastlingMode::Standard)
-                .append_to_string(&mut uci);
-            let mut san = String::with_capacity(8);
-            made.san.append_to_string(&mut san);
+            // The effect's text, written inline: no allocation.
+            let uci = MoveText::display(made.mv.to_uci(CastlingMode::Standard))
+                .expect("a move in UCI fits a MoveText");
+            let san = MoveText::display(made.san).expect("a move in SAN fits a MoveText");
             self.recycle(made.turn);
             self.spare_legal = Some(made.before_legal);
             self.emit(Effect::Move(CompletedMove {
