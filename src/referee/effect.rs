@@ -52,6 +52,20 @@ impl MoveText {
         Some(held)
     }
 
+    /// Appends an ASCII character (a move's text never fills the buffer).
+    pub(crate) fn push(&mut self, c: char) {
+        debug_assert!(c.is_ascii());
+        self.bytes[usize::from(self.len)] = c as u8;
+        self.len += 1;
+    }
+
+    /// Appends ASCII text (a move's text never fills the buffer).
+    pub(crate) fn push_str(&mut self, s: &str) {
+        for c in s.chars() {
+            self.push(c);
+        }
+    }
+
     /// The text.
     pub fn as_str(&self) -> &str {
         // Only whole `str`s are ever written into the buffer.

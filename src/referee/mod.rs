@@ -12,6 +12,7 @@ mod effect;
 mod input;
 mod law;
 mod legal;
+mod notation;
 mod rules;
 mod time_control;
 mod touch;
@@ -539,9 +540,8 @@ impl Referee {
                 self.clock.count_move(made.side);
             }
             // The effect's text, written inline: no allocation.
-            let uci = MoveText::display(made.mv.to_uci(CastlingMode::Standard))
-                .expect("a move in UCI fits a MoveText");
-            let san = MoveText::display(made.san).expect("a move in SAN fits a MoveText");
+            let uci = notation::uci(made.mv.to_uci(CastlingMode::Standard));
+            let san = notation::san(made.san);
             self.recycle(made.turn);
             self.spare_legal = Some(made.before_legal);
             self.emit(Effect::Move(CompletedMove {
