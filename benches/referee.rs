@@ -43,7 +43,7 @@ struct Game {
 }
 
 /// The system allocator, counting allocations: the referee should make
-/// none a ply beyond the text of the moves it reports.
+/// none a ply (the text of the moves it reports is held inline).
 struct Counting;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
@@ -113,7 +113,7 @@ fn main() {
         games.len(),
     );
     println!(
-        "referee allocations: {:.2} a ply (two are the UCI and SAN text of each move)",
+        "referee allocations: {:.2} a ply",
         allocations as f64 / plies as f64
     );
     println!(

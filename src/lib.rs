@@ -103,7 +103,7 @@ pub mod transcript;
 pub mod words;
 
 pub use referee::{
-    CompletedMove, Effect, Enforcement, GameMode, IncrementMode, Input, Law, Millis, Reason,
-    Referee, Rejection, Rules, Ruling, Stage, TimeControl, TimeWentBackwards,
+    CompletedMove, Effect, Enforcement, GameMode, IncrementMode, Input, Law, Millis, MoveText,
+    Reason, Referee, Rejection, Rules, Ruling, Stage, TimeControl, TimeWentBackwards,
 };
 pub use shakmaty::KnownOutcome;

@@ -28,7 +28,7 @@ mod movetext;
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, Color, EnPassantMode, KnownOutcome};
 
-use crate::{Effect, Millis, Reason, Rules};
+use crate::{Effect, Millis, MoveText, Reason, Rules};
 
 pub use comment::clock_command;
 use movetext::Movetext;
@@ -60,7 +60,7 @@ enum Element {
     Move {
         side: Color,
         number: u32,
-        san: String,
+        san: MoveText,
         clock_ms: u64,
     },
     /// Plain words about what happened.
@@ -119,7 +119,7 @@ impl GameRecord {
                 self.elements.push(Element::Move {
                     side: m.side,
                     number: m.number,
-                    san: m.san.clone(),
+                    san: m.san,
                     clock_ms: match m.side {
                         Color::White => m.white_ms,
                         Color::Black => m.black_ms,
@@ -309,8 +309,8 @@ mod tests {
         Effect::Move(CompletedMove {
             side,
             number,
-            uci: String::new(),
-            san: san.to_owned(),
+            uci: MoveText::default(),
+            san: MoveText::new(san).expect("a SAN move"),
             white_ms,
             black_ms,
         })

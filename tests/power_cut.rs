@@ -520,7 +520,7 @@ fn replay_lines(lines: &[String]) -> Replayed {
     let mut sans = Vec::new();
     while let Some((t, effect)) = referee.poll_effect() {
         match effect {
-            Effect::Move(m) => sans.push(m.san),
+            Effect::Move(m) => sans.push(m.san.to_string()),
             Effect::Started { .. }
             | Effect::Paused
             | Effect::Resumed

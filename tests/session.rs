@@ -143,7 +143,7 @@ fn moves_made_on_the_board_are_recorded_as_replay_lines() {
     let sans: Vec<String> = all
         .iter()
         .filter_map(|a| match a {
-            Action::Decision(_, Effect::Move(m)) => Some(m.san.clone()),
+            Action::Decision(_, Effect::Move(m)) => Some(m.san.to_string()),
             _ => None,
         })
         .collect();

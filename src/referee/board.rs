@@ -121,6 +121,28 @@ impl PhysicalBoard {
         Ok(taken)
     }
 
+    /// The board matches `position`, a move from the position it last
+    /// matched that changed no square outside `moved`: as [`Self::sync`],
+    /// refreshing only the squares the move or the hands changed (every
+    /// other square still holds the piece the last sync put there).
+    pub fn sync_after(&mut self, position: &Chess, moved: Bitboard) {
+        let board = position.board();
+        self.occupied = board.occupied();
+        for sq in moved | self.changes.lifted | self.changes.placed {
+            self.pieces[usize::from(sq)] = board.piece_at(sq);
+        }
+        self.hand.clear();
+        self.changes = Changes::default();
+        debug_assert!(
+            {
+                let mut whole = self.clone();
+                whole.sync(position);
+                whole.pieces == self.pieces
+            },
+            "a board refreshed square by square as a whole sync leaves it"
+        );
+    }
+
     /// The board matches `position`: take its pieces as exact, and whatever
     /// is still in a hand (captured pieces) as gone.
     pub fn sync(&mut self, position: &Chess) {

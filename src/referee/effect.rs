@@ -1,6 +1,7 @@
 //! What the referee decides: effects, drained with `Referee::poll_effect`.
 
 use std::fmt;
+use std::ops::Deref;
 
 use shakmaty::{Color, KnownOutcome, Square};
 
@@ -14,13 +15,147 @@ pub struct CompletedMove {
     /// The move number, as in a score sheet.
     pub number: u32,
     /// The move in UCI (`e1g1` for castling).
-    pub uci: String,
+    pub uci: MoveText,
     /// The move in SAN with its check or mate suffix, as in PGN.
-    pub san: String,
+    pub san: MoveText,
     /// White's time left, with the increment and any stage time earned.
     pub white_ms: u64,
     /// Black's time left.
     pub black_ms: u64,
+}
+
+/// The text of a move, UCI or SAN, held inline: a completed move reports
+/// two, and an effect should not allocate for them. Reads as a `str`
+/// (`m.san.as_str()`, `&*m.san`, `m.san == "e4"`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MoveText {
+    len: u8,
+    bytes: [u8; MoveText::CAPACITY],
+}
+
+impl MoveText {
+    /// The longest text held: more than any move in UCI or in SAN with its
+    /// suffix (`Qh4xe1+`, `exd8=Q#`) needs.
+    pub const CAPACITY: usize = 15;
+
+    /// `text`, if it is no longer than [`MoveText::CAPACITY`] bytes.
+    pub fn new(text: &str) -> Option<MoveText> {
+        let mut held = MoveText::default();
+        fmt::Write::write_str(&mut held, text).ok()?;
+        Some(held)
+    }
+
+    /// What `value` displays, if it fits (every UCI and SAN move does).
+    pub fn display(value: impl fmt::Display) -> Option<MoveText> {
+        let mut held = MoveText::default();
+        fmt::Write::write_fmt(&mut held, format_args!("{value}")).ok()?;
+        Some(held)
+    }
+
+    /// Appends an ASCII character (a move's text never fills the buffer).
+    pub(crate) fn push(&mut self, c: char) {
+        debug_assert!(c.is_ascii());
+        self.bytes[usize::from(self.len)] = c as u8;
+        self.len += 1;
+    }
+
+    /// Appends ASCII text (a move's text never fills the buffer).
+    pub(crate) fn push_str(&mut self, s: &str) {
+        for c in s.chars() {
+            self.push(c);
+        }
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        // Only whole `str`s are ever written into the buffer.
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)])
+            .expect("a move's text is whole UTF-8")
+    }
+}
+
+impl Default for MoveText {
+    /// The empty text.
+    fn default() -> MoveText {
+        MoveText {
+            len: 0,
+            bytes: [0; MoveText::CAPACITY],
+        }
+    }
+}
+
+impl fmt::Write for MoveText {
+    /// Appends `s`, or fails leaving the text as it was if it would not fit.
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let start = usize::from(self.len);
+        let end = start + s.len();
+        let slot = self.bytes.get_mut(start..end).ok_or(fmt::Error)?;
+        slot.copy_from_slice(s.as_bytes());
+        self.len = end as u8;
+        Ok(())
+    }
+}
+
+impl Deref for MoveText {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for MoveText {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Display for MoveText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for MoveText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq<str> for MoveText {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for MoveText {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for MoveText {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<MoveText> for str {
+    fn eq(&self, other: &MoveText) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<MoveText> for &str {
+    fn eq(&self, other: &MoveText) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl PartialEq<MoveText> for String {
+    fn eq(&self, other: &MoveText) -> bool {
+        self == other.as_str()
+    }
 }
 
 /// A ruling on a player's conduct.

@@ -12,11 +12,12 @@ mod effect;
 mod input;
 mod law;
 mod legal;
+mod notation;
 mod rules;
 mod time_control;
 mod touch;
 
-pub use effect::{CompletedMove, Effect, Reason, Rejection, Ruling};
+pub use effect::{CompletedMove, Effect, MoveText, Reason, Rejection, Ruling};
 pub use input::Input;
 pub use law::{Law, ParseLawError};
 pub use rules::{Enforcement, GameMode, IncrementMode, Rules, UnknownKeyword};
@@ -27,10 +28,10 @@ use std::fmt;
 
 use shakmaty::attacks::attacks;
 use shakmaty::san::{San, SanPlus, Suffix};
-use shakmaty::zobrist::Zobrist64;
+use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
-    Bitboard, ByColor, CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Move, MoveList,
-    Piece, Position, Role, Square,
+    Bitboard, ByColor, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, KnownOutcome, Move,
+    MoveList, Piece, Position, Role, Square,
 };
 
 use board::{Changes, PhysicalBoard};
@@ -538,13 +539,9 @@ impl Referee {
             } else {
                 self.clock.count_move(made.side);
             }
-            // The effect's text, written once into strings of the right size.
-            let mut uci = String::with_capacity(5);
-            made.mv
-                .to_uci(CastlingMode::Standard)
-                .append_to_string(&mut uci);
-            let mut san = String::with_capacity(8);
-            made.san.append_to_string(&mut san);
+            // The effect's text, written inline: no allocation.
+            let uci = notation::uci(made.mv.to_uci(CastlingMode::Standard));
+            let san = notation::san(made.san);
             self.recycle(made.turn);
             self.spare_legal = Some(made.before_legal);
             self.emit(Effect::Move(CompletedMove {
@@ -773,8 +770,14 @@ impl Referee {
             (true, false) => Some(Suffix::Check),
             (false, _) => None,
         };
-        self.keys.push(key(&self.position));
-        self.board.sync(&self.position);
+        let moved = {
+            let (lifted, placed) = hands_needed(m, side);
+            lifted | placed
+        };
+        let before_key = self.keys.last().copied().unwrap_or_else(|| key(&before));
+        self.keys
+            .push(key_after(before_key, &before, &self.position, moved));
+        self.board.sync_after(&self.position, moved);
         self.promotion_choice = None;
         let turn = std::mem::replace(&mut self.turn, std::mem::take(&mut self.spare_turn));
         self.uncompleted.push_back(Made {
@@ -973,6 +976,40 @@ impl Referee {
 
 fn key(position: &Chess) -> Zobrist64 {
     position.zobrist_hash(EnPassantMode::Legal)
+}
+
+/// The key of `after`, a move from `before` (whose key is `before_key`)
+/// that changed no square outside `moved`: the pieces on those squares, the
+/// turn, castling rights and en passant changed, nothing else, so only they
+/// are hashed again, not the whole board.
+fn key_after(before_key: Zobrist64, before: &Chess, after: &Chess, moved: Bitboard) -> Zobrist64 {
+    let mut key = before_key;
+    for sq in moved {
+        if let Some(piece) = before.board().piece_at(sq) {
+            key ^= Zobrist64::zobrist_for_piece(sq, piece);
+        }
+        if let Some(piece) = after.board().piece_at(sq) {
+            key ^= Zobrist64::zobrist_for_piece(sq, piece);
+        }
+    }
+    // The turn changed: one side's hash has the white-turn value.
+    key ^= Zobrist64::zobrist_for_white_turn();
+    let (was, is) = (before.castles(), after.castles());
+    for color in Color::ALL {
+        for side in CastlingSide::ALL {
+            if was.has(color, side) != is.has(color, side) {
+                key ^= Zobrist64::zobrist_for_castling_right(color, side);
+            }
+        }
+    }
+    if let Some(sq) = before.ep_square(EnPassantMode::Legal) {
+        key ^= Zobrist64::zobrist_for_en_passant_file(sq.file());
+    }
+    if let Some(sq) = after.ep_square(EnPassantMode::Legal) {
+        key ^= Zobrist64::zobrist_for_en_passant_file(sq.file());
+    }
+    debug_assert_eq!(key, self::key(after), "the key of a position, kept up");
+    key
 }
 
 /// The squares a move must have lifted from and placed on.

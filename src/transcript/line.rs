@@ -662,7 +662,7 @@ mod tests {
     use shakmaty::{KnownOutcome, Position};
 
     use super::*;
-    use crate::referee::{CompletedMove, Law, Reason, Ruling};
+    use crate::referee::{CompletedMove, Law, MoveText, Reason, Ruling};
 
     fn parse(line: &str) -> Line {
         parse_line(line)
@@ -1092,8 +1092,8 @@ mod tests {
                 Effect::Move(CompletedMove {
                     side: Color::White,
                     number: 1,
-                    uci: "g1f3".to_owned(),
-                    san: "Nf3".to_owned(),
+                    uci: MoveText::new("g1f3").expect("a UCI move"),
+                    san: MoveText::new("Nf3").expect("a SAN move"),
                     white_ms: 300_000,
                     black_ms: 299_000,
                 }),

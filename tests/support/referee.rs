@@ -98,7 +98,7 @@ impl Game {
         effects
             .iter()
             .filter_map(|e| match e {
-                Effect::Move(m) => Some(m.san.clone()),
+                Effect::Move(m) => Some(m.san.to_string()),
                 _ => None,
             })
             .collect()

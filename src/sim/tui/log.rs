@@ -229,7 +229,7 @@ mod tests {
     use shakmaty::Color;
 
     use super::*;
-    use crate::referee::{CompletedMove, Law, Ruling};
+    use crate::referee::{CompletedMove, Law, MoveText, Ruling};
     use crate::{Effect, transcript};
 
     #[test]
@@ -237,8 +237,8 @@ mod tests {
         let effect = Effect::Move(CompletedMove {
             side: Color::Black,
             number: 1,
-            uci: "e7e5".to_owned(),
-            san: "e5".to_owned(),
+            uci: MoveText::new("e7e5").expect("a UCI move"),
+            san: MoveText::new("e5").expect("a SAN move"),
             white_ms: 905_000,
             black_ms: 899_400,
         });
