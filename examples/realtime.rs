@@ -37,6 +37,7 @@ use std::time::Duration;
 use shakmaty::{Chess, Color, Position};
 use tocada::Input;
 use tocada::config::Config;
+use tocada::daemon::shell::median_and_worst;
 use tocada::daemon::{Command, Session, Shell, link_policy};
 use tocada::gesture::{self, Style};
 use tocada::hardware::buttons::{Button, ButtonPress};
@@ -207,14 +208,12 @@ fn ms(us: u64) -> String {
 }
 
 fn line(name: &str, khz: u32, values: &[u64]) {
-    let mut v = values.to_vec();
-    v.sort_unstable();
-    let (median, worst) = (v[v.len() / 2], v[v.len() - 1]);
+    let (median, worst) = median_and_worst(values).unwrap_or_default();
     println!(
         "{name} khz={khz} median={} worst={} n={}",
         ms(median),
         ms(worst),
-        v.len()
+        values.len()
     );
 }
 

@@ -202,6 +202,22 @@ fn kernel_alarm() -> Alarm {
     })
 }
 
+/// The daemon's loop on `rig` as `config` says: storing games in
+/// `journal` (`game`: the one restored), remembering the paired board in
+/// the state directory, reading the board on its interrupt line if wired.
+fn daemon_shell<R: Rig>(
+    config: &Config,
+    session: Session,
+    rig: R,
+    journal: Journal,
+    game: Option<GameId>,
+) -> Shell<R> {
+    let shell = Shell::new(session, rig)
+        .with_journal(journal, game)
+        .with_state_dir(config.state.directory.clone());
+    with_interrupt_line(shell, config)
+}
+
 /// Runs the daemon as configured until `shutdown` completes.
 pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats, DaemonError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -216,16 +232,6 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
         let (tx, rx) = mpsc::unbounded_channel();
         let notifier = Box::new(Systemd::from_env());
         let alarm = kernel_alarm();
-        macro_rules! go {
-            ($rig:expr) => {{
-                let shell = Shell::new(session, $rig)
-                    .with_journal(journal, game)
-                    .with_state_dir(config.state.directory.clone());
-                with_interrupt_line(shell, config)
-                    .run(rx, alarm, shutdown)
-                    .await
-            }};
-        }
         match config.board.kind {
             BoardKind::Sim => {
                 // Pieces stay on a board when the clock loses power: the
@@ -242,21 +248,23 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                     .rig(link_policy, clock.clone())
                     .with_notifier(notifier);
                 tokio::task::spawn_local(feed_stdin(world.clone(), tx, clock));
-                let shell = Shell::new(session, rig)
-                    .with_journal(journal, game)
-                    .with_output(Box::new(std::io::stdout()))
-                    .with_state_dir(config.state.directory.clone());
-                Ok(with_interrupt_line(shell, config)
-                    .run(rx, alarm, shutdown)
-                    .await)
+                let shell = daemon_shell(config, session, rig, journal, game)
+                    .with_output(Box::new(std::io::stdout()));
+                Ok(shell.run(rx, alarm, shutdown).await)
             }
             #[cfg(target_os = "linux")]
             BoardKind::Protocol | BoardKind::Mcp23017 => {
                 match crate::rig::pi::open(config, link_policy, notifier, tx)
                     .map_err(DaemonError::Hardware)?
                 {
-                    AnyPiRig::Protocol(rig) => Ok(go!(rig)),
-                    AnyPiRig::Mcp23017(rig) => Ok(go!(rig)),
+                    AnyPiRig::Protocol(rig) => {
+                        let shell = daemon_shell(config, session, rig, journal, game);
+                        Ok(shell.run(rx, alarm, shutdown).await)
+                    }
+                    AnyPiRig::Mcp23017(rig) => {
+                        let shell = daemon_shell(config, session, rig, journal, game);
+                        Ok(shell.run(rx, alarm, shutdown).await)
+                    }
                 }
             }
             #[cfg(not(target_os = "linux"))]
