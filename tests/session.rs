@@ -3,10 +3,12 @@
 
 use shakmaty::{Bitboard, Color, Position, Square};
 use tocada::config::Config;
-use tocada::daemon::{Action, Recorded, RestoreError, SavedGame, Session};
 use tocada::face::{Field, Screen};
 use tocada::hardware::buttons::Button;
-use tocada::transcript::{Event, Fault, FaultKind, Line, Policy, line_to_json, restore};
+use tocada::session::{Action, Recorded, SavedGame, Session, SessionInput};
+use tocada::transcript::{
+    Event, Fault, FaultKind, Line, Policy, RestoreError, line_to_json, restore,
+};
 use tocada::{Effect, Input};
 
 fn panel() -> Session {
@@ -18,7 +20,7 @@ fn actions(panel: &mut Session) -> Vec<Action> {
 }
 
 fn press(panel: &mut Session, at: u64, button: Button) -> Vec<Action> {
-    panel.press(at, button, at);
+    panel.handle(at, SessionInput::Press { button, at });
     actions(panel)
 }
 
@@ -62,8 +64,8 @@ fn opening(panel: &mut Session) -> Vec<Action> {
     let mut t = 1_000;
     for (from, to, side) in moves {
         t += 3_000;
-        panel.board(t, Input::Lift(from));
-        panel.board(t + 200, Input::Place(to, None));
+        panel.handle(t, SessionInput::Board(Input::Lift(from)));
+        panel.handle(t + 200, SessionInput::Board(Input::Place(to, None)));
         all.extend(actions(panel));
         all.extend(press(panel, t + 400, Button::Lever(side)));
     }
@@ -130,7 +132,7 @@ fn a_board_not_in_the_start_position_does_not_start() {
     press(&mut p, 100, Button::Lever(Color::Black));
     assert!(!p.in_game());
     assert_eq!(p.view(100).alert.as_deref(), Some("Set up the pieces"));
-    p.board(200, Input::Place(Square::E2, None));
+    p.handle(200, SessionInput::Board(Input::Place(Square::E2, None)));
     press(&mut p, 300, Button::Lever(Color::Black));
     assert!(p.in_game());
     let _: Bitboard = occupied;
@@ -345,7 +347,7 @@ fn a_restored_game_says_what_it_restored() {
     let mut p = panel();
     let mut all = opening(&mut p);
     // Black lifts his knight and the power goes: a move in progress.
-    p.board(12_000, Input::Lift(Square::B8));
+    p.handle(12_000, SessionInput::Board(Input::Lift(Square::B8)));
     all.extend(actions(&mut p));
     let lines = stored(&all);
     let last_t = 12_000;

@@ -40,7 +40,7 @@ use crate::hardware::board_clock::BoardClock;
 use crate::hardware::buttons::ButtonPress;
 use crate::hardware::link::LinkChange;
 use crate::rig::{BoardSerial, Command, Rig};
-use crate::session::{Action, Buzz, Recorded, Session};
+use crate::session::{Action, Buzz, Recorded, Session, SessionInput};
 use crate::store::{GameId, Journal, NewGame};
 use crate::transcript::{self, Event, Line};
 use crate::{Input, Millis};
@@ -316,7 +316,7 @@ impl<R: Rig> Shell<R> {
                 self.poll_board(now, PollReason::Edge);
             }
             Command::Input(input) => {
-                self.session.input(now, input);
+                self.session.handle(now, SessionInput::Referee(input));
                 self.act();
             }
             Command::Rules { name, rules } => self.session.select_rules(&name, *rules),
@@ -407,7 +407,13 @@ impl<R: Rig> Shell<R> {
             let running = self.session.referee().and_then(|r| r.ticking());
             let at_ms = (at.as_millis() as Millis).max(self.last_fed);
             self.last_fed = at_ms;
-            self.session.press(now, press.button, at_ms);
+            self.session.handle(
+                now,
+                SessionInput::Press {
+                    button: press.button,
+                    at: at_ms,
+                },
+            );
             let after = self.session.referee().and_then(|r| r.ticking());
             if after.is_some() && after != running {
                 self.pending_switch = Some(at);
@@ -447,11 +453,13 @@ impl<R: Rig> Shell<R> {
         match change {
             Some(LinkChange::Disconnected) => {
                 tracing::warn!("the sensor board does not answer; the clock keeps time");
-                self.session.link(LinkChange::Disconnected);
+                self.session
+                    .handle(now, SessionInput::Link(LinkChange::Disconnected));
             }
             Some(LinkChange::Reconnected) => {
                 tracing::info!("the sensor board answers again");
-                self.session.link(LinkChange::Reconnected);
+                self.session
+                    .handle(now, SessionInput::Link(LinkChange::Reconnected));
                 // It may have been reset: its clock restarted.
                 self.board_clock.forget();
                 self.read_occupancy();
@@ -471,7 +479,7 @@ impl<R: Rig> Shell<R> {
             if self.record_board_inputs {
                 self.stats.board_inputs.push((self.now(), event.input));
             }
-            self.session.board(at, event.input);
+            self.session.handle(at, SessionInput::Board(event.input));
         }
         self.act();
         if !self.ready {

@@ -32,7 +32,10 @@ use crate::hardware::link::LinkChange;
 use crate::pgn::{GameRecord, Tags};
 use crate::{Effect, Input, Millis, Referee, Rules, words};
 
+mod input;
 pub mod view;
+
+pub use input::SessionInput;
 
 /// Something the shell must do for the panel, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -280,9 +283,20 @@ impl Session {
         }
     }
 
+    /// Hands the session something from the shell, whose clock reads `now`;
+    /// then drain [`Session::poll_action`].
+    pub fn handle(&mut self, now: Millis, input: SessionInput) {
+        match input {
+            SessionInput::Press { button, at } => self.press(now, button, at),
+            SessionInput::Board(input) => self.board(now, input),
+            SessionInput::Referee(input) => self.input(now, input),
+            SessionInput::Link(change) => self.link(change),
+        }
+    }
+
     /// A front control went down at `at` (the kernel's timestamp, on the
     /// shell's clock); the shell's clock reads `now`.
-    pub fn press(&mut self, now: Millis, button: Button, at: Millis) {
+    fn press(&mut self, now: Millis, button: Button, at: Millis) {
         let at = at.min(now);
         let button = self.oriented(button);
         self.changed = true;
@@ -326,7 +340,7 @@ impl Session {
     }
 
     /// A board input (`Lift`, `Place`, `Touch`, `Untouch`) seen at `now`.
-    pub fn board(&mut self, now: Millis, input: Input) {
+    fn board(&mut self, now: Millis, input: Input) {
         if let Some(occupied) = self.occupancy.as_mut() {
             match input {
                 Input::Lift(sq) => occupied.discard(sq),
@@ -348,7 +362,7 @@ impl Session {
 
     /// An input for the referee that no front control gives (the
     /// simulator's resign, promote, decline): ignored outside a game.
-    pub fn input(&mut self, now: Millis, input: Input) {
+    fn input(&mut self, now: Millis, input: Input) {
         let Some(game) = self.game.as_ref() else {
             return;
         };
@@ -360,7 +374,7 @@ impl Session {
     }
 
     /// The board link went down or came back.
-    pub fn link(&mut self, change: LinkChange) {
+    fn link(&mut self, change: LinkChange) {
         self.board_disconnected = change == LinkChange::Disconnected;
         self.changed = true;
     }
