@@ -30,7 +30,8 @@
 //!
 //! - [`face`]: the OLED's face, a pure function from a plain
 //!   [`face::View`] to a [`frame::Frame`], the panel's picture in the
-//!   SSD1306's page layout; [`words`]: the words the players read.
+//!   SSD1306's page layout; [`words`]: the words the players read, on
+//!   the face, in the log and in the PGN's comments.
 //! - [`config`]: the daemon's TOML configuration (`/etc/tocada/tocada.toml`),
 //!   every value checked at load time, and `tocada check-config`.
 //! - [`protocol`]: the bytes of the sensor board's I2C protocol v1, shared

@@ -22,7 +22,6 @@
 //! {White offers a draw} 2... Nc6 {[%clk 0:04:59]} {Black declines} ...
 //! ```
 
-mod comment;
 mod movetext;
 
 use shakmaty::fen::Fen;
@@ -30,7 +29,9 @@ use shakmaty::{Chess, Color, EnPassantMode, KnownOutcome};
 
 use crate::{Effect, Millis, MoveText, Reason, Rules};
 
-pub use comment::clock_command;
+pub use crate::words::pgn::clock_command;
+
+use crate::words::pgn as comment;
 use movetext::Movetext;
 
 /// The tags a game is written with. An empty value is written as PGN's

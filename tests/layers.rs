@@ -691,7 +691,7 @@ mod checker {
             ["src/pgn.rs:2: uses crate::transcript"]
         );
         let near = "use crate::face::clock_text;\nuse crate::{Effect, Rules};\n";
-        assert!(broken(PGN_BELOW_THE_SESSION, "src/pgn/comment.rs", near).is_empty());
+        assert!(broken(PGN_BELOW_THE_SESSION, "src/pgn/movetext.rs", near).is_empty());
     }
 
     #[test]

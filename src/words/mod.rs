@@ -4,9 +4,12 @@
 //!
 //! The face draws whatever text it is given and fits it to its width
 //! (shortening "Illegal move" to "Illegal" and so on); these are the full
-//! sentences. The PGN's comments have their own words (`pgn::comment`).
+//! sentences. The PGN's comments, which name the article each ruling rests
+//! on, are in [`pgn`].
 
 use shakmaty::{Color, KnownOutcome, Square};
+
+pub mod pgn;
 
 use crate::face::duration_text;
 use crate::{Effect, Law, Reason, Ruling};

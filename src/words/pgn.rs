@@ -2,8 +2,8 @@
 //! a move as a `[%clk]` command, rulings, offers and pauses in plain
 //! English with the article of the Laws they rest on.
 //!
-//! Kept apart from the layout so that the phrasing can change (or grow a
-//! new effect) without touching how the movetext is built.
+//! Kept apart from the layout (`crate::pgn`) so that the phrasing can
+//! change (or grow a new effect) without touching how the movetext is built.
 
 use shakmaty::{Color, KnownOutcome};
 
@@ -18,7 +18,7 @@ pub fn clock_command(ms: u64) -> String {
 }
 
 /// `White` or `Black`.
-pub(super) fn side_name(side: Color) -> &'static str {
+pub(crate) fn side_name(side: Color) -> &'static str {
     match side {
         Color::White => "White",
         Color::Black => "Black",
@@ -26,12 +26,12 @@ pub(super) fn side_name(side: Color) -> &'static str {
 }
 
 /// A violation, e.g. `Violation by White: Touch-move: move the g1 knight (art. 4.3.1)`.
-pub(super) fn violation(ruling: &Ruling) -> String {
+pub(crate) fn violation(ruling: &Ruling) -> String {
     ruling_text("Violation by", ruling)
 }
 
 /// A warning, e.g. `Warning to White: Press with the hand that moved (art. 6.2.3)`.
-pub(super) fn warning(ruling: &Ruling) -> String {
+pub(crate) fn warning(ruling: &Ruling) -> String {
     ruling_text("Warning to", ruling)
 }
 
@@ -47,7 +47,7 @@ fn ruling_text(what: &str, ruling: &Ruling) -> String {
 
 /// A draw offer; one made at another moment than between move and press
 /// still stands (9.1.2.1) but is noted.
-pub(super) fn draw_offer(side: Color, proper: bool) -> String {
+pub(crate) fn draw_offer(side: Color, proper: bool) -> String {
     if proper {
         format!("{} offers a draw", side_name(side))
     } else {
@@ -59,7 +59,7 @@ pub(super) fn draw_offer(side: Color, proper: bool) -> String {
 }
 
 /// The opponent of `offerer` rejects his offer.
-pub(super) fn draw_declined(offerer: Color, how: Rejection) -> String {
+pub(crate) fn draw_declined(offerer: Color, how: Rejection) -> String {
     let decliner = side_name(!offerer);
     match how {
         Rejection::Spoken => format!("{decliner} declines"),
@@ -68,7 +68,7 @@ pub(super) fn draw_declined(offerer: Color, how: Rejection) -> String {
 }
 
 /// Time given to a player, with the article that gives it.
-pub(super) fn time_added(side: Color, ms: u64, article: &str) -> String {
+pub(crate) fn time_added(side: Color, ms: u64, article: &str) -> String {
     format!(
         "{} added to {}'s clock (art. {article})",
         duration_text(ms),
@@ -77,7 +77,7 @@ pub(super) fn time_added(side: Color, ms: u64, article: &str) -> String {
 }
 
 /// Pieces displaced, charged to `side`.
-pub(super) fn displaced(side: Color, squares: &[shakmaty::Square]) -> String {
+pub(crate) fn displaced(side: Color, squares: &[shakmaty::Square]) -> String {
     let squares: Vec<String> = squares.iter().map(ToString::to_string).collect();
     format!(
         "{} displaced pieces on {} (art. 7.4.1)",
@@ -87,7 +87,7 @@ pub(super) fn displaced(side: Color, squares: &[shakmaty::Square]) -> String {
 }
 
 /// The board matches the position again.
-pub(super) fn restored(side: Color, ms: u64) -> String {
+pub(crate) fn restored(side: Color, ms: u64) -> String {
     format!(
         "Position restored, {} charged to {}",
         duration_text(ms),
@@ -96,12 +96,12 @@ pub(super) fn restored(side: Color, ms: u64) -> String {
 }
 
 /// A fallen flag.
-pub(super) fn flag(side: Color) -> String {
+pub(crate) fn flag(side: Color) -> String {
     format!("{}'s flag fell", side_name(side))
 }
 
 /// An arbiter's correction while the clock stood (6.10).
-pub(super) fn corrected(side: Color, ms: u64, completed: u32) -> String {
+pub(crate) fn corrected(side: Color, ms: u64, completed: u32) -> String {
     format!(
         "Arbiter set {}'s clock to {} after {completed} moves (art. 6.10)",
         side_name(side),
@@ -110,12 +110,12 @@ pub(super) fn corrected(side: Color, ms: u64, completed: u32) -> String {
 }
 
 /// The clock stopped by the arbiter.
-pub(super) fn paused() -> String {
+pub(crate) fn paused() -> String {
     "Clock paused".to_owned()
 }
 
 /// The clock running again, with how long it stood if known.
-pub(super) fn resumed(stood_ms: Option<u64>) -> String {
+pub(crate) fn resumed(stood_ms: Option<u64>) -> String {
     match stood_ms {
         Some(ms) => format!("Clock resumed after {}", duration_text(ms)),
         None => "Clock resumed".to_owned(),
@@ -124,7 +124,7 @@ pub(super) fn resumed(stood_ms: Option<u64>) -> String {
 
 /// How the game ended, in words; `None` for a loss on time, which the
 /// flag's own comment and the `Termination` tag already say.
-pub(super) fn ending(outcome: KnownOutcome, reason: Reason) -> Option<String> {
+pub(crate) fn ending(outcome: KnownOutcome, reason: Reason) -> Option<String> {
     let loser = match outcome {
         KnownOutcome::Decisive { winner } => Some(side_name(!winner)),
         KnownOutcome::Draw => None,
@@ -154,7 +154,7 @@ pub(super) fn ending(outcome: KnownOutcome, reason: Reason) -> Option<String> {
 }
 
 /// The `Termination` tag of the PGN standard (9.8.1) for a reason.
-pub(super) fn termination(reason: Reason) -> &'static str {
+pub(crate) fn termination(reason: Reason) -> &'static str {
     match reason {
         Reason::Timeout | Reason::TimeoutVsInsufficientMaterial => "time forfeit",
         Reason::IllegalMoves => "rules infraction",
