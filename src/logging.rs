@@ -21,14 +21,15 @@ use std::os::fd::AsFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
 /// Where journald listens for its native protocol (`sd_journal_send`).
 pub const JOURNAL_SOCKET: &str = "/run/systemd/journal/socket";
 
-/// The filter when neither the caller nor `RUST_LOG` gives one.
+/// The filter when neither the caller nor `RUST_LOG` gives one (and the
+/// level [`init`] falls back to when a filter does not parse).
 pub const DEFAULT_FILTER: &str = "info";
 
 /// An open stream as `JOURNAL_STREAM` names it: the device and inode of the
@@ -117,8 +118,9 @@ pub fn filter_directives<'a>(verbosity: Option<&'a str>, rust_log: Option<&'a st
 /// Installs the process-wide `tracing` subscriber, to journald or stderr as
 /// [`choose_sink`] decides for this process.
 ///
-/// `verbosity` is an `EnvFilter` directive such as `debug` or
-/// `tocada=trace,info`; see [`filter_directives`] for how it combines with
+/// `verbosity` is a list of `target=level` directives such as `debug` or
+/// `tocada=trace,info` (`RUST_LOG`'s syntax without span and field
+/// filters: [`Targets`], which needs no regular-expression engine); see [`filter_directives`] for how it combines with
 /// `RUST_LOG`. A directive that does not parse is replaced by
 /// [`DEFAULT_FILTER`] and reported as a warning in the log itself. If the
 /// journal cannot be reached after all, events go to stderr and a warning
@@ -127,10 +129,10 @@ pub fn filter_directives<'a>(verbosity: Option<&'a str>, rust_log: Option<&'a st
 pub fn init(verbosity: Option<&str>) {
     let rust_log = std::env::var("RUST_LOG").ok();
     let directives = filter_directives(verbosity, rust_log.as_deref());
-    let (filter, bad_filter) = match EnvFilter::try_new(directives) {
+    let (filter, bad_filter) = match directives.parse::<Targets>() {
         Ok(filter) => (filter, None),
         Err(err) => (
-            EnvFilter::new(DEFAULT_FILTER),
+            Targets::new().with_default(tracing::Level::INFO),
             Some(format!("{directives:?}: {err}")),
         ),
     };
