@@ -141,6 +141,12 @@ fn main() -> ExitCode {
         Command::CheckConfig { file } => match tocada::config::Config::load(&file) {
             Ok(config) => {
                 println!("{}: ok: {}", file.display(), config.summary());
+                for preset in &config.presets {
+                    println!("  {}", preset.describe());
+                }
+                for warning in config.warnings() {
+                    eprintln!("{}: warning: {warning}", file.display());
+                }
                 ExitCode::SUCCESS
             }
             Err(err) => {

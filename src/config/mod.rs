@@ -22,6 +22,7 @@
 mod error;
 mod raw;
 mod validate;
+mod warning;
 
 use std::fmt;
 use std::io::Read;
@@ -33,9 +34,11 @@ use shakmaty::{Chess, Color};
 use crate::hardware::buttons::ButtonPins;
 use crate::hardware::mcp23017_board;
 use crate::protocol;
+use crate::words;
 use crate::{Enforcement, GameMode, IncrementMode, Rules, TimeControl};
 
 pub use error::ConfigError;
+pub use warning::ConfigWarning;
 
 /// Where the Debian package installs the configuration, and where the daemon
 /// looks when no `--config` is given.
@@ -235,6 +238,26 @@ impl Config {
         }
     }
 
+    /// What in this configuration is valid but probably not meant (a
+    /// preset of 15 seconds written for 15 minutes), for
+    /// `tocada check-config` and the daemon's start-up log.
+    pub fn warnings(&self) -> Vec<ConfigWarning> {
+        self.presets
+            .iter()
+            .flat_map(|preset| {
+                let white = warning::seconds_for_minutes(
+                    &preset.name,
+                    "time_control",
+                    &preset.time_control,
+                );
+                let black = preset.black_time_control.as_ref().and_then(|tc| {
+                    warning::seconds_for_minutes(&preset.name, "black_time_control", tc)
+                });
+                white.into_iter().chain(black)
+            })
+            .collect()
+    }
+
     /// One line saying what the configuration sets up, for
     /// `tocada check-config` and the daemon's start-up log.
     pub fn summary(&self) -> String {
@@ -287,6 +310,24 @@ impl Default for Config {
 }
 
 impl Preset {
+    /// The preset in words, as `tocada check-config` lists it: "rapid: 15
+    /// min + 10 s per move from move 1 (rapid)".
+    pub fn describe(&self) -> String {
+        let white = words::time_control_text(&self.time_control, self.increment);
+        let clocks = match &self.black_time_control {
+            Some(black) => format!(
+                "White {white}; Black {}",
+                words::time_control_text(black, self.increment)
+            ),
+            None => white,
+        };
+        let odds = match self.draw_odds {
+            Some(side) => format!("; a draw counts as a win for {}", words::side_name(side)),
+            None => String::new(),
+        };
+        format!("{}: {clocks}{odds} ({})", self.name, self.mode)
+    }
+
     /// The referee's rules for a new game under this preset, from the
     /// standard starting position.
     pub fn rules(&self, rules: &RulesConfig) -> Rules {

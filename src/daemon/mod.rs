@@ -220,6 +220,10 @@ fn daemon_shell<R: Rig>(
 
 /// Runs the daemon as configured until `shutdown` completes.
 pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats, DaemonError> {
+    tracing::info!("{}", config.summary());
+    for warning in config.warnings() {
+        tracing::warn!("{warning}");
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
