@@ -5,68 +5,11 @@
 //! exit code, always one of [`tocada::exit`]'s.
 
 use std::io;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
+use tocada::cli::{Cli, Command};
 use tocada::exit;
-
-/// A club chess clock that enforces the Laws of Chess with a sensor board.
-#[derive(Parser)]
-#[command(name = "tocada", version, about)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Feed a JSON Lines script of board events to the referee and print its
-    /// effects as JSON Lines.
-    Replay {
-        /// The script to replay; standard input when absent or `-`.
-        file: Option<PathBuf>,
-    },
-    /// Run the clock: the daemon systemd starts on the Pi.
-    Run {
-        /// The configuration file.
-        #[arg(long, default_value = tocada::config::DEFAULT_PATH)]
-        config: PathBuf,
-    },
-    #[cfg(feature = "sim")]
-    /// The whole clock on this computer, with the hardware simulated: in the
-    /// terminal, or headless from a script.
-    Sim {
-        /// Play this replay-format script in simulated time, headless,
-        /// printing the decisions; `{"t":..,"ev":"face","png":"F.png"}`
-        /// lines write the face.
-        #[arg(long)]
-        script: Option<PathBuf>,
-        /// Where the face PNGs go.
-        #[arg(long, default_value = ".")]
-        out: PathBuf,
-        /// A configuration file for the presets and rules (the board is
-        /// simulated whatever it says).
-        #[arg(long)]
-        config: Option<PathBuf>,
-    },
-    /// Check a configuration file: a one-line summary and exit 0 when it is
-    /// valid, else the key at fault on stderr and exit 78 (EX_CONFIG).
-    CheckConfig {
-        /// The file to check.
-        #[arg(default_value = tocada::config::DEFAULT_PATH)]
-        file: PathBuf,
-    },
-    /// Print the PGN of every finished game in the store, oldest first.
-    Export {
-        /// Only games started on this day or later (local time), YYYY-MM-DD.
-        #[arg(long, value_name = "DATE")]
-        since: Option<String>,
-        /// The game database.
-        #[arg(long, value_name = "PATH", default_value = tocada::export::DEFAULT_DB)]
-        db: PathBuf,
-    },
-}
 
 /// Loads the configuration, or says why not with `EX_CONFIG`.
 fn load_config(path: &std::path::Path) -> Result<tocada::config::Config, ExitCode> {
