@@ -74,7 +74,12 @@ fn main() -> ExitCode {
             let result = tocada::transcript::open(file.as_deref())
                 .and_then(|input| tocada::transcript::replay(input, io::stdout().lock()));
             match result {
-                Ok(()) => ExitCode::SUCCESS,
+                Ok(replayed) => {
+                    if replayed.events == 0 {
+                        eprintln!("tocada replay: the script is empty: no events to replay");
+                    }
+                    ExitCode::SUCCESS
+                }
                 Err(err) => {
                     eprintln!("tocada replay: {err}");
                     ExitCode::from(err.exit_code())
