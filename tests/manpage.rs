@@ -112,7 +112,9 @@ fn page() -> String {
          replay format (JSON Lines, one event a line, as tocada replay reads) from standard \
          input as the events arrive: {\"t\":1500,\"ev\":\"lift\",\"sq\":\"e2\"}, \
          {\"t\":1700,\"ev\":\"place\",\"sq\":\"e4\"}, {\"t\":1900,\"ev\":\"press\",\"side\":\"white\"}. \
-         Each line is played when it is read; its t is not waited for. The referee's \
+         Each line is played when it is read and its t ignored, or, with board.stdin = \
+         \"script\", at its t after the first line's, so that a recorded script piped in \
+         at once plays in real time. The referee's \
          decisions go to standard output in the same format. A bad line is reported on \
          standard error and skipped. On the Pi, standard input is not read.",
         &[],

@@ -120,6 +120,39 @@ pub enum BoardKind {
     Sim,
 }
 
+/// How `tocada run` plays the replay lines on its standard input with the
+/// simulated board (`board.stdin`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StdinPace {
+    /// Each line when it arrives, its `t` ignored: a person or a program
+    /// playing as hands would.
+    #[default]
+    Live,
+    /// Each line at its `t` after the first line's, so that a recorded
+    /// script piped in at once plays in real time.
+    Script,
+}
+
+impl StdinPace {
+    /// Every pace.
+    pub const ALL: [StdinPace; 2] = [StdinPace::Live, StdinPace::Script];
+
+    /// The keyword used in the file.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StdinPace::Live => "live",
+            StdinPace::Script => "script",
+        }
+    }
+
+    /// The pace a keyword names.
+    pub fn from_keyword(keyword: &str) -> Option<StdinPace> {
+        StdinPace::ALL
+            .into_iter()
+            .find(|pace| pace.as_str() == keyword)
+    }
+}
+
 /// `[board]`: the sensor board and how it is read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoardConfig {
@@ -135,6 +168,8 @@ pub struct BoardConfig {
     /// How often the board is polled (without an interrupt line) in
     /// milliseconds.
     pub poll_ms: u64,
+    /// With the simulated board, how standard input's lines are played.
+    pub stdin: StdinPace,
 }
 
 /// `[i2c]`: the bus the board and the OLED share.
@@ -430,6 +465,7 @@ impl Default for BoardConfig {
             expanders: mcp23017_expanders(),
             interrupt_pin: None,
             poll_ms: 5,
+            stdin: StdinPace::Live,
         }
     }
 }

@@ -36,7 +36,7 @@ pub use polling::INTERRUPT_POLL_MS;
 pub use shell::{Shell, Snapshot, Stats};
 pub use systemd::Systemd;
 
-use crate::config::{BoardKind, Config};
+use crate::config::{BoardKind, Config, StdinPace};
 use crate::hardware::link::LinkPolicy;
 use crate::rig::Rig;
 use crate::rig::models::{ModelRig, RigClock, World, feed_stdin};
@@ -251,7 +251,12 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                 let rig = world
                     .rig(link_policy, clock.clone())
                     .with_notifier(notifier);
-                tokio::task::spawn_local(feed_stdin(world.clone(), tx, clock));
+                tokio::task::spawn_local(feed_stdin(
+                    world.clone(),
+                    tx,
+                    clock,
+                    config.board.stdin == StdinPace::Script,
+                ));
                 let shell = daemon_shell(config, session, rig, journal, game)
                     .with_output(Box::new(std::io::stdout()));
                 Ok(shell.run(rx, alarm, shutdown).await)
