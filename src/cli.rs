@@ -46,6 +46,11 @@ pub enum Command {
         /// simulated whatever it says).
         #[arg(long)]
         config: Option<PathBuf>,
+        /// Keep the games in this SQLite store (created if need be), as the
+        /// daemon keeps its own, so that `tocada export --db FILE` prints
+        /// them; in memory, and gone at exit, when absent.
+        #[arg(long, value_name = "FILE")]
+        db: Option<PathBuf>,
     },
     /// Check a configuration file: a summary and each preset in words, and
     /// exit 0 when it is valid (with warnings on stderr for what is probably

@@ -47,7 +47,7 @@ pub const CODES: [(u8, &str, &str); 7] = [
     (
         EX_NOINPUT,
         "EX_NOINPUT",
-        "replay, sim --script, export: the input cannot be opened",
+        "replay, sim --script, sim --db, export: the input or the store cannot be opened",
     ),
     (EX_IOERR, "EX_IOERR", "reading or writing failed midway"),
     (

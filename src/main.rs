@@ -42,6 +42,7 @@ fn main() -> ExitCode {
             script,
             out,
             config,
+            db,
         } => {
             let config = match config {
                 Some(path) => match load_config(&path) {
@@ -50,10 +51,30 @@ fn main() -> ExitCode {
                 },
                 None => tocada::config::Config::default(),
             };
+            let store = match &db {
+                Some(path) => tocada::store::Store::open(path),
+                None => tocada::store::Store::open_in_memory(),
+            };
+            let store = match store {
+                Ok(store) => store,
+                Err(err) => {
+                    let name = db
+                        .as_deref()
+                        .map_or("memory".into(), |p| p.display().to_string());
+                    eprintln!("tocada sim: cannot open the game store {name}: {err}");
+                    return ExitCode::from(exit::EX_NOINPUT);
+                }
+            };
             match script {
                 Some(script) => {
                     tocada::logging::init(Some("warn"));
-                    match tocada::sim::script::run(&script, &config, &out, Box::new(io::stdout())) {
+                    match tocada::sim::script::run(
+                        &script,
+                        &config,
+                        &out,
+                        Box::new(io::stdout()),
+                        store,
+                    ) {
                         Ok(_) => ExitCode::SUCCESS,
                         Err(err) => {
                             eprintln!("tocada sim: {err}");
@@ -61,7 +82,7 @@ fn main() -> ExitCode {
                         }
                     }
                 }
-                None => match tocada::sim::tui::run(&config) {
+                None => match tocada::sim::tui::run(&config, store) {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(err) => {
                         eprintln!("tocada sim: {err}");

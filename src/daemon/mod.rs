@@ -174,21 +174,22 @@ pub fn model_shell(
 /// The daemon as the simulator runs it on `world`: `config`'s presets and
 /// rules, the board read as configured (on its interrupt line when
 /// `board.interrupt_pin` is set, polled every `poll_ms` otherwise), games
-/// in an in-memory store, its clock tokio's from `start`. Commands for it
-/// go to the sender; the receiver is for [`Shell::run`].
+/// in `store` (in memory unless `sim --db` names a file), its clock tokio's
+/// from `start`. Commands for it go to the sender; the receiver is for
+/// [`Shell::run`].
 pub fn on_models(
     world: &World,
     config: &Config,
     start: tokio::time::Instant,
-) -> Result<(Shell<ModelRig>, mpsc::UnboundedSender<Command>, Commands), StoreError> {
-    let store = Store::open_in_memory()?;
+    store: Store,
+) -> (Shell<ModelRig>, mpsc::UnboundedSender<Command>, Commands) {
     let (tx, rx) = mpsc::unbounded_channel();
     if config.board.interrupt_pin.is_some() {
         world.wire_interrupt(tx.clone());
     }
     let shell = model_shell(world, Session::new(config), config, start)
         .with_journal(Journal::spawn(store), None);
-    Ok((shell, tx, rx))
+    (shell, tx, rx)
 }
 
 /// The loop's queue, as [`Shell::run`] takes it.
