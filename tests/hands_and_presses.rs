@@ -381,7 +381,10 @@ fn art_6_2_5_only_the_player_whose_clock_runs_may_adjust() {
         ],
         "{effects:?}"
     );
-    assert_eq!(effects.iter().find(|e| e["effect"] == "warning").unwrap()["side"], "black");
+    assert_eq!(
+        effects.iter().find(|e| e["effect"] == "warning").unwrap()["side"],
+        "black"
+    );
 }
 
 #[test]

@@ -1008,13 +1008,9 @@ impl Referee {
         {
             return;
         }
-        let Some(m) = last
-            .before_legal
-            .moves
-            .iter()
-            .copied()
-            .find(|m| (m.from(), m.to()) == (last.mv.from(), last.mv.to()) && m.promotion() == Some(role))
-        else {
+        let Some(m) = last.before_legal.moves.iter().copied().find(|m| {
+            (m.from(), m.to()) == (last.mv.from(), last.mv.to()) && m.promotion() == Some(role)
+        }) else {
             return;
         };
         let changes = last.changes;
@@ -1023,7 +1019,11 @@ impl Referee {
         let on_board = self.board.occupied();
         self.take_back();
         self.make(m, changes);
-        debug_assert_eq!(on_board, self.board.occupied(), "the same squares, another piece");
+        debug_assert_eq!(
+            on_board,
+            self.board.occupied(),
+            "the same squares, another piece"
+        );
         if self.result.is_none() {
             let abandoned = std::mem::replace(&mut self.turn, theirs);
             self.recycle(abandoned);
