@@ -206,17 +206,17 @@ fn art_5_1_1_mate_by_a_piece_moved_on_after_its_release_does_not_end_the_game() 
     assert_eq!(named(&effects, "result"), [] as [&Value; 0], "{effects:?}");
     assert_eq!(rulings(&effects), [("violation".into(), "4.7".into())]);
     // In record mode the press completes it, and then it ends the game.
-    let effects = replay(&format!(
-        r#"{{"t":0,"ev":"setup","fen":"6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1","enforcement":"record"}}
-{{"t":0,"ev":"press","side":"black"}}
-{{"t":5000,"ev":"lift","sq":"a1"}}
-{{"t":5300,"ev":"place","sq":"a7"}}
-{{"t":5600,"ev":"lift","sq":"a7"}}
-{{"t":5900,"ev":"place","sq":"a8"}}
-{{"t":6300,"ev":"press","side":"white"}}
-{{"t":9000,"ev":"end"}}
-"#
-    ));
+    let effects = replay(
+        r#"{"t":0,"ev":"setup","fen":"6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1","enforcement":"record"}
+{"t":0,"ev":"press","side":"black"}
+{"t":5000,"ev":"lift","sq":"a1"}
+{"t":5300,"ev":"place","sq":"a7"}
+{"t":5600,"ev":"lift","sq":"a7"}
+{"t":5900,"ev":"place","sq":"a8"}
+{"t":6300,"ev":"press","side":"white"}
+{"t":9000,"ev":"end"}
+"#,
+    );
     assert_eq!(moves(&effects), ["a1a8"], "{effects:?}");
     assert_eq!(named(&effects, "result")[0]["reason"], "checkmate");
     assert_eq!(named(&effects, "result")[0]["t"], 6300);
