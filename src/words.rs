@@ -6,7 +6,7 @@
 //! (shortening "Illegal move" to "Illegal" and so on); these are the full
 //! sentences. The PGN's comments have their own words (`pgn::comment`).
 
-use shakmaty::{Color, KnownOutcome, Square};
+use shakmaty::{Color, KnownOutcome, Role, Square};
 
 use crate::face::duration_text;
 use crate::{Effect, Law, Reason, Ruling};
@@ -77,6 +77,25 @@ pub fn restore_text(squares: &[Square]) -> String {
     for sq in squares {
         text.push(' ');
         text.push_str(&sq.to_string());
+    }
+    text
+}
+
+/// The face's promotion line, the piece chosen in brackets: "Promote [Q] R B N".
+pub fn promotion_text(chosen: Role) -> String {
+    let mut text = "Promote".to_owned();
+    for (role, letter) in [
+        (Role::Queen, 'Q'),
+        (Role::Rook, 'R'),
+        (Role::Bishop, 'B'),
+        (Role::Knight, 'N'),
+    ] {
+        if role == chosen {
+            text.push_str(&format!(" [{letter}]"));
+        } else {
+            text.push(' ');
+            text.push(letter);
+        }
     }
     text
 }

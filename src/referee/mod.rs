@@ -303,6 +303,40 @@ impl Referee {
         self.draw_offer
     }
 
+    /// A promotion the clock chooses the piece of (4.4.4): the player whose
+    /// clock runs, and the piece he has now, while his pawn stands on the
+    /// last rank as a move not yet pressed, or is off the board with a
+    /// square it promotes on empty, on a board that does not identify the
+    /// new piece. `None` otherwise: then there is nothing to choose.
+    pub fn promotion_pending(&self) -> Option<(Color, Role)> {
+        let side = self.clock.running()?;
+        if self.result.is_some() || self.clock.is_paused() {
+            return None;
+        }
+        if let Some(last) = self.uncompleted.back() {
+            if last.side != side {
+                return None;
+            }
+            let role = last.mv.promotion()?;
+            return self
+                .board
+                .sensed_at(last.mv.to())
+                .is_none()
+                .then_some((side, role));
+        }
+        if self.position.turn() != side {
+            return None;
+        }
+        let on_board = self.board.occupied();
+        let lifted = self.board.changes().lifted & !on_board;
+        let waiting = self.legal.moves.iter().any(|m| {
+            m.is_promotion()
+                && m.from().is_some_and(|from| lifted.contains(from))
+                && !on_board.contains(m.to())
+        });
+        waiting.then_some((side, self.promotion_choice.unwrap_or(Role::Queen)))
+    }
+
     /// The result, once the game is over.
     pub fn result(&self) -> Option<(KnownOutcome, Reason)> {
         self.result
