@@ -445,3 +445,24 @@ fn art_7_5_3_both_levers_pressed_in_the_same_instant_are_one_press() {
     );
     assert_eq!(rulings(&effects), [("violation".into(), "7.5.3".into())]);
 }
+
+#[test]
+fn art_4_4_4_the_adjust_button_of_the_promoting_player_chooses_the_piece() {
+    // Issue 11 section 2: the pawn off the board, then on the last rank
+    // before the press, each adjust of White's takes the next of Q R B N.
+    let effects = replay(
+        r#"{"t":0,"ev":"setup","fen":"k7/4P3/8/8/8/8/P7/4K3 w - - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":3000,"ev":"lift","sq":"e7"}
+{"t":3300,"ev":"adjust","side":"white"}
+{"t":3600,"ev":"place","sq":"e8"}
+{"t":3900,"ev":"adjust","side":"white"}
+{"t":4000,"ev":"adjust","side":"black"}
+{"t":4500,"ev":"press","side":"white"}
+{"t":5000,"ev":"end"}
+"#,
+    );
+    assert_eq!(moves(&effects), ["e7e8b"], "{effects:?}");
+    // Black's adjust is his, out of turn: a warning, no choice.
+    assert_eq!(rulings(&effects), [("warning".into(), "4.2.1".into())]);
+}

@@ -4,7 +4,12 @@
 //! rank not yet pressed, the face offers Q R B N and his adjust button
 //! chooses, through the session as the daemon and the simulator drive it.
 
-use shakmaty::{Color, Role, Square};
+mod support {
+    pub mod cli;
+}
+
+use shakmaty::{Color, Square};
+use support::cli::tocada;
 use tocada::config::Config;
 use tocada::daemon::{Action, SavedGame, Session};
 use tocada::hardware::buttons::Button;
@@ -74,15 +79,21 @@ fn art_4_4_4_the_adjust_button_chooses_the_promotion_piece_before_the_press() {
     panel.press(2_900, Button::Adjust(Color::Black), 2_900);
     assert_eq!(alert(&panel, 2_900).as_deref(), Some("Promote Q R [B] N"));
     let recorded = drain(&mut panel);
-    assert!(
-        recorded.iter().any(|a| matches!(
-            a,
-            Action::Record {
-                event: tocada::daemon::Recorded::Input(Input::Promote(Role::Bishop)),
-                ..
-            }
-        )),
-        "the choice is stored, so the game replays to it: {recorded:?}"
+    let adjusts = recorded
+        .iter()
+        .filter(|a| {
+            matches!(
+                a,
+                Action::Record {
+                    event: tocada::daemon::Recorded::Input(Input::Adjust(Color::White)),
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(
+        adjusts, 2,
+        "stored, so the game replays to it: {recorded:?}"
     );
     panel.press(3_200, Button::Lever(Color::White), 3_200);
     assert_eq!(completed(&drain(&mut panel)), ["e7e8b"]);
@@ -107,4 +118,85 @@ fn art_4_4_4_with_no_choice_made_the_pawn_becomes_a_queen() {
             ..
         }
     )));
+}
+
+/// 1. e4 d5 2. exd5 c6 3. dxc6 Nf6 4. cxb7 Nbd7, then 5. bxa8 with White's
+/// adjust button pressed three times while the pawn is off the board.
+fn underpromotion_script() -> String {
+    let moves: [(&str, &[&str], &str); 8] = [
+        ("white", &["e2"], "e4"),
+        ("black", &["d7"], "d5"),
+        ("white", &["d5", "e4"], "d5"),
+        ("black", &["c7"], "c6"),
+        ("white", &["c6", "d5"], "c6"),
+        ("black", &["g8"], "f6"),
+        ("white", &["b7", "c6"], "b7"),
+        ("black", &["b8"], "d7"),
+    ];
+    let mut lines = vec![r#"{"t":0,"ev":"press","side":"black"}"#.to_owned()];
+    let mut t = 3_000;
+    for (side, lifts, to) in moves {
+        for (i, sq) in lifts.iter().enumerate() {
+            lines.push(format!(
+                r#"{{"t":{},"ev":"lift","sq":"{sq}"}}"#,
+                t + 100 * i
+            ));
+        }
+        lines.push(format!(r#"{{"t":{},"ev":"place","sq":"{to}"}}"#, t + 300));
+        lines.push(format!(
+            r#"{{"t":{},"ev":"press","side":"{side}"}}"#,
+            t + 600
+        ));
+        t += 3_000;
+    }
+    lines.push(format!(r#"{{"t":{t},"ev":"lift","sq":"a8"}}"#));
+    lines.push(format!(r#"{{"t":{},"ev":"lift","sq":"b7"}}"#, t + 200));
+    for k in 0..3 {
+        lines.push(format!(
+            r#"{{"t":{},"ev":"adjust","side":"white"}}"#,
+            t + 400 + 200 * k
+        ));
+    }
+    lines.push(format!(r#"{{"t":{},"ev":"place","sq":"a8"}}"#, t + 1_200));
+    lines.push(format!(
+        r#"{{"t":{},"ev":"press","side":"white"}}"#,
+        t + 1_500
+    ));
+    lines.push(format!(r#"{{"t":{},"ev":"end"}}"#, t + 3_000));
+    lines.join("\n") + "\n"
+}
+
+/// The moves `tocada <command> <script>` completed, in UCI.
+fn moves_of(command: &str, script: &std::path::Path) -> Vec<String> {
+    let output = tocada()
+        .args([command])
+        .args(if command == "sim" {
+            &["--script"][..]
+        } else {
+            &[][..]
+        })
+        .arg(script)
+        .output()
+        .expect("tocada runs");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["effect"] == "move")
+        .map(|e| e["uci"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn art_4_4_4_underpromotion_on_the_buttons_in_the_simulator_and_in_replay() {
+    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("promotion_from_the_clock.jsonl");
+    std::fs::write(&path, underpromotion_script()).unwrap();
+    // Through the device models' buttons, the daemon's loop and session.
+    let sim = moves_of("sim", &path);
+    assert_eq!(sim.last().map(String::as_str), Some("b7a8n"), "{sim:?}");
+    assert_eq!(sim.len(), 9);
+    // And the bare referee decides the same.
+    assert_eq!(moves_of("replay", &path), sim);
 }

@@ -373,7 +373,16 @@ impl Referee {
                 }
             }
             Input::Untouch(_) => {}
-            Input::Adjust(side) => self.adjust(side),
+            Input::Adjust(side) => match self.promotion_pending() {
+                // 4.4.4: while his promotion waits for its piece, the
+                // player's adjust button chooses it, Q R B N in turn.
+                Some((chooser, role)) if chooser == side => {
+                    let role = next_promotion(role);
+                    self.promotion_choice = Some(role);
+                    self.choose_again(role);
+                }
+                _ => self.adjust(side),
+            },
             Input::Draw(side) => self.draw(side),
             Input::Decline(side) => {
                 if self.draw_offer == Some(side.other()) {
@@ -1238,6 +1247,16 @@ impl Referee {
         self.knocked = Bitboard::EMPTY;
         self.result = Some((outcome, reason));
         self.emit(Effect::Result { outcome, reason });
+    }
+}
+
+/// The promotion piece after `role` on the face's list: Q R B N, then Q again.
+fn next_promotion(role: Role) -> Role {
+    match role {
+        Role::Queen => Role::Rook,
+        Role::Rook => Role::Bishop,
+        Role::Bishop => Role::Knight,
+        _ => Role::Queen,
     }
 }
 

@@ -16,8 +16,8 @@
 //!   right down), a draw button swaps sides, Black's lever starts the game;
 //! - **game**: levers, draw and adjust buttons go to the referee, the menu
 //!   button pauses (6.11); while a player's promotion waits for its piece
-//!   ([`Referee::promotion_pending`]) his adjust button chooses it instead,
-//!   Q R B N in turn (4.4.4);
+//!   ([`Referee::promotion_pending`]) the referee takes his adjust button
+//!   for its choice, Q R B N in turn (4.4.4), and the face shows it;
 //! - **paused**: the correction screen (6.10): adjust buttons choose a field,
 //!   draw buttons take one off (left) or add one (right), the menu button
 //!   resumes; after a restart any lever resumes too;
@@ -25,7 +25,7 @@
 
 use std::collections::VecDeque;
 
-use shakmaty::{Bitboard, Color, Position, Role};
+use shakmaty::{Bitboard, Color, Position};
 
 use crate::config::Config;
 use crate::face::Field;
@@ -35,16 +35,6 @@ use crate::pgn::{GameRecord, Tags};
 use crate::{Effect, Input, Millis, Referee, Rules, words};
 
 pub mod view;
-
-/// The promotion piece after `role` on the face's list: Q R B N, then Q again.
-pub fn next_promotion(role: Role) -> Role {
-    match role {
-        Role::Queen => Role::Rook,
-        Role::Rook => Role::Bishop,
-        Role::Bishop => Role::Knight,
-        _ => Role::Queen,
-    }
-}
 
 /// Something the shell must do for the panel, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -311,15 +301,6 @@ impl Session {
             return;
         }
         if !game.referee.is_paused() {
-            // 4.4.4: while his promotion waits for its piece, a player's
-            // adjust button chooses it, Q R B N in turn, until his press.
-            if let Button::Adjust(side) = button
-                && let Some((chooser, role)) = game.referee.promotion_pending()
-                && chooser == side
-            {
-                self.feed(t, Input::Promote(next_promotion(role)));
-                return;
-            }
             match button.input() {
                 Some(input) => self.feed(t, input),
                 None => self.feed(t, Input::Pause),
