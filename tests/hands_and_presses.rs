@@ -466,3 +466,26 @@ fn art_4_4_4_the_adjust_button_of_the_promoting_player_chooses_the_piece() {
     // Black's adjust is his, out of turn: a warning, no choice.
     assert_eq!(rulings(&effects), [("warning".into(), "4.2.1".into())]);
 }
+
+#[test]
+fn art_4_4_4_the_choice_counts_while_the_pieces_are_exchanged() {
+    // The pawn put on e8 (a queen by default), taken off again, the choice
+    // made with the square empty, the new piece put down, then the press.
+    let effects = replay(
+        r#"{"t":0,"ev":"setup","fen":"k7/4P3/8/8/8/8/P7/4K3 w - - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":3000,"ev":"lift","sq":"e7"}
+{"t":3300,"ev":"place","sq":"e8"}
+{"t":3600,"ev":"lift","sq":"e8"}
+{"t":3900,"ev":"promote","piece":"n"}
+{"t":4200,"ev":"place","sq":"e8"}
+{"t":4600,"ev":"press","side":"white"}
+{"t":6000,"ev":"lift","sq":"a8"}
+{"t":6300,"ev":"place","sq":"b7"}
+{"t":6600,"ev":"press","side":"black"}
+{"t":7000,"ev":"end"}
+"#,
+    );
+    assert_eq!(moves(&effects), ["e7e8n", "a8b7"], "{effects:?}");
+    assert_eq!(rulings(&effects), []);
+}

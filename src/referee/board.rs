@@ -89,6 +89,14 @@ impl PhysicalBoard {
             .any(|(sq, piece)| !gone.contains(*sq) && piece.is_some_and(|p| p.color == color))
     }
 
+    /// The piece standing on `sq`, if one does, is `piece`: the promotion
+    /// piece chosen on the clock for a square the board cannot identify.
+    pub fn identify(&mut self, sq: Square, piece: Piece) {
+        if self.occupied.contains(sq) {
+            self.pieces[usize::from(sq)] = Some(piece);
+        }
+    }
+
     /// A piece left `sq`; returns it if known.
     pub fn lift(&mut self, sq: Square) -> Result<Option<Piece>, Contradiction> {
         if !self.occupied.contains(sq) {

@@ -1044,10 +1044,10 @@ impl Referee {
         let Some(last) = self.uncompleted.back() else {
             return;
         };
-        if self.clock.running() != Some(last.side)
+        let side = last.side;
+        if self.clock.running() != Some(side)
             || last.mv.promotion().is_none_or(|r| r == role)
             || self.board.sensed_at(last.mv.to()).is_some()
-            || self.board.holds(last.side)
         {
             return;
         }
@@ -1056,20 +1056,36 @@ impl Referee {
         }) else {
             return;
         };
-        let changes = last.changes;
-        // The opponent's contacts since the move was made are his.
-        let theirs = std::mem::take(&mut self.turn);
-        let on_board = self.board.occupied();
-        self.take_back();
-        self.make(m, changes);
-        debug_assert_eq!(
-            on_board,
-            self.board.occupied(),
-            "the same squares, another piece"
-        );
-        if self.result.is_none() {
-            let abandoned = std::mem::replace(&mut self.turn, theirs);
-            self.recycle(abandoned);
+        // The same squares with another piece: the move is changed where
+        // it stands, the board and the hands (perhaps in the middle of the
+        // exchange) left as they are.
+        let san = San::disambiguate(m, &last.before_legal.moves);
+        let mut position = last.before.clone();
+        position.play_unchecked(m);
+        self.position = position;
+        self.legal.generate(&self.position);
+        let check = self.position.is_check();
+        let no_move = self.legal.is_empty();
+        let suffix = match (check, no_move) {
+            (true, true) => Some(Suffix::Checkmate),
+            (true, false) => Some(Suffix::Check),
+            (false, _) => None,
+        };
+        self.keys.pop();
+        self.keys.push(key(&self.position));
+        self.board.identify(m.to(), role.of(side));
+        let Some(last) = self.uncompleted.back_mut() else {
+            return;
+        };
+        last.mv = m;
+        last.san = SanPlus { san, suffix };
+        if let Some((outcome, reason)) = self.ending(side, check, no_move) {
+            let lawful = self.uncompleted.back().is_none_or(|made| {
+                touch::check(&made.before, &made.before_legal, &made.turn, made.mv).is_ok()
+            });
+            if lawful {
+                self.finish(outcome, reason);
+            }
         }
     }
 
