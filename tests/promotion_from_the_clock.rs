@@ -120,8 +120,8 @@ fn art_4_4_4_with_no_choice_made_the_pawn_becomes_a_queen() {
     )));
 }
 
-/// 1. e4 d5 2. exd5 c6 3. dxc6 Nf6 4. cxb7 Nbd7, then 5. bxa8 with White's
-/// adjust button pressed three times while the pawn is off the board.
+/// The game 1.e4 d5 2.exd5 c6 3.dxc6 Nf6 4.cxb7 Nbd7, then 5.bxa8 with
+/// White's adjust button pressed three times while the pawn is off the board.
 fn underpromotion_script() -> String {
     let moves: [(&str, &[&str], &str); 8] = [
         ("white", &["e2"], "e4"),
