@@ -489,3 +489,42 @@ fn art_4_4_4_the_choice_counts_while_the_pieces_are_exchanged() {
     assert_eq!(moves(&effects), ["e7e8n", "a8b7"], "{effects:?}");
     assert_eq!(rulings(&effects), []);
 }
+
+#[test]
+fn art_7_4_1_an_own_piece_knocked_off_while_moving_is_no_illegal_move() {
+    // White's hand knocks his own h2 pawn off while playing Nf3, and he
+    // presses: the move is legal, the board waits for the pawn; no penalty.
+    let effects = replay(
+        r#"{"t":0,"ev":"press","side":"black"}
+{"t":3000,"ev":"lift","sq":"g1"}
+{"t":3200,"ev":"lift","sq":"h2"}
+{"t":3400,"ev":"place","sq":"f3"}
+{"t":4000,"ev":"press","side":"white"}
+{"t":4500,"ev":"press","side":"white"}
+{"t":5000,"ev":"place","sq":"h2"}
+{"t":5500,"ev":"press","side":"white"}
+{"t":7000,"ev":"end"}
+"#,
+    );
+    assert_eq!(
+        rulings(&effects),
+        [
+            ("violation".into(), "7.4.1".into()),
+            ("violation".into(), "7.4.1".into())
+        ],
+        "{effects:?}"
+    );
+    assert_eq!(penalties(&effects), [] as [&Value; 0]);
+    assert_eq!(named(&effects, "result"), [] as [&Value; 0]);
+    assert_eq!(moves(&effects), ["g1f3"]);
+    // Near miss: a piece of the opponent's missing is no move of his.
+    let effects = replay(
+        r#"{"t":0,"ev":"press","side":"black"}
+{"t":3000,"ev":"lift","sq":"g1"}
+{"t":3400,"ev":"place","sq":"e3"}
+{"t":4000,"ev":"press","side":"white"}
+{"t":7000,"ev":"end"}
+"#,
+    );
+    assert_eq!(rulings(&effects), [("violation".into(), "7.5.1".into())]);
+}

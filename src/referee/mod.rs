@@ -548,6 +548,15 @@ impl Referee {
         self.last_press = Some((now, side));
         let strict = self.rules.enforcement == Enforcement::Strict;
         if self.hands_full(side) {
+            // A legal move on the board but for his own pieces off their
+            // squares: those are displaced (7.4), not a piece in his hand.
+            if self.position.turn() == side
+                && self.uncompleted.iter().all(|u| u.side != side)
+                && self.move_with_own_pieces_off(side).is_some()
+            {
+                self.press_without_move(side);
+                return;
+            }
             self.rule(
                 side,
                 Breach {
@@ -661,6 +670,21 @@ impl Referee {
                 }
                 return;
             }
+            // 7.4, not 7.5: a legal move with some of his own pieces off
+            // their squares (knocked off by the hand that moved). The press
+            // waits for the board, with no penalty.
+            if let Some(off) = self.move_with_own_pieces_off(side) {
+                let squares = restore_list(off);
+                self.rule(
+                    side,
+                    Breach {
+                        law: Law::Displaced,
+                        detail: format!("Restore {squares} before pressing"),
+                    },
+                    false,
+                );
+                return;
+            }
         }
         let restore = self.squares_to_restore();
         self.illegal(
@@ -668,6 +692,29 @@ impl Referee {
             Law::IllegalMove,
             format!("Illegal move: restore {restore} and make a legal move"),
         );
+    }
+
+    /// The squares of `side`'s own pieces missing from a board that shows
+    /// one of his legal moves otherwise, made by hands that lifted and
+    /// placed what it needs: pieces displaced while moving (7.4.1).
+    fn move_with_own_pieces_off(&self, side: Color) -> Option<Bitboard> {
+        let mask = self.off_board();
+        let occupied = self.position.board().occupied();
+        let own = self.position.board().by_color(side);
+        let on_board = self.board.occupied() & !mask;
+        let changes = self.board.changes();
+        self.legal.moves.iter().find_map(|m| {
+            let (lifted, placed) = hands_needed(*m, side);
+            let after = occupancy_after(occupied, *m, side) & !mask;
+            let off = after & !on_board;
+            let fits = (on_board & !after).is_empty()
+                && off.any()
+                && own.is_superset(off)
+                && (off & (lifted | placed)).is_empty()
+                && changes.lifted.is_superset(lifted | off)
+                && changes.placed.is_superset(placed);
+            fits.then_some(off)
+        })
     }
 
     fn squares_to_restore(&self) -> String {
