@@ -243,6 +243,20 @@ fn art_4_3_2_a_piece_the_presser_knocks_off_is_not_the_opponents_touch() {
     ));
     assert_eq!(moves(&effects), ["d2d4", "e8e7"], "{effects:?}");
     assert_eq!(rulings(&effects), []);
+    // 7.4.1: White's displacement, on White's time: the 600 ms Black's
+    // clock ran while the pawn was off go back to Black.
+    let restored = named(&effects, "restored");
+    assert_eq!(restored.len(), 1, "{effects:?}");
+    assert_eq!(
+        (&restored[0]["side"], &restored[0]["ms"]),
+        (&"white".into(), &600.into())
+    );
+    let back = named(&effects, "time_added");
+    assert_eq!(back.len(), 1);
+    assert_eq!(
+        (&back[0]["side"], &back[0]["ms"], &back[0]["law"]),
+        (&"black".into(), &600.into(), &"7.4.1".into())
+    );
     // Near miss: the opponent's own lift of the pawn after the window is his touch.
     let effects = replay(&format!(
         r#"{KNOCK}{{"t":4000,"ev":"lift","sq":"d4"}}
@@ -527,4 +541,38 @@ fn art_7_4_1_an_own_piece_knocked_off_while_moving_is_no_illegal_move() {
 "#,
     );
     assert_eq!(rulings(&effects), [("violation".into(), "7.5.1".into())]);
+}
+
+#[test]
+fn art_7_4_1_a_capturable_piece_knocked_off_is_the_pressers_while_the_opponent_moves() {
+    // White knocks his d4 pawn off right after pressing; Black, who could
+    // take it, plays his king instead and presses; White restores the pawn.
+    let effects = replay(&format!(
+        r#"{KNOCK}{{"t":2000,"ev":"lift","sq":"d4"}}
+{{"t":3000,"ev":"lift","sq":"e8"}}
+{{"t":3300,"ev":"place","sq":"e7"}}
+{{"t":3600,"ev":"press","side":"black"}}
+{{"t":5000,"ev":"place","sq":"d4"}}
+{{"t":6000,"ev":"end"}}
+"#
+    ));
+    assert_eq!(moves(&effects), ["d2d4", "e8e7"], "{effects:?}");
+    assert_eq!(rulings(&effects), []);
+    assert_eq!(penalties(&effects), [] as [&Value; 0]);
+    let displaced = named(&effects, "displaced");
+    assert_eq!(displaced.len(), 1);
+    assert_eq!(displaced[0]["side"], "white");
+    // Black's clock ran from the knock to his move: given back.
+    let back = named(&effects, "time_added");
+    assert_eq!(back.len(), 1);
+    assert_eq!(
+        (&back[0]["side"], &back[0]["ms"]),
+        (&"black".into(), &1_300.into())
+    );
+    let restored = named(&effects, "restored");
+    assert_eq!(restored.len(), 1);
+    assert_eq!(
+        (&restored[0]["side"], &restored[0]["ms"]),
+        (&"white".into(), &3_000.into())
+    );
 }

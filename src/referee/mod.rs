@@ -126,11 +126,15 @@ impl Referee {
         match &mut self.displacement {
             Some(displacement) => displacement.squares |= lost,
             None => {
+                // His since the knock: the time the mover's clock ran for
+                // it goes back to the mover.
+                let used_before = self.clock.used(presser);
+                self.charge_knock_back(presser);
                 self.clock.charge(Some(presser), self.now);
                 self.displacement = Some(Displacement {
                     side: presser,
                     squares: lost,
-                    used_before: self.clock.used(presser),
+                    used_before,
                 });
                 self.emit(Effect::Displaced {
                     side: presser,
@@ -138,6 +142,49 @@ impl Referee {
                 });
             }
         }
+    }
+
+    /// The time since the knock, which the opponent's clock ran for, moved
+    /// to the clock of `presser`, who knocked: the opponent is told with a
+    /// `TimeAdded` under 7.4.1.
+    fn charge_knock_back(&mut self, presser: Color) {
+        let mover = presser.other();
+        let ms = self.now.saturating_sub(self.knocked_at);
+        let ms = self.clock.transfer(mover, presser, ms, self.now);
+        if ms > 0 {
+            self.emit(Effect::TimeAdded {
+                side: mover,
+                ms,
+                law: Law::Displaced,
+            });
+        }
+    }
+
+    /// The presser's pieces knocked off inside the knock window, which the
+    /// player having the move could have been capturing, are all back on
+    /// their squares: it was a knock, displaced and re-established by the
+    /// presser (7.4.1), on his time.
+    fn knock_restored(&mut self) {
+        let Some((_, presser)) = self.last_press else {
+            return;
+        };
+        let knocked = std::mem::take(&mut self.knocked);
+        // The opponent's own piece put there was his move attempt.
+        if !knocked.into_iter().all(|sq| {
+            self.board
+                .piece_at(sq)
+                .is_none_or(|piece| piece.color == presser)
+        }) {
+            return;
+        }
+        self.emit(Effect::Displaced {
+            side: presser,
+            squares: knocked.into_iter().collect(),
+        });
+        let used_before = self.clock.used(presser);
+        self.charge_knock_back(presser);
+        let ms = self.clock.used(presser) - used_before;
+        self.emit(Effect::Restored { side: presser, ms });
     }
 
     /// Whether `color`'s hands still hold a piece of his: not the pieces
@@ -212,6 +259,8 @@ pub struct Referee {
     displacement: Option<Displacement>,
     /// Squares the presser's pieces were knocked off (see `is_knock`).
     knocked: Bitboard,
+    /// When the first of them was.
+    knocked_at: Millis,
     last_press: Option<(Millis, Color)>,
     /// Each player's last release of one of his pieces (6.2.3 times a
     /// press from the presser's own release, not the opponent's).
@@ -254,6 +303,7 @@ impl Referee {
             draw_offer: None,
             displacement: None,
             knocked: Bitboard::EMPTY,
+            knocked_at: 0,
             last_press: None,
             last_release: ByColor::new_with(|_| None),
             contradictions: 0,
@@ -781,7 +831,12 @@ impl Referee {
 
     fn lift(&mut self, sq: Square) {
         match self.board.lift(sq) {
-            Ok(Some(piece)) if self.is_knock(piece) => self.knocked.add(sq),
+            Ok(Some(piece)) if self.is_knock(piece) => {
+                if self.knocked.is_empty() {
+                    self.knocked_at = self.now;
+                }
+                self.knocked.add(sq);
+            }
             Ok(Some(piece)) => self.contact(sq, piece),
             Ok(None) => {}
             Err(_) => {
@@ -1180,10 +1235,21 @@ impl Referee {
         let on_board = self.board.occupied();
         let expected = self.position.board().occupied();
         let unexplained = self.unexplained();
+        if self.displacement.is_none()
+            && self.knocked.any()
+            && (self.knocked & (on_board ^ expected)).is_empty()
+        {
+            self.knock_restored();
+        }
+        let knocking = self.knocked.any();
         match &mut self.displacement {
             None if unexplained.any() => {
                 let side = match self.last_press {
-                    Some((at, presser)) if self.now - at <= self.rules.knock_window_ms => presser,
+                    Some((at, presser))
+                        if knocking || self.now - at <= self.rules.knock_window_ms =>
+                    {
+                        presser
+                    }
                     _ => self.clock.running().unwrap_or(self.position.turn()),
                 };
                 if self.clock.running().is_some_and(|running| running != side) {
@@ -1221,11 +1287,14 @@ impl Referee {
                                 .is_some_and(|piece| piece.color != side)
                         })
                     {
-                        self.clock.transfer(side, side.other(), ms, self.now);
-                        self.emit(Effect::Restored { side, ms: 0 });
+                        let moved = self.clock.transfer(side, side.other(), ms, self.now);
+                        self.emit(Effect::Restored {
+                            side,
+                            ms: ms - moved,
+                        });
                         self.emit(Effect::TimeAdded {
                             side,
-                            ms,
+                            ms: moved,
                             law: Law::Displaced,
                         });
                         ms = 0;
