@@ -318,9 +318,13 @@ fn a_move_cannot_be_made_while_pieces_are_displaced() {
     );
     let effects = game.play(3_000, "e2e4");
     assert_eq!(effects, []);
-    assert_eq!(
-        laws(&game.at(4_000, Input::Press(WHITE))),
-        [(Law::IllegalMove, true)]
+    // 7.4, not 7.5: the press waits for the board, with no penalty.
+    let effects = game.at(4_000, Input::Press(WHITE));
+    assert_eq!(laws(&effects), [(Law::Displaced, true)]);
+    assert!(
+        !effects
+            .iter()
+            .any(|e| matches!(e, Effect::TimeAdded { .. }))
     );
     // Restoring the knocked pawn lets the move stand.
     let effects = game.at(5_000, Input::Place(sq("a7"), None));

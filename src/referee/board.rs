@@ -80,6 +80,23 @@ impl PhysicalBoard {
             .any(|(_, piece)| piece.is_some_and(|p| p.color == color))
     }
 
+    /// Whether a piece of `color` is lifted and not put down, other than
+    /// those lifted from the squares of `gone`: pieces known to have left
+    /// the board (displaced, or a pawn taken off in a promotion).
+    pub fn holds_except(&self, color: Color, gone: Bitboard) -> bool {
+        self.hand
+            .iter()
+            .any(|(sq, piece)| !gone.contains(*sq) && piece.is_some_and(|p| p.color == color))
+    }
+
+    /// The piece standing on `sq`, if one does, is `piece`: the promotion
+    /// piece chosen on the clock for a square the board cannot identify.
+    pub fn identify(&mut self, sq: Square, piece: Piece) {
+        if self.occupied.contains(sq) {
+            self.pieces[usize::from(sq)] = Some(piece);
+        }
+    }
+
     /// A piece left `sq`; returns it if known.
     pub fn lift(&mut self, sq: Square) -> Result<Option<Piece>, Contradiction> {
         if !self.occupied.contains(sq) {
@@ -122,25 +139,56 @@ impl PhysicalBoard {
     }
 
     /// The board matches `position`, a move from the position it last
-    /// matched that changed no square outside `moved`: as [`Self::sync`],
+    /// matched that changed no square outside `moved`, except on the
+    /// squares of `keep` (displaced pieces not re-established, 7.4.1),
+    /// which stay as the hands left them: as [`Self::sync_keeping`],
     /// refreshing only the squares the move or the hands changed (every
     /// other square still holds the piece the last sync put there).
-    pub fn sync_after(&mut self, position: &Chess, moved: Bitboard) {
+    pub fn sync_after(&mut self, position: &Chess, moved: Bitboard, keep: Bitboard) {
         let board = position.board();
-        self.occupied = board.occupied();
-        for sq in moved | self.changes.lifted | self.changes.placed {
+        self.occupied = (board.occupied() & !keep) | (self.occupied & keep);
+        for sq in (moved | self.changes.lifted | self.changes.placed) & !keep {
             self.pieces[usize::from(sq)] = board.piece_at(sq);
         }
-        self.hand.clear();
-        self.changes = Changes::default();
+        self.keep_only(keep);
         debug_assert!(
             {
                 let mut whole = self.clone();
-                whole.sync(position);
+                whole.sync_keeping(position, keep);
                 whole.pieces == self.pieces
             },
             "a board refreshed square by square as a whole sync leaves it"
         );
+    }
+
+    /// The board matches `position` except on the squares of `keep`, which
+    /// stay as the hands left them, with what was lifted from them.
+    pub fn sync_keeping(&mut self, position: &Chess, keep: Bitboard) {
+        if keep.is_empty() {
+            self.sync(position);
+            return;
+        }
+        let occupied = self.occupied;
+        let pieces = self.pieces;
+        let hand = std::mem::take(&mut self.hand);
+        let changes = self.changes;
+        self.sync(position);
+        self.occupied = (self.occupied & !keep) | (occupied & keep);
+        for sq in keep {
+            self.pieces[usize::from(sq)] = pieces[usize::from(sq)];
+        }
+        self.hand = hand;
+        self.changes = changes;
+        self.keep_only(keep);
+    }
+
+    /// Forgets the hands' doings except on the squares of `keep`.
+    fn keep_only(&mut self, keep: Bitboard) {
+        self.hand.retain(|(sq, _)| keep.contains(*sq));
+        self.changes = Changes {
+            lifted: self.changes.lifted & keep,
+            placed: self.changes.placed & keep,
+        };
     }
 
     /// The board matches `position`: take its pieces as exact, and whatever

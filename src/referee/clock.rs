@@ -202,6 +202,19 @@ impl Clock {
         *self.completed.get_mut(side) = completed;
     }
 
+    /// Moves `ms` of time used from `from`'s clock to `to`'s (no more than
+    /// `to` has left, nor `from` has used): time charged to the wrong
+    /// player. Returns the time moved.
+    pub fn transfer(&mut self, from: Color, to: Color, ms: u64, now: Millis) -> u64 {
+        self.advance(now);
+        let ms = ms.min(self.remaining(to)).min(*self.used.get(from));
+        *self.remaining.get_mut(from) += ms;
+        *self.used.get_mut(from) -= ms;
+        *self.remaining.get_mut(to) -= ms;
+        *self.used.get_mut(to) += ms;
+        ms
+    }
+
     /// Charges `side` instead of the running clock, or ends the charge.
     pub fn charge(&mut self, side: Option<Color>, now: Millis) {
         self.advance(now);

@@ -24,6 +24,8 @@ pub enum Law {
     Released,
     /// 6.2.3: press with the hand that moved, after letting go of the piece.
     PressHand,
+    /// 7.4.1: displaced pieces not re-established before the press.
+    Displaced,
     /// 7.5.1: an illegal move.
     IllegalMove,
     /// 7.5.2: a pawn left unpromoted on the last rank.
@@ -36,7 +38,7 @@ pub enum Law {
 
 impl Law {
     /// Every law, in article order.
-    pub const ALL: [Law; 13] = [
+    pub const ALL: [Law; 14] = [
         Law::Adjust,
         Law::TouchedOwn,
         Law::TouchedOpponent,
@@ -46,6 +48,7 @@ impl Law {
         Law::CastlingIllegal,
         Law::Released,
         Law::PressHand,
+        Law::Displaced,
         Law::IllegalMove,
         Law::Unpromoted,
         Law::NoMove,
@@ -64,6 +67,7 @@ impl Law {
             Law::CastlingIllegal => "4.4.3",
             Law::Released => "4.7",
             Law::PressHand => "6.2.3",
+            Law::Displaced => "7.4.1",
             Law::IllegalMove => "7.5.1",
             Law::Unpromoted => "7.5.2",
             Law::NoMove => "7.5.3",

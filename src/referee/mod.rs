@@ -42,6 +42,10 @@ use touch::{Breach, Contact, Turn, capture_square};
 /// Monotonic milliseconds since the session started.
 pub type Millis = u64;
 
+/// Presses of both levers this close together are one press: a palm on
+/// the lever reaches both in the same instant, no hand presses twice so fast.
+const ONE_PRESS_MS: Millis = 30;
+
 /// An input stamped earlier than one already handled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TimeWentBackwards {
@@ -90,6 +94,138 @@ struct Displacement {
     used_before: u64,
 }
 
+impl Referee {
+    /// The squares of pieces displaced and not yet re-established: a move
+    /// is read from the rest of the board (7.4.1 is its own matter, not a
+    /// part of anyone's move).
+    fn displaced(&self) -> Bitboard {
+        self.displacement
+            .as_ref()
+            .map_or(Bitboard::EMPTY, |d| d.squares)
+    }
+
+    /// The squares no move is read from: those displaced, and those the
+    /// presser's knocked pieces left empty (the player having the move may
+    /// capture there, or make another move meanwhile).
+    fn off_board(&self) -> Bitboard {
+        self.displaced() | (self.knocked & !self.board.occupied())
+    }
+
+    /// When a move is made: pieces knocked off by the player who pressed
+    /// that the move did not capture are his displacement (7.4.1), charged
+    /// to him until he re-establishes them.
+    fn knocked_off_past(&mut self, moved: Bitboard) {
+        let lost = self.knocked & !self.board.occupied() & !moved;
+        self.knocked = Bitboard::EMPTY;
+        let Some((_, presser)) = self.last_press else {
+            return;
+        };
+        if lost.is_empty() {
+            return;
+        }
+        match &mut self.displacement {
+            Some(displacement) => displacement.squares |= lost,
+            None => {
+                // His since the knock: the time the mover's clock ran for
+                // it goes back to the mover.
+                let used_before = self.clock.used(presser);
+                self.charge_knock_back(presser);
+                self.clock.charge(Some(presser), self.now);
+                self.displacement = Some(Displacement {
+                    side: presser,
+                    squares: lost,
+                    used_before,
+                });
+                self.emit(Effect::Displaced {
+                    side: presser,
+                    squares: lost.into_iter().collect(),
+                });
+            }
+        }
+    }
+
+    /// The time since the knock, which the opponent's clock ran for, moved
+    /// to the clock of `presser`, who knocked: the opponent is told with a
+    /// `TimeAdded` under 7.4.1.
+    fn charge_knock_back(&mut self, presser: Color) {
+        let mover = presser.other();
+        let ms = self.now.saturating_sub(self.knocked_at);
+        let ms = self.clock.transfer(mover, presser, ms, self.now);
+        if ms > 0 {
+            self.emit(Effect::TimeAdded {
+                side: mover,
+                ms,
+                law: Law::Displaced,
+            });
+        }
+    }
+
+    /// The presser's pieces knocked off inside the knock window, which the
+    /// player having the move could have been capturing, are all back on
+    /// their squares: it was a knock, displaced and re-established by the
+    /// presser (7.4.1), on his time.
+    fn knock_restored(&mut self) {
+        let Some((_, presser)) = self.last_press else {
+            return;
+        };
+        let knocked = std::mem::take(&mut self.knocked);
+        // The opponent's own piece put there was his move attempt.
+        if !knocked.into_iter().all(|sq| {
+            self.board
+                .piece_at(sq)
+                .is_none_or(|piece| piece.color == presser)
+        }) {
+            return;
+        }
+        self.emit(Effect::Displaced {
+            side: presser,
+            squares: knocked.into_iter().collect(),
+        });
+        let used_before = self.clock.used(presser);
+        self.charge_knock_back(presser);
+        let ms = self.clock.used(presser) - used_before;
+        self.emit(Effect::Restored { side: presser, ms });
+    }
+
+    /// Whether `color`'s hands still hold a piece of his: not the pieces
+    /// displaced (they are off the board, not in a hand making a move), nor
+    /// a pawn taken off after its promotion piece was put down (4.6, 4.7).
+    fn hands_full(&self, color: Color) -> bool {
+        if !self.board.holds(color) {
+            return false;
+        }
+        let mut gone = self.displaced();
+        if self.position.turn() == color {
+            let put_down = self.board.changes().placed & self.board.occupied();
+            for m in &self.legal.moves {
+                if m.is_promotion()
+                    && put_down.contains(m.to())
+                    && let Some(from) = m.from()
+                {
+                    gone.add(from);
+                }
+            }
+        }
+        self.board.holds_except(color, gone)
+    }
+
+    /// Whether lifting `piece` is a knock by the player who just pressed:
+    /// his own piece, inside the knock window after his press, while his
+    /// opponent has the move. It is his displacement, never his opponent's
+    /// touch (4.3.2): one event is not both.
+    fn is_knock(&self, piece: Piece) -> bool {
+        let us = self.position.turn();
+        matches!(self.last_press, Some((at, presser))
+            if self.now - at <= self.rules.knock_window_ms
+                && piece.color == presser
+                && us != presser
+                && self.clock.running() == Some(us)
+                // Once the player having the move has begun his move with
+                // his own pieces, the pieces he lifts are his move's.
+                && !self.turn.contacts.iter().any(|c| c.piece.color == us))
+    }
+}
+
 /// The rules core: one game, from the first press to the result.
 #[derive(Debug, Clone)]
 pub struct Referee {
@@ -121,8 +257,14 @@ pub struct Referee {
     illegal_moves: ByColor<u8>,
     draw_offer: Option<Color>,
     displacement: Option<Displacement>,
+    /// Squares the presser's pieces were knocked off (see `is_knock`).
+    knocked: Bitboard,
+    /// When the first of them was.
+    knocked_at: Millis,
     last_press: Option<(Millis, Color)>,
-    last_release: Option<Millis>,
+    /// Each player's last release of one of his pieces (6.2.3 times a
+    /// press from the presser's own release, not the opponent's).
+    last_release: ByColor<Option<Millis>>,
     contradictions: u64,
     refused_corrections: u64,
     effects: VecDeque<(Millis, Effect)>,
@@ -160,8 +302,10 @@ impl Referee {
             illegal_moves: ByColor::new_with(|_| 0),
             draw_offer: None,
             displacement: None,
+            knocked: Bitboard::EMPTY,
+            knocked_at: 0,
             last_press: None,
-            last_release: None,
+            last_release: ByColor::new_with(|_| None),
             contradictions: 0,
             refused_corrections: 0,
             effects: VecDeque::new(),
@@ -209,6 +353,40 @@ impl Referee {
         self.draw_offer
     }
 
+    /// A promotion the clock chooses the piece of (4.4.4): the player whose
+    /// clock runs, and the piece he has now, while his pawn stands on the
+    /// last rank as a move not yet pressed, or is off the board with a
+    /// square it promotes on empty, on a board that does not identify the
+    /// new piece. `None` otherwise: then there is nothing to choose.
+    pub fn promotion_pending(&self) -> Option<(Color, Role)> {
+        let side = self.clock.running()?;
+        if self.result.is_some() || self.clock.is_paused() {
+            return None;
+        }
+        if let Some(last) = self.uncompleted.back() {
+            if last.side != side {
+                return None;
+            }
+            let role = last.mv.promotion()?;
+            return self
+                .board
+                .sensed_at(last.mv.to())
+                .is_none()
+                .then_some((side, role));
+        }
+        if self.position.turn() != side {
+            return None;
+        }
+        let on_board = self.board.occupied();
+        let lifted = self.board.changes().lifted & !on_board;
+        let waiting = self.legal.moves.iter().any(|m| {
+            m.is_promotion()
+                && m.from().is_some_and(|from| lifted.contains(from))
+                && !on_board.contains(m.to())
+        });
+        waiting.then_some((side, self.promotion_choice.unwrap_or(Role::Queen)))
+    }
+
     /// The result, once the game is over.
     pub fn result(&self) -> Option<(KnownOutcome, Reason)> {
         self.result
@@ -245,7 +423,16 @@ impl Referee {
                 }
             }
             Input::Untouch(_) => {}
-            Input::Adjust(side) => self.adjust(side),
+            Input::Adjust(side) => match self.promotion_pending() {
+                // 4.4.4: while his promotion waits for its piece, the
+                // player's adjust button chooses it, Q R B N in turn.
+                Some((chooser, role)) if chooser == side => {
+                    let role = next_promotion(role);
+                    self.promotion_choice = Some(role);
+                    self.choose_again(role);
+                }
+                _ => self.adjust(side),
+            },
             Input::Draw(side) => self.draw(side),
             Input::Decline(side) => {
                 if self.draw_offer == Some(side.other()) {
@@ -259,6 +446,7 @@ impl Referee {
             Input::Promote(role) => {
                 if !matches!(role, Role::Pawn | Role::King) {
                     self.promotion_choice = Some(role);
+                    self.choose_again(role);
                 }
             }
             Input::Pause => {
@@ -396,12 +584,29 @@ impl Referee {
             }
             return;
         }
+        // A palm on both levers: the other lever in the same instant is
+        // part of the press just made, not a press of its own (7.5.3).
+        if let Some((at, presser)) = self.last_press
+            && presser != side
+            && now - at <= ONE_PRESS_MS
+        {
+            return;
+        }
         if self.clock.running() != Some(side) || self.clock.is_paused() {
             return;
         }
         self.last_press = Some((now, side));
         let strict = self.rules.enforcement == Enforcement::Strict;
-        if self.board.holds(side) {
+        if self.hands_full(side) {
+            // A legal move on the board but for his own pieces off their
+            // squares: those are displaced (7.4), not a piece in his hand.
+            if self.position.turn() == side
+                && self.uncompleted.iter().all(|u| u.side != side)
+                && self.move_with_own_pieces_off(side).is_some()
+            {
+                self.press_without_move(side);
+                return;
+            }
             self.rule(
                 side,
                 Breach {
@@ -418,8 +623,28 @@ impl Referee {
             self.press_without_move(side);
             return;
         };
+        // 7.4: his own displaced pieces not re-established. No illegal
+        // move (7.5), no penalty: the press waits for the board.
+        if let Some(displacement) = &self.displacement
+            && displacement.side == side
+        {
+            let squares = restore_list(displacement.squares);
+            self.rule(
+                side,
+                Breach {
+                    law: Law::Displaced,
+                    detail: format!("Restore {squares} before pressing"),
+                },
+                false,
+            );
+            if strict {
+                return;
+            }
+        }
         let made = &self.uncompleted[index];
-        if let Err(breach) = touch::check(&made.before, &made.before_legal, &made.turn, made.mv) {
+        let breach = touch::check(&made.before, &made.before_legal, &made.turn, made.mv).err();
+        let breached = breach.is_some();
+        if let Some(breach) = breach {
             self.rule(side, breach, false);
             if strict {
                 return;
@@ -427,11 +652,19 @@ impl Referee {
         }
         self.warn_if_hasty(side);
         self.complete_through(index, true);
+        // A game-ending move that broke article 4 did not end the game when
+        // it was made: completed now, it does.
+        if breached && self.uncompleted.is_empty() {
+            let check = self.position.is_check();
+            if let Some((outcome, reason)) = self.ending(side, check, self.legal.is_empty()) {
+                self.finish(outcome, reason);
+            }
+        }
     }
 
     /// 6.2.3: a press too soon after a release was made with the other hand.
     fn warn_if_hasty(&mut self, side: Color) {
-        if let Some(released) = self.last_release {
+        if let Some(released) = *self.last_release.get(side) {
             let gap = self.now - released;
             if gap < self.rules.min_press_gap_ms {
                 self.rule(
@@ -450,9 +683,10 @@ impl Referee {
 
     /// A press by the player whose clock runs when he has made no move on the board.
     fn press_without_move(&mut self, side: Color) {
-        let on_board = self.board.occupied();
+        let mask = self.off_board();
+        let on_board = self.board.occupied() & !mask;
         if self.position.turn() == side {
-            if on_board == self.position.board().occupied() {
+            if on_board == self.position.board().occupied() & !mask {
                 self.illegal(
                     side,
                     Law::NoMove,
@@ -486,6 +720,21 @@ impl Referee {
                 }
                 return;
             }
+            // 7.4, not 7.5: a legal move with some of his own pieces off
+            // their squares (knocked off by the hand that moved). The press
+            // waits for the board, with no penalty.
+            if let Some(off) = self.move_with_own_pieces_off(side) {
+                let squares = restore_list(off);
+                self.rule(
+                    side,
+                    Breach {
+                        law: Law::Displaced,
+                        detail: format!("Restore {squares} before pressing"),
+                    },
+                    false,
+                );
+                return;
+            }
         }
         let restore = self.squares_to_restore();
         self.illegal(
@@ -493,6 +742,29 @@ impl Referee {
             Law::IllegalMove,
             format!("Illegal move: restore {restore} and make a legal move"),
         );
+    }
+
+    /// The squares of `side`'s own pieces missing from a board that shows
+    /// one of his legal moves otherwise, made by hands that lifted and
+    /// placed what it needs: pieces displaced while moving (7.4.1).
+    fn move_with_own_pieces_off(&self, side: Color) -> Option<Bitboard> {
+        let mask = self.off_board();
+        let occupied = self.position.board().occupied();
+        let own = self.position.board().by_color(side);
+        let on_board = self.board.occupied() & !mask;
+        let changes = self.board.changes();
+        self.legal.moves.iter().find_map(|m| {
+            let (lifted, placed) = hands_needed(*m, side);
+            let after = occupancy_after(occupied, *m, side) & !mask;
+            let off = after & !on_board;
+            let fits = (on_board & !after).is_empty()
+                && off.any()
+                && own.is_superset(off)
+                && (off & (lifted | placed)).is_empty()
+                && changes.lifted.is_superset(lifted | off)
+                && changes.placed.is_superset(placed);
+            fits.then_some(off)
+        })
     }
 
     fn squares_to_restore(&self) -> String {
@@ -559,6 +831,12 @@ impl Referee {
 
     fn lift(&mut self, sq: Square) {
         match self.board.lift(sq) {
+            Ok(Some(piece)) if self.is_knock(piece) => {
+                if self.knocked.is_empty() {
+                    self.knocked_at = self.now;
+                }
+                self.knocked.add(sq);
+            }
             Ok(Some(piece)) => self.contact(sq, piece),
             Ok(None) => {}
             Err(_) => {
@@ -578,7 +856,11 @@ impl Referee {
                 return;
             }
         };
-        self.last_release = Some(self.now);
+        // The piece's colour says whose hand released it.
+        let releaser = identity
+            .or(taken.and_then(|(_, piece)| piece))
+            .map_or(mover, |piece| piece.color);
+        *self.last_release.get_mut(releaser) = Some(self.now);
         if let Some((from, Some(piece))) = taken
             && piece.color == mover
             && let Some(m) = self.released_move(from, sq)
@@ -648,8 +930,16 @@ impl Referee {
     }
 
     fn adjust(&mut self, side: Color) {
-        if side == self.position.turn() {
-            self.turn.adjusting = true;
+        // 6.2.5: only the player whose clock runs may adjust (before the
+        // start, the player to move). A player who has made his move and
+        // not pressed may straighten it; his own pieces oblige him nothing
+        // then, so only the announcement of the player having the move
+        // excuses contacts.
+        let may = self.clock.running().unwrap_or(self.position.turn());
+        if side == may {
+            if side == self.position.turn() {
+                self.turn.adjusting = true;
+            }
         } else {
             self.rule(
                 side,
@@ -668,7 +958,7 @@ impl Referee {
         // A move is made when its pieces are released (4.7): never while the
         // mover still holds one. (A capturing piece lifted first leaves the
         // occupancy of the finished capture.)
-        let made = if self.board.holds(self.position.turn()) {
+        let made = if self.hands_full(self.position.turn()) {
             None
         } else {
             self.chosen_move(&self.position, &self.legal, self.board.changes())
@@ -676,10 +966,11 @@ impl Referee {
         if let Some(m) = made {
             self.make(m, self.board.changes());
         } else if let Some(last) = self.uncompleted.back()
-            && !self.board.holds(last.side)
+            && !self.hands_full(last.side)
         {
             let changes = last.changes.union(self.board.changes());
-            if self.board.occupied() == last.before.board().occupied() {
+            let mask = self.off_board();
+            if self.board.occupied() & !mask == last.before.board().occupied() & !mask {
                 self.take_back();
             } else if let Some(m) = self.chosen_move(&last.before, &last.before_legal, changes)
                 // The same squares again is the same move: the promotion
@@ -704,9 +995,11 @@ impl Referee {
         legal: &'a Legal,
         changes: Changes,
     ) -> impl Iterator<Item = Move> + use<'a> {
+        // Displaced pieces are no part of a move: the rest of the board is.
+        let mask = self.off_board();
         let occupied = position.board().occupied();
         let color = position.turn();
-        let on_board = self.board.occupied();
+        let on_board = self.board.occupied() & !mask;
         // A move other than castling (whose king may land where it stood in
         // Chess960) empties the square it starts from: a cheap test first.
         let vacated = occupied & !on_board;
@@ -718,7 +1011,7 @@ impl Referee {
                 legal::from(*m).is_some_and(|from| vacated.contains(from))
                     || matches!(m, Move::Castle { .. })
             })
-            .filter(move |m| occupancy_after(occupied, *m, color) == on_board)
+            .filter(move |m| occupancy_after(occupied, *m, color) & !mask == on_board)
             .filter(move |m| {
                 let (lifted, placed) = hands_needed(*m, color);
                 changes.lifted.is_superset(lifted) && changes.placed.is_superset(placed)
@@ -777,7 +1070,9 @@ impl Referee {
         let before_key = self.keys.last().copied().unwrap_or_else(|| key(&before));
         self.keys
             .push(key_after(before_key, &before, &self.position, moved));
-        self.board.sync_after(&self.position, moved);
+        self.knocked_off_past(moved);
+        let keep = self.displaced() & !moved;
+        self.board.sync_after(&self.position, moved, keep);
         self.promotion_choice = None;
         let turn = std::mem::replace(&mut self.turn, std::mem::take(&mut self.spare_turn));
         self.uncompleted.push_back(Made {
@@ -790,7 +1085,23 @@ impl Referee {
             turn,
             changes,
         });
-        let ending = if check && no_move {
+        if let Some((outcome, reason)) = self.ending(side, check, no_move) {
+            // 5.1.1, 5.2.1: the move ends the game only if it was made in
+            // accordance with article 4; one that broke it is ruled on at
+            // the press like any other, and ends the game once completed.
+            let lawful = self.uncompleted.back().is_none_or(|made| {
+                touch::check(&made.before, &made.before_legal, &made.turn, made.mv).is_ok()
+            });
+            if lawful {
+                self.finish(outcome, reason);
+            }
+        }
+    }
+
+    /// How the position on the board ends the game, `side` having made the
+    /// last move: `check` and `no_move` describe the position.
+    fn ending(&self, side: Color, check: bool, no_move: bool) -> Option<(KnownOutcome, Reason)> {
+        if check && no_move {
             Some((KnownOutcome::Decisive { winner: side }, Reason::Checkmate))
         } else if !check && no_move {
             Some((KnownOutcome::Draw, Reason::Stalemate))
@@ -802,9 +1113,6 @@ impl Referee {
             Some((KnownOutcome::Draw, Reason::SeventyFiveMoves))
         } else {
             None
-        };
-        if let Some((outcome, reason)) = ending {
-            self.finish(outcome, reason);
         }
     }
 
@@ -830,6 +1138,59 @@ impl Referee {
         }
     }
 
+    /// 4.4.4 on a board that does not identify pieces: the choice on the
+    /// clock counts until the press, so a promotion made and not pressed
+    /// becomes one to `role`. The board's own identity of the new piece,
+    /// where it has one, is the choice and stands.
+    fn choose_again(&mut self, role: Role) {
+        let Some(last) = self.uncompleted.back() else {
+            return;
+        };
+        let side = last.side;
+        if self.clock.running() != Some(side)
+            || last.mv.promotion().is_none_or(|r| r == role)
+            || self.board.sensed_at(last.mv.to()).is_some()
+        {
+            return;
+        }
+        let Some(m) = last.before_legal.moves.iter().copied().find(|m| {
+            (m.from(), m.to()) == (last.mv.from(), last.mv.to()) && m.promotion() == Some(role)
+        }) else {
+            return;
+        };
+        // The same squares with another piece: the move is changed where
+        // it stands, the board and the hands (perhaps in the middle of the
+        // exchange) left as they are.
+        let san = San::disambiguate(m, &last.before_legal.moves);
+        let mut position = last.before.clone();
+        position.play_unchecked(m);
+        self.position = position;
+        self.legal.generate(&self.position);
+        let check = self.position.is_check();
+        let no_move = self.legal.is_empty();
+        let suffix = match (check, no_move) {
+            (true, true) => Some(Suffix::Checkmate),
+            (true, false) => Some(Suffix::Check),
+            (false, _) => None,
+        };
+        self.keys.pop();
+        self.keys.push(key(&self.position));
+        self.board.identify(m.to(), role.of(side));
+        let Some(last) = self.uncompleted.back_mut() else {
+            return;
+        };
+        last.mv = m;
+        last.san = SanPlus { san, suffix };
+        if let Some((outcome, reason)) = self.ending(side, check, no_move) {
+            let lawful = self.uncompleted.back().is_none_or(|made| {
+                touch::check(&made.before, &made.before_legal, &made.turn, made.mv).is_ok()
+            });
+            if lawful {
+                self.finish(outcome, reason);
+            }
+        }
+    }
+
     /// The last move made, not completed, is taken back: the board shows the
     /// position before it, and it is its mover's turn again, with his contacts.
     fn take_back(&mut self) {
@@ -840,7 +1201,7 @@ impl Referee {
             self.spare_legal = Some(abandoned);
             let abandoned = std::mem::replace(&mut self.turn, made.turn);
             self.recycle(abandoned);
-            self.board.sync(&self.position);
+            self.board.sync_keeping(&self.position, self.off_board());
         }
     }
 
@@ -871,13 +1232,24 @@ impl Referee {
 
     /// 7.4.1: occupancy changes no legal move in progress explains.
     fn review_displacement(&mut self) {
-        let unexplained = self.unexplained();
         let on_board = self.board.occupied();
         let expected = self.position.board().occupied();
+        let unexplained = self.unexplained();
+        if self.displacement.is_none()
+            && self.knocked.any()
+            && (self.knocked & (on_board ^ expected)).is_empty()
+        {
+            self.knock_restored();
+        }
+        let knocking = self.knocked.any();
         match &mut self.displacement {
             None if unexplained.any() => {
                 let side = match self.last_press {
-                    Some((at, presser)) if self.now - at <= self.rules.knock_window_ms => presser,
+                    Some((at, presser))
+                        if knocking || self.now - at <= self.rules.knock_window_ms =>
+                    {
+                        presser
+                    }
                     _ => self.clock.running().unwrap_or(self.position.turn()),
                 };
                 if self.clock.running().is_some_and(|running| running != side) {
@@ -900,10 +1272,37 @@ impl Referee {
                 {
                     let side = displacement.side;
                     let used_before = displacement.used_before;
+                    let squares = displacement.squares;
                     self.displacement = None;
                     self.clock.charge(None, self.now);
-                    let ms = self.clock.used(side) - used_before;
-                    self.emit(Effect::Restored { side, ms });
+                    let mut ms = self.clock.used(side) - used_before;
+                    // A "knock" whose square the opponent then filled with
+                    // his own piece was his move attempt (a capture begun
+                    // by lifting the captured piece): the time is his.
+                    let knocked = squares & self.knocked;
+                    if knocked.any()
+                        && knocked.into_iter().all(|sq| {
+                            self.board
+                                .piece_at(sq)
+                                .is_some_and(|piece| piece.color != side)
+                        })
+                    {
+                        let moved = self.clock.transfer(side, side.other(), ms, self.now);
+                        self.emit(Effect::Restored {
+                            side,
+                            ms: ms - moved,
+                        });
+                        self.emit(Effect::TimeAdded {
+                            side,
+                            ms: moved,
+                            law: Law::Displaced,
+                        });
+                        ms = 0;
+                    }
+                    self.knocked = Bitboard::EMPTY;
+                    if ms > 0 || !knocked.any() {
+                        self.emit(Effect::Restored { side, ms });
+                    }
                 }
             }
             None => {}
@@ -913,14 +1312,22 @@ impl Referee {
     /// The squares whose state neither the player having the move nor the
     /// previous mover, still handling a move he has not completed, explains.
     fn unexplained(&self) -> Bitboard {
-        let now = unexplained_from(&self.position, &self.legal, self.board.occupied());
+        // Squares already displaced are not explained again.
+        let mask = self.displaced();
+        let expected = self.position.board().occupied();
+        let on_board = (self.board.occupied() & !mask) | (expected & mask);
+        let now = unexplained_from(&self.position, &self.legal, on_board);
         if now.is_empty() {
             return now;
         }
         match self.uncompleted.back() {
             Some(last)
-                if unexplained_from(&last.before, &last.before_legal, self.board.occupied())
-                    .is_empty() =>
+                if unexplained_from(
+                    &last.before,
+                    &last.before_legal,
+                    (on_board & !mask) | (last.before.board().occupied() & mask),
+                )
+                .is_empty() =>
             {
                 Bitboard::EMPTY
             }
@@ -969,8 +1376,19 @@ impl Referee {
         self.clock.stop(self.now);
         self.draw_offer = None;
         self.displacement = None;
+        self.knocked = Bitboard::EMPTY;
         self.result = Some((outcome, reason));
         self.emit(Effect::Result { outcome, reason });
+    }
+}
+
+/// The promotion piece after `role` on the face's list: Q R B N, then Q again.
+fn next_promotion(role: Role) -> Role {
+    match role {
+        Role::Queen => Role::Rook,
+        Role::Rook => Role::Bishop,
+        Role::Bishop => Role::Knight,
+        _ => Role::Queen,
     }
 }
 
@@ -1081,7 +1499,19 @@ fn unexplained_from(position: &Chess, legal: &Legal, on_board: Bitboard) -> Bitb
         }
     }
     if own_vacated.is_empty() {
-        unexplained |= filled;
+        // A new piece put on the promotion square before the pawn is taken
+        // off begins a promotion (4.6): every order of the hands is one.
+        for sq in filled {
+            if !legal.moves.iter().any(|m| m.is_promotion() && m.to() == sq) {
+                unexplained.add(sq);
+            }
+        }
     }
     unexplained
+}
+
+/// The squares of a displacement, for the player: "a2 a3".
+fn restore_list(squares: Bitboard) -> String {
+    let names: Vec<String> = squares.into_iter().map(|sq| sq.to_string()).collect();
+    names.join(" ")
 }

@@ -15,7 +15,9 @@
 //! - **setup** (no game): adjust buttons move the preset selection (left up,
 //!   right down), a draw button swaps sides, Black's lever starts the game;
 //! - **game**: levers, draw and adjust buttons go to the referee, the menu
-//!   button pauses (6.11);
+//!   button pauses (6.11); while a player's promotion waits for its piece
+//!   ([`Referee::promotion_pending`]) the referee takes his adjust button
+//!   for its choice, Q R B N in turn (4.4.4), and the face shows it;
 //! - **paused**: the correction screen (6.10): adjust buttons choose a field,
 //!   draw buttons take one off (left) or add one (right), the menu button
 //!   resumes; after a restart any lever resumes too;

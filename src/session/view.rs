@@ -74,7 +74,13 @@ impl Session {
             }
             Some(game) => {
                 let t = (now + game.offset).max(game.last);
-                let mut view = from_referee(&game.referee, t, self.alert.clone());
+                // 4.4.4: the promotion's choices, the current one marked,
+                // while it waits for its piece.
+                let alert = match game.referee.promotion_pending() {
+                    Some((_, role)) => Some(words::promotion_text(role)),
+                    None => self.alert.clone(),
+                };
+                let mut view = from_referee(&game.referee, t, alert);
                 if game.referee.is_paused() && !game.over {
                     view.screen = Screen::Correction { field: game.field };
                 }

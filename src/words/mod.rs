@@ -7,7 +7,7 @@
 //! sentences. The PGN's comments, which name the article each ruling rests
 //! on, are in [`pgn`].
 
-use shakmaty::{Color, KnownOutcome, Square};
+use shakmaty::{Color, KnownOutcome, Role, Square};
 
 pub mod pgn;
 
@@ -80,6 +80,25 @@ pub fn restore_text(squares: &[Square]) -> String {
     for sq in squares {
         text.push(' ');
         text.push_str(&sq.to_string());
+    }
+    text
+}
+
+/// The face's promotion line, the piece chosen in brackets: "Promote [Q] R B N".
+pub fn promotion_text(chosen: Role) -> String {
+    let mut text = "Promote".to_owned();
+    for (role, letter) in [
+        (Role::Queen, 'Q'),
+        (Role::Rook, 'R'),
+        (Role::Bishop, 'B'),
+        (Role::Knight, 'N'),
+    ] {
+        if role == chosen {
+            text.push_str(&format!(" [{letter}]"));
+        } else {
+            text.push(' ');
+            text.push(letter);
+        }
     }
     text
 }
