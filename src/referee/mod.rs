@@ -8,6 +8,7 @@
 
 mod board;
 mod clock;
+mod dead;
 mod effect;
 mod input;
 mod law;
@@ -82,6 +83,20 @@ struct Made {
     changes: Changes,
 }
 
+/// What completes a move made on the board (6.2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Completion {
+    /// Its mover's press: the increment, stage time, the opponent's clock.
+    Press,
+    /// Its mover's next move: it counts for the stages, with no increment.
+    NextMove,
+    /// The end of the game: it is recorded and counted, and earns nothing,
+    /// stage time included, since no clock runs after it. A player whose
+    /// flag fell before he pressed the last move of a stage did not reach
+    /// the next stage.
+    End,
+}
+
 /// Pieces displaced and not yet re-established (7.4.1).
 #[derive(Debug, Clone)]
 struct Displacement {
@@ -137,7 +152,20 @@ impl Referee {
     pub const MAX_SET_MOVES: u32 = 10_000;
 
     /// A referee for a game under these rules, before the first press.
+    ///
+    /// A starting position in which the game is already over (the side to
+    /// move is mated or stalemated, the position is dead, or 75 moves have
+    /// passed without a capture or a pawn move) ends the game at once, at
+    /// instant 0, before any press: its clocks never run.
     pub fn new(rules: Rules) -> Referee {
+        let mut referee = Referee::before_start(rules);
+        if let Some((outcome, reason)) = referee.ending(referee.position.is_check()) {
+            referee.finish(outcome, reason);
+        }
+        referee
+    }
+
+    fn before_start(rules: Rules) -> Referee {
         let position = rules.start.clone();
         Referee {
             clock: Clock::new(
@@ -344,7 +372,7 @@ impl Referee {
     /// The result when `side` loses by time or illegal moves: a draw if the
     /// opponent could not mate by any series of legal moves (6.9, 7.5.5).
     fn loss_for(&self, side: Color) -> KnownOutcome {
-        if self.position.has_insufficient_material(side.other()) {
+        if dead::cannot_mate(&self.position, side.other()) {
             KnownOutcome::Draw
         } else {
             KnownOutcome::Decisive {
@@ -530,14 +558,30 @@ impl Referee {
     /// Completes the uncompleted moves up to `index`, in game order; the last
     /// by its mover's press when `pressed`.
     fn complete_through(&mut self, index: usize, pressed: bool) {
+        let last = if pressed {
+            Completion::Press
+        } else {
+            Completion::NextMove
+        };
+        self.complete_with(index, last);
+    }
+
+    /// Completes the uncompleted moves up to `index`, in game order: the
+    /// last as `last` says, the ones before it by the moves made after them,
+    /// or all by the end of the game.
+    fn complete_with(&mut self, index: usize, last: Completion) {
         for i in 0..=index {
             let Some(made) = self.uncompleted.pop_front() else {
                 return;
             };
-            if pressed && i == index {
-                self.clock.complete_by_press(made.side, self.now);
-            } else {
-                self.clock.count_move(made.side);
+            match last {
+                Completion::Press if i == index => {
+                    self.clock.complete_by_press(made.side, self.now)
+                }
+                // Every move on the board when the game ends is completed
+                // by the end: none was pressed.
+                Completion::End => self.clock.count_final_move(made.side),
+                _ => self.clock.count_move(made.side),
             }
             // The effect's text, written inline: no allocation.
             let uci = notation::uci(made.mv.to_uci(CastlingMode::Standard));
@@ -634,11 +678,11 @@ impl Referee {
             piece,
             adjusting,
         });
-        // 9.1.2.1: touching a piece with intent rejects the opponent's offer.
-        if !adjusting
-            && self.draw_offer == Some(mover.other())
-            && self.clock.running() == Some(mover)
-        {
+        // 9.1.2.1: touching a piece with intent rejects the opponent's offer,
+        // also before the offerer has pressed: the offer stands from the
+        // moment it is made, and the player having the move on the board is
+        // the one who touches (the offerer handling his own move is above).
+        if !adjusting && self.started && self.draw_offer == Some(mover.other()) {
             self.draw_offer = None;
             self.emit(Effect::DrawDeclined {
                 side: mover.other(),
@@ -790,11 +834,23 @@ impl Referee {
             turn,
             changes,
         });
-        let ending = if check && no_move {
-            Some((KnownOutcome::Decisive { winner: side }, Reason::Checkmate))
-        } else if !check && no_move {
+        if let Some((outcome, reason)) = self.ending(check) {
+            self.finish(outcome, reason);
+        }
+    }
+
+    /// Whether the game is over in the position on the board, in which the
+    /// side to move is in `check` or not: checkmate (5.1.1), stalemate
+    /// (5.2.1), a dead position (5.2.2), or 9.6's fivefold repetition and
+    /// 75 moves.
+    fn ending(&self, check: bool) -> Option<(KnownOutcome, Reason)> {
+        let no_move = self.legal.is_empty();
+        if check && no_move {
+            let winner = self.position.turn().other();
+            Some((KnownOutcome::Decisive { winner }, Reason::Checkmate))
+        } else if no_move {
             Some((KnownOutcome::Draw, Reason::Stalemate))
-        } else if self.position.is_insufficient_material() {
+        } else if dead::is_dead(&self.position) {
             Some((KnownOutcome::Draw, Reason::InsufficientMaterial))
         } else if self.repetitions() >= 5 {
             Some((KnownOutcome::Draw, Reason::FivefoldRepetition))
@@ -802,9 +858,6 @@ impl Referee {
             Some((KnownOutcome::Draw, Reason::SeventyFiveMoves))
         } else {
             None
-        };
-        if let Some((outcome, reason)) = ending {
-            self.finish(outcome, reason);
         }
     }
 
@@ -935,16 +988,10 @@ impl Referee {
             self.finish(KnownOutcome::Draw, Reason::Agreement);
             return;
         }
-        // 9.2, 9.3: a correct claim by the player having the move.
-        if self.position.turn() == side {
-            if self.repetitions() >= 3 {
-                self.finish(KnownOutcome::Draw, Reason::ThreefoldRepetition);
-                return;
-            }
-            if self.position.halfmoves() >= 100 {
-                self.finish(KnownOutcome::Draw, Reason::FiftyMoves);
-                return;
-            }
+        // 9.2, 9.3: a correct claim.
+        if let Some(reason) = self.claimable(side) {
+            self.finish(KnownOutcome::Draw, reason);
+            return;
         }
         if self.draw_offer == Some(side) {
             return;
@@ -956,6 +1003,37 @@ impl Referee {
         self.emit(Effect::DrawOffer { side, proper });
     }
 
+    /// The draw `side` may claim now (9.2, 9.3), if any. He claims on the
+    /// position in which he has the move, unless he has touched a piece
+    /// with intent this turn (9.4: he has lost the right on this move); or
+    /// on his intended move (9.2.1.1, 9.3.1): the move he has made on the
+    /// board and not pressed, which stands (4.7), if he made it as article 4
+    /// lets him.
+    fn claimable(&self, side: Color) -> Option<Reason> {
+        let intended = self
+            .uncompleted
+            .back()
+            .filter(|made| made.side == side && self.clock.running() == Some(side));
+        match intended {
+            Some(made) => {
+                touch::check(&made.before, &made.before_legal, &made.turn, made.mv).ok()?;
+            }
+            None => {
+                let touched = self.turn.contacts.iter().any(|c| !c.adjusting);
+                if self.position.turn() != side || touched {
+                    return None;
+                }
+            }
+        }
+        if self.repetitions() >= 3 {
+            Some(Reason::ThreefoldRepetition)
+        } else if self.position.halfmoves() >= 100 {
+            Some(Reason::FiftyMoves)
+        } else {
+            None
+        }
+    }
+
     /// Ends the game: the moves on the board are recorded, the clocks stop.
     /// Under draw odds a draw is a win for the side that has them.
     fn finish(&mut self, outcome: KnownOutcome, reason: Reason) {
@@ -964,7 +1042,7 @@ impl Referee {
             _ => outcome,
         };
         if !self.uncompleted.is_empty() {
-            self.complete_through(self.uncompleted.len() - 1, false);
+            self.complete_with(self.uncompleted.len() - 1, Completion::End);
         }
         self.clock.stop(self.now);
         self.draw_offer = None;
