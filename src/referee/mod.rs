@@ -232,6 +232,12 @@ impl Referee {
         self.clock.stage_index(side)
     }
 
+    /// Whether `side`'s clock runs for a move he has made on the board and
+    /// not completed: his press would complete it (6.2.1).
+    pub fn awaits_press(&self, side: Color) -> bool {
+        self.clock.running() == Some(side) && self.uncompleted.iter().any(|u| u.side == side)
+    }
+
     /// The side whose draw offer stands, if any.
     pub fn draw_offer(&self) -> Option<Color> {
         self.draw_offer
