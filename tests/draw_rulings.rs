@@ -294,3 +294,58 @@ fn art_6_3_a_flag_before_the_press_of_the_stages_last_move_earns_no_stage_time()
         10_000 - 1_400 - 1_100 + 600_000
     );
 }
+
+/// The shuffle once (the start position twice), the clock stopped, and
+/// White's draw button: a claim, and not a correct one.
+fn incorrect_claim(mode: &str) -> Vec<Value> {
+    let mut lines = shuffle();
+    lines.truncate(14);
+    lines[0] = json!({"t": 0, "ev": "setup", "mode": mode});
+    lines.push(json!({"t": 5_000, "ev": "pause"}));
+    lines.push(draw(5_100, "white"));
+    lines.push(json!({"t": 5_200, "ev": "resume"}));
+    lines.push(draw(6_000, "black"));
+    replay(&lines)
+}
+
+#[test]
+fn art_9_5_3_an_incorrect_claim_gives_the_opponent_two_minutes_and_is_an_offer() {
+    let out = incorrect_claim("standard");
+    let added = effects(&out, "time_added");
+    assert_eq!(added.len(), 1, "{out:?}");
+    assert_eq!(added[0]["side"], "black");
+    assert_eq!(added[0]["ms"], 120_000);
+    assert_eq!(added[0]["law"], "9.5.3");
+    assert_eq!(effects(&out, "draw_offer")[0]["side"], "white");
+    // The claim stands as an offer: Black's draw button accepts it.
+    assert_eq!(
+        result(&out),
+        Some(("1/2-1/2".to_owned(), "agreement".to_owned()))
+    );
+    // One minute in rapid and blitz.
+    for mode in ["rapid", "blitz"] {
+        let out = incorrect_claim(mode);
+        assert_eq!(effects(&out, "time_added")[0]["ms"], 60_000, "{mode}");
+    }
+}
+
+#[test]
+fn near_miss_art_9_5_3_a_correct_claim_with_the_clock_stopped_draws_and_an_offer_costs_nothing() {
+    let mut lines = shuffle();
+    lines.push(json!({"t": 9_000, "ev": "pause"}));
+    lines.push(draw(9_100, "white"));
+    let out = replay(&lines);
+    assert!(effects(&out, "time_added").is_empty(), "{out:?}");
+    assert_eq!(
+        result(&out),
+        Some(("1/2-1/2".to_owned(), "threefold_repetition".to_owned()))
+    );
+    // The draw button with the clock running is an offer, free.
+    let mut lines = shuffle();
+    lines.truncate(14);
+    lines.push(draw(5_100, "white"));
+    lines.push(json!({"t": 6_000, "ev": "end"}));
+    let out = replay(&lines);
+    assert!(effects(&out, "time_added").is_empty(), "{out:?}");
+    assert_eq!(effects(&out, "draw_offer").len(), 1);
+}

@@ -999,6 +999,20 @@ impl Referee {
             self.finish(KnownOutcome::Draw, reason);
             return;
         }
+        // 9.5.3: a claim that is not correct. A claim is made with the
+        // clock stopped (9.5.1, 9.5.2); a draw button while it runs is an
+        // offer, which nothing would tell from a claim. The opponent gets
+        // 2 minutes (1 in rapid and blitz), and the claim stands as an offer
+        // (9.1.2.3).
+        if self.started && self.clock.is_paused() && self.rules.enforcement != Enforcement::Record {
+            let ms = self.rules.mode.penalty_ms();
+            self.clock.add(side.other(), ms, self.now);
+            self.emit(Effect::TimeAdded {
+                side: side.other(),
+                ms,
+                law: Law::IncorrectClaim,
+            });
+        }
         if self.draw_offer == Some(side) {
             return;
         }
