@@ -254,6 +254,9 @@ fn art_5_start_position_already_over_ends_the_game_at_once() {
             Some((expected.0.to_owned(), expected.1.to_owned())),
             "{fen}"
         );
+        // The setup line alone says it.
+        let out = replay(&[json!({"t": 0, "ev": "setup", "fen": fen})]);
+        assert_eq!(out.len(), 1, "{fen}: {out:?}");
     }
 }
 
