@@ -205,6 +205,28 @@ fn art_5_2_2_a_locked_pawn_wall_is_a_dead_position_when_it_arises() {
 }
 
 #[test]
+fn art_5_2_2_a_bishop_that_can_reach_no_pawn_and_never_mate_is_dead_when_it_arises() {
+    // White's dark-squared bishop takes the black knight, which could have
+    // jumped the wall: the bishop can check the black king but never mate
+    // him, never take a pawn, and no pawn can ever take it.
+    let fen = "7B/4k1n1/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/3K4/8 w - - 0 1";
+    let mut lines = vec![
+        json!({"t": 0, "ev": "setup", "fen": fen}),
+        press(0, "black"),
+    ];
+    lines.extend(hands(1_000, "h8", "g7", true));
+    lines.push(json!({"t": 5_000, "ev": "end"}));
+    let out = replay(&lines);
+    let moves = effects(&out, "move");
+    assert_eq!(moves.len(), 1, "{out:?}");
+    assert_eq!(moves[0]["san"], "Bxg7");
+    assert_eq!(
+        result(&out),
+        Some(("1/2-1/2".to_owned(), "insufficient_material".to_owned()))
+    );
+}
+
+#[test]
 fn near_miss_art_5_2_2_a_wall_a_king_can_break_is_not_dead() {
     // Without White's c3 pawn Black's c4 pawn can advance: no wall.
     let fen = "8/4k3/8/1p1p1p1p/pPpPpPpP/P3P3/3K2P1/8 w - - 0 1";
