@@ -33,6 +33,7 @@
 //! hot path pays nothing in ordinary positions.
 
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use shakmaty::attacks::{attacks, pawn_attacks};
 use shakmaty::zobrist::Zobrist64;
@@ -40,8 +41,8 @@ use shakmaty::{Bitboard, ByColor, Chess, Color, EnPassantMode, Piece, Position, 
 
 /// The most positions the exhaustive search may have to visit: beyond it a
 /// locked position is not searched, and not called dead. A search of some
-/// 12,000 positions (a bishop behind a wall) takes about a second in a
-/// debug build, many times less in a release one; it runs only in locked
+/// 12,000 positions (a bishop behind a wall) takes about 11 ms on a desktop
+/// in a release build (a second in a debug one); it runs only in locked
 /// positions, and once in a dead one, since the game ends.
 pub(crate) const MAX_POSITIONS: u64 = 50_000;
 
@@ -220,8 +221,8 @@ fn reach(piece: Piece, region: Bitboard, pawns: Bitboard) -> Bitboard {
 /// capture, which the regions rule out, or more positions than the bound,
 /// end the search with "not proven".
 fn no_mate_reachable(position: &Chess, mating: ByColor<bool>) -> bool {
-    let key = |p: &Chess| -> Zobrist64 { p.zobrist_hash(EnPassantMode::Legal) };
-    let mut seen: HashSet<Zobrist64> = HashSet::new();
+    let key = |p: &Chess| -> u64 { p.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0 };
+    let mut seen: HashSet<u64, BuildHasherDefault<KeyHasher>> = HashSet::default();
     seen.insert(key(position));
     let mut queue = vec![position.clone()];
     while let Some(current) = queue.pop() {
@@ -247,6 +248,28 @@ fn no_mate_reachable(position: &Chess, mating: ByColor<bool>) -> bool {
         }
     }
     true
+}
+
+/// A hasher for keys that are Zobrist hashes already: random enough to use
+/// as they are, so the set does not hash them again.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is ever called for a `u64`; this is for form.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
 }
 
 #[cfg(test)]
