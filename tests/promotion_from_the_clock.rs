@@ -11,8 +11,8 @@ mod support {
 use shakmaty::{Color, Square};
 use support::cli::tocada;
 use tocada::config::Config;
-use tocada::daemon::{Action, SavedGame, Session};
 use tocada::hardware::buttons::Button;
+use tocada::session::{Action, SavedGame, Session, SessionInput};
 use tocada::transcript::{Policy, restore};
 use tocada::{Effect, Input};
 
@@ -36,7 +36,13 @@ fn about_to_promote(fen: &str) -> Session {
     )
     .unwrap();
     // A restored game comes back paused: a lever resumes it.
-    panel.press(1_000, Button::Lever(Color::White), 1_000);
+    panel.handle(
+        1_000,
+        SessionInput::Press {
+            button: Button::Lever(Color::White),
+            at: 1_000,
+        },
+    );
     drain(&mut panel);
     assert_eq!(panel.referee().unwrap().ticking(), Some(Color::White));
     panel
@@ -65,18 +71,36 @@ fn art_4_4_4_the_adjust_button_chooses_the_promotion_piece_before_the_press() {
     let mut panel = about_to_promote("k7/4P3/8/8/8/8/P7/4K3 w - - 0 1");
     assert_eq!(alert(&panel, 1_500), None, "nothing to choose yet");
     // The pawn off the board, e8 empty: the choice is offered, a queen first.
-    panel.board(2_000, Input::Lift(Square::E7));
+    panel.handle(2_000, SessionInput::Board(Input::Lift(Square::E7)));
     assert_eq!(alert(&panel, 2_000).as_deref(), Some("Promote [Q] R B N"));
-    panel.press(2_200, Button::Adjust(Color::White), 2_200);
+    panel.handle(
+        2_200,
+        SessionInput::Press {
+            button: Button::Adjust(Color::White),
+            at: 2_200,
+        },
+    );
     assert_eq!(alert(&panel, 2_200).as_deref(), Some("Promote Q [R] B N"));
     // The piece put down: still his to choose until the press.
-    panel.board(2_500, Input::Place(Square::E8, None));
+    panel.handle(2_500, SessionInput::Board(Input::Place(Square::E8, None)));
     assert_eq!(alert(&panel, 2_500).as_deref(), Some("Promote Q [R] B N"));
-    panel.press(2_800, Button::Adjust(Color::White), 2_800);
+    panel.handle(
+        2_800,
+        SessionInput::Press {
+            button: Button::Adjust(Color::White),
+            at: 2_800,
+        },
+    );
     assert_eq!(alert(&panel, 2_800).as_deref(), Some("Promote Q R [B] N"));
     // The opponent's adjust button chooses nothing: it is his adjust,
     // a warning while the other clock runs.
-    panel.press(2_900, Button::Adjust(Color::Black), 2_900);
+    panel.handle(
+        2_900,
+        SessionInput::Press {
+            button: Button::Adjust(Color::Black),
+            at: 2_900,
+        },
+    );
     assert_eq!(alert(&panel, 2_900).as_deref(), Some("Promote Q R [B] N"));
     let recorded = drain(&mut panel);
     let adjusts = recorded
@@ -95,7 +119,13 @@ fn art_4_4_4_the_adjust_button_chooses_the_promotion_piece_before_the_press() {
         adjusts, 2,
         "stored, so the game replays to it: {recorded:?}"
     );
-    panel.press(3_200, Button::Lever(Color::White), 3_200);
+    panel.handle(
+        3_200,
+        SessionInput::Press {
+            button: Button::Lever(Color::White),
+            at: 3_200,
+        },
+    );
     assert_eq!(completed(&drain(&mut panel)), ["e7e8b"]);
     assert!(!alert(&panel, 3_300).is_some_and(|a| a.starts_with("Promote")));
 }
@@ -103,13 +133,25 @@ fn art_4_4_4_the_adjust_button_chooses_the_promotion_piece_before_the_press() {
 #[test]
 fn art_4_4_4_with_no_choice_made_the_pawn_becomes_a_queen() {
     let mut panel = about_to_promote("k7/4P3/8/8/8/8/P7/4K3 w - - 0 1");
-    panel.board(2_000, Input::Lift(Square::E7));
-    panel.board(2_300, Input::Place(Square::E8, None));
-    panel.press(2_800, Button::Lever(Color::White), 2_800);
+    panel.handle(2_000, SessionInput::Board(Input::Lift(Square::E7)));
+    panel.handle(2_300, SessionInput::Board(Input::Place(Square::E8, None)));
+    panel.handle(
+        2_800,
+        SessionInput::Press {
+            button: Button::Lever(Color::White),
+            at: 2_800,
+        },
+    );
     assert_eq!(completed(&drain(&mut panel)), ["e7e8q"]);
     // Near miss: with no pawn about to promote the adjust button adjusts.
     let mut panel = about_to_promote("k7/4P3/8/8/8/8/P7/4K3 w - - 0 1");
-    panel.press(2_000, Button::Adjust(Color::White), 2_000);
+    panel.handle(
+        2_000,
+        SessionInput::Press {
+            button: Button::Adjust(Color::White),
+            at: 2_000,
+        },
+    );
     let actions = drain(&mut panel);
     assert!(actions.iter().any(|a| matches!(
         a,

@@ -342,6 +342,74 @@ fn a_restored_game_comes_back_paused_on_its_times_and_a_lever_resumes() {
     assert_eq!(r.remaining(Color::Black, t), black - 1_000);
 }
 
+/// The opening, then Black's 2... Nc6 made on the board but not pressed
+/// when the power goes; the game restored on a fresh panel.
+fn restored_with_a_move_unpressed() -> (Session, u64) {
+    let mut p = panel();
+    let mut all = opening(&mut p);
+    p.handle(12_000, SessionInput::Board(Input::Lift(Square::B8)));
+    p.handle(12_200, SessionInput::Board(Input::Place(Square::C6, None)));
+    all.extend(actions(&mut p));
+    let black = p.referee().unwrap().remaining(Color::Black, 12_200);
+    let lines = stored(&all);
+    let mut q = panel();
+    restore(
+        &mut q,
+        0,
+        SavedGame {
+            preset: "rapid",
+            black_left: false,
+            date: "2026.11.21",
+            lines: &lines,
+        },
+        Policy::RESTORE,
+    )
+    .unwrap();
+    actions(&mut q);
+    assert_eq!(q.referee().unwrap().ticking(), None, "paused");
+    (q, black)
+}
+
+#[test]
+fn art_6_2_1_a_move_made_before_a_power_cut_is_completed_by_the_press_that_resumes() {
+    let (mut q, black) = restored_with_a_move_unpressed();
+    let redo = press(&mut q, 60_000, Button::Lever(Color::Black));
+    let moves: Vec<_> = redo
+        .iter()
+        .filter_map(|a| match a {
+            Action::Decision(_, Effect::Move(m)) => Some(m.san.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(moves, ["Nc6"], "{redo:?}");
+    let r = q.referee().unwrap();
+    assert_eq!(r.ticking(), Some(Color::White), "White's clock runs now");
+    // Black was charged nothing while the power was off, and the press
+    // was recorded, so the stored game replays to the same.
+    let t = q.game_time(60_000).unwrap();
+    assert_eq!(r.remaining(Color::Black, t), black + 10_000);
+    assert!(redo.iter().any(|a| matches!(
+        a,
+        Action::Record {
+            event: Recorded::Input(Input::Press(Color::Black)),
+            ..
+        }
+    )));
+}
+
+#[test]
+fn near_miss_art_6_2_1_the_other_lever_only_resumes_after_a_power_cut() {
+    let (mut q, _) = restored_with_a_move_unpressed();
+    let redo = press(&mut q, 60_000, Button::Lever(Color::White));
+    assert!(
+        !redo
+            .iter()
+            .any(|a| matches!(a, Action::Decision(_, Effect::Move(_)))),
+        "{redo:?}"
+    );
+    assert_eq!(q.referee().unwrap().ticking(), Some(Color::Black));
+}
+
 #[test]
 fn a_restored_game_says_what_it_restored() {
     let mut p = panel();

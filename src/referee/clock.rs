@@ -182,6 +182,13 @@ impl Clock {
         *self.remaining.get_mut(side) += earned;
     }
 
+    /// `side`'s last move was completed by the end of the game: it counts,
+    /// and earns no stage time (no clock runs after it).
+    pub fn count_final_move(&mut self, side: Color) {
+        let completed = self.completed.get_mut(side);
+        *completed = completed.saturating_add(1);
+    }
+
     /// Gives `side` extra time (7.5.5).
     pub fn add(&mut self, side: Color, ms: u64, now: Millis) {
         self.advance(now);

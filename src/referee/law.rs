@@ -34,11 +34,13 @@ pub enum Law {
     NoMove,
     /// 7.5.5: the penalty for an illegal move.
     IllegalMovePenalty,
+    /// 9.5.3: a draw claim found incorrect gives the opponent time.
+    IncorrectClaim,
 }
 
 impl Law {
     /// Every law, in article order.
-    pub const ALL: [Law; 14] = [
+    pub const ALL: [Law; 15] = [
         Law::Adjust,
         Law::TouchedOwn,
         Law::TouchedOpponent,
@@ -53,6 +55,7 @@ impl Law {
         Law::Unpromoted,
         Law::NoMove,
         Law::IllegalMovePenalty,
+        Law::IncorrectClaim,
     ];
 
     /// The article number, as written in the Laws: `"4.3.1"`.
@@ -72,6 +75,7 @@ impl Law {
             Law::Unpromoted => "7.5.2",
             Law::NoMove => "7.5.3",
             Law::IllegalMovePenalty => "7.5.5",
+            Law::IncorrectClaim => "9.5.3",
         }
     }
 }

@@ -8,6 +8,7 @@
 
 mod board;
 mod clock;
+mod dead;
 mod effect;
 mod input;
 mod law;
@@ -84,6 +85,20 @@ struct Made {
     turn: Turn,
     /// The squares his hands changed making it.
     changes: Changes,
+}
+
+/// What completes a move made on the board (6.2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Completion {
+    /// Its mover's press: the increment, stage time, the opponent's clock.
+    Press,
+    /// Its mover's next move: it counts for the stages, with no increment.
+    NextMove,
+    /// The end of the game: it is recorded and counted, and earns nothing,
+    /// stage time included, since no clock runs after it. A player whose
+    /// flag fell before he pressed the last move of a stage did not reach
+    /// the next stage.
+    End,
 }
 
 /// Pieces displaced and not yet re-established (7.4.1).
@@ -279,7 +294,20 @@ impl Referee {
     pub const MAX_SET_MOVES: u32 = 10_000;
 
     /// A referee for a game under these rules, before the first press.
+    ///
+    /// A starting position in which the game is already over (the side to
+    /// move is mated or stalemated, the position is dead, or 75 moves have
+    /// passed without a capture or a pawn move) ends the game at once, at
+    /// instant 0, before any press: its clocks never run.
     pub fn new(rules: Rules) -> Referee {
+        let mut referee = Referee::before_start(rules);
+        if let Some((outcome, reason)) = referee.ending(referee.position.is_check()) {
+            referee.finish(outcome, reason);
+        }
+        referee
+    }
+
+    fn before_start(rules: Rules) -> Referee {
         let position = rules.start.clone();
         Referee {
             clock: Clock::new(
@@ -346,6 +374,12 @@ impl Referee {
     /// The stage of the time control `side` is playing in, from 0.
     pub fn stage(&self, side: Color) -> usize {
         self.clock.stage_index(side)
+    }
+
+    /// Whether `side`'s clock runs for a move he has made on the board and
+    /// not completed: his press would complete it (6.2.1).
+    pub fn awaits_press(&self, side: Color) -> bool {
+        self.clock.running() == Some(side) && self.uncompleted.iter().any(|u| u.side == side)
     }
 
     /// The side whose draw offer stands, if any.
@@ -532,7 +566,7 @@ impl Referee {
     /// The result when `side` loses by time or illegal moves: a draw if the
     /// opponent could not mate by any series of legal moves (6.9, 7.5.5).
     fn loss_for(&self, side: Color) -> KnownOutcome {
-        if self.position.has_insufficient_material(side.other()) {
+        if dead::cannot_mate(&self.position, side.other()) {
             KnownOutcome::Draw
         } else {
             KnownOutcome::Decisive {
@@ -656,7 +690,7 @@ impl Referee {
         // it was made: completed now, it does.
         if breached && self.uncompleted.is_empty() {
             let check = self.position.is_check();
-            if let Some((outcome, reason)) = self.ending(side, check, self.legal.is_empty()) {
+            if let Some((outcome, reason)) = self.ending(check) {
                 self.finish(outcome, reason);
             }
         }
@@ -802,14 +836,30 @@ impl Referee {
     /// Completes the uncompleted moves up to `index`, in game order; the last
     /// by its mover's press when `pressed`.
     fn complete_through(&mut self, index: usize, pressed: bool) {
+        let last = if pressed {
+            Completion::Press
+        } else {
+            Completion::NextMove
+        };
+        self.complete_with(index, last);
+    }
+
+    /// Completes the uncompleted moves up to `index`, in game order: the
+    /// last as `last` says, the ones before it by the moves made after them,
+    /// or all by the end of the game.
+    fn complete_with(&mut self, index: usize, last: Completion) {
         for i in 0..=index {
             let Some(made) = self.uncompleted.pop_front() else {
                 return;
             };
-            if pressed && i == index {
-                self.clock.complete_by_press(made.side, self.now);
-            } else {
-                self.clock.count_move(made.side);
+            match last {
+                Completion::Press if i == index => {
+                    self.clock.complete_by_press(made.side, self.now)
+                }
+                // Every move on the board when the game ends is completed
+                // by the end: none was pressed.
+                Completion::End => self.clock.count_final_move(made.side),
+                _ => self.clock.count_move(made.side),
             }
             // The effect's text, written inline: no allocation.
             let uci = notation::uci(made.mv.to_uci(CastlingMode::Standard));
@@ -916,11 +966,11 @@ impl Referee {
             piece,
             adjusting,
         });
-        // 9.1.2.1: touching a piece with intent rejects the opponent's offer.
-        if !adjusting
-            && self.draw_offer == Some(mover.other())
-            && self.clock.running() == Some(mover)
-        {
+        // 9.1.2.1: touching a piece with intent rejects the opponent's offer,
+        // also before the offerer has pressed: the offer stands from the
+        // moment it is made, and the player having the move on the board is
+        // the one who touches (the offerer handling his own move is above).
+        if !adjusting && self.started && self.draw_offer == Some(mover.other()) {
             self.draw_offer = None;
             self.emit(Effect::DrawDeclined {
                 side: mover.other(),
@@ -1085,7 +1135,7 @@ impl Referee {
             turn,
             changes,
         });
-        if let Some((outcome, reason)) = self.ending(side, check, no_move) {
+        if let Some((outcome, reason)) = self.ending(check) {
             // 5.1.1, 5.2.1: the move ends the game only if it was made in
             // accordance with article 4; one that broke it is ruled on at
             // the press like any other, and ends the game once completed.
@@ -1098,14 +1148,18 @@ impl Referee {
         }
     }
 
-    /// How the position on the board ends the game, `side` having made the
-    /// last move: `check` and `no_move` describe the position.
-    fn ending(&self, side: Color, check: bool, no_move: bool) -> Option<(KnownOutcome, Reason)> {
+    /// Whether the game is over in the position on the board, in which the
+    /// side to move is in `check` or not: checkmate (5.1.1), stalemate
+    /// (5.2.1), a dead position (5.2.2), or 9.6's fivefold repetition and
+    /// 75 moves.
+    fn ending(&self, check: bool) -> Option<(KnownOutcome, Reason)> {
+        let no_move = self.legal.is_empty();
         if check && no_move {
-            Some((KnownOutcome::Decisive { winner: side }, Reason::Checkmate))
-        } else if !check && no_move {
+            let winner = self.position.turn().other();
+            Some((KnownOutcome::Decisive { winner }, Reason::Checkmate))
+        } else if no_move {
             Some((KnownOutcome::Draw, Reason::Stalemate))
-        } else if self.position.is_insufficient_material() {
+        } else if dead::is_dead(&self.position) {
             Some((KnownOutcome::Draw, Reason::InsufficientMaterial))
         } else if self.repetitions() >= 5 {
             Some((KnownOutcome::Draw, Reason::FivefoldRepetition))
@@ -1181,7 +1235,7 @@ impl Referee {
         };
         last.mv = m;
         last.san = SanPlus { san, suffix };
-        if let Some((outcome, reason)) = self.ending(side, check, no_move) {
+        if let Some((outcome, reason)) = self.ending(check) {
             let lawful = self.uncompleted.back().is_none_or(|made| {
                 touch::check(&made.before, &made.before_legal, &made.turn, made.mv).is_ok()
             });
@@ -1342,16 +1396,24 @@ impl Referee {
             self.finish(KnownOutcome::Draw, Reason::Agreement);
             return;
         }
-        // 9.2, 9.3: a correct claim by the player having the move.
-        if self.position.turn() == side {
-            if self.repetitions() >= 3 {
-                self.finish(KnownOutcome::Draw, Reason::ThreefoldRepetition);
-                return;
-            }
-            if self.position.halfmoves() >= 100 {
-                self.finish(KnownOutcome::Draw, Reason::FiftyMoves);
-                return;
-            }
+        // 9.2, 9.3: a correct claim.
+        if let Some(reason) = self.claimable(side) {
+            self.finish(KnownOutcome::Draw, reason);
+            return;
+        }
+        // 9.5.3: a claim that is not correct. A claim is made with the
+        // clock stopped (9.5.1, 9.5.2); a draw button while it runs is an
+        // offer, which nothing would tell from a claim. The opponent gets
+        // 2 minutes (1 in rapid and blitz), and the claim stands as an offer
+        // (9.1.2.3).
+        if self.started && self.clock.is_paused() && self.rules.enforcement != Enforcement::Record {
+            let ms = self.rules.mode.penalty_ms();
+            self.clock.add(side.other(), ms, self.now);
+            self.emit(Effect::TimeAdded {
+                side: side.other(),
+                ms,
+                law: Law::IncorrectClaim,
+            });
         }
         if self.draw_offer == Some(side) {
             return;
@@ -1363,6 +1425,37 @@ impl Referee {
         self.emit(Effect::DrawOffer { side, proper });
     }
 
+    /// The draw `side` may claim now (9.2, 9.3), if any. He claims on the
+    /// position in which he has the move, unless he has touched a piece
+    /// with intent this turn (9.4: he has lost the right on this move); or
+    /// on his intended move (9.2.1.1, 9.3.1): the move he has made on the
+    /// board and not pressed, which stands (4.7), if he made it as article 4
+    /// lets him.
+    fn claimable(&self, side: Color) -> Option<Reason> {
+        let intended = self
+            .uncompleted
+            .back()
+            .filter(|made| made.side == side && self.clock.running() == Some(side));
+        match intended {
+            Some(made) => {
+                touch::check(&made.before, &made.before_legal, &made.turn, made.mv).ok()?;
+            }
+            None => {
+                let touched = self.turn.contacts.iter().any(|c| !c.adjusting);
+                if self.position.turn() != side || touched {
+                    return None;
+                }
+            }
+        }
+        if self.repetitions() >= 3 {
+            Some(Reason::ThreefoldRepetition)
+        } else if self.position.halfmoves() >= 100 {
+            Some(Reason::FiftyMoves)
+        } else {
+            None
+        }
+    }
+
     /// Ends the game: the moves on the board are recorded, the clocks stop.
     /// Under draw odds a draw is a win for the side that has them.
     fn finish(&mut self, outcome: KnownOutcome, reason: Reason) {
@@ -1371,7 +1464,7 @@ impl Referee {
             _ => outcome,
         };
         if !self.uncompleted.is_empty() {
-            self.complete_through(self.uncompleted.len() - 1, false);
+            self.complete_with(self.uncompleted.len() - 1, Completion::End);
         }
         self.clock.stop(self.now);
         self.draw_offer = None;

@@ -20,7 +20,8 @@
 //!   for its choice, Q R B N in turn (4.4.4), and the face shows it;
 //! - **paused**: the correction screen (6.10): adjust buttons choose a field,
 //!   draw buttons take one off (left) or add one (right), the menu button
-//!   resumes; after a restart any lever resumes too;
+//!   resumes; after a restart any lever resumes too, and the lever of a
+//!   player who had made a move and not pressed it also completes it;
 //! - **game over**: the result stays up until the menu button.
 
 use std::collections::VecDeque;
@@ -323,7 +324,20 @@ impl Session {
         }
         match button {
             Button::Menu => self.resume(t),
-            Button::Lever(_) if game.restored => self.resume(t),
+            Button::Lever(side) if game.restored => {
+                self.resume(t);
+                // 6.2.1: a move made on the board before the power cut and
+                // not pressed yet is completed by this press, as it would
+                // have been without the cut: otherwise the mover's clock
+                // would run on through his opponent's reply.
+                if self
+                    .game
+                    .as_ref()
+                    .is_some_and(|g| g.referee.awaits_press(side))
+                {
+                    self.feed(t, Input::Press(side));
+                }
+            }
             Button::Lever(_) => self.buzz(Buzz::Short),
             Button::Adjust(side) => {
                 let left = self.is_left(side);

@@ -41,8 +41,9 @@ impl Feed {
                 if self.referee.is_some() {
                     return Err(FaultKind::SetupNotFirst);
                 }
-                self.referee = Some(Referee::new(*rules));
-                return Ok(());
+                // A starting position already over has its result at
+                // once: handed on with the setup, not held for a next line.
+                self.referee.insert(Referee::new(*rules))
             }
             Event::Input(input) => {
                 let referee = self
