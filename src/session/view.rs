@@ -29,6 +29,9 @@ pub fn from_referee(referee: &Referee, now: Millis, alert: Option<String>) -> Vi
         _ if black_ms == 0 => Some(Color::Black),
         _ => None,
     };
+    let result = result.map(|(outcome, reason)| words::result_text(outcome, reason));
+    // The result has the status row: the alert line does not say it again.
+    let alert = alert.filter(|alert| Some(alert) != result.as_ref());
     View {
         white_ms: face::displayed_ms(white_ms),
         black_ms: face::displayed_ms(black_ms),
@@ -43,7 +46,7 @@ pub fn from_referee(referee: &Referee, now: Millis, alert: Option<String>) -> Vi
         paused: referee.is_paused(),
         board_disconnected: false,
         alert,
-        result: result.map(|(outcome, reason)| words::result_text(outcome, reason)),
+        result,
         screen: Screen::Clock,
         black_left: false,
     }
@@ -147,6 +150,7 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::hardware::buttons::Button;
+    use crate::session::SessionInput;
     use crate::{IncrementMode, Input, Rules};
     use shakmaty::Square;
 
@@ -254,5 +258,18 @@ mod tests {
         let mut s = game("60", IncrementMode::Fischer);
         s.press(2_000, Button::Menu, 2_000); // the arbiter pauses
         assert_eq!(s.next_face_change(2_000), None);
+    }
+
+    #[test]
+    fn the_result_is_said_once_on_the_status_row_not_again_on_the_alert_line() {
+        let mut s = game("300+0", IncrementMode::Fischer);
+        s.handle(2_000, SessionInput::Referee(Input::Resign(Color::White)));
+        let referee = s.referee().unwrap();
+        let said = words::result_text(referee.result().unwrap().0, referee.result().unwrap().1);
+        let view = from_referee(referee, 2_000, Some(said.clone()));
+        assert_eq!(view.result.as_deref(), Some(said.as_str()));
+        assert_eq!(view.alert, None);
+        let other = from_referee(referee, 2_000, Some("Draw declined".to_owned()));
+        assert_eq!(other.alert.as_deref(), Some("Draw declined"));
     }
 }
