@@ -15,11 +15,14 @@
 //! - [`Board`]: scans → events → FIFO, and the register map the host reads
 //!   and writes: IDENT, STATUS, TIME, ACK, COMMAND, pairing, SNAPSHOT,
 //!   IDENTITY, FIFO, DIAG, the interrupt line.
+//! - [`wiring`]: the reference board's sensor bytes as bitboards (the
+//!   74HC165 chain, the MPR121 rank and file electrodes).
 //!
 //! Time is the board's own milliseconds since reset, a `u32` that wraps
 //! (§ 6.1), passed in by the caller: the core reads no clock.
 
 pub mod protocol;
+pub mod wiring;
 
 mod board;
 mod debounce;

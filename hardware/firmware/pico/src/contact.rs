@@ -14,6 +14,7 @@ use embassy_rp::Peri;
 use embassy_rp::i2c::{self, Async, I2c};
 use embassy_rp::peripherals::{I2C1, PIN_2, PIN_3};
 use embedded_hal_async::i2c::I2c as _;
+use tocada_board::wiring::row_column_contact;
 
 /// The controller of the rank electrodes (ADDR to GND).
 const RANKS: u8 = 0x5A;
@@ -113,7 +114,7 @@ impl Contact {
     /// The contact bitboard now, once at boot.
     pub fn read_blocking(&mut self) -> u64 {
         let (ranks, files) = (self.status_blocking(RANKS), self.status_blocking(FILES));
-        self.last = squares(ranks, files, self.last);
+        self.last = row_column_contact(ranks, files, self.last);
         self.last
     }
 
@@ -121,23 +122,7 @@ impl Contact {
     pub async fn read(&mut self) -> u64 {
         let ranks = self.status(RANKS).await;
         let files = self.status(FILES).await;
-        self.last = squares(ranks, files, self.last);
+        self.last = row_column_contact(ranks, files, self.last);
         self.last
-    }
-}
-
-/// Ranks × files touched → squares: one of each names a square; several
-/// keep only the squares already touched among the candidates.
-fn squares(ranks: u8, files: u8, last: u64) -> u64 {
-    let mut candidates = 0u64;
-    for r in 0..8 {
-        if ranks & (1 << r) != 0 {
-            candidates |= u64::from(files) << (8 * r);
-        }
-    }
-    if ranks.count_ones() <= 1 && files.count_ones() <= 1 {
-        candidates
-    } else {
-        candidates & last
     }
 }

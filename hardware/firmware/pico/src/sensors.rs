@@ -60,13 +60,11 @@ impl ShiftChain {
     }
 }
 
-/// The chain's nine bytes, first clocked out first: chip 0's H input is the
-/// first bit (MSB first), so byte *k* bit *f* is rank *k*'s file *f*.
+/// The chain's nine bytes, first clocked out first, as the core maps them.
 fn decode(bytes: &[u8; 9], transfer_ok: bool) -> Reading {
-    let mut raw = [0u8; 8];
-    raw.copy_from_slice(&bytes[..8]);
+    let (occupancy, whole) = tocada_board::wiring::shift_chain(bytes);
     Reading {
-        occupancy: !u64::from_le_bytes(raw),
-        chain_ok: transfer_ok && bytes[8] == 0xFF,
+        occupancy,
+        chain_ok: transfer_ok && whole,
     }
 }
