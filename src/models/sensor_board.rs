@@ -420,6 +420,27 @@ mod tests {
         assert_eq!(st, [0x86, 0x00, 0xC8]); // PAIR_READY stays set (§ 5); the doc said 82 00 9C
     }
 
+    /// The model's events are the firmware core's: stamped with the hands'
+    /// time in board time, and only for what a scan can see (a piece put
+    /// on an occupied square, or lifted from an empty one, is no event).
+    #[test]
+    fn events_come_from_the_firmware_core_scanning_the_pieces() {
+        let mut m = walkthrough_board();
+        m.write(0x42, &[0x2C, 0x00, 0x00]).unwrap(); // the BOOT frame
+        m.lift(123_456, Square::E2);
+        let mut frame = [0; 10];
+        m.write_read(0x42, &[0xC0], &mut frame).unwrap();
+        assert_eq!(
+            frame,
+            [0x01, 0x00, 0x01, 0x0C, 0x50, 0x40, 0xE2, 0x01, 0x00, 0x21]
+        );
+        m.write(0x42, &[0x2C, 0x01, 0x00]).unwrap();
+        m.lift(123_500, Square::E2);
+        m.place(123_600, Square::D2, Piece::from_char('Q').unwrap());
+        assert_eq!(m.queued(), 0, "nothing a scan could see");
+        assert_eq!(m.piece_at(Square::D2), Piece::from_char('Q'));
+    }
+
     #[test]
     fn wrong_address_is_nacked_and_reads_past_a_block_are_ff() {
         let mut m = walkthrough_board();
