@@ -36,11 +36,13 @@
 //! - [`config`]: the daemon's TOML configuration (`/etc/tocada/tocada.toml`),
 //!   every value checked at load time, and `tocada check-config`.
 //! - [`protocol`]: the bytes of the sensor board's I2C protocol v1, shared
-//!   by its driver and its model.
+//!   by its driver and its model; written once in the board core
+//!   (`tocada-board`, `hardware/firmware/core`) and re-exported.
 //! - [`hardware`]: drivers for the sensor boards, the OLED and the levers,
 //!   generic over `embedded_hal::i2c::I2c`.
 //! - [`models`]: device models that implement the bus side of that trait, so
-//!   the whole stack runs and is tested on a desktop.
+//!   the whole stack runs and is tested on a desktop. The protocol board's
+//!   model runs the reference firmware's own logic, the `tocada-board` core.
 //! - [`rig`]: the hardware behind one trait, implemented twice: the Pi's
 //!   devices, and the same drivers on the device models.
 //! - [`logging`]: the daemon's log, to the systemd journal under systemd and

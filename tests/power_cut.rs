@@ -760,9 +760,27 @@ fn restart(run: &mut Run, mut stored: Option<Stored>) -> Option<(Daemon, Cursor)
             );
             continue;
         }
+        let mut cursor = cursor;
         if cursor != Cursor::Start {
-            // Any lever resumes a restored game.
-            daemon.send(Input::Press(Color::White));
+            // Any lever resumes a restored game; the mover's, with his move
+            // made on the board and not pressed, also completes it (6.2.1):
+            // that press is then the plan's.
+            let mut lever = Color::White;
+            if let Cursor::Ply { ply, hand } = cursor {
+                let p = &run.plan.plies[ply];
+                if p.pressed && hand == p.hands.len() {
+                    lever = p.side;
+                    cursor = if ply + 1 == run.plan.plies.len() {
+                        Cursor::Resign
+                    } else {
+                        Cursor::Ply {
+                            ply: ply + 1,
+                            hand: 0,
+                        }
+                    };
+                }
+            }
+            daemon.send(Input::Press(lever));
             run.expect(&mut daemon, "resumed");
             let white = line["white_ms"].as_u64().expect("white_ms");
             let black = line["black_ms"].as_u64().expect("black_ms");

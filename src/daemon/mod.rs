@@ -25,7 +25,6 @@ use std::fmt;
 use std::future::Future;
 use std::path::PathBuf;
 
-use shakmaty::Position;
 use tokio::sync::mpsc;
 
 pub use crate::rig::{Command, NoNotifier, Notifier};
@@ -242,7 +241,7 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                 // Pieces stay on a board when the clock loses power: the
                 // models start as the restored game left them.
                 let world = match session.referee() {
-                    Some(referee) => World::with_board(referee.position().board()),
+                    Some(referee) => World::with_board(&referee.physical_board()),
                     None => World::new(),
                 };
                 if config.board.interrupt_pin.is_some() {

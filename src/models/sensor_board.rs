@@ -4,48 +4,43 @@
 //! [`Hands`] on the other, and switches to inject the faults a real board
 //! and cable produce.
 //!
+//! Between the two runs the reference firmware's own logic, the
+//! `tocada-board` core (`hardware/firmware/core`): its debounce, events,
+//! FIFO and register map, fed a simulated scan of the pieces. So every test
+//! of the driver, the daemon and the simulator on this model tests the
+//! firmware's logic too. Only the bus and the sensors are the model's.
+//!
 //! Like a conforming firmware it answers at once (pairing and snapshots are
-//! ready before the next transfer) and never holds the bus.
+//! ready before the next transfer) and never holds the bus. Its sensors do
+//! not bounce, and a change is scanned at the hands' time and again one
+//! debounce time later in board time, so the core confirms it at once,
+//! stamped with the hands' time: the model's events come as soon as the
+//! hands move, as the tests expect (the debounce itself is the core's tests').
 
-use std::collections::VecDeque;
 use std::rc::Rc;
 
 use embedded_hal::i2c::{ErrorKind, ErrorType, I2c, NoAcknowledgeSource, Operation};
 use shakmaty::{Bitboard, Board, Piece, Square};
+use tocada_board::{Board as BoardCore, Config, DEBOUNCE_MS, Sample, WriteEffect};
 
 use super::Hands;
 use crate::Millis;
-use crate::protocol::{
-    Capabilities, DEFAULT_ADDRESS, MAGIC, code, command, crc8, piece_byte, precedes_or_equals, reg,
-    size, status, tag,
-};
+use crate::protocol::{Capabilities, DEFAULT_ADDRESS, piece_byte, reg, size};
 
 /// A protocol v1 sensor board with its pieces, on an I2C bus.
 #[derive(Debug, Clone)]
 pub struct ProtocolBoardModel {
     address: u8,
-    serial: u64,
-    caps: Capabilities,
-    fifo_depth: u8,
-    firmware: u16,
-    boot_count: u32,
+    config: Config,
+    /// The firmware's logic.
+    core: BoardCore,
     pieces: [Option<Piece>; 64],
     contact: u64,
-    /// The last SEQ assigned, queued or dropped.
-    last_seq: u16,
-    fifo: VecDeque<(u16, [u8; size::FRAME])>,
-    /// SNAP_READY, PAIR_READY, OVERFLOW and FRESH; PENDING and ONE are derived.
-    flags: u8,
-    pair_resp: [u8; size::PAIR_RESP],
-    snapshot: [u8; size::SNAPSHOT],
-    identity: [u8; size::IDENTITY],
     /// The time of the last change the hands made.
     now: Millis,
     /// The board's crystal, where the model has one: TIME reads it.
     clock: Option<ModelClock>,
     boot_at: Millis,
-    bad_writes: u16,
-    dropped_events: u16,
     faults: Faults,
     bytes: u64,
 }
@@ -61,14 +56,13 @@ impl std::fmt::Debug for ModelClock {
     }
 }
 
-/// Faults waiting to happen.
+/// Faults of the bus and the cable waiting to happen (those of the
+/// firmware's memory are injected into the core).
 #[derive(Debug, Clone, Copy, Default)]
 struct Faults {
     nacks: u32,
     bus_errors: u32,
-    corrupt_frame: bool,
     corrupt_read: bool,
-    drop_frame: bool,
     unplugged: bool,
 }
 
@@ -80,26 +74,24 @@ impl ProtocolBoardModel {
         for (sq, piece) in board.clone() {
             pieces[sq as usize] = Some(piece);
         }
-        let mut model = ProtocolBoardModel {
-            address: DEFAULT_ADDRESS,
+        let config = Config {
             serial,
             caps,
             fifo_depth: 32,
             firmware: 0x0100,
             boot_count: 1,
+            debounce_ms: DEBOUNCE_MS,
+        };
+        let core = BoardCore::new(config, 0, Sample::default());
+        let mut model = ProtocolBoardModel {
+            address: DEFAULT_ADDRESS,
+            config,
+            core,
             pieces,
             contact: 0,
-            last_seq: 0,
-            fifo: VecDeque::new(),
-            flags: 0,
-            pair_resp: [0; size::PAIR_RESP],
-            snapshot: [0; size::SNAPSHOT],
-            identity: [0; size::IDENTITY],
             now: 0,
             clock: None,
             boot_at: 0,
-            bad_writes: 0,
-            dropped_events: 0,
             faults: Faults::default(),
             bytes: 0,
         };
@@ -115,13 +107,14 @@ impl ProtocolBoardModel {
 
     /// A FIFO of `depth` frames (16–255 for a conforming board).
     pub fn with_fifo_depth(mut self, depth: u8) -> Self {
-        self.fifo_depth = depth;
+        self.config.fifo_depth = depth;
+        self.power_up();
         self
     }
 
     /// Starts from boot count `count` instead of 1.
     pub fn with_boot_count(mut self, count: u32) -> Self {
-        self.boot_count = count;
+        self.config.boot_count = count;
         self.power_up();
         self
     }
@@ -144,18 +137,18 @@ impl ProtocolBoardModel {
 
     /// The current BOOT_COUNT.
     pub fn boot_count(&self) -> u32 {
-        self.boot_count
+        self.config.boot_count
     }
 
     /// Frames queued in the FIFO.
     pub fn queued(&self) -> usize {
-        self.fifo.len()
+        self.core.queued()
     }
 
     /// Whether the board holds its interrupt line low (§ 8.2): fitted
     /// (CAPS.INT_LINE), powered, and frames waiting in the FIFO.
     pub fn interrupt_asserted(&self) -> bool {
-        self.caps.int_line && !self.faults.unplugged && !self.fifo.is_empty()
+        !self.faults.unplugged && self.core.interrupt_asserted()
     }
 
     /// Bytes on the wire so far: data bytes plus one address byte per start
@@ -177,7 +170,7 @@ impl ProtocolBoardModel {
     /// The next event is queued with a flipped bit, for good: re-reading
     /// cannot help (firmware memory trouble).
     pub fn corrupt_next_frame(&mut self) {
-        self.faults.corrupt_frame = true;
+        self.core.corrupt_next_frame();
     }
 
     /// The next FIFO read delivers its first frame with a flipped bit, once
@@ -188,13 +181,13 @@ impl ProtocolBoardModel {
 
     /// The next event consumes a SEQ but is never queued: a sequence gap.
     pub fn drop_next_frame(&mut self) {
-        self.faults.drop_frame = true;
+        self.core.drop_next_frame();
     }
 
     /// The board reboots mid-game: BOOT_COUNT changes, the FIFO restarts
     /// with a BOOT frame, the pieces stay where they are.
     pub fn reset(&mut self) {
-        self.boot_count = self.boot_count.wrapping_add(1);
+        self.config.boot_count = self.config.boot_count.wrapping_add(1);
         self.boot_at = self.clock_now();
         self.power_up();
     }
@@ -214,21 +207,43 @@ impl ProtocolBoardModel {
         }
     }
 
-    /// What a board does at power-up (§ 14 steps 2–3).
+    /// What a board does at power-up (§ 14 steps 2–3): the firmware's core
+    /// starts afresh from a first scan of the pieces where they stand.
     fn power_up(&mut self) {
-        self.fifo.clear();
-        self.last_seq = 0;
-        self.bad_writes = 0;
-        self.dropped_events = 0;
-        self.pair_resp = [0; size::PAIR_RESP];
-        self.flags = status::FRESH;
-        self.fifo.push_back((0, self.frame(0, code::BOOT, 0xFF, 0)));
-        // The boot snapshot does not flush the BOOT frame (§ 13 A step 8 ACKs it).
-        self.take_snapshot();
+        let pieces = self.piece_bytes();
+        self.core = BoardCore::new(self.config, 0, self.sample(&pieces));
     }
 
-    fn board_time(&self) -> u32 {
-        self.now.wrapping_sub(self.boot_at) as u32
+    fn piece_bytes(&self) -> [u8; 64] {
+        self.pieces.map(|p| p.map_or(0, piece_byte))
+    }
+
+    /// What the sensors read now.
+    fn sample<'a>(&self, pieces: &'a [u8; 64]) -> Sample<'a> {
+        Sample {
+            occupancy: self.occupancy().0,
+            contact: self.contact,
+            pieces: Some(pieces),
+        }
+    }
+
+    /// Board time: milliseconds since the board's last reset, wrapping.
+    fn board_time(&self, at: Millis) -> u32 {
+        at.wrapping_sub(self.boot_at) as u32
+    }
+
+    /// The hands changed what the sensors read at `at`: the firmware scans
+    /// it, and again once it has kept still for the debounce time.
+    fn sensed(&mut self, at: Millis) {
+        self.now = at;
+        if self.faults.unplugged {
+            return;
+        }
+        let t = self.board_time(at);
+        let pieces = self.piece_bytes();
+        let sample = self.sample(&pieces);
+        self.core.scan(t, sample);
+        self.core.scan(t.wrapping_add(DEBOUNCE_MS), sample);
     }
 
     /// Runs the board's clock from `clock` (milliseconds on the hands'
@@ -245,170 +260,26 @@ impl ProtocolBoardModel {
             .map_or(self.now, |c| (c.0)().max(self.now))
     }
 
-    fn frame(&self, seq: u16, event: u8, square: u8, piece: u8) -> [u8; size::FRAME] {
-        let mut f = [0; size::FRAME];
-        f[..2].copy_from_slice(&seq.to_le_bytes());
-        f[2] = event;
-        f[3] = square;
-        f[4] = piece;
-        f[5..9].copy_from_slice(&self.board_time().to_le_bytes());
-        f[9] = crc8(&f[..9]);
-        f
-    }
-
-    /// A sensed change becomes a frame, or is lost to a fault or an overflow.
-    fn event(&mut self, at: Millis, event: u8, sq: Square, piece: Option<Piece>) {
-        self.now = at;
-        if self.faults.unplugged {
-            return;
-        }
-        let seq = self.last_seq.wrapping_add(1);
-        self.last_seq = seq;
-        if self.flags & status::OVERFLOW != 0 {
-            self.dropped_events = self.dropped_events.saturating_add(1);
-            return;
-        }
-        if std::mem::take(&mut self.faults.drop_frame) {
-            return;
-        }
-        if self.fifo.len() + 1 >= usize::from(self.fifo_depth) {
-            self.dropped_events = self.dropped_events.saturating_add(1);
-            self.flags |= status::OVERFLOW;
-            self.fifo
-                .push_back((seq, self.frame(seq, code::OVERFLOW, 0xFF, 0)));
-            return;
-        }
-        let piece = match piece {
-            Some(p) if self.caps.identity => piece_byte(p),
-            _ => 0,
-        };
-        let mut frame = self.frame(seq, event, sq as u8, piece);
-        if std::mem::take(&mut self.faults.corrupt_frame) {
-            frame[3] ^= 0x04;
-        }
-        self.fifo.push_back((seq, frame));
-    }
-
-    /// § 6.5: capture as of the last SEQ, refill SNAPSHOT and IDENTITY.
-    fn take_snapshot(&mut self) {
-        let seq = self.last_seq;
-        let occupancy = self.occupancy().0;
-        let contact = if self.caps.contact { self.contact } else { 0 };
-        let s = &mut self.snapshot;
-        s[..2].copy_from_slice(&seq.to_le_bytes());
-        s[2..10].copy_from_slice(&occupancy.to_le_bytes());
-        s[10..18].copy_from_slice(&contact.to_le_bytes());
-        s[18..22].copy_from_slice(&self.now.wrapping_sub(self.boot_at).to_le_bytes()[..4]);
-        s[22] = tag::SNAPSHOT;
-        s[23] = crc8(&s[..23]);
-        let i = &mut self.identity;
-        i[..2].copy_from_slice(&seq.to_le_bytes());
-        for (byte, piece) in i[2..66].iter_mut().zip(&self.pieces) {
-            *byte = piece.map_or(0, piece_byte);
-        }
-        i[66] = tag::IDENTITY;
-        i[67] = crc8(&i[..67]);
-        self.flags |= status::SNAP_READY;
-    }
-
-    /// The block that starts at or contains `register`, from there to its end.
+    /// The bytes a read from `register` returns, from the core (the
+    /// firmware serves them from the same call), with a wire fault if one
+    /// is due.
     fn block(&mut self, register: u8) -> Vec<u8> {
-        let (start, bytes): (u8, Vec<u8>) = match register {
-            0x00..=0x17 => (reg::IDENT, self.ident().to_vec()),
-            0x20..=0x22 => (reg::STATUS, self.status().to_vec()),
-            0x24..=0x29 => {
-                let mut t = [0; size::TIME];
-                let now = self.clock_now().wrapping_sub(self.boot_at) as u32;
-                t[..4].copy_from_slice(&now.to_le_bytes());
-                t[4] = tag::TIME;
-                t[5] = crc8(&t[..5]);
-                (reg::TIME, t.to_vec())
-            }
-            0x38..=0x49 => (reg::PAIR_RESP, self.pair_resp.to_vec()),
-            0x50..=0x67 => (reg::SNAPSHOT, self.snapshot.to_vec()),
-            0x70..=0xB3 if self.caps.identity => (reg::IDENTITY, self.identity.to_vec()),
-            reg::FIFO => {
-                let mut bytes: Vec<u8> = self.fifo.iter().flat_map(|(_, f)| *f).collect();
-                if std::mem::take(&mut self.faults.corrupt_read) && !bytes.is_empty() {
-                    bytes[3] ^= 0x04;
-                }
-                (reg::FIFO, bytes)
-            }
-            0xE0..=0xE7 => {
-                let mut d = [0; size::DIAG];
-                d[..2].copy_from_slice(&self.bad_writes.to_le_bytes());
-                d[2..4].copy_from_slice(&self.dropped_events.to_le_bytes());
-                d[6] = tag::DIAG;
-                d[7] = crc8(&d[..7]);
-                (reg::DIAG, d.to_vec())
-            }
-            _ => return Vec::new(),
-        };
-        bytes[usize::from(register - start)..].to_vec()
+        let now = self.board_time(self.clock_now());
+        let mut data = vec![0; size::IDENTITY.max(self.core.queued() * size::FRAME)];
+        let n = self.core.read(now, register, &mut data);
+        data.truncate(n);
+        if register == reg::FIFO && std::mem::take(&mut self.faults.corrupt_read) && n > 3 {
+            data[3] ^= 0x04;
+        }
+        data
     }
 
-    fn ident(&self) -> [u8; size::IDENT] {
-        let mut b = [0; size::IDENT];
-        b[..4].copy_from_slice(&MAGIC);
-        b[4] = 1;
-        b[5] = self.caps.bits();
-        b[6] = self.fifo_depth;
-        b[8..16].copy_from_slice(&self.serial.to_le_bytes());
-        b[16..20].copy_from_slice(&self.boot_count.to_le_bytes());
-        b[20..22].copy_from_slice(&self.firmware.to_le_bytes());
-        b[23] = crc8(&b[..23]);
-        b
-    }
-
-    fn status(&self) -> [u8; size::STATUS] {
-        let count = self.fifo.len().min(255) as u8;
-        let pending = if count > 0 { status::PENDING } else { 0 };
-        let mut b = [status::ONE | self.flags | pending, count, 0];
-        b[2] = crc8(&b[..2]);
-        b
-    }
-
-    /// A write segment ends (STOP or repeated start): `bytes[0]` is the
-    /// register, the rest its payload, applied only at its exact size (§ 2).
+    /// A write segment ends (STOP or repeated start): the core applies it
+    /// (§ 2); a SOFT_RESET resets the model.
     fn apply_write(&mut self, bytes: &[u8]) {
-        let Some((&register, payload)) = bytes.split_first() else {
-            return; // quick write
-        };
-        match (register, payload.len()) {
-            (_, 0) => {} // sets the pointer for a read
-            (reg::ACK, size::ACK) => {
-                let ack = u16::from_le_bytes([payload[0], payload[1]]);
-                while self
-                    .fifo
-                    .front()
-                    .is_some_and(|&(seq, _)| precedes_or_equals(seq, ack))
-                {
-                    self.fifo.pop_front();
-                }
-            }
-            (reg::COMMAND, size::COMMAND) => match payload[0] {
-                command::FIFO_RESET => {
-                    self.fifo.clear();
-                    self.flags &= !status::OVERFLOW;
-                }
-                command::SNAPSHOT => {
-                    self.fifo.clear();
-                    self.flags &= !status::OVERFLOW;
-                    self.take_snapshot();
-                }
-                command::SOFT_RESET => self.reset(),
-                _ => self.bad_writes = self.bad_writes.saturating_add(1),
-            },
-            (reg::PAIR_NONCE, size::PAIR_NONCE) => {
-                let r = &mut self.pair_resp;
-                r[..4].copy_from_slice(payload);
-                r[4..12].copy_from_slice(&self.serial.to_le_bytes());
-                r[12..16].copy_from_slice(&self.boot_count.to_le_bytes());
-                r[16] = tag::PAIR;
-                r[17] = crc8(&r[..17]);
-                self.flags = (self.flags | status::PAIR_READY) & !status::FRESH;
-            }
-            _ => self.bad_writes = self.bad_writes.saturating_add(1),
+        let now = self.board_time(self.clock_now());
+        if self.core.write(now, bytes) == WriteEffect::SoftReset {
+            self.reset();
         }
     }
 }
@@ -479,27 +350,24 @@ impl I2c for ProtocolBoardModel {
 
 impl Hands for ProtocolBoardModel {
     fn lift(&mut self, at: Millis, sq: Square) {
-        let piece = self.pieces[sq as usize].take();
-        self.event(at, code::LIFT, sq, piece);
+        self.pieces[sq as usize] = None;
+        self.sensed(at);
     }
 
+    /// On an occupied square the sensors see no change: no event.
     fn place(&mut self, at: Millis, sq: Square, piece: Piece) {
         self.pieces[sq as usize] = Some(piece);
-        self.event(at, code::PLACE, sq, Some(piece));
+        self.sensed(at);
     }
 
     fn touch(&mut self, at: Millis, sq: Square) {
         self.contact |= 1 << sq as u8;
-        if self.caps.contact {
-            self.event(at, code::TOUCH, sq, self.pieces[sq as usize]);
-        }
+        self.sensed(at);
     }
 
     fn untouch(&mut self, at: Millis, sq: Square) {
         self.contact &= !(1 << sq as u8);
-        if self.caps.contact {
-            self.event(at, code::UNTOUCH, sq, self.pieces[sq as usize]);
-        }
+        self.sensed(at);
     }
 }
 
@@ -552,6 +420,27 @@ mod tests {
         assert_eq!(st, [0x86, 0x00, 0xC8]); // PAIR_READY stays set (§ 5); the doc said 82 00 9C
     }
 
+    /// The model's events are the firmware core's: stamped with the hands'
+    /// time in board time, and only for what a scan can see (a piece put
+    /// on an occupied square, or lifted from an empty one, is no event).
+    #[test]
+    fn events_come_from_the_firmware_core_scanning_the_pieces() {
+        let mut m = walkthrough_board();
+        m.write(0x42, &[0x2C, 0x00, 0x00]).unwrap(); // the BOOT frame
+        m.lift(123_456, Square::E2);
+        let mut frame = [0; 10];
+        m.write_read(0x42, &[0xC0], &mut frame).unwrap();
+        assert_eq!(
+            frame,
+            [0x01, 0x00, 0x01, 0x0C, 0x50, 0x40, 0xE2, 0x01, 0x00, 0x21]
+        );
+        m.write(0x42, &[0x2C, 0x01, 0x00]).unwrap();
+        m.lift(123_500, Square::E2);
+        m.place(123_600, Square::D2, Piece::from_char('Q').unwrap());
+        assert_eq!(m.queued(), 0, "nothing a scan could see");
+        assert_eq!(m.piece_at(Square::D2), Piece::from_char('Q'));
+    }
+
     #[test]
     fn wrong_address_is_nacked_and_reads_past_a_block_are_ff() {
         let mut m = walkthrough_board();
@@ -566,7 +455,7 @@ mod tests {
         assert_eq!(b[0], 7);
         // A wrong-length write is ignored.
         m.write(0x42, &[0x2E, 0x02, 0x00]).unwrap();
-        assert_eq!(m.bad_writes, 1);
+        assert_eq!(m.core.diag().bad_writes, 1);
     }
 
     /// § 8.2: low while COUNT > 0, released once the host ACKs the last

@@ -350,6 +350,20 @@ impl Referee {
         &self.position
     }
 
+    /// The pieces as the sensors last showed them: the position's, less
+    /// those lifted and not put down, plus those set down mid-move (where
+    /// the referee knows which). A board model restored mid-move starts
+    /// from this, as the real board stays when the clock loses power.
+    pub fn physical_board(&self) -> shakmaty::Board {
+        let mut board = shakmaty::Board::empty();
+        for sq in self.board.occupied() {
+            if let Some(piece) = self.board.piece_at(sq) {
+                board.set_piece_at(sq, piece);
+            }
+        }
+        board
+    }
+
     /// Time left for `side` at `now` (at least the last instant handled).
     pub fn remaining(&self, side: Color, now: Millis) -> u64 {
         self.clock.remaining_at(side, now.max(self.now))
