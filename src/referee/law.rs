@@ -22,6 +22,8 @@ pub enum Law {
     CastlingIllegal,
     /// 4.7: a piece released on a square as a legal move stays there.
     Released,
+    /// 4.8: the right to claim a breach of 4.2–4.7, lost by touching a piece.
+    ClaimRight,
     /// 6.2.3: press with the hand that moved, after letting go of the piece.
     PressHand,
     /// 7.5.1: an illegal move.
@@ -36,7 +38,7 @@ pub enum Law {
 
 impl Law {
     /// Every law, in article order.
-    pub const ALL: [Law; 13] = [
+    pub const ALL: [Law; 14] = [
         Law::Adjust,
         Law::TouchedOwn,
         Law::TouchedOpponent,
@@ -45,6 +47,7 @@ impl Law {
         Law::RookThenKing,
         Law::CastlingIllegal,
         Law::Released,
+        Law::ClaimRight,
         Law::PressHand,
         Law::IllegalMove,
         Law::Unpromoted,
@@ -63,6 +66,7 @@ impl Law {
             Law::RookThenKing => "4.4.2",
             Law::CastlingIllegal => "4.4.3",
             Law::Released => "4.7",
+            Law::ClaimRight => "4.8",
             Law::PressHand => "6.2.3",
             Law::IllegalMove => "7.5.1",
             Law::Unpromoted => "7.5.2",

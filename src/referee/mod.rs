@@ -6,7 +6,9 @@
 //! will happen by itself (a flag falls). It reads no clock and does no IO:
 //! the same inputs at the same instants always give the same effects.
 
+mod arbiter;
 mod board;
+mod claim;
 mod clock;
 mod effect;
 mod input;
@@ -17,6 +19,7 @@ mod rules;
 mod time_control;
 mod touch;
 
+pub use arbiter::{Adjudication, ArbiterWords};
 pub use effect::{CompletedMove, Effect, MoveText, Reason, Rejection, Ruling};
 pub use input::Input;
 pub use law::{Law, ParseLawError};
@@ -34,8 +37,10 @@ use shakmaty::{
     MoveList, Piece, Position, Role, Square,
 };
 
+use arbiter::Ply;
 use board::{Changes, PhysicalBoard};
-use clock::Clock;
+use claim::Claimable;
+use clock::{Clock, Snapshot};
 use legal::Legal;
 use touch::{Breach, Contact, Turn, capture_square};
 
@@ -126,6 +131,18 @@ pub struct Referee {
     contradictions: u64,
     refused_corrections: u64,
     effects: VecDeque<(Millis, Effect)>,
+    /// Every completed move, for the arbiter's takeback.
+    history: Vec<Ply>,
+    /// The clocks as they stood when the current turn began.
+    turn_began: Snapshot,
+    /// A takeback left the board showing more than the position: its
+    /// changes are the restorer's until it shows the position again.
+    restoring: bool,
+    /// A move against article 4 the opponent may still claim (4.8).
+    claimable: Option<Claimable>,
+    /// The player on whom an upheld claim imposed an obligation: enforced
+    /// strictly until he completes a move.
+    imposed: Option<Color>,
 }
 
 impl Referee {
@@ -139,11 +156,13 @@ impl Referee {
     /// A referee for a game under these rules, before the first press.
     pub fn new(rules: Rules) -> Referee {
         let position = rules.start.clone();
+        let clock = Clock::new(
+            ByColor::new_with(|side| rules.time_control_of(side).clone()),
+            rules.increment_mode,
+        );
         Referee {
-            clock: Clock::new(
-                ByColor::new_with(|side| rules.time_control_of(side).clone()),
-                rules.increment_mode,
-            ),
+            turn_began: clock.snapshot(),
+            clock,
             board: PhysicalBoard::new(&position),
             keys: vec![key(&position)],
             legal: Legal::of(&position),
@@ -165,6 +184,10 @@ impl Referee {
             contradictions: 0,
             refused_corrections: 0,
             effects: VecDeque::new(),
+            history: Vec::new(),
+            restoring: false,
+            claimable: None,
+            imposed: None,
         }
     }
 
@@ -230,7 +253,14 @@ impl Referee {
     pub fn handle(&mut self, now: Millis, input: Input) -> Result<(), TimeWentBackwards> {
         self.handle_timeout(now)?;
         if self.result.is_some() {
-            if matches!(input, Input::SetTime(..) | Input::SetMoves(..)) {
+            if matches!(
+                input,
+                Input::SetTime(..)
+                    | Input::SetMoves(..)
+                    | Input::Waive
+                    | Input::TakeBack
+                    | Input::Adjudicate(_)
+            ) {
                 self.refused_corrections += 1;
             }
             return Ok(());
@@ -289,6 +319,16 @@ impl Referee {
                     self.refused_corrections += 1;
                 }
             }
+            Input::Waive => self.waive(),
+            Input::TakeBack => {
+                if self.started {
+                    self.arbiter_take_back();
+                } else {
+                    self.refused_corrections += 1;
+                }
+            }
+            Input::Adjudicate(adjudication) => self.adjudicate(adjudication),
+            Input::Claim(side) => self.claim(side),
             Input::Resign(side) => self.finish(
                 KnownOutcome::Decisive {
                     winner: side.other(),
@@ -391,12 +431,14 @@ impl Referee {
                 self.turn.clear();
                 self.started = true;
                 self.clock.start(to_move, now);
+                self.turn_began = self.clock.snapshot();
                 self.last_press = Some((now, side));
                 self.emit(Effect::Started { side: to_move });
             }
             return;
         }
-        if self.clock.running() != Some(side) || self.clock.is_paused() {
+        // While the board is set back after a takeback, no press counts.
+        if self.clock.running() != Some(side) || self.clock.is_paused() || self.restoring {
             return;
         }
         self.last_press = Some((now, side));
@@ -419,14 +461,28 @@ impl Referee {
             return;
         };
         let made = &self.uncompleted[index];
+        let mut claimable = None;
         if let Err(breach) = touch::check(&made.before, &made.before_legal, &made.turn, made.mv) {
+            // 4.8: in claim mode the move stands until the opponent claims;
+            // an obligation an upheld claim imposed is enforced.
+            let imposed = self.imposed == Some(side);
+            if self.rules.enforcement == Enforcement::Claim && !imposed {
+                claimable = Some(Claimable {
+                    offender: side,
+                    law: breach.law,
+                    turn: made.turn.clone(),
+                });
+            }
             self.rule(side, breach, false);
-            if strict {
+            if strict || imposed {
                 return;
             }
         }
         self.warn_if_hasty(side);
         self.complete_through(index, true);
+        if self.result.is_none() {
+            self.claimable = claimable;
+        }
     }
 
     /// 6.2.3: a press too soon after a release was made with the other hand.
@@ -534,11 +590,20 @@ impl Referee {
             let Some(made) = self.uncompleted.pop_front() else {
                 return;
             };
+            self.history.push(Ply {
+                mv: made.mv,
+                clock: self.turn_began,
+            });
+            self.claimable = None;
+            if self.imposed == Some(made.side) {
+                self.imposed = None;
+            }
             if pressed && i == index {
                 self.clock.complete_by_press(made.side, self.now);
             } else {
                 self.clock.count_move(made.side);
             }
+            self.turn_began = self.clock.snapshot();
             // The effect's text, written inline: no allocation.
             let uci = notation::uci(made.mv.to_uci(CastlingMode::Standard));
             let san = notation::san(made.san);
@@ -558,6 +623,13 @@ impl Referee {
     // --- The board --------------------------------------------------------
 
     fn lift(&mut self, sq: Square) {
+        if self.restoring {
+            match self.board.lift(sq) {
+                Ok(_) => self.review_restoring(),
+                Err(_) => self.contradictions += 1,
+            }
+            return;
+        }
         match self.board.lift(sq) {
             Ok(Some(piece)) => self.contact(sq, piece),
             Ok(None) => {}
@@ -578,6 +650,10 @@ impl Referee {
                 return;
             }
         };
+        if self.restoring {
+            self.review_restoring();
+            return;
+        }
         self.last_release = Some(self.now);
         if let Some((from, Some(piece))) = taken
             && piece.color == mover
@@ -626,8 +702,14 @@ impl Referee {
         {
             return;
         }
+        if self.restoring {
+            return;
+        }
         let mover = self.position.turn();
         let adjusting = self.turn.adjusting;
+        if !adjusting {
+            self.claim_lapses_on_touch(mover);
+        }
         self.turn.contacts.push(Contact {
             at: self.now,
             square: sq,
@@ -960,6 +1042,8 @@ impl Referee {
     /// Under draw odds a draw is a win for the side that has them.
     fn finish(&mut self, outcome: KnownOutcome, reason: Reason) {
         let outcome = match (outcome, self.rules.draw_odds) {
+            // The arbiter's result stands as he gives it.
+            (_, _) if matches!(reason, Reason::Adjudicated(_)) => outcome,
             (KnownOutcome::Draw, Some(winner)) => KnownOutcome::Decisive { winner },
             _ => outcome,
         };
@@ -969,6 +1053,7 @@ impl Referee {
         self.clock.stop(self.now);
         self.draw_offer = None;
         self.displacement = None;
+        self.claimable = None;
         self.result = Some((outcome, reason));
         self.emit(Effect::Result { outcome, reason });
     }
