@@ -31,7 +31,7 @@ impl Referee {
             .as_ref()
             .is_some_and(|c| c.offender == side.other())
             && self.history.last().is_some();
-        let Some(claimable) = self.claimable.take().filter(|_| upheld) else {
+        let Some(claimable) = self.claimable.take_if(|_| upheld) else {
             self.emit(Effect::Claim {
                 side,
                 law: Law::ClaimRight,
