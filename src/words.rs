@@ -34,8 +34,10 @@ pub const PAUSED_BY_THE_ARBITER: &str = "Paused by the arbiter";
 pub const ADJUDICATED: &str = "arbiter";
 /// The reason the pause menu gives for an adjudication (it cannot type).
 pub const ADJUDICATED_FROM_THE_MENU: &str = "Adjudicated from the clock's menu";
-/// A menu act asks for a second "+" before it is done.
-pub const PRESS_PLUS_TO_CONFIRM: &str = "+ again to confirm";
+/// A menu act asks for a second "+" before it is done: "Confirm 1-0?".
+pub const CONFIRM: &str = "Confirm";
+/// The arbiter's waive or takeback found nothing to act on.
+pub const NOTHING_TO_DO: &str = "Nothing to do";
 
 /// A side by name, as the face labels its clock: "White".
 pub use crate::face::side_name;
