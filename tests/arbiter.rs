@@ -470,3 +470,96 @@ fn the_pgn_notes_a_claim_and_leaves_out_the_move_it_undid() {
     assert!(!pgn.contains("e4 {"), "{pgn}");
     assert!(pgn.contains("1. Nf3"), "{pgn}");
 }
+
+#[test]
+fn takeback_of_a_stages_last_move_takes_back_its_stage_time() {
+    let script = r#"{"t":0,"ev":"setup","time_control":"2/60:30"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1200,"ev":"place","sq":"e4"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"lift","sq":"e7"}
+{"t":3200,"ev":"place","sq":"e5"}
+{"t":4000,"ev":"press","side":"black"}
+{"t":5000,"ev":"lift","sq":"g1"}
+{"t":5200,"ev":"place","sq":"f3"}
+{"t":6000,"ev":"press","side":"white"}
+{"t":7000,"ev":"pause"}
+{"t":7500,"ev":"takeback"}
+{"t":7600,"ev":"lift","sq":"f3"}
+{"t":7700,"ev":"place","sq":"g1"}
+{"t":8000,"ev":"resume"}
+{"t":8500,"ev":"lift","sq":"b1"}
+{"t":8700,"ev":"place","sq":"c3"}
+{"t":9000,"ev":"press","side":"white"}
+{"t":9500,"ev":"end"}
+"#;
+    // Nf3 completed the first stage (+30 s); taken back, White is in it
+    // again with the 58 s he had, and Nc3 earns the stage time anew.
+    let out = effects(script);
+    assert_eq!(
+        out[3..],
+        [
+            r#"{"t":6000,"effect":"move","side":"white","n":2,"uci":"g1f3","san":"Nf3","white_ms":86000,"black_ms":58000}"#,
+            r#"{"t":7000,"effect":"paused"}"#,
+            r#"{"t":7500,"effect":"takeback","side":"white","n":2,"san":"Nf3"}"#,
+            r#"{"t":8000,"effect":"resumed"}"#,
+            r#"{"t":9000,"effect":"move","side":"white","n":2,"uci":"b1c3","san":"Nc3","white_ms":87000,"black_ms":58000}"#,
+        ]
+    );
+}
+
+#[test]
+fn claim_4_8_of_a_released_piece_puts_it_back_on_its_square() {
+    let script = r#"{"t":0,"ev":"setup","time_control":"300","enforcement":"claim"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"g1"}
+{"t":1200,"ev":"place","sq":"f3"}
+{"t":1400,"ev":"lift","sq":"f3"}
+{"t":1600,"ev":"place","sq":"h3"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"claim","side":"black"}
+{"t":3500,"ev":"lift","sq":"h3"}
+{"t":3600,"ev":"place","sq":"g1"}
+{"t":4000,"ev":"lift","sq":"g1"}
+{"t":4100,"ev":"place","sq":"h3"}
+{"t":4500,"ev":"press","side":"white"}
+{"t":5000,"ev":"lift","sq":"h3"}
+{"t":5100,"ev":"place","sq":"f3"}
+{"t":5500,"ev":"press","side":"white"}
+{"t":6000,"ev":"end"}
+"#;
+    assert_eq!(
+        effects(script)[1..],
+        [
+            r#"{"t":2000,"effect":"violation","side":"white","law":"4.7","detail":"Released piece: the g1 knight stays on f3"}"#,
+            r#"{"t":2000,"effect":"move","side":"white","n":1,"uci":"g1h3","san":"Nh3","white_ms":298000,"black_ms":300000}"#,
+            r#"{"t":3000,"effect":"claim","side":"black","law":"4.7","upheld":true}"#,
+            r#"{"t":3000,"effect":"takeback","side":"white","n":1,"san":"Nh3"}"#,
+            r#"{"t":4500,"effect":"violation","side":"white","law":"4.7","detail":"Released piece: the g1 knight stays on f3"}"#,
+            r#"{"t":5500,"effect":"move","side":"white","n":1,"uci":"g1f3","san":"Nf3","white_ms":297500,"black_ms":300000}"#,
+        ]
+    );
+}
+
+#[test]
+fn the_pgn_notes_a_waive() {
+    let script = r#"{"t":0,"ev":"setup","time_control":"300"}
+{"t":0,"ev":"press","side":"black"}
+{"t":900,"ev":"touch","sq":"g1"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"pause"}
+{"t":3500,"ev":"waive"}
+{"t":4000,"ev":"resume"}
+{"t":4500,"ev":"press","side":"white"}
+{"t":5000,"ev":"resign","side":"black"}
+"#;
+    let pgn = pgn(script);
+    assert!(
+        pgn.contains("{Arbiter waives White's obligation (art. 4.3.1)}"),
+        "{pgn}"
+    );
+    assert!(pgn.contains("1. e4 {[%clk 0:04:56]}"), "{pgn}");
+}
