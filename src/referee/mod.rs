@@ -184,7 +184,9 @@ impl Referee {
             contradictions: 0,
             refused_corrections: 0,
             effects: VecDeque::new(),
-            history: Vec::new(),
+            // Room for a long game's moves at once: one allocation, not
+            // one each time a game outgrows the list.
+            history: Vec::with_capacity(256),
             restoring: false,
             claimable: None,
             imposed: None,

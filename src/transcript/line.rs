@@ -430,7 +430,11 @@ fn arbiter_words(s: &str) -> Result<ArbiterWords, ParseLineError> {
         bad(
             "reason",
             s,
-            format_args!("at most {} bytes", ArbiterWords::CAPACITY),
+            format_args!(
+                "at most {} bytes, and at most {} different reasons a run",
+                ArbiterWords::CAPACITY,
+                ArbiterWords::DISTINCT
+            ),
         )
     })
 }
