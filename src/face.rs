@@ -96,11 +96,17 @@ pub enum Field {
     BlackMoves,
     /// Ends the game: "+" on it abandons the game for the arbiter to score.
     EndGame,
+    /// "+" waives the obligation in force (a touched or released piece).
+    Waive,
+    /// "+" takes back the last move with its clock times.
+    TakeBack,
+    /// "-" chooses the result, "+" twice gives it (the second confirms).
+    Adjudicate,
 }
 
 impl Field {
     /// Every field, in order.
-    pub const ALL: [Field; 7] = [
+    pub const ALL: [Field; 10] = [
         Field::WhiteMinutes,
         Field::WhiteSeconds,
         Field::BlackMinutes,
@@ -108,6 +114,9 @@ impl Field {
         Field::WhiteMoves,
         Field::BlackMoves,
         Field::EndGame,
+        Field::Waive,
+        Field::TakeBack,
+        Field::Adjudicate,
     ];
 
     /// The field after this one, from the last back to the first.
@@ -130,6 +139,9 @@ impl Field {
             Field::WhiteMoves => "White moves",
             Field::BlackMoves => "Black moves",
             Field::EndGame => "End game",
+            Field::Waive => "Waive obligation",
+            Field::TakeBack => "Take back move",
+            Field::Adjudicate => "Adjudicate",
         }
     }
 }
@@ -905,14 +917,24 @@ fn draw_correction<D: DrawTarget<Color = BinaryColor>>(
         )?;
     }
 
-    let end = "End game";
+    // The arbiter's acts share the line: the selected one by name, or what
+    // the panel says about it (the result proposed, the act done).
+    let end = match field {
+        Field::Waive | Field::TakeBack | Field::Adjudicate => {
+            view.alert.as_deref().unwrap_or(field.label())
+        }
+        _ => "End game",
+    };
     draw_segment(
         target,
         end,
         (WIDTH - text_width(SMALL, end)) / 2,
         CORRECTION_END_TOP,
         SMALL,
-        field == Field::EndGame,
+        matches!(
+            field,
+            Field::EndGame | Field::Waive | Field::TakeBack | Field::Adjudicate
+        ),
     )?;
 
     // Left to right as the buttons sit: the left one steps back or takes

@@ -108,7 +108,8 @@ pub mod transcript;
 pub mod words;
 
 pub use referee::{
-    CompletedMove, Effect, Enforcement, GameMode, IncrementMode, Input, Law, Millis, MoveText,
-    Reason, Referee, Rejection, Rules, Ruling, Stage, TimeControl, TimeWentBackwards,
+    Adjudication, ArbiterWords, CompletedMove, Effect, Enforcement, GameMode, IncrementMode, Input,
+    Law, Millis, MoveText, Reason, Referee, Rejection, Rules, Ruling, Stage, TimeControl,
+    TimeWentBackwards,
 };
 pub use shakmaty::KnownOutcome;

@@ -152,6 +152,19 @@ impl GameRecord {
                 let stood = self.paused_at.take().map(|at| t.saturating_sub(at));
                 Some(comment::resumed(stood))
             }
+            Effect::TakenBack { side, number, san } => {
+                // A move taken back is not in the score: only the note is.
+                if let Some(i) = self.elements.iter().rposition(|e| {
+                    matches!(e, Element::Move { side: s, number: n, .. } if s == side && n == number)
+                }) {
+                    self.elements.remove(i);
+                }
+                Some(comment::taken_back(*side, *number, san))
+            }
+            Effect::Waived { side, law } => Some(comment::waived(*side, law.article())),
+            Effect::Claim { side, law, upheld } => {
+                Some(comment::claim(*side, law.article(), *upheld))
+            }
             Effect::Result { outcome, reason } => {
                 self.result = Some((*outcome, *reason));
                 comment::ending(*outcome, *reason)

@@ -465,13 +465,14 @@ fn the_fields_step_round_in_order() {
         field = field.next();
     }
     assert_eq!(seen, Field::ALL);
-    assert_eq!(field, Field::WhiteMinutes, "back to the first after seven");
-    assert_eq!(Field::WhiteMinutes.previous(), Field::EndGame);
-    assert_eq!(Field::EndGame.next(), Field::WhiteMinutes);
+    assert_eq!(field, Field::WhiteMinutes, "back to the first after ten");
+    assert_eq!(Field::WhiteMinutes.previous(), Field::Adjudicate);
+    assert_eq!(Field::EndGame.next(), Field::Waive);
+    assert_eq!(Field::Adjudicate.next(), Field::WhiteMinutes);
     let mut labels: Vec<_> = Field::ALL.iter().map(|f| f.label()).collect();
     labels.sort();
     labels.dedup();
-    assert_eq!(labels.len(), 7, "every field has its own label");
+    assert_eq!(labels.len(), 10, "every field has its own label");
     assert_eq!(Field::BlackSeconds.label(), "Black seconds");
     assert_eq!(Field::EndGame.label(), "End game");
 }

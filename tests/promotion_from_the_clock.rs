@@ -242,3 +242,27 @@ fn art_4_4_4_underpromotion_on_the_buttons_in_the_simulator_and_in_replay() {
     // And the bare referee decides the same.
     assert_eq!(moves_of("replay", &path), sim);
 }
+
+#[test]
+fn art_4_4_4_quick_presses_choose_the_piece_and_are_no_claim_under_4_8() {
+    let mut panel = about_to_promote("k7/4P3/8/8/8/8/P7/4K3 w - - 0 1");
+    panel.handle(2_000, SessionInput::Board(Input::Lift(Square::E7)));
+    // Twice within the claim gesture's 600 ms, while the piece is chosen.
+    for at in [2_100, 2_200] {
+        panel.handle(
+            at,
+            SessionInput::Press {
+                button: Button::Adjust(Color::White),
+                at,
+            },
+        );
+    }
+    assert_eq!(alert(&panel, 2_200).as_deref(), Some("Promote Q R [B] N"));
+    let actions = drain(&mut panel);
+    assert!(
+        !actions
+            .iter()
+            .any(|a| matches!(a, Action::Decision(_, Effect::Claim { .. }))),
+        "{actions:?}"
+    );
+}

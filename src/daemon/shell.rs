@@ -593,6 +593,21 @@ impl<R: Rig> Shell<R> {
                 Action::Buzz(buzz) => self.buzz(buzz),
                 Action::Decision(t, effect) => {
                     tracing::debug!(t, ?effect, "decision");
+                    // The arbiter's acts and the players' claims are the
+                    // log's business at its usual level, in the panel's words.
+                    if matches!(
+                        effect,
+                        crate::Effect::TakenBack { .. }
+                            | crate::Effect::Waived { .. }
+                            | crate::Effect::Claim { .. }
+                            | crate::Effect::Result {
+                                reason: crate::Reason::Adjudicated(_),
+                                ..
+                            }
+                    ) && let Some(words) = crate::words::alert_for(&effect)
+                    {
+                        tracing::info!(t, "{words}");
+                    }
                     self.output_line(&transcript::effect_to_json(t, &effect));
                 }
                 Action::Restored {

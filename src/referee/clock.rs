@@ -31,6 +31,15 @@ pub(crate) struct Clock {
     since: Millis,
 }
 
+/// What a clock showed when a turn began: what a takeback puts back (the
+/// time each side had, the moves counted, the delay of the turn).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Snapshot {
+    remaining: ByColor<u64>,
+    completed: ByColor<u32>,
+    delay_left: ByColor<u64>,
+}
+
 impl Clock {
     pub fn new(control: ByColor<TimeControl>, increment_mode: IncrementMode) -> Clock {
         Clock {
@@ -236,6 +245,27 @@ impl Clock {
     pub fn resume(&mut self, now: Millis) {
         self.advance(now);
         self.paused = false;
+    }
+
+    /// Both clocks as they stand, to be put back by [`Clock::restore`].
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            remaining: self.remaining,
+            completed: self.completed,
+            delay_left: self.delay_left,
+        }
+    }
+
+    /// Puts both clocks back as `snapshot` took them, with `side`'s turn
+    /// begun again (a move taken back). A pause stays; a charge ends.
+    pub fn restore(&mut self, snapshot: Snapshot, side: Color, now: Millis) {
+        self.advance(now);
+        self.remaining = snapshot.remaining;
+        self.completed = snapshot.completed;
+        self.delay_left = snapshot.delay_left;
+        self.turn_used = ByColor::new_with(|_| 0);
+        self.running = Some(side);
+        self.charged = None;
     }
 
     /// Stops both clocks for good.

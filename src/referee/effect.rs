@@ -5,7 +5,7 @@ use std::ops::Deref;
 
 use shakmaty::{Color, KnownOutcome, Square};
 
-use super::Law;
+use super::{ArbiterWords, Law};
 
 /// A move completed (6.2.1), with both clocks as they stand after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -207,6 +207,8 @@ pub enum Reason {
     SeventyFiveMoves,
     /// A second illegal move lost the game (7.5.5, A.4.2, B.3.2).
     IllegalMoves,
+    /// The arbiter gave the result, for the reason in his words.
+    Adjudicated(ArbiterWords),
 }
 
 impl Reason {
@@ -225,6 +227,7 @@ impl Reason {
             Reason::FivefoldRepetition => "fivefold_repetition",
             Reason::SeventyFiveMoves => "seventy_five_moves",
             Reason::IllegalMoves => "illegal_moves",
+            Reason::Adjudicated(_) => "adjudicated",
         }
     }
 }
@@ -306,6 +309,34 @@ pub enum Effect {
         ms: u64,
         /// The moves he has completed, now.
         completed: u32,
+    },
+    /// A completed move was undone (the arbiter's takeback, an upheld
+    /// claim): it is not in the score, and it is `side`'s turn again.
+    TakenBack {
+        /// Who had made it.
+        side: Color,
+        /// Its move number.
+        number: u32,
+        /// It in SAN, as it was recorded.
+        san: MoveText,
+    },
+    /// The arbiter waived the obligation `law` put on `side`.
+    Waived {
+        /// Who was obliged.
+        side: Color,
+        /// The article of the obligation.
+        law: Law,
+    },
+    /// `side` claimed a breach of article 4 (4.8): upheld (the move is
+    /// taken back and the obligation of `law` imposed) or not (`law` is
+    /// then 4.8).
+    Claim {
+        /// Who claimed.
+        side: Color,
+        /// The article broken, or 4.8 for a claim that fails.
+        law: Law,
+        /// Whether the claim was upheld.
+        upheld: bool,
     },
     /// The game is over. Nothing follows. Under draw odds (Armageddon) a
     /// game drawn for `reason` is won by the side with the odds, and

@@ -3,6 +3,8 @@
 
 use shakmaty::{Color, Piece, Role, Square};
 
+use super::Adjudication;
+
 /// One event from the hardware (or a script), timestamped by the caller.
 ///
 /// Contacts (`Lift`, `Touch`) are attributed to the player having the move;
@@ -49,4 +51,18 @@ pub enum Input {
     SetMoves(Color, u32),
     /// A player resigned.
     Resign(Color),
+    /// The arbiter waives the obligation in force (a touched piece, a
+    /// released one): the player may make any legal move. Honoured only
+    /// while paused, like the corrections, and answered by `Effect::Waived`.
+    Waive,
+    /// The arbiter takes back the last completed move with its clock times
+    /// (repeatable). Honoured only while paused; answered by
+    /// `Effect::TakenBack`.
+    TakeBack,
+    /// The arbiter ends the game with his result and reason. Honoured only
+    /// while paused.
+    Adjudicate(Adjudication),
+    /// This side claims that his opponent broke article 4 (4.8), in `claim`
+    /// enforcement; answered by `Effect::Claim`.
+    Claim(Color),
 }

@@ -22,6 +22,8 @@ pub enum Law {
     CastlingIllegal,
     /// 4.7: a piece released on a square as a legal move stays there.
     Released,
+    /// 4.8: the right to claim a breach of 4.2–4.7, lost by touching a piece.
+    ClaimRight,
     /// 6.2.3: press with the hand that moved, after letting go of the piece.
     PressHand,
     /// 7.4.1: displaced pieces not re-established before the press.
@@ -40,7 +42,7 @@ pub enum Law {
 
 impl Law {
     /// Every law, in article order.
-    pub const ALL: [Law; 15] = [
+    pub const ALL: [Law; 16] = [
         Law::Adjust,
         Law::TouchedOwn,
         Law::TouchedOpponent,
@@ -49,6 +51,7 @@ impl Law {
         Law::RookThenKing,
         Law::CastlingIllegal,
         Law::Released,
+        Law::ClaimRight,
         Law::PressHand,
         Law::Displaced,
         Law::IllegalMove,
@@ -69,6 +72,7 @@ impl Law {
             Law::RookThenKing => "4.4.2",
             Law::CastlingIllegal => "4.4.3",
             Law::Released => "4.7",
+            Law::ClaimRight => "4.8",
             Law::PressHand => "6.2.3",
             Law::Displaced => "7.4.1",
             Law::IllegalMove => "7.5.1",

@@ -6,7 +6,9 @@
 //! will happen by itself (a flag falls). It reads no clock and does no IO:
 //! the same inputs at the same instants always give the same effects.
 
+mod arbiter;
 mod board;
+mod claim;
 mod clock;
 mod dead;
 mod effect;
@@ -18,6 +20,7 @@ mod rules;
 mod time_control;
 mod touch;
 
+pub use arbiter::{Adjudication, ArbiterWords};
 pub use effect::{CompletedMove, Effect, MoveText, Reason, Rejection, Ruling};
 pub use input::Input;
 pub use law::{Law, ParseLawError};
@@ -35,8 +38,10 @@ use shakmaty::{
     MoveList, Piece, Position, Role, Square,
 };
 
+use arbiter::Ply;
 use board::{Changes, PhysicalBoard};
-use clock::Clock;
+use claim::Claimable;
+use clock::{Clock, Snapshot};
 use legal::Legal;
 use touch::{Breach, Contact, Turn, capture_square};
 
@@ -283,6 +288,18 @@ pub struct Referee {
     contradictions: u64,
     refused_corrections: u64,
     effects: VecDeque<(Millis, Effect)>,
+    /// Every completed move, for the arbiter's takeback.
+    history: Vec<Ply>,
+    /// The clocks as they stood when the current turn began.
+    turn_began: Snapshot,
+    /// A takeback left the board showing more than the position: its
+    /// changes are the restorer's until it shows the position again.
+    restoring: bool,
+    /// A move against article 4 the opponent may still claim (4.8).
+    claimable: Option<Claimable>,
+    /// The player on whom an upheld claim imposed an obligation: enforced
+    /// strictly until he completes a move.
+    imposed: Option<Color>,
 }
 
 impl Referee {
@@ -309,11 +326,13 @@ impl Referee {
 
     fn before_start(rules: Rules) -> Referee {
         let position = rules.start.clone();
+        let clock = Clock::new(
+            ByColor::new_with(|side| rules.time_control_of(side).clone()),
+            rules.increment_mode,
+        );
         Referee {
-            clock: Clock::new(
-                ByColor::new_with(|side| rules.time_control_of(side).clone()),
-                rules.increment_mode,
-            ),
+            turn_began: clock.snapshot(),
+            clock,
             board: PhysicalBoard::new(&position),
             keys: vec![key(&position)],
             legal: Legal::of(&position),
@@ -337,6 +356,12 @@ impl Referee {
             contradictions: 0,
             refused_corrections: 0,
             effects: VecDeque::new(),
+            // Room for a long game's moves at once: one allocation, not
+            // one each time a game outgrows the list.
+            history: Vec::with_capacity(256),
+            restoring: false,
+            claimable: None,
+            imposed: None,
         }
     }
 
@@ -456,7 +481,14 @@ impl Referee {
     pub fn handle(&mut self, now: Millis, input: Input) -> Result<(), TimeWentBackwards> {
         self.handle_timeout(now)?;
         if self.result.is_some() {
-            if matches!(input, Input::SetTime(..) | Input::SetMoves(..)) {
+            if matches!(
+                input,
+                Input::SetTime(..)
+                    | Input::SetMoves(..)
+                    | Input::Waive
+                    | Input::TakeBack
+                    | Input::Adjudicate(_)
+            ) {
                 self.refused_corrections += 1;
             }
             return Ok(());
@@ -525,6 +557,16 @@ impl Referee {
                     self.refused_corrections += 1;
                 }
             }
+            Input::Waive => self.waive(),
+            Input::TakeBack => {
+                if self.started {
+                    self.arbiter_take_back();
+                } else {
+                    self.refused_corrections += 1;
+                }
+            }
+            Input::Adjudicate(adjudication) => self.adjudicate(adjudication),
+            Input::Claim(side) => self.claim(side),
             Input::Resign(side) => self.finish(
                 KnownOutcome::Decisive {
                     winner: side.other(),
@@ -627,6 +669,7 @@ impl Referee {
                 self.turn.clear();
                 self.started = true;
                 self.clock.start(to_move, now);
+                self.turn_began = self.clock.snapshot();
                 self.last_press = Some((now, side));
                 self.emit(Effect::Started { side: to_move });
             }
@@ -640,7 +683,8 @@ impl Referee {
         {
             return;
         }
-        if self.clock.running() != Some(side) || self.clock.is_paused() {
+        // While the board is set back after a takeback, no press counts.
+        if self.clock.running() != Some(side) || self.clock.is_paused() || self.restoring {
             return;
         }
         self.last_press = Some((now, side));
@@ -690,11 +734,22 @@ impl Referee {
             }
         }
         let made = &self.uncompleted[index];
+        let mut claimable = None;
         let breach = touch::check(&made.before, &made.before_legal, &made.turn, made.mv).err();
         let breached = breach.is_some();
         if let Some(breach) = breach {
+            // 4.8: in claim mode the move stands until the opponent claims;
+            // an obligation an upheld claim imposed is enforced.
+            let imposed = self.imposed == Some(side);
+            if self.rules.enforcement == Enforcement::Claim && !imposed {
+                claimable = Some(Claimable {
+                    offender: side,
+                    law: breach.law,
+                    turn: made.turn.clone(),
+                });
+            }
             self.rule(side, breach, false);
-            if strict {
+            if strict || imposed {
                 return;
             }
         }
@@ -707,6 +762,9 @@ impl Referee {
             if let Some((outcome, reason)) = self.ending(check) {
                 self.finish(outcome, reason);
             }
+        }
+        if self.result.is_none() {
+            self.claimable = claimable;
         }
     }
 
@@ -866,6 +924,14 @@ impl Referee {
             let Some(made) = self.uncompleted.pop_front() else {
                 return;
             };
+            self.history.push(Ply {
+                mv: made.mv,
+                clock: self.turn_began,
+            });
+            self.claimable = None;
+            if self.imposed == Some(made.side) {
+                self.imposed = None;
+            }
             match last {
                 Completion::Press if i == index => {
                     self.clock.complete_by_press(made.side, self.now)
@@ -875,6 +941,7 @@ impl Referee {
                 Completion::End => self.clock.count_final_move(made.side),
                 _ => self.clock.count_move(made.side),
             }
+            self.turn_began = self.clock.snapshot();
             // The effect's text, written inline: no allocation.
             let uci = notation::uci(made.mv.to_uci(CastlingMode::Standard));
             let san = notation::san(made.san);
@@ -894,6 +961,13 @@ impl Referee {
     // --- The board --------------------------------------------------------
 
     fn lift(&mut self, sq: Square) {
+        if self.restoring {
+            match self.board.lift(sq) {
+                Ok(_) => self.review_restoring(),
+                Err(_) => self.contradictions += 1,
+            }
+            return;
+        }
         match self.board.lift(sq) {
             Ok(Some(piece)) if self.is_knock(piece) => {
                 if self.knocked.is_empty() {
@@ -920,6 +994,10 @@ impl Referee {
                 return;
             }
         };
+        if self.restoring {
+            self.review_restoring();
+            return;
+        }
         // The piece's colour says whose hand released it.
         let releaser = identity
             .or(taken.and_then(|(_, piece)| piece))
@@ -972,8 +1050,14 @@ impl Referee {
         {
             return;
         }
+        if self.restoring {
+            return;
+        }
         let mover = self.position.turn();
         let adjusting = self.turn.adjusting;
+        if !adjusting {
+            self.claim_lapses_on_touch(mover);
+        }
         self.turn.contacts.push(Contact {
             at: self.now,
             square: sq,
@@ -1474,6 +1558,8 @@ impl Referee {
     /// Under draw odds a draw is a win for the side that has them.
     fn finish(&mut self, outcome: KnownOutcome, reason: Reason) {
         let outcome = match (outcome, self.rules.draw_odds) {
+            // The arbiter's result stands as he gives it.
+            (_, _) if matches!(reason, Reason::Adjudicated(_)) => outcome,
             (KnownOutcome::Draw, Some(winner)) => KnownOutcome::Decisive { winner },
             _ => outcome,
         };
@@ -1484,6 +1570,7 @@ impl Referee {
         self.draw_offer = None;
         self.displacement = None;
         self.knocked = Bitboard::EMPTY;
+        self.claimable = None;
         self.result = Some((outcome, reason));
         self.emit(Effect::Result { outcome, reason });
     }

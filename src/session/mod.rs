@@ -21,7 +21,12 @@
 //! - **paused**: the correction screen (6.10): adjust buttons choose a field,
 //!   draw buttons take one off (left) or add one (right), the menu button
 //!   resumes; after a restart any lever resumes too, and the lever of a
-//!   player who had made a move and not pressed it also completes it;
+//!   player who had made a move and not pressed it also completes it. The
+//!   arbiter's acts follow the fields: on *Waive obligation* and *Take back
+//!   move* "+" does it; on *Adjudicate* "-" chooses the result and "+" twice
+//!   gives it;
+//! - **claim** (in a game): a player's adjust button twice within
+//!   [`CLAIM_GESTURE_MS`] claims that his opponent broke article 4 (4.8);
 //! - **game over**: the result stays up until the menu button.
 
 use std::collections::VecDeque;
@@ -33,7 +38,13 @@ use crate::face::Field;
 use crate::hardware::buttons::Button;
 use crate::hardware::link::LinkChange;
 use crate::pgn::{GameRecord, Tags};
-use crate::{Effect, Input, Millis, Referee, Rules, words};
+use crate::{
+    Adjudication, ArbiterWords, Effect, Input, KnownOutcome, Millis, Referee, Rules, words,
+};
+
+/// The most time between a player's two presses of his adjust button that
+/// make a claim (4.8) rather than two "j'adoube"s.
+pub const CLAIM_GESTURE_MS: Millis = 600;
 
 mod input;
 pub mod view;
@@ -158,6 +169,11 @@ struct Game {
     /// Every decision, for the PGN.
     decisions: Vec<(Millis, Effect)>,
     over: bool,
+    /// The result the arbiter's *Adjudicate* field proposes, and whether a
+    /// first "+" asked to confirm it.
+    adjudication: (KnownOutcome, bool),
+    /// The last press of an adjust button in play, for the claim gesture.
+    last_adjust: Option<(Color, Millis)>,
 }
 
 /// The front panel: presets, sides, the game in play and its corrections.
@@ -251,6 +267,8 @@ impl Session {
             field: Field::WhiteMinutes,
             decisions,
             over: false,
+            adjudication: (WHITE_WINS, false),
+            last_adjust: None,
         });
         let game = self.game.as_mut().expect("just set");
         if game.referee.result().is_some() {
@@ -316,6 +334,25 @@ impl Session {
             return;
         }
         if !game.referee.is_paused() {
+            // While his promotion waits for its piece, a player's adjust
+            // button chooses it (Q R B N in turn, pressed as fast as he
+            // likes): never a claim gesture.
+            let choosing = game
+                .referee
+                .promotion_pending()
+                .is_some_and(|(side, _)| button == Button::Adjust(side));
+            if let Button::Adjust(side) = button
+                && !choosing
+            {
+                let again = game
+                    .last_adjust
+                    .is_some_and(|(s, at)| s == side && t.saturating_sub(at) <= CLAIM_GESTURE_MS);
+                game.last_adjust = (!again).then_some((side, t));
+                if again {
+                    self.feed(t, Input::Claim(side));
+                    return;
+                }
+            }
             match button.input() {
                 Some(input) => self.feed(t, input),
                 None => self.feed(t, Input::Pause),
@@ -346,6 +383,11 @@ impl Session {
                     game.field.previous()
                 } else {
                     game.field.next()
+                };
+                game.adjudication.1 = false;
+                self.alert = match game.field {
+                    Field::Adjudicate => Some(adjudication_text(game.adjudication)),
+                    _ => None,
                 };
             }
             Button::Draw(side) => {
@@ -508,6 +550,8 @@ impl Session {
             field: Field::WhiteMinutes,
             decisions: Vec::new(),
             over: false,
+            adjudication: (WHITE_WINS, false),
+            last_adjust: None,
         });
         self.feed(at, Input::Press(Color::Black));
     }
@@ -552,8 +596,40 @@ impl Session {
                 }
                 return;
             }
+            Field::Waive | Field::TakeBack if !up => return,
+            Field::Waive => Input::Waive,
+            Field::TakeBack => Input::TakeBack,
+            Field::Adjudicate => {
+                let (outcome, armed) = game.adjudication;
+                let proposal = match (up, armed) {
+                    (false, _) => (next_result(outcome), false),
+                    (true, false) => (outcome, true),
+                    (true, true) => {
+                        let reason = ArbiterWords::new(words::ADJUDICATED_FROM_THE_MENU)
+                            .expect("the menu's words fit");
+                        self.feed(t, Input::Adjudicate(Adjudication { outcome, reason }));
+                        return;
+                    }
+                };
+                if let Some(game) = self.game.as_mut() {
+                    game.adjudication = proposal;
+                }
+                self.alert = Some(adjudication_text(proposal));
+                return;
+            }
         };
+        let refused = game.referee.refused_corrections();
         self.feed(t, input);
+        if self
+            .game
+            .as_ref()
+            .is_some_and(|g| g.referee.refused_corrections() > refused)
+        {
+            self.buzz(Buzz::Short);
+            if matches!(input, Input::Waive | Input::TakeBack) {
+                self.alert = Some(words::NOTHING_TO_DO.to_owned());
+            }
+        }
     }
 
     /// Ends the game in play without a result (the arbiter's decision).
@@ -643,6 +719,35 @@ impl Session {
     /// Whether `side`'s controls are on the left of the clock.
     fn is_left(&self, side: Color) -> bool {
         (side == Color::Black) == self.black_left
+    }
+}
+
+const WHITE_WINS: KnownOutcome = KnownOutcome::Decisive {
+    winner: Color::White,
+};
+
+/// The result after `outcome` on the *Adjudicate* field: 1-0, 0-1, draw.
+fn next_result(outcome: KnownOutcome) -> KnownOutcome {
+    match outcome {
+        KnownOutcome::Decisive {
+            winner: Color::White,
+        } => KnownOutcome::Decisive {
+            winner: Color::Black,
+        },
+        KnownOutcome::Decisive {
+            winner: Color::Black,
+        } => KnownOutcome::Draw,
+        KnownOutcome::Draw => WHITE_WINS,
+    }
+}
+
+/// What the *Adjudicate* field shows: the result proposed, or asks to
+/// confirm it.
+fn adjudication_text((outcome, armed): (KnownOutcome, bool)) -> String {
+    if armed {
+        format!("{} {}?", words::CONFIRM, outcome.as_str())
+    } else {
+        format!("{} {}", Field::Adjudicate.label(), outcome.as_str())
     }
 }
 

@@ -11,10 +11,11 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, Color, Piece, Role, Square};
+use shakmaty::{CastlingMode, Chess, Color, KnownOutcome, Piece, Role, Square};
 
 use crate::referee::{
-    Effect, Enforcement, GameMode, IncrementMode, Input, Millis, Rejection, Rules, TimeControl,
+    Adjudication, ArbiterWords, Effect, Enforcement, GameMode, IncrementMode, Input, Millis,
+    Reason, Rejection, Rules, TimeControl,
 };
 
 /// One meaningful input line: the instant it is stamped with and what it says.
@@ -77,6 +78,10 @@ struct WireLine {
     knock_window_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     fen: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
 }
 
 impl WireLine {
@@ -97,6 +102,8 @@ impl WireLine {
             ("enforcement", self.enforcement.is_some()),
             ("min_press_gap_ms", self.min_press_gap_ms.is_some()),
             ("knock_window_ms", self.knock_window_ms.is_some()),
+            ("result", self.result.is_some()),
+            ("reason", self.reason.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, given)| given.then_some(name))
@@ -117,11 +124,12 @@ fn fields_of(ev: &str) -> Option<&'static [&'static str]> {
             "min_press_gap_ms",
             "knock_window_ms",
         ],
-        "press" | "adjust" | "draw" | "decline" | "resign" => &["side"],
+        "press" | "adjust" | "draw" | "decline" | "resign" | "claim" => &["side"],
         "lift" | "touch" | "untouch" => &["sq"],
         "place" => &["sq", "piece"],
         "promote" => &["piece"],
-        "pause" | "resume" | "end" => &[],
+        "pause" | "resume" | "end" | "waive" | "takeback" => &[],
+        "adjudicate" => &["result", "reason"],
         "set_time" => &["side", "ms"],
         "set_moves" => &["side", "n"],
         _ => return None,
@@ -251,6 +259,13 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, ParseLineError> {
         "draw" => Input::Draw(side(&need(wire.side, "side")?)?),
         "decline" => Input::Decline(side(&need(wire.side, "side")?)?),
         "resign" => Input::Resign(side(&need(wire.side, "side")?)?),
+        "claim" => Input::Claim(side(&need(wire.side, "side")?)?),
+        "waive" => Input::Waive,
+        "takeback" => Input::TakeBack,
+        "adjudicate" => Input::Adjudicate(Adjudication {
+            outcome: outcome(&need(wire.result, "result")?)?,
+            reason: arbiter_words(&need(wire.reason, "reason")?)?,
+        }),
         "lift" => Input::Lift(square(&need(wire.sq, "sq")?)?),
         "touch" => Input::Touch(square(&need(wire.sq, "sq")?)?),
         "untouch" => Input::Untouch(square(&need(wire.sq, "sq")?)?),
@@ -395,6 +410,35 @@ fn piece(s: &str) -> Result<Piece, ParseLineError> {
     .ok_or_else(|| bad("piece", s, "expected a FEN letter such as \"N\" or \"p\""))
 }
 
+/// A result as PGN writes it.
+fn outcome(s: &str) -> Result<KnownOutcome, ParseLineError> {
+    match s {
+        "1-0" => Ok(KnownOutcome::Decisive {
+            winner: Color::White,
+        }),
+        "0-1" => Ok(KnownOutcome::Decisive {
+            winner: Color::Black,
+        }),
+        "1/2-1/2" => Ok(KnownOutcome::Draw),
+        _ => Err(bad("result", s, "expected one of `1-0` `0-1` `1/2-1/2`")),
+    }
+}
+
+/// The arbiter's reason for a result, short enough to hold inline.
+fn arbiter_words(s: &str) -> Result<ArbiterWords, ParseLineError> {
+    ArbiterWords::new(s).ok_or_else(|| {
+        bad(
+            "reason",
+            s,
+            format_args!(
+                "at most {} bytes, and at most {} different reasons a run",
+                ArbiterWords::CAPACITY,
+                ArbiterWords::DISTINCT
+            ),
+        )
+    })
+}
+
 /// The clock's promotion buttons: lower case, as in UCI.
 fn promotion(s: &str) -> Result<Role, ParseLineError> {
     match s {
@@ -469,9 +513,27 @@ enum WireEffect<'a> {
         ms: u64,
         completed: u32,
     },
+    #[serde(rename = "takeback")]
+    TakenBack {
+        side: &'static str,
+        n: u32,
+        san: &'a str,
+    },
+    Waived {
+        side: &'static str,
+        law: &'static str,
+    },
+    Claim {
+        side: &'static str,
+        law: &'static str,
+        upheld: bool,
+    },
     Result {
         result: &'static str,
         reason: &'static str,
+        /// The arbiter's words, for an adjudicated result.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        detail: Option<&'a str>,
     },
 }
 
@@ -545,9 +607,27 @@ impl<'a> From<&'a Effect> for WireEffect<'a> {
                 ms: *ms,
                 completed: *completed,
             },
+            Effect::TakenBack { side, number, san } => WireEffect::TakenBack {
+                side: color_name(*side),
+                n: *number,
+                san,
+            },
+            Effect::Waived { side, law } => WireEffect::Waived {
+                side: color_name(*side),
+                law: law.article(),
+            },
+            Effect::Claim { side, law, upheld } => WireEffect::Claim {
+                side: color_name(*side),
+                law: law.article(),
+                upheld: *upheld,
+            },
             Effect::Result { outcome, reason } => WireEffect::Result {
                 result: outcome.as_str(),
                 reason: reason.as_str(),
+                detail: match reason {
+                    Reason::Adjudicated(words) => Some(words.as_str()),
+                    _ => None,
+                },
             },
         }
     }
@@ -632,6 +712,14 @@ fn input_wire(t: Millis, input: &Input) -> WireLine {
         Input::Draw(side) => with_side("draw", side),
         Input::Decline(side) => with_side("decline", side),
         Input::Resign(side) => with_side("resign", side),
+        Input::Claim(side) => with_side("claim", side),
+        Input::Waive => bare_wire(t, "waive"),
+        Input::TakeBack => bare_wire(t, "takeback"),
+        Input::Adjudicate(adjudication) => WireLine {
+            result: Some(adjudication.outcome.as_str().to_owned()),
+            reason: Some(adjudication.reason.as_str().to_owned()),
+            ..bare_wire(t, "adjudicate")
+        },
         Input::Lift(sq) => with_square("lift", sq),
         Input::Touch(sq) => with_square("touch", sq),
         Input::Untouch(sq) => with_square("untouch", sq),

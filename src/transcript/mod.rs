@@ -23,7 +23,8 @@
 //!   `enforcement` (`strict` `claim` `record`), `min_press_gap_ms`,
 //!   `knock_window_ms`, `fen` (the starting position). Without a setup line
 //!   the game plays under the default rules.
-//! - `press` `adjust` `draw` `decline` `resign`: `side`.
+//! - `press` `adjust` `draw` `decline` `resign` `claim`: `side` (`claim`:
+//!   that his opponent broke article 4, 4.8).
 //! - `lift` `touch` `untouch`: `sq`; `place`: `sq` and optionally `piece`
 //!   (a FEN letter); `promote`: `piece` (`q` `r` `b` `n`).
 //! - `pause` `resume` `end`: nothing else.
@@ -38,6 +39,10 @@
 //! {"t":70000,"ev":"resume"}
 //! ```
 //!
+//! - `waive`, `takeback`: nothing else; `adjudicate`: `result` (`1-0`
+//!   `0-1` `1/2-1/2`) and `reason` (the arbiter's words, at most 80 bytes).
+//!   The arbiter's acts, honoured only while paused like the corrections.
+//!
 //! A field that does not belong to its event is an error, as is one no
 //! event has. [`line_to_json`] writes lines [`parse_line`] reads back the
 //! same: the daemon records its games in this format and rebuilds them by
@@ -49,6 +54,10 @@
 //! {"t":0,"effect":"started","side":"white"}
 //! {"t":1900,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":300100,"black_ms":300000}
 //! {"t":65000,"effect":"corrected","side":"white","ms":1500000,"completed":20}
+//! {"t":66000,"effect":"takeback","side":"black","n":20,"san":"Nf6"}
+//! {"t":67000,"effect":"waived","side":"white","law":"4.3.1"}
+//! {"t":68000,"effect":"claim","side":"black","law":"4.3.2","upheld":true}
+//! {"t":69000,"effect":"result","result":"1-0","reason":"adjudicated","detail":"Black left the hall"}
 //! ```
 //!
 //! The wire format lives here and only here: the referee's types carry no

@@ -33,6 +33,15 @@ pub const DRAW_DECLINED: &str = "Draw declined";
 /// The arbiter paused the clock.
 pub const PAUSED_BY_THE_ARBITER: &str = "Paused by the arbiter";
 
+/// The result's reason on the face when the arbiter gave it.
+pub const ADJUDICATED: &str = "arbiter";
+/// The reason the pause menu gives for an adjudication (it cannot type).
+pub const ADJUDICATED_FROM_THE_MENU: &str = "Adjudicated from the clock's menu";
+/// A menu act asks for a second "+" before it is done: "Confirm 1-0?".
+pub const CONFIRM: &str = "Confirm";
+/// The arbiter's waive or takeback found nothing to act on.
+pub const NOTHING_TO_DO: &str = "Nothing to do";
+
 /// A side by name, as the face labels its clock: "White".
 pub use crate::face::side_name;
 
@@ -60,6 +69,7 @@ pub fn result_text(outcome: KnownOutcome, reason: Reason) -> String {
         Reason::FivefoldRepetition => "5-fold repetition",
         Reason::SeventyFiveMoves => "75 moves",
         Reason::IllegalMoves => "illegal moves",
+        Reason::Adjudicated(_) => ADJUDICATED,
     };
     format!("{score} {why}")
 }
@@ -123,6 +133,21 @@ pub fn alert_for(effect: &Effect) -> Option<String> {
             Some(format!("Set: {} {}", side_name(*side), duration_text(*ms)))
         }
         Effect::Result { outcome, reason } => Some(result_text(*outcome, *reason)),
+        Effect::TakenBack { side, number, san } => Some(format!(
+            "Taken back: {} {number}{} {san}",
+            side_name(*side),
+            if *side == shakmaty::Color::White {
+                "."
+            } else {
+                "..."
+            }
+        )),
+        Effect::Waived { side, law } => Some(format!("Waived: {} {law}", side_name(*side))),
+        Effect::Claim { side, law, upheld } => Some(if *upheld {
+            format!("Claim {law} upheld: {}", side_name(*side))
+        } else {
+            format!("Claim refused: {}", side_name(*side))
+        }),
         Effect::Started { .. } | Effect::Move(_) | Effect::Resumed => None,
     }
 }

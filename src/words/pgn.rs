@@ -109,6 +109,35 @@ pub(crate) fn corrected(side: Color, ms: u64, completed: u32) -> String {
     )
 }
 
+/// A completed move taken back: `Move 12. Nf3 by White taken back`.
+pub(crate) fn taken_back(side: Color, number: u32, san: &str) -> String {
+    let dots = match side {
+        Color::White => ".",
+        Color::Black => "...",
+    };
+    format!("{} move {number}{dots} {san} taken back", side_name(side))
+}
+
+/// An obligation the arbiter lifted.
+pub(crate) fn waived(side: Color, article: &str) -> String {
+    format!(
+        "Arbiter waives {}'s obligation (art. {article})",
+        side_name(side)
+    )
+}
+
+/// A claim under article 4 (4.8), upheld or not.
+pub(crate) fn claim(side: Color, article: &str, upheld: bool) -> String {
+    if upheld {
+        format!(
+            "{} claims a breach of art. {article}: upheld, the move is taken back",
+            side_name(side)
+        )
+    } else {
+        format!("{} claims (art. 4.8): not upheld", side_name(side))
+    }
+}
+
 /// The clock stopped by the arbiter.
 pub(crate) fn paused() -> String {
     "Clock paused".to_owned()
@@ -150,6 +179,7 @@ pub(crate) fn ending(outcome: KnownOutcome, reason: Reason) -> Option<String> {
         (Reason::IllegalMoves, None) => {
             "A second illegal move, but the opponent cannot mate: drawn (art. 7.5.5)".to_owned()
         }
+        (Reason::Adjudicated(words), _) => format!("Adjudicated by the arbiter: {words}"),
     })
 }
 
@@ -158,6 +188,7 @@ pub(crate) fn termination(reason: Reason) -> &'static str {
     match reason {
         Reason::Timeout | Reason::TimeoutVsInsufficientMaterial => "time forfeit",
         Reason::IllegalMoves => "rules infraction",
+        Reason::Adjudicated(_) => "adjudication",
         _ => "normal",
     }
 }

@@ -41,6 +41,8 @@ pub enum SimCommand {
     Resign(Color),
     /// A player declines the draw offered to him, aloud.
     Decline(Color),
+    /// A player claims that his opponent broke article 4 (4.8).
+    Claim(Color),
     /// The promotion piece chosen on the clock.
     Promote(Role),
     /// Whether the mover's lever is pressed after a typed move.
@@ -161,6 +163,10 @@ pub const HELP: &[(&str, &str)] = &[
         "decline white|black",
         "that player declines the draw offered",
     ),
+    (
+        "claim white|black",
+        "that player claims a touch-move breach (4.8)",
+    ),
     ("promote q|r|b|n", "choose the promotion piece on the clock"),
     ("auto on|off", "press the mover's lever after a typed move"),
     ("unplug  plug", "pull the board's cable out, put it back"),
@@ -190,6 +196,7 @@ pub fn parse(line: &str) -> Result<SimCommand, CommandError> {
         "adjust" => "adjust",
         "resign" => "resign",
         "decline" => "decline",
+        "claim" => "claim",
         "promote" => "promote",
         "auto" => "auto",
         "unplug" => "unplug",
@@ -233,6 +240,7 @@ pub fn parse(line: &str) -> Result<SimCommand, CommandError> {
         "adjust" => side().map(SimCommand::Adjust),
         "resign" => side().map(SimCommand::Resign),
         "decline" => side().map(SimCommand::Decline),
+        "claim" => side().map(SimCommand::Claim),
         "promote" => one("a piece: q, r, b or n").and_then(parse_promotion),
         "auto" => one("on or off").and_then(|word| match word.to_ascii_lowercase().as_str() {
             "on" => Ok(SimCommand::Auto(true)),
@@ -307,6 +315,7 @@ mod tests {
             ("adjust black", SimCommand::Adjust(Color::Black)),
             ("resign b", SimCommand::Resign(Color::Black)),
             ("decline White", SimCommand::Decline(Color::White)),
+            ("claim black", SimCommand::Claim(Color::Black)),
             ("promote n", SimCommand::Promote(Role::Knight)),
             ("promote rook", SimCommand::Promote(Role::Rook)),
             ("auto off", SimCommand::Auto(false)),

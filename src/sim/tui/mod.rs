@@ -492,6 +492,7 @@ impl App {
             }
             SimCommand::Resign(player) => self.tell(Input::Resign(player))?,
             SimCommand::Decline(player) => self.tell(Input::Decline(player))?,
+            SimCommand::Claim(player) => self.tell(Input::Claim(player))?,
             SimCommand::Promote(role) => self.tell(Input::Promote(role))?,
             SimCommand::Auto(on) => {
                 self.auto_press = on;
