@@ -344,14 +344,37 @@ fn insert_game(conn: &Connection, game: &NewGame) -> Result<GameId, StoreError> 
     Ok(id)
 }
 
+/// Whether a game is finished: one lookup by its id.
+const GAME_FINISHED: &str = "SELECT result IS NOT NULL FROM game WHERE id = ?1";
+
+/// A game's last stored event: one descent of the `(game, seq)` key, not a
+/// scan of the game. Its `t` is the game's latest, since [`insert_events`]
+/// refuses a line earlier than the one before.
+const GAME_TAIL: &str = "SELECT seq, t FROM event WHERE game = ?1 ORDER BY seq DESC LIMIT 1";
+
+/// Stores one event.
+const INSERT_EVENT: &str = "INSERT INTO event (game, seq, t, line) VALUES (?1, ?2, ?3, ?4)";
+
+/// Every statement run to store an event: their cost must not grow with
+/// the game (a 7-hour game has a million events).
+#[cfg(test)]
+const PER_EVENT: [&str; 3] = [GAME_FINISHED, GAME_TAIL, INSERT_EVENT];
+
+/// The next `seq` of a game and its latest `t` (0 and 0 for a game without
+/// events, which the store never makes: the setup line is event 0).
+fn tail(conn: &Connection, game: GameId) -> Result<(i64, i64), StoreError> {
+    let last: Option<(i64, i64)> = conn
+        .prepare_cached(GAME_TAIL)?
+        .query_row([game], |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()?;
+    Ok(last.map_or((0, 0), |(seq, t)| (seq + 1, t)))
+}
+
 /// Checks that `game` exists and has no result yet.
 fn check_open(conn: &Connection, game: GameId) -> Result<(), StoreError> {
     let finished: Option<bool> = conn
-        .query_row(
-            "SELECT result IS NOT NULL FROM game WHERE id = ?1",
-            [game],
-            |row| row.get(0),
-        )
+        .prepare_cached(GAME_FINISHED)?
+        .query_row([game], |row| row.get(0))
         .optional()?;
     match finished {
         None => Err(StoreError::NoSuchGame(game)),
@@ -369,11 +392,7 @@ fn insert_events(
     events: &[(u64, String)],
 ) -> Result<(), StoreError> {
     check_open(conn, game)?;
-    let (next_seq, mut last_t): (i64, i64) = conn.query_row(
-        "SELECT coalesce(max(seq) + 1, 0), coalesce(max(t), 0) FROM event WHERE game = ?1",
-        [game],
-        |row| Ok((row.get(0)?, row.get(1)?)),
-    )?;
+    let (next_seq, mut last_t) = tail(conn, game)?;
     let mut rows = Vec::with_capacity(events.len());
     for (t, text) in events {
         let t = millis(*t)?;
@@ -401,8 +420,7 @@ fn insert_events(
         last_t = t;
         rows.push((t, text.trim()));
     }
-    let mut statement =
-        conn.prepare_cached("INSERT INTO event (game, seq, t, line) VALUES (?1, ?2, ?3, ?4)")?;
+    let mut statement = conn.prepare_cached(INSERT_EVENT)?;
     for (seq, (t, line)) in (next_seq..).zip(rows) {
         statement.execute(rusqlite::params![game, seq, t, line])?;
     }
@@ -473,6 +491,7 @@ fn opened(path: &Path, err: StoreError) -> StoreError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::Color;
 
     #[test]
     fn unix_seconds_round_trip_on_both_sides_of_the_epoch() {
@@ -481,6 +500,53 @@ mod tests {
         for seconds in [0, 1, 1_763_726_400, -86_400, i64::MIN, i64::MAX] {
             assert_eq!(unix_seconds(from_unix_seconds(seconds)), seconds);
         }
+    }
+
+    /// SQLite's virtual-machine steps to store one more event after
+    /// `stored` events of the same game: a count, not a time, so a loaded
+    /// machine cannot make it fail.
+    fn steps_to_store_one_after(stored: u64) -> i64 {
+        use rusqlite::StatementStatus;
+        let mut store = Store::open_in_memory().unwrap();
+        let setup = r#"{"t":0,"ev":"setup","time_control":"600"}"#;
+        let game = store
+            .begin_game(&NewGame {
+                started_at: SystemTime::now(),
+                preset: "rapid 10+0",
+                white_left: true,
+                setup_line: setup,
+            })
+            .unwrap();
+        let event = |t: u64| {
+            let side = if t % 2 == 0 { Color::White } else { Color::Black };
+            (t, crate::transcript::input_to_json(t, &crate::Input::Press(side)))
+        };
+        let mut t = 1;
+        while t <= stored {
+            let batch: Vec<_> = (t..(t + 10_000).min(stored + 1)).map(event).collect();
+            t += batch.len() as u64;
+            store.append(game, &batch).unwrap();
+        }
+        for sql in PER_EVENT {
+            store.conn.prepare_cached(sql).unwrap().reset_status(StatementStatus::VmStep);
+        }
+        store.append(game, &[event(t)]).unwrap();
+        PER_EVENT
+            .iter()
+            .map(|sql| {
+                let statement = store.conn.prepare_cached(sql).unwrap();
+                assert_eq!(statement.get_status(StatementStatus::FullscanStep), 0, "{sql}");
+                i64::from(statement.get_status(StatementStatus::VmStep))
+            })
+            .sum()
+    }
+
+    #[test]
+    fn storing_an_event_costs_the_same_at_any_length_of_game() {
+        let early = steps_to_store_one_after(10);
+        let late = steps_to_store_one_after(100_000);
+        assert!(early > 0);
+        assert_eq!(early, late, "VM steps to store an event after 10 and 100k events");
     }
 
     #[test]
