@@ -22,7 +22,9 @@ use tocada::transcript::input_to_json;
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let events: u64 = args.next().map_or(1_000_000, |a| a.parse().expect("EVENTS"));
+    let events: u64 = args
+        .next()
+        .map_or(1_000_000, |a| a.parse().expect("EVENTS"));
     let burst: u64 = args.next().map_or(8, |a| a.parse().expect("BURST"));
     let pace_ms = burst * 1000 / 40;
 
@@ -89,7 +91,11 @@ fn event(i: u64) -> Input {
         0 => Input::Touch(square),
         1 => Input::Lift(square),
         2 => Input::Place(square, None),
-        _ => Input::Press(if i % 8 == 3 { Color::White } else { Color::Black }),
+        _ => Input::Press(if i % 8 == 3 {
+            Color::White
+        } else {
+            Color::Black
+        }),
     }
 }
 

@@ -518,8 +518,15 @@ mod tests {
             })
             .unwrap();
         let event = |t: u64| {
-            let side = if t % 2 == 0 { Color::White } else { Color::Black };
-            (t, crate::transcript::input_to_json(t, &crate::Input::Press(side)))
+            let side = if t % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            (
+                t,
+                crate::transcript::input_to_json(t, &crate::Input::Press(side)),
+            )
         };
         let mut t = 1;
         while t <= stored {
@@ -528,14 +535,22 @@ mod tests {
             store.append(game, &batch).unwrap();
         }
         for sql in PER_EVENT {
-            store.conn.prepare_cached(sql).unwrap().reset_status(StatementStatus::VmStep);
+            store
+                .conn
+                .prepare_cached(sql)
+                .unwrap()
+                .reset_status(StatementStatus::VmStep);
         }
         store.append(game, &[event(t)]).unwrap();
         PER_EVENT
             .iter()
             .map(|sql| {
                 let statement = store.conn.prepare_cached(sql).unwrap();
-                assert_eq!(statement.get_status(StatementStatus::FullscanStep), 0, "{sql}");
+                assert_eq!(
+                    statement.get_status(StatementStatus::FullscanStep),
+                    0,
+                    "{sql}"
+                );
                 i64::from(statement.get_status(StatementStatus::VmStep))
             })
             .sum()
@@ -546,7 +561,10 @@ mod tests {
         let early = steps_to_store_one_after(10);
         let late = steps_to_store_one_after(100_000);
         assert!(early > 0);
-        assert_eq!(early, late, "VM steps to store an event after 10 and 100k events");
+        assert_eq!(
+            early, late,
+            "VM steps to store an event after 10 and 100k events"
+        );
     }
 
     #[test]

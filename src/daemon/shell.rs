@@ -55,6 +55,11 @@ pub const OCCUPANCY_EVERY_MS: Millis = 10_000;
 /// tried again this often, whatever the link's backoff.
 pub const PRESS_RETRY_MS: Millis = 5;
 
+/// How long a running clock goes with nothing stored before its instant is
+/// stored as a checkpoint: a power cut gives back at most this, plus a
+/// commit's time (the README promises at most a second).
+pub const CHECKPOINT_EVERY_MS: Millis = 500;
+
 /// The game as the loop last showed it, for a screen beside the face (the
 /// simulator draws the board from it and turns typed moves into hands).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -358,6 +363,12 @@ impl<R: Rig> Shell<R> {
             self.session.handle_timeout(now);
             self.act();
         }
+        if self.timers.take_due(Timer::Checkpoint, now) && self.held.is_empty() {
+            // A press waiting for the board may yet be stamped earlier: the
+            // checkpoint waits for it (the press is stored anyway).
+            self.session.checkpoint(now);
+            self.act();
+        }
         if self.timers.take_due(Timer::BuzzerOff, now) {
             self.rig.set_buzzer(false);
         }
@@ -561,6 +572,8 @@ impl<R: Rig> Shell<R> {
                         Err(err) => tracing::warn!("no date for the new game: {err}"),
                     }
                     self.game = None;
+                    self.timers
+                        .set(Timer::Checkpoint, self.now_ms() + CHECKPOINT_EVERY_MS);
                     if let Some(journal) = self.journal.as_ref() {
                         let game = NewGame {
                             started_at,
@@ -576,10 +589,19 @@ impl<R: Rig> Shell<R> {
                     tracing::info!(preset, "game started");
                 }
                 Action::Record { t, event } => {
+                    // The next checkpoint is due so long after the last thing
+                    // stored, while a clock runs.
+                    if self.session.clock_running() {
+                        self.timers
+                            .set(Timer::Checkpoint, self.now_ms() + CHECKPOINT_EVERY_MS);
+                    } else {
+                        self.timers.clear(Timer::Checkpoint);
+                    }
                     if let (Some(journal), Some(game)) = (self.journal.as_ref(), self.game) {
                         let event = match event {
                             Recorded::Input(input) => Event::Input(input),
                             Recorded::Timeout => Event::End,
+                            Recorded::Checkpoint => Event::Checkpoint,
                         };
                         journal.append(game, t, transcript::line_to_json(&Line { t, event }));
                     }

@@ -318,7 +318,7 @@ pub async fn feed_stdin(world: World, tx: mpsc::UnboundedSender<Command>, clock:
                     });
                 }
                 Event::Input(input) => world.apply(&tx, clock.now(), input),
-                Event::End => {}
+                Event::End | Event::Checkpoint => {}
             },
             transcript::Read::Blank => {}
             transcript::Read::Skipped(fault) => eprintln!("tocada: standard input {fault}"),
