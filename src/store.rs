@@ -202,7 +202,7 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let id = insert_game(&tx, game)?;
+        let id = insert_game(&tx, game, None)?;
         tx.commit()?;
         Ok(id)
     }
@@ -228,6 +228,15 @@ impl Store {
         set_result(&tx, game, result, pgn)?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// The id the next game gets: one more than the largest so far.
+    pub fn next_game_id(&self) -> Result<GameId, StoreError> {
+        Ok(self
+            .conn
+            .query_row("SELECT coalesce(max(id), 0) + 1 FROM game", [], |row| {
+                row.get(0)
+            })?)
     }
 
     /// The game begun last that has no result, with its lines: the one to
@@ -321,21 +330,46 @@ pub fn pgn_date(at: SystemTime) -> Result<String, StoreError> {
     )?)
 }
 
-/// Inserts a game row and its setup line.
-fn insert_game(conn: &Connection, game: &NewGame) -> Result<GameId, StoreError> {
-    let setup_t = match parse_line(game.setup_line) {
-        Ok(Some(line)) if matches!(line.event, Event::Setup(_)) => line.t,
-        Ok(Some(_)) => return Err(StoreError::BadSetup("not a \"setup\" line".to_owned())),
-        Ok(None) => return Err(StoreError::BadSetup("empty line".to_owned())),
-        Err(err) => return Err(StoreError::BadSetup(err.to_string())),
-    };
-    conn.execute(
+/// The instant of a game's setup line, or why it is not one.
+fn check_setup(setup_line: &str) -> Result<u64, StoreError> {
+    match parse_line(setup_line) {
+        Ok(Some(line)) if matches!(line.event, Event::Setup(_)) => Ok(line.t),
+        Ok(Some(_)) => Err(StoreError::BadSetup("not a \"setup\" line".to_owned())),
+        Ok(None) => Err(StoreError::BadSetup("empty line".to_owned())),
+        Err(err) => Err(StoreError::BadSetup(err.to_string())),
+    }
+}
+
+/// Inserts a game row, under `id` if given (the journal chooses ids when a
+/// game is queued), and its setup line.
+fn insert_game(
+    conn: &Connection,
+    game: &NewGame,
+    id: Option<GameId>,
+) -> Result<GameId, StoreError> {
+    let setup_t = check_setup(game.setup_line)?;
+    let inserted = conn.execute(
         &format!(
-            "INSERT INTO game (started_at, date, preset, white_left) \
-             VALUES (?1, {LOCAL_PGN_DATE}, ?2, ?3)"
+            "INSERT INTO game (id, started_at, date, preset, white_left) \
+             VALUES (?4, ?1, {LOCAL_PGN_DATE}, ?2, ?3)"
         ),
-        rusqlite::params![unix_seconds(game.started_at), game.preset, game.white_left],
-    )?;
+        rusqlite::params![
+            unix_seconds(game.started_at),
+            game.preset,
+            game.white_left,
+            id
+        ],
+    );
+    if let (Some(id), Err(err)) = (id, &inserted)
+        && err.sqlite_error_code() == Some(ErrorCode::ConstraintViolation)
+    {
+        // Someone else stored a game under this id since the journal
+        // started (by hand): retrying can never succeed.
+        return Err(StoreError::BadSetup(format!(
+            "game id {id} is already taken"
+        )));
+    }
+    inserted?;
     let id = conn.last_insert_rowid();
     conn.execute(
         "INSERT INTO event (game, seq, t, line) VALUES (?1, 0, ?2, ?3)",

@@ -394,6 +394,7 @@ fn a_locked_database_is_counted_retried_and_never_blocks_the_clock() {
     store.set_busy_timeout(Duration::from_millis(50)).unwrap();
     let journal = Journal::spawn(store);
     let id = journal.begin_game(new_game(at(0))).unwrap();
+    journal.flush().unwrap();
 
     // Someone holds the write lock, as `sqlite3` left open in a transaction.
     let mut other = rusqlite::Connection::open(&path).unwrap();
@@ -420,15 +421,22 @@ fn a_locked_database_is_counted_retried_and_never_blocks_the_clock() {
     );
     assert!(err.to_string().contains("locked"), "{err}");
     assert!(journal.errors() >= 1);
-    let begin = journal.begin_game(new_game(at(0)));
-    assert!(
-        matches!(begin, Err(StoreError::NotCommitted { .. })),
-        "{begin:?}"
-    );
+    assert!(!journal.saving(), "the face is told games are not saved");
+
+    // A game begun now, while the lock is held, is queued like the rest:
+    // its id at once, without waiting for the disk.
+    let second = journal.begin_game(new_game(at(0))).unwrap();
+    assert_eq!(second, id + 1);
+    let more = events(0, 3);
+    for (t, line) in &more {
+        journal.append(second, *t, line.clone());
+    }
+    assert!(journal.flush().is_err());
 
     // The lock goes; the same events are committed on the next round.
     drop(lock);
     journal.flush().unwrap();
+    assert!(journal.saving());
     let errors = journal.errors();
     journal.close().unwrap();
     let store = Store::open(&path).unwrap();
@@ -436,9 +444,40 @@ fn a_locked_database_is_counted_retried_and_never_blocks_the_clock() {
         store.game(id).unwrap().unwrap().lines,
         lines_of(SETUP, &batch)
     );
-    // The refused begin left no game behind.
-    assert_eq!(store.game(id + 1).unwrap(), None);
+    // The game begun under the lock is stored whole.
+    assert_eq!(
+        store.game(second).unwrap().unwrap().lines,
+        lines_of(SETUP, &more)
+    );
     assert!(errors >= 2, "each failed commit counted: {errors}");
+}
+
+#[test]
+fn a_game_begun_while_the_database_is_locked_is_stored_once_it_is_not() {
+    // The first write of all is the new game: nothing else to carry it.
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    store.set_busy_timeout(Duration::from_millis(20)).unwrap();
+    let journal = Journal::spawn(store);
+    let mut other = rusqlite::Connection::open(&path).unwrap();
+    let lock = other
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .unwrap();
+    let id = journal.begin_game(new_game(at(0))).unwrap();
+    let batch = events(100, 4);
+    for (t, line) in &batch {
+        journal.append(id, *t, line.clone());
+    }
+    assert!(journal.flush().is_err());
+    assert!(!journal.saving());
+    drop(lock);
+    journal.close().unwrap();
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.unfinished().unwrap().unwrap().id, id);
+    assert_eq!(
+        store.game(id).unwrap().unwrap().lines,
+        lines_of(SETUP, &batch)
+    );
 }
 
 #[test]

@@ -131,6 +131,8 @@ pub struct Shell<R: Rig> {
     /// A lever press waiting for the face to show its switch: its instant.
     pending_switch: Option<Duration>,
     checked_serial: bool,
+    /// Whether the face last drawn said games are not being saved.
+    shown_unsaved: bool,
     ready: bool,
     events: Vec<BoardEvent>,
     /// Where the game is published as it is drawn (the simulator).
@@ -157,6 +159,7 @@ impl<R: Rig> Shell<R> {
             last_fed: 0,
             pending_switch: None,
             checked_serial: false,
+            shown_unsaved: false,
             ready: false,
             events: Vec::new(),
             watch: None,
@@ -660,12 +663,15 @@ impl<R: Rig> Shell<R> {
     /// face is sent a bounded write at a time by [`Shell::send_face`],
     /// between board polls.
     fn draw(&mut self, now: Millis, force: bool) {
-        let changed = self.session.take_changed();
+        let unsaved = self.journal.as_ref().is_some_and(|j| !j.saving());
+        let changed = self.session.take_changed() | (unsaved != self.shown_unsaved);
         let due = self.timers.take_due(Timer::Face, now);
         if !(changed || due || force || self.shown.is_none()) {
             return;
         }
-        let view = self.session.view(now);
+        self.shown_unsaved = unsaved;
+        let mut view = self.session.view(now);
+        view.games_unsaved = unsaved;
         // The face changes by itself next when a running clock's digits do.
         match self.session.next_face_change(now) {
             Some(at) => self.timers.set(Timer::Face, at),

@@ -42,6 +42,7 @@ pub fn from_referee(referee: &Referee, now: Millis, alert: Option<String>) -> Vi
         draw_offer: referee.draw_offer(),
         paused: referee.is_paused(),
         board_disconnected: false,
+        games_unsaved: false,
         alert,
         result: result.map(|(outcome, reason)| words::result_text(outcome, reason)),
         screen: Screen::Clock,
