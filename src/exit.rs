@@ -10,7 +10,7 @@
 //! | 65 | [`EX_DATAERR`] | `replay` and `sim --script`: a bad line in the script |
 //! | 66 | [`EX_NOINPUT`] | `replay`, `sim --script`, `export`: the input cannot be opened |
 //! | 74 | [`EX_IOERR`] | reading or writing failed midway |
-//! | 78 | [`EX_CONFIG`] | `run`, `sim --config`, `check-config`: a bad configuration |
+//! | 78 | [`EX_CONFIG`] | `run`, `sim --config`, `check-config`: a bad configuration; `run`: a game store it cannot use (not one, newer, read-only, damaged, or its path not a directory) |
 //!
 //! Argument errors found by the command-line parser itself exit 2, clap's
 //! own code.

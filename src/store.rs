@@ -111,10 +111,26 @@ impl Store {
     /// Opens the database at `path`, creating the file if needed (not its
     /// directory: the state directory is the installer's), in WAL mode with
     /// `synchronous=FULL`, and creates or migrates its schema.
+    ///
+    /// Everything is checked before anything is changed: a file that is not
+    /// a tocada game store or is from a newer tocada, one this process may
+    /// not write, and one failing SQLite's `integrity_check` are refused
+    /// and left exactly as they were (not even switched to WAL).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let conn = Connection::open(path).map_err(|err| opening(path, err))?;
         let mut store = Store { conn };
         store.configure().map_err(|err| opened(path, err))?;
+        schema::check(&store.conn, path).map_err(|err| opened(path, err))?;
+        if store
+            .conn
+            .is_readonly(rusqlite::MAIN_DB)
+            .map_err(|err| opened(path, err.into()))?
+        {
+            return Err(StoreError::ReadOnly {
+                path: path.to_owned(),
+            });
+        }
+        store.check_integrity(path)?;
         let mode: String = store
             .conn
             .pragma_update_and_check(None, "journal_mode", "wal", |row| row.get(0))
@@ -125,6 +141,33 @@ impl Store {
         }
         schema::migrate(&mut store.conn, path).map_err(|err| opened(path, err))?;
         Ok(store)
+    }
+
+    /// SQLite's `integrity_check`, whole: a file damaged by a failing card is
+    /// refused rather than written on and read back wrong.
+    fn check_integrity(&self, path: &Path) -> Result<(), StoreError> {
+        let mut statement = self
+            .conn
+            .prepare("PRAGMA integrity_check(10)")
+            .map_err(|err| opened(path, err.into()))?;
+        let problems = match statement
+            .query_map([], |row| row.get::<_, String>(0))
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+        {
+            Ok(problems) => problems,
+            // Damaged so badly that the check itself cannot read it.
+            Err(err) if err.sqlite_error_code() == Some(ErrorCode::DatabaseCorrupt) => {
+                vec![err.to_string()]
+            }
+            Err(err) => return Err(opened(path, err.into())),
+        };
+        if problems.len() == 1 && problems[0] == "ok" {
+            return Ok(());
+        }
+        Err(StoreError::Corrupt {
+            path: path.to_owned(),
+            problems: problems.join("; "),
+        })
     }
 
     /// Opens an existing database without writing to it, for `tocada

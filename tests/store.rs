@@ -546,3 +546,94 @@ fn stored_lines_replay_into_the_same_pgn() {
         "{pgn}"
     );
 }
+
+/// The journal mode the file itself keeps, read by a plain connection.
+fn file_journal_mode(path: &std::path::Path) -> String {
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .pragma_query_value(None, "journal_mode", |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn refused_databases_are_left_as_they_were_not_even_switched_to_wal() {
+    let (_dir, other) = temp_db();
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE inventory(item TEXT)")
+        .unwrap();
+    let (_dir2, newer) = temp_db();
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .execute_batch("CREATE TABLE game(id INTEGER); PRAGMA user_version = 99")
+        .unwrap();
+    for path in [&other, &newer] {
+        let err = Store::open(path).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                StoreError::NotAGameStore { .. } | StoreError::Schema { .. }
+            ),
+            "{err:?}"
+        );
+        assert_eq!(file_journal_mode(path), "delete", "{}", path.display());
+    }
+}
+
+/// Makes `path` read-only for this process, if it can: by its mode, and
+/// for root (who writes through any mode) by the immutable attribute.
+/// Whether it worked.
+fn make_read_only(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let writable = || std::fs::OpenOptions::new().append(true).open(path).is_ok();
+    if writable() {
+        let _ = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(path)
+            .status();
+    }
+    !writable()
+}
+
+#[test]
+fn a_read_only_database_is_refused_not_written_to_in_vain() {
+    let (_dir, path) = temp_db();
+    let mut store = Store::open(&path).unwrap();
+    store.begin_game(&new_game(at(0))).unwrap();
+    drop(store);
+    if !make_read_only(&path) {
+        eprintln!("cannot make a file read-only here; nothing to check");
+        return;
+    }
+    let result = Store::open(&path);
+    let _ = std::process::Command::new("chattr")
+        .arg("-i")
+        .arg(&path)
+        .status();
+    let err = result.unwrap_err();
+    assert!(matches!(err, StoreError::ReadOnly { .. }), "{err:?}");
+    assert!(err.to_string().contains("read-only"), "{err}");
+    // Exports still read it.
+    assert!(Store::open_read_only(&path).is_ok());
+}
+
+#[test]
+fn a_database_failing_its_integrity_check_is_refused() {
+    let (_dir, path) = temp_db();
+    let mut store = Store::open(&path).unwrap();
+    let id = store.begin_game(&new_game(at(0))).unwrap();
+    store.append(id, &events(100, 2_000)).unwrap();
+    drop(store);
+    // A card's failing sector: the middle of a page of the events' tree,
+    // the file's header and first pages left intact.
+    let mut bytes = std::fs::read(&path).unwrap();
+    assert!(bytes.len() > 12 * 4096, "{}", bytes.len());
+    for b in &mut bytes[10 * 4096 + 16..10 * 4096 + 400] {
+        *b = 0xA5;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let err = Store::open(&path).unwrap_err();
+    assert!(matches!(err, StoreError::Corrupt { .. }), "{err:?}");
+    assert!(err.to_string().contains("integrity"), "{err}");
+}
