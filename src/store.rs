@@ -273,6 +273,27 @@ impl Store {
         Ok(())
     }
 
+    /// Removes a game's events from `seq` on, and returns their lines: for
+    /// a stored line the game cannot be replayed past (a damaged sector),
+    /// so that the events stored after the restart follow the last good
+    /// one instead of a line that hides them from every later replay.
+    pub fn cut_from(&mut self, game: GameId, seq: i64) -> Result<Vec<String>, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        check_open(&tx, game)?;
+        let lines = tx
+            .prepare("SELECT line FROM event WHERE game = ?1 AND seq >= ?2 ORDER BY seq")?
+            .query_map(rusqlite::params![game, seq], |row| row.get::<_, String>(0))?
+            .collect::<Result<Vec<_>, _>>()?;
+        tx.execute(
+            "DELETE FROM event WHERE game = ?1 AND seq >= ?2",
+            rusqlite::params![game, seq],
+        )?;
+        tx.commit()?;
+        Ok(lines)
+    }
+
     /// The id the next game gets: one more than the largest so far.
     pub fn next_game_id(&self) -> Result<GameId, StoreError> {
         Ok(self

@@ -637,3 +637,63 @@ fn a_database_failing_its_integrity_check_is_refused() {
     assert!(matches!(err, StoreError::Corrupt { .. }), "{err:?}");
     assert!(err.to_string().contains("integrity"), "{err}");
 }
+
+#[test]
+fn a_bad_stored_line_keeps_every_move_before_it_and_the_game_goes_on_after_it() {
+    use shakmaty::Square;
+    use tocada::daemon::{Action, Session, open_games};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(DB_FILE);
+    let mut store = Store::open(&path).unwrap();
+    let id = store.begin_game(&new_game(at(0))).unwrap();
+    let good = [
+        (1_000, Input::Press(Color::Black)),
+        (2_000, Input::Lift(Square::E2)),
+        (2_100, Input::Place(Square::E4, None)),
+        (2_200, Input::Press(Color::White)),
+        (3_000, Input::Lift(Square::E7)),
+        (3_100, Input::Place(Square::E5, None)),
+        (3_200, Input::Press(Color::Black)),
+    ];
+    let lines: Vec<(u64, String)> = good.iter().map(|&(t, i)| (t, input_line(t, i))).collect();
+    store.append(id, &lines).unwrap();
+    drop(store);
+    // A damaged line, then lines no replay reaches past it.
+    let raw = rusqlite::Connection::open(&path).unwrap();
+    for (seq, line) in [
+        (8, r#"{"t":4000,"ev":"lift","sq":"g1"#.to_owned()),
+        (9, input_line(4_100, Input::Place(Square::F3, None))),
+    ] {
+        raw.execute(
+            "INSERT INTO event (game, seq, t, line) VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![id, seq, 4_000, line],
+        )
+        .unwrap();
+    }
+    drop(raw);
+
+    let mut config = tocada::config::Config::default();
+    config.state.directory = dir.path().to_owned();
+    let mut session = Session::new(&config);
+    let (journal, restored) = open_games(&config, &mut session).unwrap();
+    assert_eq!(restored, Some(id));
+    let moves = std::iter::from_fn(|| session.poll_action())
+        .find_map(|a| match a {
+            Action::Restored { moves, .. } => Some(moves),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(moves, 2, "1. e4 e5 kept");
+
+    // The game goes on: its next event follows the last good line, so
+    // that the next restore (or the PGN) sees it.
+    journal.append(id, 5_000, input_line(5_000, Input::Lift(Square::G1)));
+    journal.close().unwrap();
+    let store = Store::open(&path).unwrap();
+    let saved = store.game(id).unwrap().unwrap();
+    let mut expected = lines_of(SETUP, &lines);
+    expected.push(input_line(5_000, Input::Lift(Square::G1)));
+    assert_eq!(saved.lines, expected);
+    let pgn = tocada::transcript::pgn_from_lines(&saved.lines, Default::default()).unwrap();
+    assert!(pgn.contains("1. e4 {") && pgn.contains("} e5 {"), "{pgn}");
+}

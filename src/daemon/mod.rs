@@ -144,6 +144,14 @@ pub fn open_games(
                         game = saved.id,
                         "stored {fault}: the game is restored up to the line before"
                     );
+                    // Stored lines are numbered from 1, one per seq from 0.
+                    // Nothing after the bad line was replayed, so the game
+                    // goes on from the line before it; what is cut goes to
+                    // the log, whole.
+                    let seq = fault.line.saturating_sub(1) as i64;
+                    for line in store.cut_from(saved.id, seq).map_err(failed)? {
+                        tracing::error!(game = saved.id, line, "stored line dropped");
+                    }
                 }
                 tracing::info!(
                     game = saved.id,
