@@ -616,7 +616,7 @@ mod tests {
             })
             .unwrap();
         let event = |t: u64| {
-            let side = if t % 2 == 0 {
+            let side = if t.is_multiple_of(2) {
                 Color::White
             } else {
                 Color::Black
