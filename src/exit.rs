@@ -2,15 +2,8 @@
 //! BSD's `sysexits.h`, so that a script can tell a bad input from a missing
 //! file from a failing disk.
 //!
-//! | code | name | returned by |
-//! |---|---|---|
-//! | 0 | success | every command |
-//! | 1 | [`FAILURE`] | `run` and the interactive `sim` when they cannot start |
-//! | 64 | [`EX_USAGE`] | `export --since` with a date that does not exist |
-//! | 65 | [`EX_DATAERR`] | `replay` and `sim --script`: a bad line in the script |
-//! | 66 | [`EX_NOINPUT`] | `replay`, `sim --script`, `export`: the input cannot be opened |
-//! | 74 | [`EX_IOERR`] | reading or writing failed midway |
-//! | 78 | [`EX_CONFIG`] | `run`, `sim --config`, `check-config`: a bad configuration; `run`: a game store it cannot use (not one, newer, read-only, damaged, or its path not a directory) |
+//! [`CODES`] lists them with when each is returned, for the man page
+//! (`packaging/tocada.1`) and the README.
 //!
 //! Argument errors found by the command-line parser itself exit 2, clap's
 //! own code.
@@ -31,3 +24,35 @@ pub const EX_IOERR: u8 = 74;
 /// lists it in `RestartPreventExitStatus=`, so a bad file is not restarted
 /// in a loop.
 pub const EX_CONFIG: u8 = 78;
+
+/// Every exit code with its `sysexits.h` name and the commands that return
+/// it, in the words of the man page's EXIT STATUS section.
+pub const CODES: [(u8, &str, &str); 7] = [
+    (0, "success", "every command"),
+    (
+        FAILURE,
+        "failure",
+        "run and the interactive sim when they cannot start",
+    ),
+    (
+        EX_USAGE,
+        "EX_USAGE",
+        "export --since with a date that does not exist",
+    ),
+    (
+        EX_DATAERR,
+        "EX_DATAERR",
+        "replay and sim --script: a bad line in the script",
+    ),
+    (
+        EX_NOINPUT,
+        "EX_NOINPUT",
+        "replay, sim --script, sim --db, export: the input or the store cannot be opened",
+    ),
+    (EX_IOERR, "EX_IOERR", "reading or writing failed midway"),
+    (
+        EX_CONFIG,
+        "EX_CONFIG",
+        "run, sim --config, check-config: a bad configuration; run: a game store it cannot use (another program's, a newer tocada's, read-only or damaged)",
+    ),
+];

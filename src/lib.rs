@@ -26,7 +26,8 @@
 //! - [`store`]: the games in SQLite, every input event as a replay line, so a
 //!   game survives a power cut and is rebuilt by replaying it.
 //! - [`export`]: `tocada export`, the PGN of the finished games in the store.
-//! - [`exit`]: the exit codes of every command, after `sysexits.h`.
+//! - [`exit`]: the exit codes of every command, after `sysexits.h`; [`cli`]:
+//!   the command line, which `main.rs` parses and the man page documents.
 //!
 //! - [`face`]: the OLED's face, a pure function from a plain
 //!   [`face::View`] to a [`frame::Frame`], the panel's picture in the
@@ -82,6 +83,7 @@
 //! assert_eq!(referee.next_deadline(), Some(2_600 + 180_000));
 //! ```
 
+pub mod cli;
 pub mod config;
 pub mod daemon;
 pub mod exit;

@@ -5,68 +5,11 @@
 //! exit code, always one of [`tocada::exit`]'s.
 
 use std::io;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
+use tocada::cli::{Cli, Command};
 use tocada::exit;
-
-/// A club chess clock that enforces the Laws of Chess with a sensor board.
-#[derive(Parser)]
-#[command(name = "tocada", version, about)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Feed a JSON Lines script of board events to the referee and print its
-    /// effects as JSON Lines.
-    Replay {
-        /// The script to replay; standard input when absent or `-`.
-        file: Option<PathBuf>,
-    },
-    /// Run the clock: the daemon systemd starts on the Pi.
-    Run {
-        /// The configuration file.
-        #[arg(long, default_value = tocada::config::DEFAULT_PATH)]
-        config: PathBuf,
-    },
-    #[cfg(feature = "sim")]
-    /// The whole clock on this computer, with the hardware simulated: in the
-    /// terminal, or headless from a script.
-    Sim {
-        /// Play this replay-format script in simulated time, headless,
-        /// printing the decisions; `{"t":..,"ev":"face","png":"F.png"}`
-        /// lines write the face.
-        #[arg(long)]
-        script: Option<PathBuf>,
-        /// Where the face PNGs go.
-        #[arg(long, default_value = ".")]
-        out: PathBuf,
-        /// A configuration file for the presets and rules (the board is
-        /// simulated whatever it says).
-        #[arg(long)]
-        config: Option<PathBuf>,
-    },
-    /// Check a configuration file: a one-line summary and exit 0 when it is
-    /// valid, else the key at fault on stderr and exit 78 (EX_CONFIG).
-    CheckConfig {
-        /// The file to check.
-        #[arg(default_value = tocada::config::DEFAULT_PATH)]
-        file: PathBuf,
-    },
-    /// Print the PGN of every finished game in the store, oldest first.
-    Export {
-        /// Only games started on this day or later (local time), YYYY-MM-DD.
-        #[arg(long, value_name = "DATE")]
-        since: Option<String>,
-        /// The game database.
-        #[arg(long, value_name = "PATH", default_value = tocada::export::DEFAULT_DB)]
-        db: PathBuf,
-    },
-}
 
 /// Loads the configuration, or says why not with `EX_CONFIG`.
 fn load_config(path: &std::path::Path) -> Result<tocada::config::Config, ExitCode> {
@@ -99,6 +42,7 @@ fn main() -> ExitCode {
             script,
             out,
             config,
+            db,
         } => {
             let config = match config {
                 Some(path) => match load_config(&path) {
@@ -107,10 +51,30 @@ fn main() -> ExitCode {
                 },
                 None => tocada::config::Config::default(),
             };
+            let store = match &db {
+                Some(path) => tocada::store::Store::open(path),
+                None => tocada::store::Store::open_in_memory(),
+            };
+            let store = match store {
+                Ok(store) => store,
+                Err(err) => {
+                    let name = db
+                        .as_deref()
+                        .map_or("memory".into(), |p| p.display().to_string());
+                    eprintln!("tocada sim: cannot open the game store {name}: {err}");
+                    return ExitCode::from(exit::EX_NOINPUT);
+                }
+            };
             match script {
                 Some(script) => {
                     tocada::logging::init(Some("warn"));
-                    match tocada::sim::script::run(&script, &config, &out, Box::new(io::stdout())) {
+                    match tocada::sim::script::run(
+                        &script,
+                        &config,
+                        &out,
+                        Box::new(io::stdout()),
+                        store,
+                    ) {
                         Ok(_) => ExitCode::SUCCESS,
                         Err(err) => {
                             eprintln!("tocada sim: {err}");
@@ -118,7 +82,7 @@ fn main() -> ExitCode {
                         }
                     }
                 }
-                None => match tocada::sim::tui::run(&config) {
+                None => match tocada::sim::tui::run(&config, store) {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(err) => {
                         eprintln!("tocada sim: {err}");
@@ -131,7 +95,12 @@ fn main() -> ExitCode {
             let result = tocada::transcript::open(file.as_deref())
                 .and_then(|input| tocada::transcript::replay(input, io::stdout().lock()));
             match result {
-                Ok(()) => ExitCode::SUCCESS,
+                Ok(replayed) => {
+                    if replayed.events == 0 {
+                        eprintln!("tocada replay: the script is empty: no events to replay");
+                    }
+                    ExitCode::SUCCESS
+                }
                 Err(err) => {
                     eprintln!("tocada replay: {err}");
                     ExitCode::from(err.exit_code())
@@ -141,6 +110,12 @@ fn main() -> ExitCode {
         Command::CheckConfig { file } => match tocada::config::Config::load(&file) {
             Ok(config) => {
                 println!("{}: ok: {}", file.display(), config.summary());
+                for preset in &config.presets {
+                    println!("  {}", preset.describe());
+                }
+                for warning in config.warnings() {
+                    eprintln!("{}: warning: {warning}", file.display());
+                }
                 ExitCode::SUCCESS
             }
             Err(err) => {

@@ -406,6 +406,30 @@ fn scratch_file(name: &str, text: &str) -> PathBuf {
 }
 
 #[test]
+fn check_config_warns_of_seconds_written_for_minutes_and_still_accepts_them() {
+    let path = scratch_file(
+        "seconds.toml",
+        "[clock]\npreset = \"quick\"\n[[preset]]\nname = \"quick\"\ntime_control = \"15+10\"\n",
+    );
+    let output = check_config(&path);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.contains("  quick: 15 s + 10 s per move from move 1"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "{}: warning: preset \"quick\": time_control = \"15+10\" counts seconds, as PGN \
+             does; for minutes write \"900+10\"",
+            path.display()
+        )
+    );
+}
+
+#[test]
 fn check_config_accepts_the_shipped_file() {
     let output = check_config(&shipped_path());
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -415,8 +439,13 @@ fn check_config_accepts_the_shipped_file() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    // The summary, then each of the four presets in words.
+    assert_eq!(stdout.lines().count(), 5, "{stdout}");
     assert!(stdout.contains("protocol board at 0x42"), "{stdout}");
+    assert!(
+        stdout.contains("\n  rapid: 15 min + 10 s per move from move 1 (rapid)\n"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("classical, rapid, blitz, armageddon"),
         "{stdout}"

@@ -83,12 +83,15 @@ const SCRIPT: &str = r#"{"t":0,"ev":"setup","time_control":"60"}
 "#;
 
 #[test]
-fn an_empty_script_outputs_nothing() {
+fn an_empty_script_outputs_nothing_and_says_so() {
     for script in ["", "\n\n", "  \n\t\n"] {
         let output = replay(script);
         assert_eq!(code(&output), 0, "{}", stderr(&output));
         assert!(output.stdout.is_empty());
-        assert!(output.stderr.is_empty());
+        assert_eq!(
+            stderr(&output),
+            "tocada replay: the script is empty: no events to replay\n"
+        );
     }
 }
 

@@ -142,6 +142,45 @@ fn the_face_written_at_an_instant_is_the_game_at_that_instant() {
 }
 
 #[test]
+fn sim_db_keeps_the_games_where_export_finds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sim.sqlite");
+    let db = db.to_str().unwrap();
+    let script = example();
+    let (_, err, code) = run(&["sim", "--script", script.to_str().unwrap(), "--db", db]);
+    assert_eq!(code, 0, "{err}");
+    let (pgn, err, code) = run(&["export", "--db", db]);
+    assert_eq!(code, 0, "{err}");
+    assert!(pgn.contains("[Result \"0-1\"]"), "{pgn}");
+    assert!(pgn.contains("1. e4 {[%clk"), "{pgn}");
+    assert!(pgn.trim_end().ends_with("0-1"), "{pgn}");
+    // A second run adds its game beside the first.
+    let (_, err, code) = run(&["sim", "--script", script.to_str().unwrap(), "--db", db]);
+    assert_eq!(code, 0, "{err}");
+    let (pgn, _, _) = run(&["export", "--db", db]);
+    assert_eq!(pgn.matches("[Result \"0-1\"]").count(), 2, "{pgn}");
+}
+
+#[test]
+fn sim_db_that_cannot_be_opened_is_no_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("no/such/dir/sim.sqlite");
+    let script = example();
+    let (_, err, code) = run(&[
+        "sim",
+        "--script",
+        script.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 66, "{err}");
+    assert!(
+        err.starts_with("tocada sim: cannot open the game store "),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_bad_script_is_a_data_error_naming_the_line() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.jsonl");

@@ -22,6 +22,7 @@
 mod error;
 mod raw;
 mod validate;
+mod warning;
 
 use std::fmt;
 use std::io::Read;
@@ -33,9 +34,11 @@ use shakmaty::{Chess, Color};
 use crate::hardware::buttons::ButtonPins;
 use crate::hardware::mcp23017_board;
 use crate::protocol;
+use crate::words;
 use crate::{Enforcement, GameMode, IncrementMode, Rules, TimeControl};
 
 pub use error::ConfigError;
+pub use warning::ConfigWarning;
 
 /// Where the Debian package installs the configuration, and where the daemon
 /// looks when no `--config` is given.
@@ -117,6 +120,39 @@ pub enum BoardKind {
     Sim,
 }
 
+/// How `tocada run` plays the replay lines on its standard input with the
+/// simulated board (`board.stdin`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StdinPace {
+    /// Each line when it arrives, its `t` ignored: a person or a program
+    /// playing as hands would.
+    #[default]
+    Live,
+    /// Each line at its `t` after the first line's, so that a recorded
+    /// script piped in at once plays in real time.
+    Script,
+}
+
+impl StdinPace {
+    /// Every pace.
+    pub const ALL: [StdinPace; 2] = [StdinPace::Live, StdinPace::Script];
+
+    /// The keyword used in the file.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StdinPace::Live => "live",
+            StdinPace::Script => "script",
+        }
+    }
+
+    /// The pace a keyword names.
+    pub fn from_keyword(keyword: &str) -> Option<StdinPace> {
+        StdinPace::ALL
+            .into_iter()
+            .find(|pace| pace.as_str() == keyword)
+    }
+}
+
 /// `[board]`: the sensor board and how it is read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoardConfig {
@@ -132,6 +168,8 @@ pub struct BoardConfig {
     /// How often the board is polled (without an interrupt line) in
     /// milliseconds.
     pub poll_ms: u64,
+    /// With the simulated board, how standard input's lines are played.
+    pub stdin: StdinPace,
 }
 
 /// `[i2c]`: the bus the board and the OLED share.
@@ -269,6 +307,26 @@ impl Config {
         }
     }
 
+    /// What in this configuration is valid but probably not meant (a
+    /// preset of 15 seconds written for 15 minutes), for
+    /// `tocada check-config` and the daemon's start-up log.
+    pub fn warnings(&self) -> Vec<ConfigWarning> {
+        self.presets
+            .iter()
+            .flat_map(|preset| {
+                let white = warning::seconds_for_minutes(
+                    &preset.name,
+                    "time_control",
+                    &preset.time_control,
+                );
+                let black = preset.black_time_control.as_ref().and_then(|tc| {
+                    warning::seconds_for_minutes(&preset.name, "black_time_control", tc)
+                });
+                white.into_iter().chain(black)
+            })
+            .collect()
+    }
+
     /// One line saying what the configuration sets up, for
     /// `tocada check-config` and the daemon's start-up log.
     pub fn summary(&self) -> String {
@@ -321,6 +379,24 @@ impl Default for Config {
 }
 
 impl Preset {
+    /// The preset in words, as `tocada check-config` lists it: "rapid: 15
+    /// min + 10 s per move from move 1 (rapid)".
+    pub fn describe(&self) -> String {
+        let white = words::time_control_text(&self.time_control, self.increment);
+        let clocks = match &self.black_time_control {
+            Some(black) => format!(
+                "White {white}; Black {}",
+                words::time_control_text(black, self.increment)
+            ),
+            None => white,
+        };
+        let odds = match self.draw_odds {
+            Some(side) => format!("; a draw counts as a win for {}", words::side_name(side)),
+            None => String::new(),
+        };
+        format!("{}: {clocks}{odds} ({})", self.name, self.mode)
+    }
+
     /// The referee's rules for a new game under this preset, from the
     /// standard starting position.
     pub fn rules(&self, rules: &RulesConfig) -> Rules {
@@ -423,6 +499,7 @@ impl Default for BoardConfig {
             expanders: mcp23017_expanders(),
             interrupt_pin: None,
             poll_ms: 5,
+            stdin: StdinPace::Live,
         }
     }
 }

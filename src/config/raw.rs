@@ -50,6 +50,7 @@ pub(super) struct RawBoard {
     pub expanders: Option<Vec<Address>>,
     pub interrupt_pin: Option<Integer>,
     pub poll_ms: Option<Integer>,
+    pub stdin: Option<String>,
 }
 
 /// `[i2c]`.

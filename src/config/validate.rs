@@ -16,7 +16,7 @@ use super::raw::{
 };
 use super::{
     BoardConfig, BoardKind, ClockConfig, Config, ConfigError, I2cConfig, LeverSide, PinsConfig,
-    Preset, RulesConfig, StateConfig, default_presets,
+    Preset, RulesConfig, StateConfig, StdinPace, default_presets,
 };
 use crate::{Enforcement, GameMode, IncrementMode, TimeControl};
 
@@ -276,12 +276,23 @@ impl Checker<'_> {
         // The protocol asks for a poll every 5 ms without an interrupt line
         // (§ 9.3); past 100 ms a move is shown and timed late.
         let poll_ms = self.millis("board.poll_ms", board.poll_ms, default.poll_ms, 1..=100)?;
+        let stdin = match board.stdin.as_deref() {
+            None => default.stdin,
+            Some(value) => self.keyword(
+                "board.stdin",
+                value,
+                "pace",
+                StdinPace::from_keyword,
+                StdinPace::ALL.map(StdinPace::as_str),
+            )?,
+        };
         Ok(BoardConfig {
             kind,
             address,
             expanders,
             interrupt_pin,
             poll_ms,
+            stdin,
         })
     }
 
@@ -648,6 +659,22 @@ mod tests {
     fn shape_errors_carry_the_line() {
         let err = parse("[pins]\n\nmenu = \"five\"\n", "t.toml", Path::new("/x")).unwrap_err();
         assert_eq!((err.key(), err.line()), (Some("pins.menu"), Some(3)));
+    }
+
+    #[test]
+    fn the_simulated_boards_stdin_is_live_unless_a_script_pace_is_asked() {
+        let board = |text: &str| parse(text, "t.toml", Path::new("/x")).map(|c| c.board.stdin);
+        assert_eq!(board("").unwrap(), StdinPace::Live);
+        assert_eq!(
+            board("[board]\nstdin = \"script\"").unwrap(),
+            StdinPace::Script
+        );
+        let err = board("[board]\nstdin = \"fast\"").unwrap_err();
+        assert_eq!(err.key(), Some("board.stdin"));
+        assert!(
+            err.to_string().contains("expected one of live, script"),
+            "{err}"
+        );
     }
 
     #[test]

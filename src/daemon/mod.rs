@@ -36,7 +36,7 @@ pub use polling::INTERRUPT_POLL_MS;
 pub use shell::{Shell, Snapshot, Stats};
 pub use systemd::Systemd;
 
-use crate::config::{BoardKind, Config};
+use crate::config::{BoardKind, Config, StdinPace};
 use crate::hardware::link::LinkPolicy;
 use crate::rig::Rig;
 use crate::rig::models::{ModelRig, RigClock, World, feed_stdin};
@@ -207,21 +207,22 @@ pub fn model_shell(
 /// The daemon as the simulator runs it on `world`: `config`'s presets and
 /// rules, the board read as configured (on its interrupt line when
 /// `board.interrupt_pin` is set, polled every `poll_ms` otherwise), games
-/// in an in-memory store, its clock tokio's from `start`. Commands for it
-/// go to the sender; the receiver is for [`Shell::run`].
+/// in `store` (in memory unless `sim --db` names a file), its clock tokio's
+/// from `start`. Commands for it go to the sender; the receiver is for
+/// [`Shell::run`].
 pub fn on_models(
     world: &World,
     config: &Config,
     start: tokio::time::Instant,
-) -> Result<(Shell<ModelRig>, mpsc::UnboundedSender<Command>, Commands), StoreError> {
-    let store = Store::open_in_memory()?;
+    store: Store,
+) -> (Shell<ModelRig>, mpsc::UnboundedSender<Command>, Commands) {
     let (tx, rx) = mpsc::unbounded_channel();
     if config.board.interrupt_pin.is_some() {
         world.wire_interrupt(tx.clone());
     }
     let shell = model_shell(world, Session::new(config), config, start)
         .with_journal(Journal::spawn(store), None);
-    Ok((shell, tx, rx))
+    (shell, tx, rx)
 }
 
 /// The loop's queue, as [`Shell::run`] takes it.
@@ -253,6 +254,10 @@ fn daemon_shell<R: Rig>(
 
 /// Runs the daemon as configured until `shutdown` completes.
 pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats, DaemonError> {
+    tracing::info!("{}", config.summary());
+    for warning in config.warnings() {
+        tracing::warn!("{warning}");
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -280,7 +285,12 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                 let rig = world
                     .rig(link_policy, clock.clone())
                     .with_notifier(notifier);
-                tokio::task::spawn_local(feed_stdin(world.clone(), tx, clock));
+                tokio::task::spawn_local(feed_stdin(
+                    world.clone(),
+                    tx,
+                    clock,
+                    config.board.stdin == StdinPace::Script,
+                ));
                 let shell = daemon_shell(config, session, rig, journal, game)
                     .with_output(Box::new(std::io::stdout()));
                 Ok(shell.run(rx, alarm, shutdown).await)

@@ -290,15 +290,25 @@ impl Rig for ModelRig {
     }
 }
 
-/// Plays replay-format lines from standard input on `world` as they arrive
-/// (`tocada run` with `board.kind = "sim"`), read under
-/// [`transcript::Policy::LIVE`]: their `t` is ignored, the arrival time
-/// counts, as with real hands. A bad line is reported on standard error and
-/// skipped.
-pub async fn feed_stdin(world: World, tx: mpsc::UnboundedSender<Command>, clock: RigClock) {
+/// Plays replay-format lines from standard input on `world` (`tocada run`
+/// with `board.kind = "sim"`), read under [`transcript::Policy::LIVE`]. A
+/// bad line is reported on standard error and skipped.
+///
+/// Unless `paced`, each line is played as it arrives and its `t` is
+/// ignored: the arrival time counts, as with real hands. `paced`, each is
+/// played no sooner than its `t` after the first line's arrival, so a
+/// recorded script piped in at once plays in real time, as it was made.
+pub async fn feed_stdin(
+    world: World,
+    tx: mpsc::UnboundedSender<Command>,
+    clock: RigClock,
+    paced: bool,
+) {
     let mut input = tokio::io::BufReader::new(tokio::io::stdin());
     let mut reader = transcript::Reader::new(transcript::Policy::LIVE);
     let mut buf = Vec::new();
+    // The first line's arrival and its `t`: the script's clock, when paced.
+    let mut origin: Option<(Duration, u64)> = None;
     loop {
         buf.clear();
         match input.read_until(b'\n', &mut buf).await {
@@ -310,16 +320,26 @@ pub async fn feed_stdin(world: World, tx: mpsc::UnboundedSender<Command>, clock:
             }
         }
         match reader.push(&buf) {
-            transcript::Read::Line(line) => match line.event {
-                Event::Setup(rules) => {
-                    let _ = tx.send(Command::Rules {
-                        name: "script".to_owned(),
-                        rules,
-                    });
+            transcript::Read::Line(line) => {
+                if paced {
+                    let (arrived, t0) = *origin.get_or_insert((clock.now(), line.t));
+                    let due = arrived + Duration::from_millis(line.t.saturating_sub(t0));
+                    let now = clock.now();
+                    if due > now {
+                        tokio::time::sleep(due - now).await;
+                    }
                 }
-                Event::Input(input) => world.apply(&tx, clock.now(), input),
-                Event::End | Event::Checkpoint => {}
-            },
+                match line.event {
+                    Event::Setup(rules) => {
+                        let _ = tx.send(Command::Rules {
+                            name: "script".to_owned(),
+                            rules,
+                        });
+                    }
+                    Event::Input(input) => world.apply(&tx, clock.now(), input),
+                    Event::End | Event::Checkpoint => {}
+                }
+            }
             transcript::Read::Blank => {}
             transcript::Read::Skipped(fault) => eprintln!("tocada: standard input {fault}"),
             transcript::Read::Stop(fault) => {

@@ -28,6 +28,7 @@ use crate::Millis;
 use crate::config::Config;
 use crate::daemon::{Alarm, Command, Stats};
 use crate::exit::{EX_DATAERR, EX_IOERR, EX_NOINPUT};
+use crate::store::Store;
 use crate::transcript::{self, Entry, Event, Fault, Policy, Read, Reader};
 
 /// Each face is written this many times its size, to be seen on a screen.
@@ -126,6 +127,7 @@ pub fn run(
     config: &Config,
     out_dir: &Path,
     output: Box<dyn Write>,
+    store: Store,
 ) -> Result<Stats, ScriptError> {
     let bytes = if path == Path::new("-") {
         let mut bytes = Vec::new();
@@ -144,7 +146,7 @@ pub fn run(
         .build()
         .map_err(ScriptError::Io)?;
     let local = tokio::task::LocalSet::new();
-    local.block_on(&runtime, play(steps, config, out_dir, output))
+    local.block_on(&runtime, play(steps, config, out_dir, output, store))
 }
 
 async fn play(
@@ -152,11 +154,11 @@ async fn play(
     config: &Config,
     out_dir: &Path,
     output: Box<dyn Write>,
+    store: Store,
 ) -> Result<Stats, ScriptError> {
     let world = World::new();
     let start = tokio::time::Instant::now();
-    let (shell, tx, rx) = crate::daemon::on_models(&world, config, start)
-        .map_err(|e| ScriptError::Io(std::io::Error::other(e)))?;
+    let (shell, tx, rx) = crate::daemon::on_models(&world, config, start, store);
     let shell = shell.with_output(output);
     let (done_tx, done_rx) = oneshot::channel::<()>();
     let daemon = tokio::task::spawn_local(shell.run(rx, Alarm::Tokio, async {

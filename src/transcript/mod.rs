@@ -111,4 +111,4 @@ pub use line::{
 pub use pgn::{PgnError, pgn_from_lines};
 pub use policy::{Games, LastLine, OnBadLine, OnTimeBackwards, Policy};
 pub use reader::{Entry, Fault, FaultKind, Read, Reader};
-pub use replay::{ReplayError, open, replay};
+pub use replay::{ReplayError, Replayed, open, replay};

@@ -83,36 +83,46 @@ pub fn open(path: Option<&Path>) -> Result<Box<dyn BufRead>, ReplayError> {
     }
 }
 
+/// What a replay that reached the end of its input went through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Replayed {
+    /// The events fed to the referee (blank lines not counted): none means
+    /// the script was empty, which `tocada replay` says.
+    pub events: usize,
+}
+
 /// Replays a script: reads it under [`Policy::REPLAY`], feeds every line to
 /// a referee and writes each effect as a JSON line, in time order.
 ///
 /// Effects are flushed after each input line that produced some, so a
 /// consumer following a live script sees them at once, and everything
 /// produced before a bad line is on `output` when the error is returned.
-pub fn replay<R: BufRead, W: Write>(input: R, output: W) -> Result<(), ReplayError> {
+pub fn replay<R: BufRead, W: Write>(input: R, output: W) -> Result<Replayed, ReplayError> {
     let mut out = BufWriter::new(output);
     let result = run(input, &mut out);
     // Flush even on error: the effects before the bad line are part of the answer.
     let flushed = out.flush();
-    result?;
+    let replayed = result?;
     flushed?;
-    Ok(())
+    Ok(replayed)
 }
 
-fn run<R: BufRead, W: Write>(mut input: R, out: &mut W) -> Result<(), ReplayError> {
+fn run<R: BufRead, W: Write>(mut input: R, out: &mut W) -> Result<Replayed, ReplayError> {
     let mut reader = Reader::new(Policy::REPLAY);
     let mut game = Feed::new();
     let mut buf = Vec::new();
+    let mut events = 0;
     loop {
         buf.clear();
         if input.read_until(b'\n', &mut buf)? == 0 {
-            return Ok(());
+            return Ok(Replayed { events });
         }
         let line = match reader.push(&buf) {
             Read::Line(line) => line,
             Read::Blank | Read::Skipped(_) => continue,
             Read::Stop(fault) => return Err(ReplayError::Data(fault)),
         };
+        events += 1;
         let mut written = Ok(false);
         game.line(line, |t, effect| {
             if let Ok(wrote) = &mut written {
@@ -143,7 +153,7 @@ mod tests {
     use super::*;
     use crate::transcript::{FaultKind, ParseLineError};
 
-    fn replayed(script: &str) -> (String, Result<(), ReplayError>) {
+    fn replayed(script: &str) -> (String, Result<Replayed, ReplayError>) {
         let mut out = Vec::new();
         let result = replay(script.as_bytes(), &mut out);
         (String::from_utf8(out).unwrap(), result)
@@ -154,6 +164,14 @@ mod tests {
             Err(ReplayError::Data(fault)) => (fault.line, fault.kind.to_string()),
             other => panic!("{script:?}: {other:?}"),
         }
+    }
+
+    #[test]
+    fn replay_counts_the_events_it_fed_and_none_in_an_empty_script() {
+        assert_eq!(replayed("").1.unwrap(), Replayed { events: 0 });
+        assert_eq!(replayed("\n\r\n").1.unwrap(), Replayed { events: 0 });
+        let script = "{\"t\":0,\"ev\":\"pause\"}\n\n{\"t\":1,\"ev\":\"resume\"}\n";
+        assert_eq!(replayed(script).1.unwrap(), Replayed { events: 2 });
     }
 
     #[test]

@@ -12,7 +12,7 @@ use shakmaty::{Color, KnownOutcome, Square};
 pub mod pgn;
 
 use crate::face::duration_text;
-use crate::{Effect, Law, Reason, Ruling};
+use crate::{Effect, IncrementMode, Law, Reason, Ruling, TimeControl};
 
 /// The setup screen, when the board's pieces are not on their start squares.
 pub const SET_UP_THE_PIECES: &str = "Set up the pieces";
@@ -108,6 +108,53 @@ pub fn alert_for(effect: &Effect) -> Option<String> {
     }
 }
 
+/// A time control in words, as `tocada check-config` prints a preset:
+/// "15 min + 10 s per move from move 1", "40 moves in 90 min + 30 s per
+/// move from move 1, then 30 min + 30 s per move".
+pub fn time_control_text(time_control: &TimeControl, increment: IncrementMode) -> String {
+    let stages = time_control.stages();
+    let mut text = String::new();
+    for (i, stage) in stages.iter().enumerate() {
+        if i > 0 {
+            text.push_str(", then ");
+        }
+        if let Some(moves) = stage.moves {
+            text.push_str(&format!("{moves} moves in "));
+        }
+        text.push_str(&span_text(stage.time_ms));
+        if stage.increment_ms > 0 {
+            let each = span_text(stage.increment_ms);
+            text.push_str(&match increment {
+                IncrementMode::Fischer if i == 0 => format!(" + {each} per move from move 1"),
+                IncrementMode::Fischer => format!(" + {each} per move"),
+                IncrementMode::Bronstein => format!(", up to {each} a move given back (Bronstein)"),
+                IncrementMode::Delay => format!(", {each} delay a move"),
+            });
+        }
+    }
+    if stages.last().is_some_and(|stage| stage.moves.is_some()) {
+        text.push_str(", repeated");
+    }
+    text
+}
+
+/// A span of time in the units a time control is spoken in: "90 min",
+/// "1 min 30 s", "10 s", "0.5 s".
+fn span_text(ms: u64) -> String {
+    let (min, s, frac) = (ms / 60_000, ms / 1000 % 60, ms % 1000);
+    let seconds = if frac == 0 {
+        format!("{s} s")
+    } else {
+        let frac = format!("{frac:03}");
+        format!("{s}.{} s", frac.trim_end_matches('0'))
+    };
+    match (min, s, frac) {
+        (0, _, _) => seconds,
+        (_, 0, 0) => format!("{min} min"),
+        _ => format!("{min} min {seconds}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,5 +190,35 @@ mod tests {
             result_text(KnownOutcome::Draw, Reason::Agreement),
             "½-½ agreed"
         );
+    }
+
+    #[test]
+    fn time_controls_are_spoken_as_an_arbiter_announces_them() {
+        let text = |tc: &str, mode| time_control_text(&tc.parse().unwrap(), mode);
+        assert_eq!(
+            text("900+10", IncrementMode::Fischer),
+            "15 min + 10 s per move from move 1"
+        );
+        assert_eq!(
+            text("40/5400+30:1800+30", IncrementMode::Fischer),
+            "40 moves in 90 min + 30 s per move from move 1, then 30 min + 30 s per move"
+        );
+        assert_eq!(
+            text("90+0.5", IncrementMode::Fischer),
+            "1 min 30 s + 0.5 s per move from move 1"
+        );
+        assert_eq!(
+            text("300+3", IncrementMode::Bronstein),
+            "5 min, up to 3 s a move given back (Bronstein)"
+        );
+        assert_eq!(
+            text("300+5", IncrementMode::Delay),
+            "5 min, 5 s delay a move"
+        );
+        assert_eq!(
+            text("40/7200", IncrementMode::Fischer),
+            "40 moves in 120 min, repeated"
+        );
+        assert_eq!(text("15", IncrementMode::Fischer), "15 s");
     }
 }

@@ -40,6 +40,7 @@ use super::World;
 use crate::config::{Config, LeverSide};
 use crate::daemon::{Alarm, Command, Snapshot};
 use crate::hardware::buttons::{Button, ButtonPress};
+use crate::store::Store;
 use crate::{Input, Millis};
 
 /// The screen is redrawn this often (and after every key).
@@ -53,7 +54,7 @@ const SETUP_STEP_MS: u64 = 25;
 
 /// Runs the simulator in the terminal until the user quits. The terminal
 /// is restored on the way out, and on a panic.
-pub fn run(config: &Config) -> io::Result<()> {
+pub fn run(config: &Config, store: Store) -> io::Result<()> {
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
         return Err(io::Error::other(
             "the simulator needs a terminal; `tocada sim --script FILE` runs without one",
@@ -69,19 +70,18 @@ pub fn run(config: &Config) -> io::Result<()> {
             return Err(err);
         }
     };
-    let result = LocalSet::new().block_on(&runtime, session(config, &mut terminal));
+    let result = LocalSet::new().block_on(&runtime, session(config, store, &mut terminal));
     ratatui::restore();
     result
 }
 
 /// The daemon and the screen, until the user quits or something fails.
-async fn session(config: &Config, terminal: &mut DefaultTerminal) -> io::Result<()> {
+async fn session(config: &Config, store: Store, terminal: &mut DefaultTerminal) -> io::Result<()> {
     let world = World::new();
     let log = Log::new();
     let (published, snapshots) = watch::channel(Snapshot::default());
     let start = Instant::now();
-    let (shell, tx, rx) =
-        crate::daemon::on_models(&world, config, start).map_err(io::Error::other)?;
+    let (shell, tx, rx) = crate::daemon::on_models(&world, config, start, store);
     let shell = shell
         .with_output(Box::new(log.writer()))
         .with_watch(published);
