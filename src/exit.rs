@@ -53,6 +53,6 @@ pub const CODES: [(u8, &str, &str); 7] = [
     (
         EX_CONFIG,
         "EX_CONFIG",
-        "run, sim --config, check-config: a bad configuration",
+        "run, sim --config, check-config: a bad configuration; run: a game store it cannot use (another program's, a newer tocada's, read-only or damaged)",
     ),
 ];

@@ -56,6 +56,9 @@ pub const HEIGHT: i32 = crate::frame::HEIGHT as i32;
 
 /// The status row's words when the sensor board does not answer.
 pub const BOARD_DISCONNECTED: &str = "Board disconnected";
+/// The status row's words when the game store cannot commit (a full disk,
+/// a read-only or locked database): the clock runs on, unrecorded.
+pub const GAMES_NOT_SAVED: &str = "Games not saved";
 
 /// What the screen is showing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -173,6 +176,8 @@ pub struct View {
     pub paused: bool,
     /// The sensor board does not answer.
     pub board_disconnected: bool,
+    /// The game store cannot commit: games are not being saved.
+    pub games_unsaved: bool,
     /// One line of plain words: the latest ruling or event.
     pub alert: Option<String>,
     /// The result, once the game is over: "1-0 checkmate".
@@ -583,10 +588,15 @@ fn draw_clock<D: DrawTarget<Color = BinaryColor>>(
     }
 
     // The status row.
-    if view.board_disconnected {
+    if view.board_disconnected || view.games_unsaved {
+        let words = if view.board_disconnected {
+            BOARD_DISCONNECTED
+        } else {
+            GAMES_NOT_SAVED
+        };
         text(
             target,
-            BOARD_DISCONNECTED,
+            words,
             Point::new(half, STATUS_TOP),
             SMALL,
             Alignment::Center,
@@ -1040,6 +1050,33 @@ mod tests {
         };
         assert!(lit(0..WIDTH / 2, 32..35));
         assert!(!lit(WIDTH / 2 - 1..WIDTH / 2 + 1, 26..36));
+    }
+
+    #[test]
+    fn the_status_row_says_when_games_are_not_saved() {
+        let view = View {
+            white_ms: 60_000,
+            black_ms: 60_000,
+            ..View::default()
+        };
+        let plain = render(&view);
+        let unsaved = render(&View {
+            games_unsaved: true,
+            ..view.clone()
+        });
+        let disconnected = render(&View {
+            board_disconnected: true,
+            ..view.clone()
+        });
+        let both = render(&View {
+            board_disconnected: true,
+            games_unsaved: true,
+            ..view
+        });
+        assert_ne!(unsaved, plain);
+        assert_ne!(unsaved, disconnected);
+        // A board that does not answer is the more urgent news.
+        assert_eq!(both, disconnected);
     }
 
     #[test]

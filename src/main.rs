@@ -33,7 +33,7 @@ fn main() -> ExitCode {
                 Err(err) => {
                     tracing::error!("{err}");
                     eprintln!("tocada run: {err}");
-                    ExitCode::from(exit::FAILURE)
+                    ExitCode::from(err.exit_code())
                 }
             }
         }

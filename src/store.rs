@@ -111,10 +111,26 @@ impl Store {
     /// Opens the database at `path`, creating the file if needed (not its
     /// directory: the state directory is the installer's), in WAL mode with
     /// `synchronous=FULL`, and creates or migrates its schema.
+    ///
+    /// Everything is checked before anything is changed: a file that is not
+    /// a tocada game store or is from a newer tocada, one this process may
+    /// not write, and one failing SQLite's `integrity_check` are refused
+    /// and left exactly as they were (not even switched to WAL).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let conn = Connection::open(path).map_err(|err| opening(path, err))?;
         let mut store = Store { conn };
         store.configure().map_err(|err| opened(path, err))?;
+        schema::check(&store.conn, path).map_err(|err| opened(path, err))?;
+        if store
+            .conn
+            .is_readonly(rusqlite::MAIN_DB)
+            .map_err(|err| opened(path, err.into()))?
+        {
+            return Err(StoreError::ReadOnly {
+                path: path.to_owned(),
+            });
+        }
+        store.check_integrity(path)?;
         let mode: String = store
             .conn
             .pragma_update_and_check(None, "journal_mode", "wal", |row| row.get(0))
@@ -125,6 +141,33 @@ impl Store {
         }
         schema::migrate(&mut store.conn, path).map_err(|err| opened(path, err))?;
         Ok(store)
+    }
+
+    /// SQLite's `integrity_check`, whole: a file damaged by a failing card is
+    /// refused rather than written on and read back wrong.
+    fn check_integrity(&self, path: &Path) -> Result<(), StoreError> {
+        let mut statement = self
+            .conn
+            .prepare("PRAGMA integrity_check(10)")
+            .map_err(|err| opened(path, err.into()))?;
+        let problems = match statement
+            .query_map([], |row| row.get::<_, String>(0))
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+        {
+            Ok(problems) => problems,
+            // Damaged so badly that the check itself cannot read it.
+            Err(err) if err.sqlite_error_code() == Some(ErrorCode::DatabaseCorrupt) => {
+                vec![err.to_string()]
+            }
+            Err(err) => return Err(opened(path, err.into())),
+        };
+        if problems.len() == 1 && problems[0] == "ok" {
+            return Ok(());
+        }
+        Err(StoreError::Corrupt {
+            path: path.to_owned(),
+            problems: problems.join("; "),
+        })
     }
 
     /// Opens an existing database without writing to it, for `tocada
@@ -202,7 +245,7 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let id = insert_game(&tx, game)?;
+        let id = insert_game(&tx, game, None)?;
         tx.commit()?;
         Ok(id)
     }
@@ -228,6 +271,36 @@ impl Store {
         set_result(&tx, game, result, pgn)?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// Removes a game's events from `seq` on, and returns their lines: for
+    /// a stored line the game cannot be replayed past (a damaged sector),
+    /// so that the events stored after the restart follow the last good
+    /// one instead of a line that hides them from every later replay.
+    pub fn cut_from(&mut self, game: GameId, seq: i64) -> Result<Vec<String>, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        check_open(&tx, game)?;
+        let lines = tx
+            .prepare("SELECT line FROM event WHERE game = ?1 AND seq >= ?2 ORDER BY seq")?
+            .query_map(rusqlite::params![game, seq], |row| row.get::<_, String>(0))?
+            .collect::<Result<Vec<_>, _>>()?;
+        tx.execute(
+            "DELETE FROM event WHERE game = ?1 AND seq >= ?2",
+            rusqlite::params![game, seq],
+        )?;
+        tx.commit()?;
+        Ok(lines)
+    }
+
+    /// The id the next game gets: one more than the largest so far.
+    pub fn next_game_id(&self) -> Result<GameId, StoreError> {
+        Ok(self
+            .conn
+            .query_row("SELECT coalesce(max(id), 0) + 1 FROM game", [], |row| {
+                row.get(0)
+            })?)
     }
 
     /// The game begun last that has no result, with its lines: the one to
@@ -321,21 +394,46 @@ pub fn pgn_date(at: SystemTime) -> Result<String, StoreError> {
     )?)
 }
 
-/// Inserts a game row and its setup line.
-fn insert_game(conn: &Connection, game: &NewGame) -> Result<GameId, StoreError> {
-    let setup_t = match parse_line(game.setup_line) {
-        Ok(Some(line)) if matches!(line.event, Event::Setup(_)) => line.t,
-        Ok(Some(_)) => return Err(StoreError::BadSetup("not a \"setup\" line".to_owned())),
-        Ok(None) => return Err(StoreError::BadSetup("empty line".to_owned())),
-        Err(err) => return Err(StoreError::BadSetup(err.to_string())),
-    };
-    conn.execute(
+/// The instant of a game's setup line, or why it is not one.
+fn check_setup(setup_line: &str) -> Result<u64, StoreError> {
+    match parse_line(setup_line) {
+        Ok(Some(line)) if matches!(line.event, Event::Setup(_)) => Ok(line.t),
+        Ok(Some(_)) => Err(StoreError::BadSetup("not a \"setup\" line".to_owned())),
+        Ok(None) => Err(StoreError::BadSetup("empty line".to_owned())),
+        Err(err) => Err(StoreError::BadSetup(err.to_string())),
+    }
+}
+
+/// Inserts a game row, under `id` if given (the journal chooses ids when a
+/// game is queued), and its setup line.
+fn insert_game(
+    conn: &Connection,
+    game: &NewGame,
+    id: Option<GameId>,
+) -> Result<GameId, StoreError> {
+    let setup_t = check_setup(game.setup_line)?;
+    let inserted = conn.execute(
         &format!(
-            "INSERT INTO game (started_at, date, preset, white_left) \
-             VALUES (?1, {LOCAL_PGN_DATE}, ?2, ?3)"
+            "INSERT INTO game (id, started_at, date, preset, white_left) \
+             VALUES (?4, ?1, {LOCAL_PGN_DATE}, ?2, ?3)"
         ),
-        rusqlite::params![unix_seconds(game.started_at), game.preset, game.white_left],
-    )?;
+        rusqlite::params![
+            unix_seconds(game.started_at),
+            game.preset,
+            game.white_left,
+            id
+        ],
+    );
+    if let (Some(id), Err(err)) = (id, &inserted)
+        && err.sqlite_error_code() == Some(ErrorCode::ConstraintViolation)
+    {
+        // Someone else stored a game under this id since the journal
+        // started (by hand): retrying can never succeed.
+        return Err(StoreError::BadSetup(format!(
+            "game id {id} is already taken"
+        )));
+    }
+    inserted?;
     let id = conn.last_insert_rowid();
     conn.execute(
         "INSERT INTO event (game, seq, t, line) VALUES (?1, 0, ?2, ?3)",
@@ -344,14 +442,37 @@ fn insert_game(conn: &Connection, game: &NewGame) -> Result<GameId, StoreError> 
     Ok(id)
 }
 
+/// Whether a game is finished: one lookup by its id.
+const GAME_FINISHED: &str = "SELECT result IS NOT NULL FROM game WHERE id = ?1";
+
+/// A game's last stored event: one descent of the `(game, seq)` key, not a
+/// scan of the game. Its `t` is the game's latest, since [`insert_events`]
+/// refuses a line earlier than the one before.
+const GAME_TAIL: &str = "SELECT seq, t FROM event WHERE game = ?1 ORDER BY seq DESC LIMIT 1";
+
+/// Stores one event.
+const INSERT_EVENT: &str = "INSERT INTO event (game, seq, t, line) VALUES (?1, ?2, ?3, ?4)";
+
+/// Every statement run to store an event: their cost must not grow with
+/// the game (a 7-hour game has a million events).
+#[cfg(test)]
+const PER_EVENT: [&str; 3] = [GAME_FINISHED, GAME_TAIL, INSERT_EVENT];
+
+/// The next `seq` of a game and its latest `t` (0 and 0 for a game without
+/// events, which the store never makes: the setup line is event 0).
+fn tail(conn: &Connection, game: GameId) -> Result<(i64, i64), StoreError> {
+    let last: Option<(i64, i64)> = conn
+        .prepare_cached(GAME_TAIL)?
+        .query_row([game], |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()?;
+    Ok(last.map_or((0, 0), |(seq, t)| (seq + 1, t)))
+}
+
 /// Checks that `game` exists and has no result yet.
 fn check_open(conn: &Connection, game: GameId) -> Result<(), StoreError> {
     let finished: Option<bool> = conn
-        .query_row(
-            "SELECT result IS NOT NULL FROM game WHERE id = ?1",
-            [game],
-            |row| row.get(0),
-        )
+        .prepare_cached(GAME_FINISHED)?
+        .query_row([game], |row| row.get(0))
         .optional()?;
     match finished {
         None => Err(StoreError::NoSuchGame(game)),
@@ -369,11 +490,7 @@ fn insert_events(
     events: &[(u64, String)],
 ) -> Result<(), StoreError> {
     check_open(conn, game)?;
-    let (next_seq, mut last_t): (i64, i64) = conn.query_row(
-        "SELECT coalesce(max(seq) + 1, 0), coalesce(max(t), 0) FROM event WHERE game = ?1",
-        [game],
-        |row| Ok((row.get(0)?, row.get(1)?)),
-    )?;
+    let (next_seq, mut last_t) = tail(conn, game)?;
     let mut rows = Vec::with_capacity(events.len());
     for (t, text) in events {
         let t = millis(*t)?;
@@ -401,8 +518,7 @@ fn insert_events(
         last_t = t;
         rows.push((t, text.trim()));
     }
-    let mut statement =
-        conn.prepare_cached("INSERT INTO event (game, seq, t, line) VALUES (?1, ?2, ?3, ?4)")?;
+    let mut statement = conn.prepare_cached(INSERT_EVENT)?;
     for (seq, (t, line)) in (next_seq..).zip(rows) {
         statement.execute(rusqlite::params![game, seq, t, line])?;
     }
@@ -473,6 +589,7 @@ fn opened(path: &Path, err: StoreError) -> StoreError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::Color;
 
     #[test]
     fn unix_seconds_round_trip_on_both_sides_of_the_epoch() {
@@ -481,6 +598,71 @@ mod tests {
         for seconds in [0, 1, 1_763_726_400, -86_400, i64::MIN, i64::MAX] {
             assert_eq!(unix_seconds(from_unix_seconds(seconds)), seconds);
         }
+    }
+
+    /// SQLite's virtual-machine steps to store one more event after
+    /// `stored` events of the same game: a count, not a time, so a loaded
+    /// machine cannot make it fail.
+    fn steps_to_store_one_after(stored: u64) -> i64 {
+        use rusqlite::StatementStatus;
+        let mut store = Store::open_in_memory().unwrap();
+        let setup = r#"{"t":0,"ev":"setup","time_control":"600"}"#;
+        let game = store
+            .begin_game(&NewGame {
+                started_at: SystemTime::now(),
+                preset: "rapid 10+0",
+                white_left: true,
+                setup_line: setup,
+            })
+            .unwrap();
+        let event = |t: u64| {
+            let side = if t.is_multiple_of(2) {
+                Color::White
+            } else {
+                Color::Black
+            };
+            (
+                t,
+                crate::transcript::input_to_json(t, &crate::Input::Press(side)),
+            )
+        };
+        let mut t = 1;
+        while t <= stored {
+            let batch: Vec<_> = (t..(t + 10_000).min(stored + 1)).map(event).collect();
+            t += batch.len() as u64;
+            store.append(game, &batch).unwrap();
+        }
+        for sql in PER_EVENT {
+            store
+                .conn
+                .prepare_cached(sql)
+                .unwrap()
+                .reset_status(StatementStatus::VmStep);
+        }
+        store.append(game, &[event(t)]).unwrap();
+        PER_EVENT
+            .iter()
+            .map(|sql| {
+                let statement = store.conn.prepare_cached(sql).unwrap();
+                assert_eq!(
+                    statement.get_status(StatementStatus::FullscanStep),
+                    0,
+                    "{sql}"
+                );
+                i64::from(statement.get_status(StatementStatus::VmStep))
+            })
+            .sum()
+    }
+
+    #[test]
+    fn storing_an_event_costs_the_same_at_any_length_of_game() {
+        let early = steps_to_store_one_after(10);
+        let late = steps_to_store_one_after(100_000);
+        assert!(early > 0);
+        assert_eq!(
+            early, late,
+            "VM steps to store an event after 10 and 100k events"
+        );
     }
 
     #[test]

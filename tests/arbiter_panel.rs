@@ -36,13 +36,7 @@ fn actions(panel: &mut Session) -> Vec<Action> {
 }
 
 fn press(panel: &mut Session, at: u64, button: Button) -> Vec<Action> {
-    panel.handle(
-        at,
-        SessionInput::Press {
-            button,
-            at,
-        },
-    );
+    panel.handle(at, SessionInput::Press { button, at });
     actions(panel)
 }
 

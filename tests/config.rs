@@ -501,3 +501,79 @@ fn an_oversized_file_is_refused_unread() {
     assert!(err.is_unreadable());
     assert!(err.to_string().contains("larger than"), "{err}");
 }
+
+#[test]
+fn paths_that_exist_as_the_wrong_kind_are_refused_by_check_config_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("not-a-directory");
+    std::fs::write(&file, "x").unwrap();
+    let cases = [
+        (
+            format!("[state]\ndirectory = {:?}\n[board]\nkind = \"sim\"\n", file),
+            "state.directory",
+        ),
+        (format!("[i2c]\nbus = {:?}\n", dir.path()), "i2c.bus"),
+    ];
+    for (i, (text, key)) in cases.iter().enumerate() {
+        let path = dir.path().join(format!("tocada-{i}.toml"));
+        std::fs::write(&path, text).unwrap();
+        // Parsing alone cannot know: the paths are this machine's.
+        assert!(Config::parse(text, "t.toml").is_ok(), "{text}");
+        let err = Config::load(&path).unwrap_err();
+        assert_eq!(err.key(), Some(*key), "{err}");
+        for command in ["check-config", "run"] {
+            let out = match command {
+                "run" => tocada()
+                    .arg("run")
+                    .arg("--config")
+                    .arg(&path)
+                    .stdin(std::process::Stdio::null())
+                    .output(),
+                _ => tocada().arg(command).arg(&path).output(),
+            }
+            .unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(i32::from(EX_CONFIG)),
+                "{command} {text}"
+            );
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains(key), "{command}: {stderr}");
+        }
+    }
+    // A state directory that is a directory, and a bus path that does not
+    // exist on this machine, are fine.
+    let text = format!(
+        "[state]\ndirectory = {:?}\n[i2c]\nbus = \"/dev/no-such-i2c\"\n",
+        dir.path()
+    );
+    let path = dir.path().join("good.toml");
+    std::fs::write(&path, text).unwrap();
+    Config::load(&path).unwrap();
+}
+
+#[test]
+fn run_refuses_a_game_store_it_cannot_use_with_ex_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join(tocada::store::DB_FILE);
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .pragma_update(None, "user_version", 99)
+        .unwrap();
+    let path = dir.path().join("tocada.toml");
+    let text = format!(
+        "[state]\ndirectory = {:?}\n[board]\nkind = \"sim\"\n",
+        dir.path()
+    );
+    std::fs::write(&path, text).unwrap();
+    let out = tocada()
+        .arg("run")
+        .arg("--config")
+        .arg(&path)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(i32::from(EX_CONFIG)), "{stderr}");
+    assert!(stderr.contains("schema version 99"), "{stderr}");
+}

@@ -461,6 +461,29 @@ fn art_7_5_3_both_levers_pressed_in_the_same_instant_are_one_press() {
 }
 
 #[test]
+fn art_6_2_4_a_press_after_a_pause_is_its_own_press_however_soon_in_game_time() {
+    // A power cut between Black's press and White's: the time the clock was
+    // off is charged to nobody, so in game time White's press comes 20 ms
+    // after Black's. It completes White's move; it is no palm on both levers,
+    // and no hasty press either.
+    let effects = replay(
+        r#"{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1200,"ev":"place","sq":"e4"}
+{"t":1500,"ev":"press","side":"white"}
+{"t":1505,"ev":"lift","sq":"e7"}
+{"t":1510,"ev":"place","sq":"e5"}
+{"t":1511,"ev":"pause"}
+{"t":1512,"ev":"resume"}
+{"t":1520,"ev":"press","side":"black"}
+{"t":3000,"ev":"end"}
+"#,
+    );
+    assert_eq!(moves(&effects), ["e2e4", "e7e5"], "{effects:?}");
+    assert_eq!(rulings(&effects), [], "{effects:?}");
+}
+
+#[test]
 fn art_4_4_4_the_adjust_button_of_the_promoting_player_chooses_the_piece() {
     // Issue 11 section 2: the pawn off the board, then on the last rank
     // before the press, each adjust of White's takes the next of Q R B N.

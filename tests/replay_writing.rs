@@ -168,6 +168,7 @@ fn line() -> impl Strategy<Value = Line> {
             1 => rules().prop_map(|rules| Event::Setup(Box::new(rules))),
             8 => input().prop_map(Event::Input),
             1 => Just(Event::End),
+            1 => Just(Event::Checkpoint),
         ],
     )
         .prop_map(|(t, event)| Line { t, event })
@@ -202,7 +203,7 @@ fn played(rules: &Rules, lines: &[Line]) -> Vec<String> {
         match line.event {
             Event::Setup(_) => continue,
             Event::Input(input) => referee.handle(line.t, input).unwrap(),
-            Event::End => referee.handle_timeout(line.t).unwrap(),
+            Event::End | Event::Checkpoint => referee.handle_timeout(line.t).unwrap(),
         }
         out.extend(
             std::iter::from_fn(|| referee.poll_effect()).map(|(t, e)| effect_to_json(t, &e)),
@@ -292,6 +293,54 @@ fn reference_games_recorded_with_line_to_json_replay_to_the_same_effects() {
                 );
                 assert_eq!(replayed(&lines), original, "{name}");
             }
+        }
+    }
+}
+
+/// `lines` with a `checkpoint` every `every` ms of game time between its
+/// events, as the daemon stores them while a clock runs (and, harmlessly,
+/// while none does).
+fn with_checkpoints(lines: &[Line], every: Millis) -> Vec<Line> {
+    let mut out: Vec<Line> = Vec::new();
+    for line in lines {
+        if let Some(last) = out.last().map(|l| l.t) {
+            let mut t = last + every;
+            while t < line.t && !matches!(line.event, Event::End) {
+                out.push(Line {
+                    t,
+                    event: Event::Checkpoint,
+                });
+                t += every;
+            }
+        }
+        out.push(line.clone());
+    }
+    out
+}
+
+#[test]
+fn checkpoints_change_no_ruling() {
+    for (i, game) in reference_games().iter().enumerate() {
+        // A fast control, so that flags fall between the events too.
+        for rules in [
+            game.rules(),
+            Rules {
+                time_control: "60+1".parse().unwrap(),
+                ..game.rules()
+            },
+        ] {
+            let events = game
+                .play_into(Script::varied(game.start(), true, i as u64))
+                .into_events();
+            let lines = recorded(&rules, &events);
+            let checkpointed = with_checkpoints(&lines, 500);
+            let added = checkpointed.len() - lines.len();
+            assert!(added > 10, "{}: {added} checkpoints", game.name);
+            let original = replayed(&lines);
+            // Effects at the instant they happened, not at the checkpoint:
+            // the very same lines.
+            assert_eq!(replayed(&checkpointed), original, "{}", game.name);
+            assert_eq!(played(&rules, &checkpointed), original, "{}", game.name);
         }
     }
 }

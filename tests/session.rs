@@ -39,6 +39,10 @@ fn stored(all: &[Action]) -> Vec<String> {
                     t,
                     event: Recorded::Timeout,
                 } => (*t, Event::End),
+                Action::Record {
+                    t,
+                    event: Recorded::Checkpoint,
+                } => (*t, Event::Checkpoint),
                 _ => return None,
             };
             Some(line_to_json(&Line { t, event }))

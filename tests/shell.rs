@@ -306,3 +306,154 @@ async fn an_interrupt_line_that_never_falls_is_given_up_for_polling() {
         })
         .await;
 }
+
+/// Black's time left as the stored `lines` restore it.
+fn restored_black_ms(lines: &[String]) -> u64 {
+    let config = Config::default();
+    let mut session = Session::new(&config);
+    tocada::transcript::restore(
+        &mut session,
+        0,
+        tocada::daemon::SavedGame {
+            preset: "blitz",
+            black_left: false,
+            date: "2025.01.01",
+            lines,
+        },
+        tocada::transcript::Policy::RESTORE,
+    )
+    .expect("the stored game restores");
+    std::iter::from_fn(|| session.poll_action())
+        .find_map(|action| match action {
+            tocada::daemon::Action::Restored { black_ms, .. } => Some(black_ms),
+            _ => None,
+        })
+        .expect("a restored game says so")
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_power_cut_gives_back_at_most_a_second_of_a_running_clock() {
+    use tocada::store::{DB_FILE, Journal, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(DB_FILE);
+    LocalSet::new()
+        .run_until(async {
+            let config = Config::default();
+            let world = World::new();
+            let (commands, rx) = mpsc::unbounded_channel();
+            let start = Instant::now();
+            let journal = Journal::spawn(Store::open(&path).unwrap());
+            let shell = model_shell(&world, Session::new(&config), &config, start)
+                .with_journal(journal, None);
+            let (stop, stopped) = oneshot::channel::<()>();
+            let shell = tokio::task::spawn_local(shell.run(rx, Alarm::Tokio, async {
+                let _ = stopped.await;
+            }));
+            let at = |t: Millis, input: Input| {
+                let world = world.clone();
+                let commands = commands.clone();
+                async move {
+                    tokio::time::sleep_until(start + Duration::from_millis(t)).await;
+                    world.apply(&commands, Duration::from_millis(t), input);
+                }
+            };
+            at(0, Input::Press(Color::Black)).await;
+            at(1_000, Input::Lift(Square::E2)).await;
+            at(1_200, Input::Place(Square::E4, None)).await;
+            at(1_300, Input::Press(Color::White)).await;
+            // Black thinks for 20 s without touching the board; then the
+            // power goes. What the journal was given is what a disk that
+            // keeps up holds.
+            tokio::time::sleep_until(start + Duration::from_millis(21_300)).await;
+            let _ = stop.send(());
+            shell.await.expect("the loop ends");
+        })
+        .await;
+    let saved = Store::open(&path).unwrap().unfinished().unwrap().unwrap();
+    let checkpoints = saved
+        .lines
+        .iter()
+        .filter(|l| l.contains(r#""ev":"checkpoint""#))
+        .count();
+    assert!(
+        checkpoints >= 39,
+        "{checkpoints} checkpoints in 20 s: {:#?}",
+        saved.lines
+    );
+    let without: Vec<String> = saved
+        .lines
+        .iter()
+        .filter(|l| !l.contains(r#""ev":"checkpoint""#))
+        .cloned()
+        .collect();
+    // Restored from the last move alone, Black would get all 20 s back.
+    let at_the_move = restored_black_ms(&without);
+    let restored = restored_black_ms(&saved.lines);
+    let thought = at_the_move - restored;
+    assert!(
+        (19_000..=20_000).contains(&thought),
+        "Black thought 20 s and is charged {thought} ms after the restart"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_face_says_when_games_are_not_being_saved_and_when_they_are_again() {
+    use tocada::store::{DB_FILE, Journal, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(DB_FILE);
+    let store = Store::open(&path).unwrap();
+    store.set_busy_timeout(Duration::from_millis(10)).unwrap();
+    // Someone holds the write lock from before the first press.
+    let mut other = rusqlite::Connection::open(&path).unwrap();
+    let lock = other
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .unwrap();
+    LocalSet::new()
+        .run_until(async {
+            let config = Config::default();
+            let world = World::new();
+            let (commands, rx) = mpsc::unbounded_channel();
+            let start = Instant::now();
+            let (watch, shown) = tokio::sync::watch::channel(Default::default());
+            let shell = model_shell(&world, Session::new(&config), &config, start)
+                .with_journal(Journal::spawn(store), None)
+                .with_watch(watch);
+            let (stop, stopped) = oneshot::channel::<()>();
+            let shell = tokio::task::spawn_local(shell.run(rx, Alarm::Tokio, async {
+                let _ = stopped.await;
+            }));
+            let unsaved = || shown.borrow().view.games_unsaved;
+            tokio::time::sleep_until(start + Duration::from_millis(100)).await;
+            world.apply(
+                &commands,
+                Duration::from_millis(100),
+                Input::Press(Color::Black),
+            );
+            tokio::time::sleep_until(start + Duration::from_millis(200)).await;
+            // The writer works in real time, the loop on a paused clock:
+            // give the writer real time, as much as a loaded machine needs,
+            // and the loop 100 ms of its own each round.
+            let mut t = 200;
+            let mut until = async |want: bool| {
+                for _ in 0..400 {
+                    if unsaved() == want {
+                        return true;
+                    }
+                    std::thread::sleep(Duration::from_millis(25));
+                    t += 100;
+                    tokio::time::sleep_until(start + Duration::from_millis(t)).await;
+                }
+                false
+            };
+            assert!(until(true).await, "the game's begin could not be committed");
+            drop(lock);
+            // The writer retries every half second.
+            assert!(until(false).await, "saved again");
+            let _ = stop.send(());
+            shell.await.expect("the loop ends");
+        })
+        .await;
+    // The game begun under the lock is stored.
+    let saved = Store::open(&path).unwrap().unfinished().unwrap();
+    assert!(saved.is_some_and(|g| g.lines.len() >= 2));
+}

@@ -394,6 +394,7 @@ fn a_locked_database_is_counted_retried_and_never_blocks_the_clock() {
     store.set_busy_timeout(Duration::from_millis(50)).unwrap();
     let journal = Journal::spawn(store);
     let id = journal.begin_game(new_game(at(0))).unwrap();
+    journal.flush().unwrap();
 
     // Someone holds the write lock, as `sqlite3` left open in a transaction.
     let mut other = rusqlite::Connection::open(&path).unwrap();
@@ -420,15 +421,22 @@ fn a_locked_database_is_counted_retried_and_never_blocks_the_clock() {
     );
     assert!(err.to_string().contains("locked"), "{err}");
     assert!(journal.errors() >= 1);
-    let begin = journal.begin_game(new_game(at(0)));
-    assert!(
-        matches!(begin, Err(StoreError::NotCommitted { .. })),
-        "{begin:?}"
-    );
+    assert!(!journal.saving(), "the face is told games are not saved");
+
+    // A game begun now, while the lock is held, is queued like the rest:
+    // its id at once, without waiting for the disk.
+    let second = journal.begin_game(new_game(at(0))).unwrap();
+    assert_eq!(second, id + 1);
+    let more = events(0, 3);
+    for (t, line) in &more {
+        journal.append(second, *t, line.clone());
+    }
+    assert!(journal.flush().is_err());
 
     // The lock goes; the same events are committed on the next round.
     drop(lock);
     journal.flush().unwrap();
+    assert!(journal.saving());
     let errors = journal.errors();
     journal.close().unwrap();
     let store = Store::open(&path).unwrap();
@@ -436,9 +444,40 @@ fn a_locked_database_is_counted_retried_and_never_blocks_the_clock() {
         store.game(id).unwrap().unwrap().lines,
         lines_of(SETUP, &batch)
     );
-    // The refused begin left no game behind.
-    assert_eq!(store.game(id + 1).unwrap(), None);
+    // The game begun under the lock is stored whole.
+    assert_eq!(
+        store.game(second).unwrap().unwrap().lines,
+        lines_of(SETUP, &more)
+    );
     assert!(errors >= 2, "each failed commit counted: {errors}");
+}
+
+#[test]
+fn a_game_begun_while_the_database_is_locked_is_stored_once_it_is_not() {
+    // The first write of all is the new game: nothing else to carry it.
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    store.set_busy_timeout(Duration::from_millis(20)).unwrap();
+    let journal = Journal::spawn(store);
+    let mut other = rusqlite::Connection::open(&path).unwrap();
+    let lock = other
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .unwrap();
+    let id = journal.begin_game(new_game(at(0))).unwrap();
+    let batch = events(100, 4);
+    for (t, line) in &batch {
+        journal.append(id, *t, line.clone());
+    }
+    assert!(journal.flush().is_err());
+    assert!(!journal.saving());
+    drop(lock);
+    journal.close().unwrap();
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.unfinished().unwrap().unwrap().id, id);
+    assert_eq!(
+        store.game(id).unwrap().unwrap().lines,
+        lines_of(SETUP, &batch)
+    );
 }
 
 #[test]
@@ -506,4 +545,155 @@ fn stored_lines_replay_into_the_same_pgn() {
             .ends_with("{Black resigns} 1-0"),
         "{pgn}"
     );
+}
+
+/// The journal mode the file itself keeps, read by a plain connection.
+fn file_journal_mode(path: &std::path::Path) -> String {
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .pragma_query_value(None, "journal_mode", |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn refused_databases_are_left_as_they_were_not_even_switched_to_wal() {
+    let (_dir, other) = temp_db();
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE inventory(item TEXT)")
+        .unwrap();
+    let (_dir2, newer) = temp_db();
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .execute_batch("CREATE TABLE game(id INTEGER); PRAGMA user_version = 99")
+        .unwrap();
+    for path in [&other, &newer] {
+        let err = Store::open(path).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                StoreError::NotAGameStore { .. } | StoreError::Schema { .. }
+            ),
+            "{err:?}"
+        );
+        assert_eq!(file_journal_mode(path), "delete", "{}", path.display());
+    }
+}
+
+/// Makes `path` read-only for this process, if it can: by its mode, and
+/// for root (who writes through any mode) by the immutable attribute.
+/// Whether it worked.
+fn make_read_only(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let writable = || std::fs::OpenOptions::new().append(true).open(path).is_ok();
+    if writable() {
+        let _ = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(path)
+            .status();
+    }
+    !writable()
+}
+
+#[test]
+fn a_read_only_database_is_refused_not_written_to_in_vain() {
+    let (_dir, path) = temp_db();
+    let mut store = Store::open(&path).unwrap();
+    store.begin_game(&new_game(at(0))).unwrap();
+    drop(store);
+    if !make_read_only(&path) {
+        eprintln!("cannot make a file read-only here; nothing to check");
+        return;
+    }
+    let result = Store::open(&path);
+    let _ = std::process::Command::new("chattr")
+        .arg("-i")
+        .arg(&path)
+        .status();
+    let err = result.unwrap_err();
+    assert!(matches!(err, StoreError::ReadOnly { .. }), "{err:?}");
+    assert!(err.to_string().contains("read-only"), "{err}");
+    // Exports still read it.
+    assert!(Store::open_read_only(&path).is_ok());
+}
+
+#[test]
+fn a_database_failing_its_integrity_check_is_refused() {
+    let (_dir, path) = temp_db();
+    let mut store = Store::open(&path).unwrap();
+    let id = store.begin_game(&new_game(at(0))).unwrap();
+    store.append(id, &events(100, 2_000)).unwrap();
+    drop(store);
+    // A card's failing sector: the middle of a page of the events' tree,
+    // the file's header and first pages left intact.
+    let mut bytes = std::fs::read(&path).unwrap();
+    assert!(bytes.len() > 12 * 4096, "{}", bytes.len());
+    for b in &mut bytes[10 * 4096 + 16..10 * 4096 + 400] {
+        *b = 0xA5;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let err = Store::open(&path).unwrap_err();
+    assert!(matches!(err, StoreError::Corrupt { .. }), "{err:?}");
+    assert!(err.to_string().contains("integrity"), "{err}");
+}
+
+#[test]
+fn a_bad_stored_line_keeps_every_move_before_it_and_the_game_goes_on_after_it() {
+    use shakmaty::Square;
+    use tocada::daemon::{Action, Session, open_games};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(DB_FILE);
+    let mut store = Store::open(&path).unwrap();
+    let id = store.begin_game(&new_game(at(0))).unwrap();
+    let good = [
+        (1_000, Input::Press(Color::Black)),
+        (2_000, Input::Lift(Square::E2)),
+        (2_100, Input::Place(Square::E4, None)),
+        (2_200, Input::Press(Color::White)),
+        (3_000, Input::Lift(Square::E7)),
+        (3_100, Input::Place(Square::E5, None)),
+        (3_200, Input::Press(Color::Black)),
+    ];
+    let lines: Vec<(u64, String)> = good.iter().map(|&(t, i)| (t, input_line(t, i))).collect();
+    store.append(id, &lines).unwrap();
+    drop(store);
+    // A damaged line, then lines no replay reaches past it.
+    let raw = rusqlite::Connection::open(&path).unwrap();
+    for (seq, line) in [
+        (8, r#"{"t":4000,"ev":"lift","sq":"g1"#.to_owned()),
+        (9, input_line(4_100, Input::Place(Square::F3, None))),
+    ] {
+        raw.execute(
+            "INSERT INTO event (game, seq, t, line) VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![id, seq, 4_000, line],
+        )
+        .unwrap();
+    }
+    drop(raw);
+
+    let mut config = tocada::config::Config::default();
+    config.state.directory = dir.path().to_owned();
+    let mut session = Session::new(&config);
+    let (journal, restored) = open_games(&config, &mut session).unwrap();
+    assert_eq!(restored, Some(id));
+    let moves = std::iter::from_fn(|| session.poll_action())
+        .find_map(|a| match a {
+            Action::Restored { moves, .. } => Some(moves),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(moves, 2, "1. e4 e5 kept");
+
+    // The game goes on: its next event follows the last good line, so
+    // that the next restore (or the PGN) sees it.
+    journal.append(id, 5_000, input_line(5_000, Input::Lift(Square::G1)));
+    journal.close().unwrap();
+    let store = Store::open(&path).unwrap();
+    let saved = store.game(id).unwrap().unwrap();
+    let mut expected = lines_of(SETUP, &lines);
+    expected.push(input_line(5_000, Input::Lift(Square::G1)));
+    assert_eq!(saved.lines, expected);
+    let pgn = tocada::transcript::pgn_from_lines(&saved.lines, Default::default()).unwrap();
+    assert!(pgn.contains("1. e4 {") && pgn.contains("} e5 {"), "{pgn}");
 }

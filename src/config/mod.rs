@@ -234,7 +234,41 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let origin = path.display().to_string();
         let text = read_limited(path).map_err(|err| ConfigError::read(&origin, err))?;
-        Config::parse(&text, &origin)
+        let config = Config::parse(&text, &origin)?;
+        config.check_paths(&origin)?;
+        Ok(config)
+    }
+
+    /// Checks the paths the file names against this machine, where they
+    /// exist: a state directory that is a file, or an I2C bus that is a
+    /// directory, would only fail later, at `run`, with a code systemd
+    /// restarts on. A path that does not exist yet is not an error here
+    /// (the installer makes the directory, the kernel the device node).
+    pub fn check_paths(&self, origin: &str) -> Result<(), ConfigError> {
+        let directory = &self.state.directory;
+        if let Ok(meta) = std::fs::metadata(directory)
+            && !meta.is_dir()
+        {
+            return Err(ConfigError::at_key(
+                origin,
+                "state.directory",
+                None,
+                &format!("{} is not a directory", directory.display()),
+            ));
+        }
+        let bus = &self.i2c.bus;
+        if self.board.kind != BoardKind::Sim
+            && let Ok(meta) = std::fs::metadata(bus)
+            && meta.is_dir()
+        {
+            return Err(ConfigError::at_key(
+                origin,
+                "i2c.bus",
+                None,
+                &format!("{} is a directory, not an I2C device node", bus.display()),
+            ));
+        }
+        Ok(())
     }
 
     /// Checks a configuration's text; `origin` (a file name) starts every

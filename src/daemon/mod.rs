@@ -80,6 +80,31 @@ impl fmt::Display for DaemonError {
 
 impl std::error::Error for DaemonError {}
 
+impl DaemonError {
+    /// The process exit code: [`EX_CONFIG`](crate::exit::EX_CONFIG) when
+    /// starting again cannot help until someone changes the machine (a game
+    /// store that is not one, from a newer tocada, read-only, damaged, or
+    /// that cannot be opened at the configured path), so that systemd does
+    /// not restart the daemon forever; [`FAILURE`](crate::exit::FAILURE)
+    /// otherwise (a lock held for a moment may be gone on the next start).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            DaemonError::Store {
+                source: StoreError::Sqlite(err),
+                ..
+            } if matches!(
+                err.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            ) =>
+            {
+                crate::exit::FAILURE
+            }
+            DaemonError::Store { .. } => crate::exit::EX_CONFIG,
+            _ => crate::exit::FAILURE,
+        }
+    }
+}
+
 /// Opens the game store in the configured state directory and restores the
 /// unfinished game into `session`, if there is one. A bad stored line keeps
 /// every line before it; a game that cannot be rebuilt at all (no valid
@@ -118,6 +143,14 @@ pub fn open_games(
                         game = saved.id,
                         "stored {fault}: the game is restored up to the line before"
                     );
+                    // Stored lines are numbered from 1, one per seq from 0.
+                    // Nothing after the bad line was replayed, so the game
+                    // goes on from the line before it; what is cut goes to
+                    // the log, whole.
+                    let seq = fault.line.saturating_sub(1) as i64;
+                    for line in store.cut_from(saved.id, seq).map_err(failed)? {
+                        tracing::error!(game = saved.id, line, "stored line dropped");
+                    }
                 }
                 tracing::info!(
                     game = saved.id,

@@ -55,6 +55,11 @@ pub const OCCUPANCY_EVERY_MS: Millis = 10_000;
 /// tried again this often, whatever the link's backoff.
 pub const PRESS_RETRY_MS: Millis = 5;
 
+/// How long a running clock goes with nothing stored before its instant is
+/// stored as a checkpoint: a power cut gives back at most this, plus a
+/// commit's time (the README promises at most a second).
+pub const CHECKPOINT_EVERY_MS: Millis = 500;
+
 /// The game as the loop last showed it, for a screen beside the face (the
 /// simulator draws the board from it and turns typed moves into hands).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -126,6 +131,8 @@ pub struct Shell<R: Rig> {
     /// A lever press waiting for the face to show its switch: its instant.
     pending_switch: Option<Duration>,
     checked_serial: bool,
+    /// Whether the face last drawn said games are not being saved.
+    shown_unsaved: bool,
     ready: bool,
     events: Vec<BoardEvent>,
     /// Where the game is published as it is drawn (the simulator).
@@ -152,6 +159,7 @@ impl<R: Rig> Shell<R> {
             last_fed: 0,
             pending_switch: None,
             checked_serial: false,
+            shown_unsaved: false,
             ready: false,
             events: Vec::new(),
             watch: None,
@@ -358,6 +366,12 @@ impl<R: Rig> Shell<R> {
             self.session.handle_timeout(now);
             self.act();
         }
+        if self.timers.take_due(Timer::Checkpoint, now) && self.held.is_empty() {
+            // A press waiting for the board may yet be stamped earlier: the
+            // checkpoint waits for it (the press is stored anyway).
+            self.session.checkpoint(now);
+            self.act();
+        }
         if self.timers.take_due(Timer::BuzzerOff, now) {
             self.rig.set_buzzer(false);
         }
@@ -561,6 +575,8 @@ impl<R: Rig> Shell<R> {
                         Err(err) => tracing::warn!("no date for the new game: {err}"),
                     }
                     self.game = None;
+                    self.timers
+                        .set(Timer::Checkpoint, self.now_ms() + CHECKPOINT_EVERY_MS);
                     if let Some(journal) = self.journal.as_ref() {
                         let game = NewGame {
                             started_at,
@@ -576,10 +592,19 @@ impl<R: Rig> Shell<R> {
                     tracing::info!(preset, "game started");
                 }
                 Action::Record { t, event } => {
+                    // The next checkpoint is due so long after the last thing
+                    // stored, while a clock runs.
+                    if self.session.clock_running() {
+                        self.timers
+                            .set(Timer::Checkpoint, self.now_ms() + CHECKPOINT_EVERY_MS);
+                    } else {
+                        self.timers.clear(Timer::Checkpoint);
+                    }
                     if let (Some(journal), Some(game)) = (self.journal.as_ref(), self.game) {
                         let event = match event {
                             Recorded::Input(input) => Event::Input(input),
                             Recorded::Timeout => Event::End,
+                            Recorded::Checkpoint => Event::Checkpoint,
                         };
                         journal.append(game, t, transcript::line_to_json(&Line { t, event }));
                     }
@@ -653,12 +678,15 @@ impl<R: Rig> Shell<R> {
     /// face is sent a bounded write at a time by [`Shell::send_face`],
     /// between board polls.
     fn draw(&mut self, now: Millis, force: bool) {
-        let changed = self.session.take_changed();
+        let unsaved = self.journal.as_ref().is_some_and(|j| !j.saving());
+        let changed = self.session.take_changed() | (unsaved != self.shown_unsaved);
         let due = self.timers.take_due(Timer::Face, now);
         if !(changed || due || force || self.shown.is_none()) {
             return;
         }
-        let view = self.session.view(now);
+        self.shown_unsaved = unsaved;
+        let mut view = self.session.view(now);
+        view.games_unsaved = unsaved;
         // The face changes by itself next when a running clock's digits do.
         match self.session.next_face_change(now) {
             Some(at) => self.timers.set(Timer::Face, at),

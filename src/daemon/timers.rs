@@ -20,9 +20,11 @@ pub enum Timer {
     PressRetry,
     /// A write to the panel failed: send again what may be wrong.
     FaceRetry,
+    /// A running clock has had nothing stored for a while: store where it is.
+    Checkpoint,
 }
 
-const TIMERS: usize = 7;
+const TIMERS: usize = 8;
 
 impl Timer {
     const fn index(self) -> usize {
@@ -34,6 +36,7 @@ impl Timer {
             Timer::BoardClock => 4,
             Timer::PressRetry => 5,
             Timer::FaceRetry => 6,
+            Timer::Checkpoint => 7,
         }
     }
 }

@@ -537,6 +537,12 @@ impl Referee {
             }
             Input::Resume => {
                 if self.clock.is_paused() {
+                    // A pause (a power cut's, too, whose time is charged to
+                    // nobody) parts what came before from what comes after:
+                    // no press after it is one with a press before it, nor
+                    // hasty after a release before it (6.2.3, 6.2.4).
+                    self.last_press = None;
+                    self.last_release = Default::default();
                     self.clock.resume(now);
                     self.emit(Effect::Resumed);
                 }

@@ -116,6 +116,10 @@ pub enum Recorded {
     /// ended on it (a flag): given with [`Referee::handle_timeout`]. The
     /// replay format writes it as its `end` line.
     Timeout,
+    /// Time passed up to the record's instant on a running clock, and
+    /// nothing happened: given with [`Referee::handle_timeout`], so that a
+    /// restart resumes from here. The replay format's `checkpoint` line.
+    Checkpoint,
 }
 
 /// How long the buzzer sounds.
@@ -459,6 +463,32 @@ impl Session {
             });
         }
         self.drain();
+    }
+
+    /// Lets time pass up to `now` and, if a clock is still running, records
+    /// the instant as a [`Recorded::Checkpoint`]: what the shell stores
+    /// every so often so that a power cut gives back no more time than
+    /// since. A flag due by then falls and is recorded instead.
+    pub fn checkpoint(&mut self, now: Millis) {
+        self.handle_timeout(now);
+        let Some(game) = self.game.as_ref() else {
+            return;
+        };
+        if game.over || game.referee.result().is_some() || game.referee.ticking().is_none() {
+            return;
+        }
+        self.actions.push_back(Action::Record {
+            t: game.last,
+            event: Recorded::Checkpoint,
+        });
+    }
+
+    /// Whether a clock of the game in play is running, so that time passing
+    /// is worth a [`Session::checkpoint`].
+    pub fn clock_running(&self) -> bool {
+        self.game
+            .as_ref()
+            .is_some_and(|g| !g.over && g.referee.ticking().is_some())
     }
 
     /// When [`Session::handle_timeout`] is next due, on the shell's clock.

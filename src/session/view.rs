@@ -45,6 +45,7 @@ pub fn from_referee(referee: &Referee, now: Millis, alert: Option<String>) -> Vi
         draw_offer: referee.draw_offer(),
         paused: referee.is_paused(),
         board_disconnected: false,
+        games_unsaved: false,
         alert,
         result,
         screen: Screen::Clock,

@@ -34,6 +34,19 @@ pub enum StoreError {
         /// The version this tocada writes.
         expected: i64,
     },
+    /// The file may not be written by this process (its permissions, a
+    /// read-only file system): every game would be lost.
+    ReadOnly {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// The file fails SQLite's `integrity_check`.
+    Corrupt {
+        /// The path as given.
+        path: PathBuf,
+        /// What SQLite found, the first few problems.
+        problems: String,
+    },
     /// The setup line of a new game is not a replay `setup` line.
     BadSetup(String),
     /// A line to append is not a replay input line fit to follow the game.
@@ -94,6 +107,16 @@ impl fmt::Display for StoreError {
             StoreError::NotAGameStore { path } => {
                 write!(f, "{} is not a tocada game database", path.display())
             }
+            StoreError::ReadOnly { path } => write!(
+                f,
+                "{} is read-only for this user: games could not be saved",
+                path.display()
+            ),
+            StoreError::Corrupt { path, problems } => write!(
+                f,
+                "{} fails SQLite's integrity check ({problems}); move it aside to start a new one",
+                path.display()
+            ),
             StoreError::Schema { found, expected } => write!(
                 f,
                 "game database schema version {found}, this tocada reads version {expected}"

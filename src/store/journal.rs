@@ -8,19 +8,25 @@
 //! A commit that fails (a full disk, a lock held by someone else) is
 //! logged, counted and kept: the writer retries the same operations, with
 //! whatever arrived since, on the next round, so nothing is dropped
-//! silently and the clock never stops for the disk. An operation that can
+//! silently and the clock never stops for the disk. A new game is no
+//! exception: its id is chosen here, when it is queued, so that beginning a
+//! game never waits for the disk and a game begun while the disk fails is
+//! stored once it works again. [`Journal::saving`] says whether the last
+//! commit failed, for the face. An operation that can
 //! never succeed (a bad line, an unknown or finished game) is logged,
 //! counted and dropped, so that it cannot hold up the rest.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, SystemTime};
 
 use rusqlite::TransactionBehavior;
 
-use super::{GameId, NewGame, Store, StoreError, insert_events, insert_game, set_result};
+use super::{
+    GameId, NewGame, Store, StoreError, check_setup, insert_events, insert_game, set_result,
+};
 
 /// How long the writer waits before retrying a failed commit when nothing
 /// new arrives: long enough not to spin on a full disk.
@@ -29,13 +35,13 @@ const RETRY_AFTER: Duration = Duration::from_millis(500);
 /// One request to the writer thread.
 #[derive(Debug)]
 enum JournalOp {
-    /// Start a game; the id (or the error) goes back on `reply`.
+    /// Start a game under the id the journal chose for it.
     Begin {
+        id: GameId,
         started_at: SystemTime,
         preset: String,
         white_left: bool,
         setup_line: String,
-        reply: Sender<Result<GameId, StoreError>>,
     },
     /// Store one event of a game.
     Append { game: GameId, t: u64, line: String },
@@ -57,6 +63,10 @@ enum JournalOp {
 pub struct Journal {
     ops: Option<Sender<JournalOp>>,
     errors: Arc<AtomicU64>,
+    /// Whether the last commit failed (and what it held is waiting).
+    failing: Arc<AtomicBool>,
+    /// The id the next game begun gets.
+    next_id: AtomicI64,
     writer: Option<JoinHandle<()>>,
 }
 
@@ -65,14 +75,29 @@ impl Journal {
     pub fn spawn(store: Store) -> Journal {
         let (ops, queue) = mpsc::channel();
         let errors = Arc::new(AtomicU64::new(0));
+        let failing = Arc::new(AtomicBool::new(false));
+        let next_id = match store.next_game_id() {
+            Ok(id) => id,
+            Err(err) => {
+                // Reading never waits for a writer in WAL mode, so this is
+                // a broken file; ids from the wall clock still never clash
+                // with a clock's own games.
+                tracing::error!(error = %err, "game store: cannot read the last game's id");
+                errors.fetch_add(1, Ordering::Relaxed);
+                super::unix_seconds(SystemTime::now()).saturating_mul(1000)
+            }
+        };
         let counted = Arc::clone(&errors);
+        let flagged = Arc::clone(&failing);
         let writer = thread::Builder::new()
             .name("tocada-journal".to_owned())
-            .spawn(move || Writer::new(store, counted).run(queue));
+            .spawn(move || Writer::new(store, counted, flagged).run(queue));
         match writer {
             Ok(writer) => Journal {
                 ops: Some(ops),
                 errors,
+                failing,
+                next_id: AtomicI64::new(next_id),
                 writer: Some(writer),
             },
             Err(err) => {
@@ -80,28 +105,44 @@ impl Journal {
                 // and the clock runs on without a record.
                 tracing::error!(error = %err, "game store: cannot start the writer thread");
                 errors.fetch_add(1, Ordering::Relaxed);
+                failing.store(true, Ordering::Relaxed);
                 Journal {
                     ops: None,
                     errors,
+                    failing,
+                    next_id: AtomicI64::new(next_id),
                     writer: None,
                 }
             }
         }
     }
 
-    /// Stores a new game with its setup line and returns its id: a blocking
-    /// round trip to the writer, behind anything already queued (a game
-    /// starts rarely).
+    /// Queues a new game with its setup line and returns the id it will be
+    /// stored under. Never waits for the disk: a commit that fails is
+    /// retried like any other, the game's events with it. Only a setup
+    /// line that is not one, or a stopped writer, is an error.
     pub fn begin_game(&self, game: NewGame<'_>) -> Result<GameId, StoreError> {
-        let (reply, answer) = mpsc::channel();
+        if let Err(err) = check_setup(game.setup_line) {
+            self.errors.fetch_add(1, Ordering::Relaxed);
+            tracing::error!(error = %err, "game store: new game refused");
+            return Err(err);
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         self.send(JournalOp::Begin {
+            id,
             started_at: game.started_at,
             preset: game.preset.to_owned(),
             white_left: game.white_left,
             setup_line: game.setup_line.to_owned(),
-            reply,
         })?;
-        answer.recv().map_err(|_| StoreError::JournalStopped)?
+        Ok(id)
+    }
+
+    /// Whether games are being saved: false from a failed commit (a full
+    /// disk, a lock held elsewhere) until one succeeds, and for good once
+    /// the writer has stopped.
+    pub fn saving(&self) -> bool {
+        !self.failing.load(Ordering::Relaxed)
     }
 
     /// Queues one event of a game, its replay `line` stamped `t`. Never
@@ -144,6 +185,7 @@ impl Journal {
         if sent {
             Ok(())
         } else {
+            self.failing.store(true, Ordering::Relaxed);
             self.errors.fetch_add(1, Ordering::Relaxed);
             tracing::error!("game store: the writer thread has stopped; event not stored");
             Err(StoreError::JournalStopped)
@@ -171,15 +213,17 @@ impl Drop for Journal {
 struct Writer {
     store: Store,
     errors: Arc<AtomicU64>,
+    failing: Arc<AtomicBool>,
     /// Operations whose commit failed, oldest first, to retry.
     pending: Vec<JournalOp>,
 }
 
 impl Writer {
-    fn new(store: Store, errors: Arc<AtomicU64>) -> Writer {
+    fn new(store: Store, errors: Arc<AtomicU64>, failing: Arc<AtomicBool>) -> Writer {
         Writer {
             store,
             errors,
+            failing,
             pending: Vec::new(),
         }
     }
@@ -222,16 +266,13 @@ impl Writer {
     }
 
     /// Commits a batch in one transaction. Returns the operations to retry:
-    /// none on success, the batch's appends and finishes when the commit
-    /// failed (a begin or flush gets its error instead, its caller waits).
+    /// none on success, every begin, append and finish of the batch when the
+    /// commit failed (a flush gets the error instead: its caller waits).
     fn commit(&mut self, batch: Vec<JournalOp>) -> Vec<JournalOp> {
-        let mut begun: Vec<(Sender<Result<GameId, StoreError>>, GameId)> = Vec::new();
         let mut dropped = vec![false; batch.len()];
-        match self.write(&batch, &mut begun, &mut dropped) {
+        match self.write(&batch, &mut dropped) {
             Ok(()) => {
-                for (reply, id) in begun {
-                    let _ = reply.send(Ok(id));
-                }
+                self.failing.store(false, Ordering::Relaxed);
                 for op in batch {
                     if let JournalOp::Flush { reply } = op {
                         let _ = reply.send(Ok(()));
@@ -240,6 +281,7 @@ impl Writer {
                 Vec::new()
             }
             Err(err) => {
+                self.failing.store(true, Ordering::Relaxed);
                 self.errors.fetch_add(1, Ordering::Relaxed);
                 // The transaction may have stopped anywhere: answer every
                 // waiter of the batch from the batch itself.
@@ -251,16 +293,12 @@ impl Writer {
                     .collect();
                 let kept = batch
                     .iter()
-                    .filter(|op| matches!(op, JournalOp::Append { .. } | JournalOp::Finish { .. }))
+                    .filter(|op| !matches!(op, JournalOp::Flush { .. }))
                     .count();
                 tracing::warn!(error = %err, pending = kept, "game store: commit failed; will retry");
                 batch
                     .into_iter()
                     .filter_map(|op| match op {
-                        JournalOp::Begin { reply, .. } => {
-                            let _ = reply.send(Err(not_committed(kept, &err)));
-                            None
-                        }
                         JournalOp::Flush { reply } => {
                             let _ = reply.send(Err(not_committed(kept, &err)));
                             None
@@ -272,15 +310,9 @@ impl Writer {
         }
     }
 
-    /// Writes a batch in one transaction. Bad operations are dropped (and
-    /// a bad begin answered with its error), marked in `dropped`; any other
-    /// failure aborts the whole transaction.
-    fn write(
-        &mut self,
-        batch: &[JournalOp],
-        begun: &mut Vec<(Sender<Result<GameId, StoreError>>, GameId)>,
-        dropped: &mut [bool],
-    ) -> Result<(), StoreError> {
+    /// Writes a batch in one transaction. Bad operations are dropped,
+    /// marked in `dropped`; any other failure aborts the whole transaction.
+    fn write(&mut self, batch: &[JournalOp], dropped: &mut [bool]) -> Result<(), StoreError> {
         let tx = self
             .store
             .conn
@@ -288,11 +320,11 @@ impl Writer {
         for (op, dropped) in batch.iter().zip(dropped.iter_mut()) {
             let done = match op {
                 JournalOp::Begin {
+                    id,
                     started_at,
                     preset,
                     white_left,
                     setup_line,
-                    reply,
                 } => {
                     let game = NewGame {
                         started_at: *started_at,
@@ -300,21 +332,7 @@ impl Writer {
                         white_left: *white_left,
                         setup_line,
                     };
-                    match insert_game(&tx, &game) {
-                        Ok(id) => {
-                            begun.push((reply.clone(), id));
-                            Ok(())
-                        }
-                        Err(err) if err.is_bad_request() => {
-                            // Counted before the answer, so the caller sees the count.
-                            self.errors.fetch_add(1, Ordering::Relaxed);
-                            tracing::error!(error = %err, "game store: new game refused");
-                            let _ = reply.send(Err(clone_bad_request(&err)));
-                            *dropped = true;
-                            Ok(())
-                        }
-                        Err(err) => Err(err),
-                    }
+                    insert_game(&tx, &game, Some(*id)).map(|_| ())
                 }
                 JournalOp::Append { game, t, line } => {
                     insert_events(&tx, *game, &[(*t, line.clone())])
@@ -340,23 +358,10 @@ impl Writer {
     }
 }
 
-/// What a flush or begin waiter hears when the commit failed.
+/// What a flush waiter hears when the commit failed.
 fn not_committed(pending: usize, err: &StoreError) -> StoreError {
     StoreError::NotCommitted {
         pending,
         cause: err.to_string(),
-    }
-}
-
-/// A copy of a bad-request error for the caller waiting on a begin.
-fn clone_bad_request(err: &StoreError) -> StoreError {
-    match err {
-        StoreError::BadSetup(why) => StoreError::BadSetup(why.clone()),
-        StoreError::BadLine(why) => StoreError::BadLine(why.clone()),
-        StoreError::BadResult(why) => StoreError::BadResult(why.clone()),
-        StoreError::BadDate(why) => StoreError::BadDate(why.clone()),
-        StoreError::NoSuchGame(id) => StoreError::NoSuchGame(*id),
-        StoreError::GameFinished(id) => StoreError::GameFinished(*id),
-        other => not_committed(0, other),
     }
 }

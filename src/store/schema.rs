@@ -54,12 +54,10 @@ pub(super) fn version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.pragma_query_value(None, "user_version", |row| row.get(0))
 }
 
-/// Brings the schema up to [`VERSION`], creating it in an empty database.
-/// A newer schema, or a version-0 database that already has tables of its
-/// own, is refused and left untouched.
-pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let found = version(&tx)?;
+/// Refuses, without changing anything, a database of a newer schema or a
+/// version-0 one that already has tables of its own (another program's).
+pub(super) fn check(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let found = version(conn)?;
     if !(0..=VERSION).contains(&found) {
         return Err(StoreError::Schema {
             found,
@@ -67,7 +65,7 @@ pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreErr
         });
     }
     if found == 0 {
-        let tables: i64 = tx.query_row(
+        let tables: i64 = conn.query_row(
             "SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'",
             [],
             |row| row.get(0),
@@ -78,6 +76,17 @@ pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreErr
             });
         }
     }
+    Ok(())
+}
+
+/// Brings the schema up to [`VERSION`], creating it in an empty database.
+/// A newer schema, or a version-0 database that already has tables of its
+/// own, is refused and left untouched.
+pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    // Again under the write lock: another process may have written since.
+    check(&tx, path)?;
+    let found = version(&tx)?;
     // `found` is in 0..=VERSION here, so the cast cannot wrap.
     for sql in &MIGRATIONS[found as usize..] {
         tx.execute_batch(sql)?;

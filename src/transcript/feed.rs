@@ -52,7 +52,7 @@ impl Feed {
                 referee.handle(line.t, input).map_err(backwards)?;
                 referee
             }
-            Event::End => {
+            Event::End | Event::Checkpoint => {
                 let referee = self
                     .referee
                     .get_or_insert_with(|| Referee::new(Rules::default()));

@@ -37,6 +37,11 @@ pub enum Event {
     Input(Input),
     /// The script is over: every effect due up to `t` is to be emitted.
     End,
+    /// The clock was running at `t` and nothing happened: time passes up to
+    /// `t`, as with `end`, but the game goes on. The daemon stores one
+    /// every half second of a running clock with no other event, so that a
+    /// restart after a power cut gives back no more time than that.
+    Checkpoint,
 }
 
 /// Every field any event may carry, as it appears on the wire, read and
@@ -128,7 +133,7 @@ fn fields_of(ev: &str) -> Option<&'static [&'static str]> {
         "lift" | "touch" | "untouch" => &["sq"],
         "place" => &["sq", "piece"],
         "promote" => &["piece"],
-        "pause" | "resume" | "end" | "waive" | "takeback" => &[],
+        "pause" | "resume" | "end" | "checkpoint" | "waive" | "takeback" => &[],
         "adjudicate" => &["result", "reason"],
         "set_time" => &["side", "ms"],
         "set_moves" => &["side", "n"],
@@ -252,6 +257,12 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, ParseLineError> {
             return Ok(Some(Line {
                 t: wire.t,
                 event: Event::End,
+            }));
+        }
+        "checkpoint" => {
+            return Ok(Some(Line {
+                t: wire.t,
+                event: Event::Checkpoint,
             }));
         }
         "press" => Input::Press(side(&need(wire.side, "side")?)?),
@@ -659,6 +670,7 @@ pub fn line_to_json(line: &Line) -> String {
         Event::Setup(rules) => setup_wire(line.t, rules),
         Event::Input(input) => input_wire(line.t, input),
         Event::End => bare_wire(line.t, "end"),
+        Event::Checkpoint => bare_wire(line.t, "checkpoint"),
     };
     serde_json::to_string(&wire).expect("wire lines are plain strings and numbers")
 }

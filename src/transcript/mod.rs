@@ -27,7 +27,13 @@
 //!   that his opponent broke article 4, 4.8).
 //! - `lift` `touch` `untouch`: `sq`; `place`: `sq` and optionally `piece`
 //!   (a FEN letter); `promote`: `piece` (`q` `r` `b` `n`).
-//! - `pause` `resume` `end`: nothing else.
+//! - `pause` `resume` `end` `checkpoint`: nothing else. `end` and
+//!   `checkpoint` both let time pass up to `t` (a flag due by then falls);
+//!   `end` ends the script, `checkpoint` does not. The daemon stores a
+//!   `checkpoint` every half second while a clock runs with no other event,
+//!   so that a game restored after a power cut resumes from at most that
+//!   long before the cut: `{"t":61500,"ev":"checkpoint"}`. It decides
+//!   nothing, so a game replays to the same effects with or without them.
 //! - `set_time`: `side` and `ms`, the main time the arbiter sets;
 //!   `set_moves`: `side` and `n`, the moves he has completed. Honoured only
 //!   while paused (6.10.2):
