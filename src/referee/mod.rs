@@ -215,8 +215,10 @@ impl Referee {
             return false;
         }
         let mut gone = self.displaced();
-        if self.position.turn() == color {
-            let put_down = self.board.changes().placed & self.board.occupied();
+        // A promotion's new piece put down: its pawn is gone, not in hand.
+        // Only the back ranks can hold one, so most calls look at no move.
+        let put_down = self.board.changes().placed & self.board.occupied() & Bitboard::BACKRANKS;
+        if self.position.turn() == color && put_down.any() {
             for m in &self.legal.moves {
                 if m.is_promotion()
                     && put_down.contains(m.to())
