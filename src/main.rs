@@ -9,7 +9,6 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use tocada::cli::{Cli, Command};
-use tocada::exit;
 
 /// Loads the configuration, or says why not with `EX_CONFIG`.
 fn load_config(path: &std::path::Path) -> Result<tocada::config::Config, ExitCode> {
@@ -62,7 +61,7 @@ fn main() -> ExitCode {
                         .as_deref()
                         .map_or("memory".into(), |p| p.display().to_string());
                     eprintln!("tocada sim: cannot open the game store {name}: {err}");
-                    return ExitCode::from(exit::EX_NOINPUT);
+                    return ExitCode::from(tocada::exit::EX_NOINPUT);
                 }
             };
             match script {
@@ -86,7 +85,7 @@ fn main() -> ExitCode {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(err) => {
                         eprintln!("tocada sim: {err}");
-                        ExitCode::from(exit::FAILURE)
+                        ExitCode::from(tocada::exit::FAILURE)
                     }
                 },
             }
