@@ -5,42 +5,22 @@
 
 mod support {
     pub mod cli;
+    pub mod replay;
 }
 
-use std::io::Write;
-use std::process::{Output, Stdio};
+use std::process::Output;
 
-use support::cli::tocada;
 use tocada::pgn::Tags;
 use tocada::transcript::{line_to_json, parse_line, pgn_from_lines};
 
 /// `tocada replay` with `script` on standard input.
 fn replay(script: &str) -> Output {
-    let mut child = tocada()
-        .arg("replay")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the tocada binary runs");
-    let _ = child.stdin.take().unwrap().write_all(script.as_bytes());
-    child.wait_with_output().unwrap()
+    support::replay::output(script)
 }
 
 /// The effects written, one a line; the replay must succeed.
 fn effects(script: &str) -> Vec<String> {
-    let output = replay(script);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    support::replay::effect_lines(script)
 }
 
 /// The message of a data error (exit 65).

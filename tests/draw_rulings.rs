@@ -4,33 +4,15 @@
 
 mod support {
     pub mod cli;
+    pub mod replay;
 }
 
-use std::io::Write;
-use std::process::Stdio;
-
 use serde_json::{Value, json};
-use support::cli::tocada;
 
 /// The effects `tocada replay` writes for `lines`, which must succeed.
 fn replay(lines: &[Value]) -> Vec<Value> {
     let script: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let mut child = tocada()
-        .arg("replay")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the tocada binary runs");
-    let _ = child.stdin.take().unwrap().write_all(script.as_bytes());
-    let output = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{script}\nstderr: {stderr}");
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    support::replay::effects(&script)
 }
 
 /// The lines of a move made by hand from `from` to `to` at `t`, 100 ms

@@ -7,41 +7,14 @@
 
 mod support {
     pub mod cli;
+    pub mod replay;
 }
 
-use std::io::Write;
-use std::process::Stdio;
-
 use serde_json::Value;
-use support::cli::tocada;
 
 /// The effects `tocada replay` writes for `script`.
 fn replay(script: &str) -> Vec<Value> {
-    let mut child = tocada()
-        .arg("replay")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the tocada binary runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{script}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
+    support::replay::effects(script)
 }
 
 /// The effects named `name`.
