@@ -60,40 +60,12 @@ pub(super) fn seconds_for_minutes(
     if !time_control.stages().iter().any(too_short) {
         return None;
     }
-    let meant = time_control
-        .stages()
-        .iter()
-        .map(|stage| {
-            let mut text = String::new();
-            if let Some(moves) = stage.moves {
-                text.push_str(&format!("{moves}/"));
-            }
-            text.push_str(&(stage.time_ms * 60 / 1000).to_string());
-            if stage.increment_ms > 0 {
-                text.push('+');
-                text.push_str(&seconds(stage.increment_ms));
-            }
-            text
-        })
-        .collect::<Vec<_>>()
-        .join(":");
     Some(ConfigWarning::SecondsForMinutes {
         preset: preset.to_owned(),
         key,
         written: time_control.to_string(),
-        meant,
+        meant: time_control.scaled(60).to_string(),
     })
-}
-
-/// Seconds as PGN writes them: `10`, `0.5`.
-fn seconds(ms: u64) -> String {
-    if ms.is_multiple_of(1000) {
-        (ms / 1000).to_string()
-    } else {
-        format!("{}.{:03}", ms / 1000, ms % 1000)
-            .trim_end_matches('0')
-            .to_owned()
-    }
 }
 
 #[cfg(test)]

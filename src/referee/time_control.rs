@@ -52,6 +52,21 @@ impl TimeControl {
         &self.stages[self.stage_index(completed)]
     }
 
+    /// The same control with every stage's time multiplied by `factor`,
+    /// move counts and increments kept: `15+10` scaled by 60 is `900+10`.
+    pub fn scaled(&self, factor: u64) -> TimeControl {
+        TimeControl {
+            stages: self
+                .stages
+                .iter()
+                .map(|stage| Stage {
+                    time_ms: stage.time_ms.saturating_mul(factor),
+                    ..*stage
+                })
+                .collect(),
+        }
+    }
+
     /// Time to add when a player has just completed his `completed`-th move:
     /// the next stage's time if that move ended a stage.
     pub fn stage_time_earned(&self, completed: u32) -> u64 {
