@@ -728,15 +728,7 @@ impl Referee {
         if let Some(displacement) = &self.displacement
             && displacement.side == side
         {
-            let squares = restore_list(displacement.squares);
-            self.rule(
-                side,
-                Breach {
-                    law: Law::Displaced,
-                    detail: format!("Restore {squares} before pressing"),
-                },
-                false,
-            );
+            self.restore_before_pressing(side, displacement.squares);
             if strict {
                 return;
             }
@@ -838,15 +830,7 @@ impl Referee {
             // their squares (knocked off by the hand that moved). The press
             // waits for the board, with no penalty.
             if let Some(off) = self.move_with_own_pieces_off(side) {
-                let squares = restore_list(off);
-                self.rule(
-                    side,
-                    Breach {
-                        law: Law::Displaced,
-                        detail: format!("Restore {squares} before pressing"),
-                    },
-                    false,
-                );
+                self.restore_before_pressing(side, off);
                 return;
             }
         }
@@ -855,6 +839,20 @@ impl Referee {
             side,
             Law::IllegalMove,
             format!("Illegal move: restore {restore} and make a legal move"),
+        );
+    }
+
+    /// 7.4.1: `side` pressed with his own pieces off `squares`: a ruling
+    /// without penalty, and no count toward 7.5.5.
+    fn restore_before_pressing(&mut self, side: Color, squares: Bitboard) {
+        let squares = restore_list(squares);
+        self.rule(
+            side,
+            Breach {
+                law: Law::Displaced,
+                detail: format!("Restore {squares} before pressing"),
+            },
+            false,
         );
     }
 
