@@ -45,6 +45,8 @@
 //!   model runs the reference firmware's own logic, the `tocada-board` core.
 //! - [`rig`]: the hardware behind one trait, implemented twice: the Pi's
 //!   devices, and the same drivers on the device models.
+//! - [`broadcast`]: the MQTT topics and messages between a clock's
+//!   publisher and a hall, written once for both ends.
 //! - [`logging`]: the daemon's log, to the systemd journal under systemd and
 //!   to stderr everywhere else.
 //!
@@ -85,6 +87,7 @@
 //! assert_eq!(referee.next_deadline(), Some(2_600 + 180_000));
 //! ```
 
+pub mod broadcast;
 pub mod cli;
 pub mod config;
 pub mod daemon;

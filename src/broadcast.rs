@@ -1,0 +1,287 @@
+//! The messages a clock's publisher (`tocada publish`) sends a hall
+//! (`tocada hall`) through an MQTT broker: the topics and the payloads,
+//! written once for both ends.
+//!
+//! One topic tree per clock, `tocada/<hall>/<board>/`:
+//!
+//! - `…/events`, QoS 1, not retained: one [`EventMessage`] per stored
+//!   event of a game, in order, with the effects replaying it produced.
+//!   A message may arrive twice (QoS 1, a resend after a broker restart);
+//!   `(game, seq)` says which event it is, so a duplicate is dropped.
+//! - `…/state`, QoS 1, retained: the board's [`BoardState`] after the last
+//!   event published, so a hall that subscribes late sees every board at
+//!   once.
+//! - `…/status`, QoS 1, retained: [`ONLINE`] when the publisher connects,
+//!   and [`OFFLINE`], its last will, when the broker loses it.
+//!
+//! The payloads are JSON. A stored event keeps the replay line format of
+//! [`crate::transcript`] (it is the line the daemon stored, verbatim), so a
+//! hall can rebuild and check a game with the same transcript code.
+
+use serde::{Deserialize, Serialize};
+
+/// The retained payload of `…/status` while the publisher is connected.
+pub const ONLINE: &str = "online";
+/// The publisher's last will on `…/status`: the clock dropped.
+pub const OFFLINE: &str = "offline";
+
+/// A clock's place in the hall: the hall's name and the board number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardAddress {
+    hall: String,
+    board: u32,
+}
+
+/// Why a hall name cannot be part of a topic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HallNameError {
+    /// The name is empty.
+    Empty,
+    /// The name is longer than [`BoardAddress::MAX_HALL_LEN`] bytes.
+    TooLong,
+    /// The name has a character outside `A-Z a-z 0-9 - _ .`: MQTT gives
+    /// `/`, `+` and `#` meanings, and a name people type in a config file
+    /// gains nothing from the rest.
+    Character(char),
+}
+
+impl std::fmt::Display for HallNameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HallNameError::Empty => f.write_str("the hall's name is empty"),
+            HallNameError::TooLong => write!(
+                f,
+                "the hall's name is longer than {} bytes",
+                BoardAddress::MAX_HALL_LEN
+            ),
+            HallNameError::Character(c) => write!(
+                f,
+                "the hall's name has {c:?}: use letters, digits, '-', '_' and '.'"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for HallNameError {}
+
+impl BoardAddress {
+    /// The longest hall name, in bytes.
+    pub const MAX_HALL_LEN: usize = 64;
+
+    /// The address of board `board` in hall `hall`, if the name can be a
+    /// topic level.
+    pub fn new(hall: &str, board: u32) -> Result<BoardAddress, HallNameError> {
+        check_hall(hall)?;
+        Ok(BoardAddress {
+            hall: hall.to_owned(),
+            board,
+        })
+    }
+
+    /// The hall's name.
+    pub fn hall(&self) -> &str {
+        &self.hall
+    }
+
+    /// The board number.
+    pub fn board(&self) -> u32 {
+        self.board
+    }
+
+    /// `tocada/<hall>/<board>`, the root of this clock's topics.
+    pub fn root(&self) -> String {
+        format!("tocada/{}/{}", self.hall, self.board)
+    }
+
+    /// `tocada/<hall>/<board>/events`.
+    pub fn events_topic(&self) -> String {
+        format!("{}/events", self.root())
+    }
+
+    /// `tocada/<hall>/<board>/state`.
+    pub fn state_topic(&self) -> String {
+        format!("{}/state", self.root())
+    }
+
+    /// `tocada/<hall>/<board>/status`.
+    pub fn status_topic(&self) -> String {
+        format!("{}/status", self.root())
+    }
+
+    /// The board a topic of this tree belongs to, and which of its topics
+    /// it is: `("tocada/hall-a/12/events")` → board 12, [`Topic::Events`].
+    pub fn parse_topic(topic: &str) -> Option<(BoardAddress, Topic)> {
+        let mut levels = topic.split('/');
+        if levels.next()? != "tocada" {
+            return None;
+        }
+        let hall = levels.next()?;
+        let board = levels.next()?;
+        // A board number is written as it is read: no sign, no leading zeros.
+        if board.is_empty() || (board.len() > 1 && board.starts_with('0')) {
+            return None;
+        }
+        let board: u32 = board.parse().ok()?;
+        let kind = match levels.next()? {
+            "events" => Topic::Events,
+            "state" => Topic::State,
+            "status" => Topic::Status,
+            _ => return None,
+        };
+        if levels.next().is_some() {
+            return None;
+        }
+        Some((BoardAddress::new(hall, board).ok()?, kind))
+    }
+}
+
+/// Which of a clock's topics a message came on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Topic {
+    /// `…/events`: an [`EventMessage`].
+    Events,
+    /// `…/state`: a [`BoardState`].
+    State,
+    /// `…/status`: [`ONLINE`] or [`OFFLINE`].
+    Status,
+}
+
+/// The subscription that takes every clock of a hall.
+pub fn hall_filter(hall: &str) -> Result<String, HallNameError> {
+    check_hall(hall)?;
+    Ok(format!("tocada/{hall}/+/+"))
+}
+
+fn check_hall(hall: &str) -> Result<(), HallNameError> {
+    if hall.is_empty() {
+        return Err(HallNameError::Empty);
+    }
+    if hall.len() > BoardAddress::MAX_HALL_LEN {
+        return Err(HallNameError::TooLong);
+    }
+    match hall
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+    {
+        Some(c) => Err(HallNameError::Character(c)),
+        None => Ok(()),
+    }
+}
+
+/// One stored event of a game, on `…/events`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EventMessage {
+    /// The game's id in the clock's store.
+    pub game: i64,
+    /// The event's place in its game, from 0, as the store numbers it.
+    pub seq: i64,
+    /// The event's instant in the game, milliseconds (its line's `t`).
+    pub t: u64,
+    /// The stored replay line, as a JSON object
+    /// (`{"t":1500,"ev":"lift","sq":"e2"}`).
+    pub line: serde_json::Value,
+    /// The effects the event produced when the game was replayed up to it,
+    /// each an effect line of the replay format
+    /// (`{"t":1900,"effect":"move",…}`); often none.
+    pub effects: Vec<serde_json::Value>,
+}
+
+/// Whose clock runs, in a [`BoardState`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Running {
+    /// White's clock runs.
+    White,
+    /// Black's clock runs.
+    Black,
+}
+
+/// A board at a glance, retained on `…/state`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BoardState {
+    /// The game being played (or the last one played).
+    pub game: i64,
+    /// The `seq` of the last event this state includes.
+    pub seq: i64,
+    /// The position, as FEN.
+    pub fen: String,
+    /// White's time left, milliseconds, at the last event.
+    pub white_ms: u64,
+    /// Black's time left, milliseconds, at the last event.
+    pub black_ms: u64,
+    /// Whose clock runs; `None` before the start, while paused and after
+    /// the end.
+    pub running: Option<Running>,
+    /// The last ruling (an effect line of the replay format other than a
+    /// plain move), if any.
+    pub last_ruling: Option<serde_json::Value>,
+    /// The result (`1-0` `0-1` `1/2-1/2`) once the game is over.
+    pub result: Option<String>,
+    /// The moves played, in SAN, in order.
+    pub moves: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_topic_is_read_back_as_the_board_and_kind_it_was_written_for() {
+        let board = BoardAddress::new("open-2026", 12).unwrap();
+        assert_eq!(board.events_topic(), "tocada/open-2026/12/events");
+        for (topic, kind) in [
+            (board.events_topic(), Topic::Events),
+            (board.state_topic(), Topic::State),
+            (board.status_topic(), Topic::Status),
+        ] {
+            assert_eq!(
+                BoardAddress::parse_topic(&topic),
+                Some((board.clone(), kind))
+            );
+        }
+    }
+
+    #[test]
+    fn topics_outside_the_tree_are_not_read() {
+        for topic in [
+            "tocada/hall",
+            "tocada/hall/12",
+            "tocada/hall/012/events",
+            "tocada/hall/-1/events",
+            "tocada/hall/12/moves",
+            "tocada/hall/12/events/extra",
+            "other/hall/12/events",
+            "tocada/ha+ll/12/events",
+            "tocada//12/events",
+        ] {
+            assert_eq!(BoardAddress::parse_topic(topic), None, "{topic}");
+        }
+    }
+
+    #[test]
+    fn a_hall_name_with_mqtt_wildcards_is_refused() {
+        assert_eq!(
+            BoardAddress::new("a/b", 1),
+            Err(HallNameError::Character('/'))
+        );
+        assert_eq!(hall_filter("#"), Err(HallNameError::Character('#')));
+        assert_eq!(BoardAddress::new("", 1), Err(HallNameError::Empty));
+        assert_eq!(hall_filter("club").unwrap(), "tocada/club/+/+");
+    }
+
+    #[test]
+    fn an_event_message_survives_json() {
+        let message = EventMessage {
+            game: 3,
+            seq: 7,
+            t: 1900,
+            line: serde_json::json!({"t":1900,"ev":"press","side":"white"}),
+            effects: vec![serde_json::json!({"t":1900,"effect":"move","san":"e4"})],
+        };
+        let text = serde_json::to_string(&message).unwrap();
+        assert_eq!(
+            serde_json::from_str::<EventMessage>(&text).unwrap(),
+            message
+        );
+    }
+}
