@@ -43,6 +43,17 @@ pub struct ProtocolBoardModel {
     boot_at: Millis,
     faults: Faults,
     bytes: u64,
+    /// A transaction's write segment and read block, kept between
+    /// transactions: the daemon reads STATUS every few milliseconds, and
+    /// the model should not allocate for each read.
+    scratch: Scratch,
+}
+
+/// Buffers a transaction reuses.
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    written: Vec<u8>,
+    read: Vec<u8>,
 }
 
 /// The board's own running clock, for a model whose TIME must advance
@@ -94,6 +105,7 @@ impl ProtocolBoardModel {
             boot_at: 0,
             faults: Faults::default(),
             bytes: 0,
+            scratch: Scratch::default(),
         };
         model.power_up();
         model
@@ -263,15 +275,15 @@ impl ProtocolBoardModel {
     /// The bytes a read from `register` returns, from the core (the
     /// firmware serves them from the same call), with a wire fault if one
     /// is due.
-    fn block(&mut self, register: u8) -> Vec<u8> {
+    fn block(&mut self, register: u8, data: &mut Vec<u8>) {
         let now = self.board_time(self.clock_now());
-        let mut data = vec![0; size::IDENTITY.max(self.core.queued() * size::FRAME)];
-        let n = self.core.read(now, register, &mut data);
+        data.clear();
+        data.resize(size::IDENTITY.max(self.core.queued() * size::FRAME), 0);
+        let n = self.core.read(now, register, data);
         data.truncate(n);
         if register == reg::FIFO && std::mem::take(&mut self.faults.corrupt_read) && n > 3 {
             data[3] ^= 0x04;
         }
-        data
     }
 
     /// A write segment ends (STOP or repeated start): the core applies it
@@ -310,8 +322,13 @@ impl I2c for ProtocolBoardModel {
         // The register pointer lives for one transaction (§ 2); adjacent
         // operations of the same direction are one segment, without restart.
         let mut pointer = None;
-        let mut written: Vec<u8> = Vec::new();
-        let mut reading: Option<(Vec<u8>, usize)> = None;
+        let Scratch {
+            mut written,
+            mut read,
+        } = std::mem::take(&mut self.scratch);
+        written.clear();
+        // The position in `read` once the read segment's block is fetched.
+        let mut reading: Option<usize> = None;
         let mut last_write: Option<bool> = None;
         for op in operations.iter_mut() {
             match op {
@@ -328,12 +345,18 @@ impl I2c for ProtocolBoardModel {
                     if last_write == Some(true) {
                         self.bytes += 1;
                         pointer = written.first().copied();
-                        self.apply_write(&std::mem::take(&mut written));
+                        self.apply_write(&written);
+                        written.clear();
                     }
-                    let (data, pos) = reading
-                        .get_or_insert_with(|| (self.block(pointer.unwrap_or(reg::STATUS)), 0));
+                    let pos = match &mut reading {
+                        Some(pos) => pos,
+                        None => {
+                            self.block(pointer.unwrap_or(reg::STATUS), &mut read);
+                            reading.insert(0)
+                        }
+                    };
                     for byte in buf.iter_mut() {
-                        *byte = data.get(*pos).copied().unwrap_or(0xFF);
+                        *byte = read.get(*pos).copied().unwrap_or(0xFF);
                         *pos += 1;
                     }
                     self.bytes += buf.len() as u64;
@@ -344,6 +367,7 @@ impl I2c for ProtocolBoardModel {
         if last_write == Some(true) {
             self.apply_write(&written);
         }
+        self.scratch = Scratch { written, read };
         Ok(())
     }
 }
