@@ -49,6 +49,8 @@ use shakmaty::Color;
 
 pub use crate::frame::Frame;
 
+mod glyphs;
+
 /// Width of the panel in pixels.
 pub const WIDTH: i32 = crate::frame::WIDTH as i32;
 /// Height of the panel in pixels.
@@ -376,6 +378,9 @@ fn text<D: DrawTarget<Color = BinaryColor>>(
         .alignment(alignment)
         .baseline(baseline)
         .build();
+    if !inverted && !s.contains('\n') {
+        return glyphs::draw_lit(target, s, at, font, text_style);
+    }
     Text::with_text_style(s, at, style(font, inverted), text_style).draw(target)?;
     Ok(())
 }
