@@ -51,6 +51,11 @@ pub enum Command {
         /// them; in memory, and gone at exit, when absent.
         #[arg(long, value_name = "FILE")]
         db: Option<PathBuf>,
+        /// The board modelled: `protocol` (tocada's own, sensing touches;
+        /// the default) or `dgt` (a DGT e-board on a pseudo-terminal, read
+        /// by the real DGT driver through a real tty; in the terminal only).
+        #[arg(long, value_name = "MODEL")]
+        board: Option<String>,
     },
     /// Check a configuration file: a summary and each preset in words, and
     /// exit 0 when it is valid (with warnings on stderr for what is probably

@@ -42,14 +42,24 @@ fn main() -> ExitCode {
             out,
             config,
             db,
+            board,
         } => {
-            let config = match config {
+            let mut config = match config {
                 Some(path) => match load_config(&path) {
                     Ok(config) => config,
                     Err(code) => return code,
                 },
                 None => tocada::config::Config::default(),
             };
+            if let Some(board) = board {
+                match tocada::config::BoardModel::from_keyword(&board) {
+                    Some(model) => config.board.model = model,
+                    None => {
+                        eprintln!("tocada sim: --board {board:?}: expected protocol or dgt");
+                        return ExitCode::from(tocada::exit::EX_USAGE);
+                    }
+                }
+            }
             let store = match &db {
                 Some(path) => tocada::store::Store::open(path),
                 None => tocada::store::Store::open_in_memory(),

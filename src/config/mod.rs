@@ -116,8 +116,41 @@ pub enum BoardKind {
     Protocol,
     /// The DIY reed board: four MCP23017 expanders at `board.expanders`.
     Mcp23017,
+    /// A DGT e-board on a USB serial line, at `board.serial` or found by
+    /// its USB identity.
+    Dgt,
     /// The device models instead of hardware, for desktops and tests.
     Sim,
+}
+
+/// Which board the device models model, with `board.kind = "sim"`
+/// (`board.model`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BoardModel {
+    /// A protocol-v1 board on the modelled I2C bus, sensing contact.
+    #[default]
+    Protocol,
+    /// A DGT e-board on a pseudo-terminal, read by the real DGT driver
+    /// through a real tty.
+    Dgt,
+}
+
+impl BoardModel {
+    /// Every model.
+    pub const ALL: [BoardModel; 2] = [BoardModel::Protocol, BoardModel::Dgt];
+
+    /// The keyword used in the file.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            BoardModel::Protocol => "protocol",
+            BoardModel::Dgt => "dgt",
+        }
+    }
+
+    /// The model a keyword names.
+    pub fn from_keyword(keyword: &str) -> Option<BoardModel> {
+        BoardModel::ALL.into_iter().find(|m| m.as_str() == keyword)
+    }
 }
 
 /// How `tocada run` plays the replay lines on its standard input with the
@@ -170,6 +203,12 @@ pub struct BoardConfig {
     pub poll_ms: u64,
     /// With the simulated board, how standard input's lines are played.
     pub stdin: StdinPace,
+    /// The DGT board's serial device (`/dev/ttyUSB0`); `None`: the first
+    /// USB serial device that names itself DGT. With the simulated DGT
+    /// board, where its pseudo-terminal is linked.
+    pub serial: Option<PathBuf>,
+    /// With the simulated board, which board is modelled.
+    pub model: BoardModel,
 }
 
 /// `[i2c]`: the bus the board and the OLED share.
@@ -254,6 +293,17 @@ impl Config {
                 "state.directory",
                 None,
                 &format!("{} is not a directory", directory.display()),
+            ));
+        }
+        if let Some(serial) = &self.board.serial
+            && self.board.kind == BoardKind::Dgt
+            && std::fs::metadata(serial).is_ok_and(|meta| meta.is_dir())
+        {
+            return Err(ConfigError::at_key(
+                origin,
+                "board.serial",
+                None,
+                &format!("{} is a directory, not a serial device", serial.display()),
             ));
         }
         let bus = &self.i2c.bus;
@@ -341,7 +391,14 @@ impl Config {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            BoardKind::Sim => "simulated board".to_owned(),
+            BoardKind::Dgt => match &self.board.serial {
+                Some(path) => format!("DGT board on {}", path.display()),
+                None => "DGT board found on USB".to_owned(),
+            },
+            BoardKind::Sim => match self.board.model {
+                BoardModel::Protocol => "simulated board".to_owned(),
+                BoardModel::Dgt => "simulated DGT board on a pseudo-terminal".to_owned(),
+            },
         };
         let polling = match self.board.interrupt_pin {
             Some(pin) => format!("interrupt on GPIO{pin}"),
@@ -442,13 +499,19 @@ impl fmt::Display for LeverSide {
 
 impl BoardKind {
     /// Every kind, in the order the file's comments list them.
-    pub const ALL: [BoardKind; 3] = [BoardKind::Protocol, BoardKind::Mcp23017, BoardKind::Sim];
+    pub const ALL: [BoardKind; 4] = [
+        BoardKind::Protocol,
+        BoardKind::Mcp23017,
+        BoardKind::Dgt,
+        BoardKind::Sim,
+    ];
 
     /// The keyword used in the file.
     pub const fn as_str(self) -> &'static str {
         match self {
             BoardKind::Protocol => "protocol",
             BoardKind::Mcp23017 => "mcp23017",
+            BoardKind::Dgt => "dgt",
             BoardKind::Sim => "sim",
         }
     }
@@ -500,6 +563,8 @@ impl Default for BoardConfig {
             interrupt_pin: None,
             poll_ms: 5,
             stdin: StdinPace::Live,
+            serial: None,
+            model: BoardModel::Protocol,
         }
     }
 }

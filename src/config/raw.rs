@@ -51,6 +51,8 @@ pub(super) struct RawBoard {
     pub interrupt_pin: Option<Integer>,
     pub poll_ms: Option<Integer>,
     pub stdin: Option<String>,
+    pub serial: Option<String>,
+    pub model: Option<String>,
 }
 
 /// `[i2c]`.

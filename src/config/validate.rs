@@ -15,7 +15,7 @@ use super::raw::{
     Address, Integer, RawBoard, RawClock, RawConfig, RawI2c, RawPins, RawPreset, RawRules, RawState,
 };
 use super::{
-    BoardConfig, BoardKind, ClockConfig, Config, ConfigError, I2cConfig, LeverSide, PinsConfig,
+    BoardConfig, BoardKind, BoardModel, ClockConfig, Config, ConfigError, I2cConfig, LeverSide, PinsConfig,
     Preset, RulesConfig, StateConfig, StdinPace, default_presets,
 };
 use crate::{Enforcement, GameMode, IncrementMode, TimeControl};
@@ -266,6 +266,13 @@ impl Checker<'_> {
             .transpose()?;
         // Read on an edge that never comes, the reed board would be seen
         // only by the slow safety-net poll.
+        if interrupt_pin.is_some() && kind == BoardKind::Dgt {
+            return self.fail(
+                "board.interrupt_pin",
+                "a DGT board has no interrupt line (it sends on its USB serial line): \
+                 leave the key out",
+            );
+        }
         if interrupt_pin.is_some() && kind == BoardKind::Mcp23017 {
             return self.fail(
                 "board.interrupt_pin",
@@ -286,6 +293,41 @@ impl Checker<'_> {
                 StdinPace::ALL.map(StdinPace::as_str),
             )?,
         };
+        let model = match board.model.as_deref() {
+            None => default.model,
+            Some(_) if kind != BoardKind::Sim => {
+                return self.fail(
+                    "board.model",
+                    "only the simulated board (kind = \"sim\") has a model: leave the key out",
+                );
+            }
+            Some(value) => self.keyword(
+                "board.model",
+                value,
+                "board model",
+                BoardModel::from_keyword,
+                BoardModel::ALL.map(BoardModel::as_str),
+            )?,
+        };
+        let serial = match board.serial {
+            None => None,
+            Some(_) if !(kind == BoardKind::Dgt || model == BoardModel::Dgt) => {
+                return self.fail(
+                    "board.serial",
+                    "only a DGT board (kind = \"dgt\") is on a serial line: leave the key out",
+                );
+            }
+            Some(path) if path.trim().is_empty() || !path.starts_with('/') => {
+                return self.fail(
+                    "board.serial",
+                    format!(
+                        "{path:?} is not an absolute path to a serial device such as \
+                         \"/dev/ttyUSB0\" (leave the key out to find the board on USB)"
+                    ),
+                );
+            }
+            Some(path) => Some(std::path::PathBuf::from(path)),
+        };
         Ok(BoardConfig {
             kind,
             address,
@@ -293,6 +335,8 @@ impl Checker<'_> {
             interrupt_pin,
             poll_ms,
             stdin,
+            serial,
+            model,
         })
     }
 

@@ -35,7 +35,7 @@ pub use polling::INTERRUPT_POLL_MS;
 pub use shell::{Shell, Snapshot, Stats};
 pub use systemd::Systemd;
 
-use crate::config::{BoardKind, Config, StdinPace};
+use crate::config::{BoardKind, BoardModel, Config, StdinPace};
 use crate::hardware::link::LinkPolicy;
 use crate::rig::Rig;
 use crate::rig::models::{ModelRig, RigClock, World, feed_stdin};
@@ -58,6 +58,8 @@ pub enum DaemonError {
     Hardware(crate::rig::pi::PiError),
     /// This machine has no I2C bus nor GPIO chip to open.
     NoHardware,
+    /// The simulated DGT board's pseudo-terminal could not be made.
+    SimulatedBoard(std::io::Error),
     /// The tokio runtime could not start.
     Runtime(std::io::Error),
 }
@@ -74,6 +76,9 @@ impl fmt::Display for DaemonError {
                 f.write_str("the I2C bus and the GPIO chip need Linux; use board.kind = \"sim\"")
             }
             DaemonError::Runtime(err) => write!(f, "cannot start the event loop: {err}"),
+            DaemonError::SimulatedBoard(err) => {
+                write!(f, "cannot make the simulated DGT board's pseudo-terminal: {err}")
+            }
         }
     }
 }
@@ -182,6 +187,24 @@ pub fn link_policy(config: &Config) -> LinkPolicy {
     }
 }
 
+/// The device models holding `board`'s pieces, the board modelled as
+/// `board.model` says: a DGT board's pseudo-terminal is linked at
+/// `board.serial`, or in the temporary directory when it is left out.
+pub fn model_world(config: &Config, board: &shakmaty::Board) -> Result<World, DaemonError> {
+    match config.board.model {
+        BoardModel::Protocol => Ok(World::with_board(board)),
+        #[cfg(target_os = "linux")]
+        BoardModel::Dgt => {
+            let path = config.board.serial.clone().unwrap_or_else(|| {
+                std::env::temp_dir().join(format!("tocada-dgt-{}", std::process::id()))
+            });
+            World::with_dgt(board, &path).map_err(DaemonError::SimulatedBoard)
+        }
+        #[cfg(not(target_os = "linux"))]
+        BoardModel::Dgt => Err(DaemonError::NoHardware),
+    }
+}
+
 /// Tells `shell` to expect the board's interrupt line, if one is configured.
 pub fn with_interrupt_line<R: Rig>(shell: Shell<R>, config: &Config) -> Shell<R> {
     match config.board.interrupt_pin {
@@ -273,10 +296,11 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
             BoardKind::Sim => {
                 // Pieces stay on a board when the clock loses power: the
                 // models start as the restored game left them.
-                let world = match session.referee() {
-                    Some(referee) => World::with_board(&referee.physical_board()),
-                    None => World::new(),
+                let board = match session.referee() {
+                    Some(referee) => referee.physical_board(),
+                    None => shakmaty::Board::default(),
                 };
+                let world = model_world(config, &board)?;
                 if config.board.interrupt_pin.is_some() {
                     world.wire_interrupt(tx.clone());
                 }
@@ -295,7 +319,7 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                 Ok(shell.run(rx, alarm, shutdown).await)
             }
             #[cfg(target_os = "linux")]
-            BoardKind::Protocol | BoardKind::Mcp23017 => {
+            BoardKind::Protocol | BoardKind::Mcp23017 | BoardKind::Dgt => {
                 match crate::rig::pi::open(config, link_policy, notifier, tx)
                     .map_err(DaemonError::Hardware)?
                 {
@@ -307,10 +331,16 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                         let shell = daemon_shell(config, session, rig, journal, game);
                         Ok(shell.run(rx, alarm, shutdown).await)
                     }
+                    AnyPiRig::Dgt(rig) => {
+                        let shell = daemon_shell(config, session, rig, journal, game);
+                        Ok(shell.run(rx, alarm, shutdown).await)
+                    }
                 }
             }
             #[cfg(not(target_os = "linux"))]
-            BoardKind::Protocol | BoardKind::Mcp23017 => Err(DaemonError::NoHardware),
+            BoardKind::Protocol | BoardKind::Mcp23017 | BoardKind::Dgt => {
+                Err(DaemonError::NoHardware)
+            }
         }
     });
     // Everything is stored by now (the shell closed the journal). tokio

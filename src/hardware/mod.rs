@@ -1,13 +1,15 @@
 //! The hardware edge: drivers that turn I2C and GPIO into the referee's
 //! inputs and its state into pixels.
 //!
-//! Every driver is generic over [`embedded_hal::i2c::I2c`], so the same code
-//! talks to `/dev/i2c-1` on a Pi and to the device models in [`crate::models`]
-//! on a desktop.
+//! Every driver is generic over [`embedded_hal::i2c::I2c`] (or, for the DGT
+//! e-boards, a [`serial::SerialPort`]), so the same code talks to
+//! `/dev/i2c-1` or `/dev/ttyUSB0` on a Pi and to the device models in
+//! [`crate::models`] on a desktop.
 
 pub mod board_clock;
 pub mod bus;
 pub mod buttons;
+pub mod dgt;
 #[cfg(target_os = "linux")]
 pub mod gpio;
 pub mod link;
@@ -16,6 +18,7 @@ pub mod linux;
 pub mod mcp23017_board;
 pub mod oled;
 pub mod protocol_board;
+pub mod serial;
 
 use shakmaty::Bitboard;
 

@@ -1,8 +1,10 @@
 //! Device models: software stand-ins for the clock's hardware that implement
-//! the bus side of [`embedded_hal::i2c::I2c`], so the real drivers, the
-//! daemon and the simulator run on any desktop. Each can inject faults.
+//! the bus side of [`embedded_hal::i2c::I2c`] (or, for the DGT board, the
+//! board's end of a serial line), so the real drivers, the daemon and the
+//! simulator run on any desktop. Each can inject faults.
 
 pub mod bus;
+pub mod dgt;
 pub mod mcp23017;
 pub mod sensor_board;
 

@@ -97,6 +97,18 @@ impl<I2C: embedded_hal::i2c::I2c> BoardSerial for ProtocolBoard<I2C> {
     }
 }
 
+impl<P: crate::hardware::serial::SerialPort> BoardSerial for crate::hardware::dgt::DgtBoard<P> {
+    /// The five digits of the board's serial number, offset into a range
+    /// of their own (`0xd67_…`) so that a DGT board's number never reads
+    /// as a protocol board's serial.
+    fn serial(&self) -> Option<u64> {
+        self.identity().map(|id| DGT_SERIAL_BASE | id.serial)
+    }
+}
+
+/// The high bits of a DGT board's serial as the pairing file keeps it.
+pub const DGT_SERIAL_BASE: u64 = 0x0d67_0000_0000_0000;
+
 impl<I2C> BoardSerial for Mcp23017Board<I2C> {
     fn serial(&self) -> Option<u64> {
         None

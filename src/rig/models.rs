@@ -16,13 +16,21 @@ use shakmaty::{Board, Color, Piece, Role, Square};
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 
-use super::{Command, NoNotifier, Notifier, Rig};
+use super::{BoardSerial, Command, NoNotifier, Notifier, Rig};
+use crate::hardware::BoardEvent;
+use crate::hardware::SensorBoard;
 use crate::hardware::buttons::{Button, ButtonPress};
 use crate::hardware::link::{BoardLink, LinkPolicy};
 use crate::hardware::oled::Oled;
 use crate::hardware::protocol_board::ProtocolBoard;
 use crate::models::bus::{BusClock, ModelBus};
 use crate::models::sensor_board::{ModelClock, ProtocolBoardModel};
+#[cfg(target_os = "linux")]
+use crate::hardware::dgt::{self, DgtBoard};
+#[cfg(target_os = "linux")]
+use crate::hardware::serial::Tty;
+#[cfg(target_os = "linux")]
+use crate::models::dgt::{DgtBoardModel, DgtOnPty};
 use crate::models::{Hands, Shared};
 use crate::protocol::{Capabilities, DEFAULT_ADDRESS};
 use crate::transcript::{self, Event};
@@ -60,6 +68,10 @@ impl RigClock {
 #[derive(Clone)]
 pub struct World {
     bus: SimBus,
+    /// A DGT board on a pseudo-terminal in place of the protocol board,
+    /// when modelled (`board.model = "dgt"`, `tocada sim --board dgt`).
+    #[cfg(target_os = "linux")]
+    dgt: Option<Rc<DgtOnPty>>,
     buzzer: Rc<Cell<bool>>,
     /// Where the board's interrupt line is wired, if it is: the loop's
     /// queue, as the GPIO thread is on a Pi.
@@ -94,9 +106,37 @@ impl World {
     fn on_bus(bus: ModelBus<ProtocolBoardModel>) -> World {
         World {
             bus: Shared::new(bus),
+            #[cfg(target_os = "linux")]
+            dgt: None,
             buzzer: Rc::default(),
             interrupt: Rc::default(),
         }
+    }
+
+    /// A DGT e-board holding `board`'s pieces, on a pseudo-terminal whose
+    /// slave is linked at `serial`: the rig reads it with the real DGT
+    /// driver through a real tty. The OLED stays on the modelled bus.
+    #[cfg(target_os = "linux")]
+    pub fn with_dgt(board: &Board, serial: &std::path::Path) -> std::io::Result<World> {
+        let pty = DgtOnPty::open(DgtBoardModel::new(board), serial)?;
+        let mut world = World::with_board(board);
+        world.dgt = Some(Rc::new(pty));
+        Ok(world)
+    }
+
+    /// The DGT board's model, when this world has one.
+    #[cfg(target_os = "linux")]
+    pub fn dgt(&self) -> Option<&DgtOnPty> {
+        self.dgt.as_deref()
+    }
+
+    /// The piece on `sq` of the board the hands play on.
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        #[cfg(target_os = "linux")]
+        if let Some(dgt) = &self.dgt {
+            return dgt.with_model(|model, _| model.piece_at(sq));
+        }
+        self.bus.borrow().board().piece_at(sq)
     }
 
     /// Wires the board's interrupt line (§ 8.2 of the protocol) to the
@@ -146,7 +186,20 @@ impl World {
             .set_clock(ModelClock(Rc::new(move || {
                 crystal.now().as_millis() as Millis
             })));
-        let board = ProtocolBoard::new(self.bus.clone(), DEFAULT_ADDRESS);
+        #[cfg(target_os = "linux")]
+        let board = match &self.dgt {
+            Some(dgt) => {
+                let line = Tty::new(Some(dgt.path().to_path_buf()), dgt::wire::BAUD);
+                let clock = clock.clone();
+                ModelBoard::Dgt(DgtBoard::new(
+                    line,
+                    Rc::new(move || clock.now().as_millis() as Millis),
+                ))
+            }
+            None => ModelBoard::Protocol(ProtocolBoard::new(self.bus.clone(), DEFAULT_ADDRESS)),
+        };
+        #[cfg(not(target_os = "linux"))]
+        let board = ModelBoard::Protocol(ProtocolBoard::new(self.bus.clone(), DEFAULT_ADDRESS));
         ModelRig {
             link: BoardLink::new(board, policy),
             oled: Oled::new(self.bus.clone()),
@@ -158,6 +211,10 @@ impl World {
 
     /// A hand lifts the piece on `sq` (or knocks it off the board).
     pub fn lift(&self, at: Millis, sq: Square) {
+        #[cfg(target_os = "linux")]
+        if let Some(dgt) = &self.dgt {
+            return dgt.lift(sq);
+        }
         self.on_board(|board| board.lift(at, sq));
     }
 
@@ -168,6 +225,10 @@ impl World {
             color: Color::White,
             role: Role::Pawn,
         });
+        #[cfg(target_os = "linux")]
+        if let Some(dgt) = &self.dgt {
+            return dgt.place(sq, piece);
+        }
         self.on_board(|board| board.place(at, sq, piece));
     }
 
@@ -183,12 +244,23 @@ impl World {
 
     /// The board's cable comes out.
     pub fn unplug(&self) {
+        #[cfg(target_os = "linux")]
+        if let Some(dgt) = &self.dgt {
+            return dgt.unplug();
+        }
         self.on_board(ProtocolBoardModel::unplug);
     }
 
     /// The board's cable goes back in: it powers up with its BOOT frame
     /// waiting.
     pub fn plug(&self) {
+        #[cfg(target_os = "linux")]
+        if let Some(dgt) = &self.dgt {
+            if let Err(err) = dgt.plug() {
+                tracing::warn!("the DGT model's pseudo-terminal: {err}");
+            }
+            return;
+        }
         self.on_board(ProtocolBoardModel::plug);
     }
 
@@ -232,9 +304,68 @@ fn sim_board(board: &Board) -> ProtocolBoardModel {
     ProtocolBoardModel::new(board, SIM_SERIAL, caps)
 }
 
+/// The board driver of the models' rig: the protocol board's on the
+/// modelled bus, or the DGT board's on a pseudo-terminal.
+#[derive(Debug)]
+pub enum ModelBoard {
+    /// Protocol v1 on the modelled I2C bus.
+    Protocol(ProtocolBoard<SimBus>),
+    /// A DGT board read through a real tty.
+    #[cfg(target_os = "linux")]
+    Dgt(DgtBoard<Tty>),
+}
+
+/// Why the models' board failed a poll.
+#[derive(Debug)]
+pub enum ModelBoardError {
+    /// The protocol board's.
+    Protocol(<ProtocolBoard<SimBus> as SensorBoard>::Error),
+    /// The DGT board's.
+    #[cfg(target_os = "linux")]
+    Dgt(dgt::Error<crate::hardware::serial::TtyError>),
+}
+
+impl SensorBoard for ModelBoard {
+    type Error = ModelBoardError;
+
+    fn poll_stamped(&mut self, out: &mut Vec<BoardEvent>) -> Result<(), Self::Error> {
+        match self {
+            ModelBoard::Protocol(b) => b.poll_stamped(out).map_err(ModelBoardError::Protocol),
+            #[cfg(target_os = "linux")]
+            ModelBoard::Dgt(b) => b.poll_stamped(out).map_err(ModelBoardError::Dgt),
+        }
+    }
+
+    fn board_time(&mut self) -> Result<Option<u32>, Self::Error> {
+        match self {
+            ModelBoard::Protocol(b) => b.board_time().map_err(ModelBoardError::Protocol),
+            #[cfg(target_os = "linux")]
+            ModelBoard::Dgt(b) => b.board_time().map_err(ModelBoardError::Dgt),
+        }
+    }
+
+    fn occupancy(&mut self) -> Result<shakmaty::Bitboard, Self::Error> {
+        match self {
+            ModelBoard::Protocol(b) => b.occupancy().map_err(ModelBoardError::Protocol),
+            #[cfg(target_os = "linux")]
+            ModelBoard::Dgt(b) => b.occupancy().map_err(ModelBoardError::Dgt),
+        }
+    }
+}
+
+impl BoardSerial for ModelBoard {
+    fn serial(&self) -> Option<u64> {
+        match self {
+            ModelBoard::Protocol(b) => b.serial(),
+            #[cfg(target_os = "linux")]
+            ModelBoard::Dgt(b) => b.serial(),
+        }
+    }
+}
+
 /// The daemon's drivers on a [`World`]'s models.
 pub struct ModelRig {
-    link: BoardLink<ProtocolBoard<SimBus>>,
+    link: BoardLink<ModelBoard>,
     oled: Oled<SimBus>,
     buzzer: Rc<Cell<bool>>,
     notifier: Box<dyn Notifier>,
@@ -251,7 +382,7 @@ impl ModelRig {
 }
 
 impl Rig for ModelRig {
-    type Board = ProtocolBoard<SimBus>;
+    type Board = ModelBoard;
     type Display = SimBus;
 
     fn link(&mut self) -> &mut BoardLink<Self::Board> {

@@ -18,7 +18,9 @@ use crate::hardware::buttons::{ButtonPress, Buttons};
 use crate::hardware::gpio::{GpioButtons, GpioBuzzer, GpioInterrupt};
 use crate::hardware::link::{BoardLink, LinkPolicy};
 use crate::hardware::linux::{I2cdev, OpenError, open_i2c};
+use crate::hardware::dgt::{self, DgtBoard};
 use crate::hardware::mcp23017_board::Mcp23017Board;
+use crate::hardware::serial::Tty;
 use crate::hardware::oled::Oled;
 use crate::hardware::protocol_board::ProtocolBoard;
 
@@ -65,6 +67,8 @@ pub enum AnyPiRig {
     Protocol(PiRig<ProtocolBoard<PiBus>>),
     /// The reed-switch board on four MCP23017 expanders.
     Mcp23017(PiRig<Mcp23017Board<PiBus>>),
+    /// A DGT e-board on a USB serial line.
+    Dgt(PiRig<DgtBoard<Tty>>),
 }
 
 /// Opens the configured hardware and starts watching the front controls
@@ -93,6 +97,20 @@ pub fn open(
     spawn_buttons(buttons, commands, start);
     let oled = Oled::at(bus.clone(), config.i2c.oled_address);
     Ok(match config.board.kind {
+        BoardKind::Dgt => {
+            // Opened at the first poll, and again whenever the cable comes
+            // back: a board unplugged at start is a disconnected board,
+            // not a daemon that cannot start.
+            let line = Tty::new(config.board.serial.clone(), dgt::wire::BAUD);
+            let clock = std::rc::Rc::new(move || start.elapsed().as_millis() as crate::Millis);
+            AnyPiRig::Dgt(PiRig {
+                link: BoardLink::new(DgtBoard::new(line, clock), policy),
+                oled,
+                buzzer,
+                notifier,
+                start,
+            })
+        }
         BoardKind::Mcp23017 => AnyPiRig::Mcp23017(PiRig {
             link: BoardLink::new(Mcp23017Board::new(bus), policy),
             oled,

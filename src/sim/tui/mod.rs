@@ -77,7 +77,8 @@ pub fn run(config: &Config, store: Store) -> io::Result<()> {
 
 /// The daemon and the screen, until the user quits or something fails.
 async fn session(config: &Config, store: Store, terminal: &mut DefaultTerminal) -> io::Result<()> {
-    let world = World::new();
+    let world = crate::daemon::model_world(config, &shakmaty::Board::default())
+        .map_err(io::Error::other)?;
     let log = Log::new();
     let (published, snapshots) = watch::channel(Snapshot::default());
     let start = Instant::now();
@@ -281,9 +282,9 @@ impl App {
             let bus = self.world.bus().borrow();
             let oled = bus.oled();
             let pixels = Pixels::from_fn(|x, y| oled.pixel(x, y));
-            let board = bus.board();
+            drop(bus);
             let physical: [Option<Piece>; 64] =
-                std::array::from_fn(|i| board.piece_at(Square::new(i as u32)));
+                std::array::from_fn(|i| self.world.piece_at(Square::new(i as u32)));
             (pixels, physical)
         };
         let log = self.log.last(LOG_SHOWN);
@@ -443,7 +444,7 @@ impl App {
             SimCommand::Move(text) => self.play(&text)?,
             SimCommand::Lift(sq) | SimCommand::Knock(sq) => {
                 let knocked = matches!(command, SimCommand::Knock(_));
-                let Some(piece) = self.world.bus().borrow().board().piece_at(sq) else {
+                let Some(piece) = self.world.piece_at(sq) else {
                     self.refuse(format!("there is no piece on {sq}"));
                     return Ok(());
                 };
@@ -456,7 +457,7 @@ impl App {
                 }
             }
             SimCommand::Place(sq) => {
-                if self.world.bus().borrow().board().piece_at(sq).is_some() {
+                if self.world.piece_at(sq).is_some() {
                     self.refuse(format!("{sq} is taken: lift or knock its piece first"));
                     return Ok(());
                 }
@@ -475,7 +476,7 @@ impl App {
                 self.world.place(now, sq, piece);
             }
             SimCommand::Touch(sq) => {
-                if self.world.bus().borrow().board().piece_at(sq).is_none() {
+                if self.world.piece_at(sq).is_none() {
                     self.refuse(format!("there is no piece on {sq} to touch"));
                     return Ok(());
                 }
@@ -563,10 +564,8 @@ impl App {
             return Err(CommandError::InGame);
         }
         let start = Board::default();
-        let now: [Option<Piece>; 64] = {
-            let bus = self.world.bus().borrow();
-            std::array::from_fn(|i| bus.board().piece_at(Square::new(i as u32)))
-        };
+        let now: [Option<Piece>; 64] =
+            std::array::from_fn(|i| self.world.piece_at(Square::new(i as u32)));
         let mut steps = Vec::new();
         for sq in Square::ALL {
             let (has, wants) = (now[sq as usize], start.piece_at(sq));

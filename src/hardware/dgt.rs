@@ -1,0 +1,922 @@
+//! DGT e-boards over USB: the boards chess clubs already own.
+//!
+//! A DGT board is a serial device (9600 baud, 8N1) that knows which piece
+//! stands on each square. The host asks, in single bytes; the board
+//! answers in messages of a three-byte header (the message id with its top
+//! bit set, then the whole message's length in two 7-bit halves) and 7-bit
+//! data. The driver, generic over a [`SerialPort`]:
+//!
+//! 1. resets the board, asks its serial number and version, a board dump
+//!    (all 64 squares) and then *update mode* without the clock
+//!    (`DGT_SEND_UPDATE_BRD`), in which the board sends a field update for
+//!    every square whose piece changes;
+//! 2. turns field updates into the referee's lifts and places: a square
+//!    emptied is a lift, a square filled is a place with the piece the
+//!    board names (so a promotion's new piece comes from the board);
+//! 3. resynchronises from a fresh board dump whenever a message was lost
+//!    (garbage on the line, a message cut short), at the link's occupancy
+//!    reading (every 10 s) and after the line came back: the differences
+//!    from what it believed reach the referee as lifts and places, so a
+//!    dropped message never loses a move.
+//!
+//! What it cannot see: a DGT board senses pieces, not hands. A touch that
+//! does not lift is invisible, and so is an adjustment that leaves the piece
+//! on its square (`hardware/dgt.md`, and the README's table).
+//!
+//! The protocol's facts are DGT's published description of the board's
+//! serial protocol; where it is silent the assumptions are written in
+//! `hardware/dgt.md` (square order, orientation, USB identity).
+
+use std::rc::Rc;
+
+use shakmaty::{Bitboard, Color, Piece, Role, Square};
+
+use super::serial::SerialPort;
+use super::{BoardEvent, SensorBoard};
+use crate::{Input, Millis};
+
+/// The protocol's bytes (DGT's board protocol description).
+pub mod wire {
+    /// The line's speed: 9600 baud, 8 data bits, no parity, one stop bit.
+    pub const BAUD: u32 = 9600;
+
+    /// Puts the board in idle mode, ending any update mode. No answer.
+    pub const SEND_RESET: u8 = 0x40;
+    /// Asks for a board dump ([`BOARD_DUMP`]).
+    pub const SEND_BRD: u8 = 0x42;
+    /// Update mode, field updates and the clock's times.
+    pub const SEND_UPDATE: u8 = 0x43;
+    /// Update mode, field updates only (what tocada uses: it is the clock).
+    pub const SEND_UPDATE_BRD: u8 = 0x44;
+    /// Asks for the serial number ([`SERIALNR`]).
+    pub const RETURN_SERIALNR: u8 = 0x45;
+    /// Asks for the bus address ([`BUSADRES`]).
+    pub const RETURN_BUSADRES: u8 = 0x46;
+    /// Asks for the trademark text ([`TRADEMARK`]).
+    pub const SEND_TRADEMARK: u8 = 0x47;
+    /// Update mode that leaves out a piece put back where it was.
+    pub const SEND_UPDATE_NICE: u8 = 0x4b;
+    /// Asks for the firmware version ([`VERSION`]).
+    pub const SEND_VERSION: u8 = 0x4d;
+
+    /// Set on the first byte of every message from the board; clear on
+    /// every other byte.
+    pub const MESSAGE_BIT: u8 = 0x80;
+    /// The 64 squares' pieces: 3 + 64 bytes.
+    pub const BOARD_DUMP: u8 = MESSAGE_BIT | 0x06;
+    /// The clock's times (update mode with the clock): 3 + 7 bytes.
+    pub const BWTIME: u8 = MESSAGE_BIT | 0x0d;
+    /// One square's new piece: 3 + 2 bytes (field, piece).
+    pub const FIELD_UPDATE: u8 = MESSAGE_BIT | 0x0e;
+    /// The moves kept in the board's memory: variable length.
+    pub const EE_MOVES: u8 = MESSAGE_BIT | 0x0f;
+    /// The bus address: 3 + 2 bytes.
+    pub const BUSADRES: u8 = MESSAGE_BIT | 0x10;
+    /// The serial number: 3 + 5 ASCII digits.
+    pub const SERIALNR: u8 = MESSAGE_BIT | 0x11;
+    /// The trademark text: variable length.
+    pub const TRADEMARK: u8 = MESSAGE_BIT | 0x12;
+    /// The firmware version: 3 + 2 bytes (major, minor).
+    pub const VERSION: u8 = MESSAGE_BIT | 0x13;
+    /// The long serial number: 3 + 10 ASCII characters.
+    pub const LONG_SERIALNR: u8 = MESSAGE_BIT | 0x22;
+
+    /// The length (header included) of each message whose length is fixed.
+    pub const fn fixed_len(id: u8) -> Option<usize> {
+        match id {
+            BOARD_DUMP => Some(67),
+            BWTIME => Some(10),
+            FIELD_UPDATE => Some(5),
+            BUSADRES => Some(5),
+            SERIALNR => Some(8),
+            VERSION => Some(5),
+            LONG_SERIALNR => Some(13),
+            _ => None,
+        }
+    }
+
+    /// The longest message accepted (a board's memory of moves can be
+    /// long; anything longer is noise).
+    pub const MAX_LEN: usize = 1 << 14;
+
+    /// An empty square.
+    pub const EMPTY: u8 = 0;
+    /// The piece codes 1 to 12: white pawn, rook, knight, bishop, king,
+    /// queen, then black's in the same order.
+    pub const WPAWN: u8 = 1;
+    /// The highest code: 13 to 15 are DGT's special pieces (markers some
+    /// boards sense): occupied, identity unknown.
+    pub const MAX_PIECE: u8 = 15;
+}
+
+/// A DGT piece code as the referee's piece: `None` for an empty square or
+/// one of the special pieces.
+pub fn piece_of(code: u8) -> Option<Piece> {
+    let (color, index) = match code {
+        1..=6 => (Color::White, code - 1),
+        7..=12 => (Color::Black, code - 7),
+        _ => return None,
+    };
+    let role = [
+        Role::Pawn,
+        Role::Rook,
+        Role::Knight,
+        Role::Bishop,
+        Role::King,
+        Role::Queen,
+    ][usize::from(index)];
+    Some(Piece { color, role })
+}
+
+/// The DGT code of a piece.
+pub fn code_of(piece: Piece) -> u8 {
+    let index = match piece.role {
+        Role::Pawn => 0,
+        Role::Rook => 1,
+        Role::Knight => 2,
+        Role::Bishop => 3,
+        Role::King => 4,
+        Role::Queen => 5,
+    };
+    match piece.color {
+        Color::White => 1 + index,
+        Color::Black => 7 + index,
+    }
+}
+
+/// The square of a DGT field number (0..64): field 0 is a8 and the fields
+/// run along the rank to h8, then a7.. h7, down to h1 = 63, with White at
+/// the side of the board's printed 1-8 labels. `flipped` for a board turned
+/// round (White at the 8 side).
+pub fn square_of_field(field: u8, flipped: bool) -> Square {
+    let (row, col) = (u32::from(field / 8), u32::from(field % 8));
+    let index = (7 - row) * 8 + col;
+    Square::new(if flipped { 63 - index } else { index })
+}
+
+/// The field number of a square, the inverse of [`square_of_field`].
+pub fn field_of_square(sq: Square, flipped: bool) -> u8 {
+    let index = if flipped { 63 - u32::from(sq) } else { u32::from(sq) };
+    ((7 - index / 8) * 8 + index % 8) as u8
+}
+
+/// One message from the board, decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Message {
+    /// The pieces of the 64 fields, in field order.
+    BoardDump([u8; 64]),
+    /// One field's new piece.
+    FieldUpdate {
+        /// The field, 0..64 (`square_of_field`).
+        field: u8,
+        /// Its piece code now.
+        piece: u8,
+    },
+    /// The serial number's digits.
+    SerialNr([u8; 5]),
+    /// The firmware's version.
+    Version {
+        /// Major.
+        major: u8,
+        /// Minor.
+        minor: u8,
+    },
+    /// A well-framed message tocada has no use for (the clock's times,
+    /// the board's memory, its trademark): skipped.
+    Other(u8),
+}
+
+/// What the decoder dropped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DecodeFaults {
+    /// Bytes outside any message (noise, a message's tail after its start
+    /// was lost), or headers no message has.
+    pub garbage_bytes: u64,
+    /// Messages cut short by the start of another, or left unfinished.
+    pub truncated: u64,
+    /// Framed messages whose content cannot be (a field past 63, a piece
+    /// code past 15).
+    pub malformed: u64,
+}
+
+impl DecodeFaults {
+    /// Everything dropped.
+    pub fn total(&self) -> u64 {
+        self.garbage_bytes + self.truncated + self.malformed
+    }
+}
+
+/// Splits the board's byte stream into messages, sans-IO. Bad bytes are
+/// counted and dropped, never a panic: a message starts only at a byte
+/// with the top bit set, and every other byte of a message has it clear,
+/// so after noise the decoder finds the next message's start.
+#[derive(Debug, Clone, Default)]
+pub struct Decoder {
+    buf: Vec<u8>,
+    faults: DecodeFaults,
+}
+
+impl Decoder {
+    /// An empty decoder.
+    pub fn new() -> Decoder {
+        Decoder::default()
+    }
+
+    /// What was dropped so far.
+    pub fn faults(&self) -> DecodeFaults {
+        self.faults
+    }
+
+    /// Whether part of a message is waiting for the rest.
+    pub fn partial(&self) -> bool {
+        !self.buf.is_empty()
+    }
+
+    /// Drops a partial message that will never be finished (the line went
+    /// quiet, or was reopened).
+    pub fn abandon(&mut self) {
+        if !self.buf.is_empty() {
+            self.buf.clear();
+            self.faults.truncated += 1;
+        }
+    }
+
+    /// Feeds `bytes`, appending each message they complete to `out`.
+    pub fn push(&mut self, bytes: &[u8], out: &mut Vec<Message>) {
+        for &byte in bytes {
+            if byte & wire::MESSAGE_BIT != 0 {
+                // A new message: whatever was unfinished was cut short.
+                self.abandon();
+                self.buf.push(byte);
+                continue;
+            }
+            if self.buf.is_empty() {
+                self.faults.garbage_bytes += 1;
+                continue;
+            }
+            self.buf.push(byte);
+            if self.buf.len() < 3 {
+                continue;
+            }
+            let id = self.buf[0];
+            let len = (usize::from(self.buf[1]) << 7) | usize::from(self.buf[2]);
+            let expected = wire::fixed_len(id);
+            if len < 3 || len > wire::MAX_LEN || expected.is_some_and(|e| e != len) {
+                // No message has this header: three bytes of noise.
+                self.faults.garbage_bytes += self.buf.len() as u64;
+                self.buf.clear();
+                continue;
+            }
+            if self.buf.len() == len {
+                let message = self.decode();
+                self.buf.clear();
+                match message {
+                    Some(message) => out.push(message),
+                    None => self.faults.malformed += 1,
+                }
+            }
+        }
+    }
+
+    fn decode(&self) -> Option<Message> {
+        let data = &self.buf[3..];
+        Some(match self.buf[0] {
+            wire::BOARD_DUMP => {
+                let mut fields = [0u8; 64];
+                fields.copy_from_slice(data);
+                if fields.iter().any(|&p| p > wire::MAX_PIECE) {
+                    return None;
+                }
+                Message::BoardDump(fields)
+            }
+            wire::FIELD_UPDATE => {
+                let (field, piece) = (data[0], data[1]);
+                if field >= 64 || piece > wire::MAX_PIECE {
+                    return None;
+                }
+                Message::FieldUpdate { field, piece }
+            }
+            wire::SERIALNR => {
+                let mut digits = [0u8; 5];
+                digits.copy_from_slice(data);
+                Message::SerialNr(digits)
+            }
+            wire::VERSION => Message::Version {
+                major: data[0],
+                minor: data[1],
+            },
+            other => Message::Other(other),
+        })
+    }
+}
+
+/// Who the board says it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DgtIdentity {
+    /// The serial number (its five digits as a number).
+    pub serial: u64,
+    /// The firmware version, once told.
+    pub version: Option<(u8, u8)>,
+}
+
+/// Why a poll failed.
+#[derive(Debug)]
+pub enum Error<E> {
+    /// The serial line failed (unplugged, not there).
+    Line(E),
+    /// The board has not answered a request for [`ANSWER_TIMEOUT_MS`].
+    Silent,
+    /// No board dump yet: the squares are not known.
+    NotSynced,
+}
+
+/// How long the board may take to answer a request before the link counts
+/// a failure (a board dump is 67 bytes, 70 ms at 9600 baud; DGT's boards
+/// answer within a scan).
+pub const ANSWER_TIMEOUT_MS: Millis = 1_500;
+/// A message left unfinished this long after its last byte is dropped (the
+/// bytes of one message follow each other at the line's speed).
+pub const PARTIAL_TIMEOUT_MS: Millis = 100;
+
+/// What the driver counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DgtCounters {
+    /// What the decoder dropped.
+    pub decode: DecodeFaults,
+    /// Board dumps received.
+    pub dumps: u64,
+    /// Board dumps that found squares other than the driver believed
+    /// (each difference became a lift or a place).
+    pub resyncs: u64,
+    /// Times the line was opened again.
+    pub reopens: u64,
+    /// Requests the board did not answer in time.
+    pub timeouts: u64,
+}
+
+/// The host's clock, in ms, for the driver's timeouts.
+pub type Clock = Rc<dyn Fn() -> Millis>;
+
+/// A DGT e-board on a serial line.
+pub struct DgtBoard<P> {
+    port: P,
+    clock: Clock,
+    decoder: Decoder,
+    messages: Vec<Message>,
+    /// What the driver believes stands on each square (a1 = 0), as DGT
+    /// piece codes.
+    squares: [u8; 64],
+    /// A dump has been received since the driver started: `squares` is
+    /// the board's.
+    synced: bool,
+    /// The line must be opened and the board set up before the next read.
+    needs_setup: bool,
+    /// The line has been opened once: later openings are reopenings.
+    opened: bool,
+    /// Turned round: White at the 8 side (decided at the first dump).
+    flipped: Option<bool>,
+    /// When a board dump was asked for and not received yet.
+    dump_asked: Option<Millis>,
+    /// When the last byte arrived.
+    last_byte: Millis,
+    identity: Option<DgtIdentity>,
+    pending: Vec<BoardEvent>,
+    counters: DgtCounters,
+}
+
+impl<P> core::fmt::Debug for DgtBoard<P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DgtBoard")
+            .field("synced", &self.synced)
+            .field("identity", &self.identity)
+            .field("counters", &self.counters)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<P: SerialPort> DgtBoard<P> {
+    /// A driver for the board on `port`, timing its requests on `clock`.
+    /// Nothing is sent before the first poll.
+    pub fn new(port: P, clock: Clock) -> DgtBoard<P> {
+        DgtBoard {
+            port,
+            clock,
+            decoder: Decoder::new(),
+            messages: Vec::new(),
+            squares: [wire::EMPTY; 64],
+            synced: false,
+            needs_setup: true,
+            opened: false,
+            flipped: None,
+            dump_asked: None,
+            last_byte: 0,
+            identity: None,
+            pending: Vec::new(),
+            counters: DgtCounters::default(),
+        }
+    }
+
+    /// Who the board said it is, once it has.
+    pub fn identity(&self) -> Option<DgtIdentity> {
+        self.identity
+    }
+
+    /// What the driver counted.
+    pub fn counters(&self) -> DgtCounters {
+        DgtCounters {
+            decode: self.decoder.faults(),
+            ..self.counters
+        }
+    }
+
+    /// Whether the board is turned round (White at its 8 side), once a
+    /// dump has said.
+    pub fn flipped(&self) -> Option<bool> {
+        self.flipped
+    }
+
+    /// The piece the board has on `sq`, as far as the driver knows.
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        piece_of(self.squares[usize::from(sq)])
+    }
+
+    /// The port, to look at.
+    pub fn port(&self) -> &P {
+        &self.port
+    }
+
+    /// The port, for faults in tests.
+    pub fn port_mut(&mut self) -> &mut P {
+        &mut self.port
+    }
+
+    /// Gives the port back.
+    pub fn release(self) -> P {
+        self.port
+    }
+
+    fn now(&self) -> Millis {
+        (self.clock)()
+    }
+
+    /// Opens the line (again) and sets the board up: idle, who it is, all
+    /// its squares, then update mode.
+    fn set_up(&mut self) -> Result<(), Error<P::Error>> {
+        self.port.reopen().map_err(Error::Line)?;
+        if self.opened {
+            self.counters.reopens += 1;
+        }
+        self.opened = true;
+        self.decoder.abandon();
+        self.port
+            .write(&[
+                wire::SEND_RESET,
+                wire::RETURN_SERIALNR,
+                wire::SEND_VERSION,
+                wire::SEND_BRD,
+                wire::SEND_UPDATE_BRD,
+            ])
+            .map_err(Error::Line)?;
+        self.needs_setup = false;
+        self.dump_asked = Some(self.now());
+        Ok(())
+    }
+
+    /// Asks for a board dump, unless one is already on its way.
+    fn ask_dump(&mut self) -> Result<(), Error<P::Error>> {
+        if self.dump_asked.is_none() {
+            self.port.write(&[wire::SEND_BRD]).map_err(|err| {
+                self.needs_setup = true;
+                Error::Line(err)
+            })?;
+            self.dump_asked = Some(self.now());
+        }
+        Ok(())
+    }
+
+    /// Reads what the board sent and turns it into events (in `pending`).
+    fn step(&mut self) -> Result<(), Error<P::Error>> {
+        if self.needs_setup {
+            self.set_up()?;
+        }
+        let mut buf = [0u8; 256];
+        loop {
+            let n = match self.port.read(&mut buf) {
+                Ok(n) => n,
+                Err(err) => {
+                    self.needs_setup = true;
+                    return Err(Error::Line(err));
+                }
+            };
+            if n == 0 {
+                break;
+            }
+            self.last_byte = self.now();
+            let dropped = self.decoder.faults().total();
+            let mut messages = std::mem::take(&mut self.messages);
+            self.decoder.push(&buf[..n], &mut messages);
+            for message in messages.drain(..) {
+                self.handle(message);
+            }
+            self.messages = messages;
+            if self.decoder.faults().total() != dropped {
+                // A message may have been lost: the board's squares say
+                // what it was.
+                self.ask_dump()?;
+            }
+        }
+        let now = self.now();
+        if self.decoder.partial() && now.saturating_sub(self.last_byte) >= PARTIAL_TIMEOUT_MS {
+            self.decoder.abandon();
+            self.ask_dump()?;
+        }
+        if let Some(asked) = self.dump_asked
+            && now.saturating_sub(asked) >= ANSWER_TIMEOUT_MS
+        {
+            // Asked again, and a failure for the link to count: a board
+            // that never answers is called disconnected.
+            self.counters.timeouts += 1;
+            self.dump_asked = None;
+            if self.counters.timeouts % 3 == 0 {
+                // Perhaps it was reset and forgot update mode.
+                self.needs_setup = true;
+            } else {
+                self.ask_dump()?;
+            }
+            return Err(Error::Silent);
+        }
+        Ok(())
+    }
+
+    fn handle(&mut self, message: Message) {
+        match message {
+            Message::FieldUpdate { field, piece } => {
+                if !self.synced {
+                    // Before the first dump the squares are unknown; the
+                    // dump (asked before update mode) will say.
+                    return;
+                }
+                let flipped = self.flipped.unwrap_or(false);
+                self.set_square(square_of_field(field, flipped), piece);
+            }
+            Message::BoardDump(fields) => {
+                self.counters.dumps += 1;
+                self.dump_asked = None;
+                let flipped = *self.flipped.get_or_insert_with(|| turned_round(&fields));
+                let mut now = [wire::EMPTY; 64];
+                for (field, &piece) in fields.iter().enumerate() {
+                    now[usize::from(square_of_field(field as u8, flipped))] = piece;
+                }
+                if !self.synced {
+                    self.squares = now;
+                    self.synced = true;
+                    return;
+                }
+                if now != self.squares {
+                    self.counters.resyncs += 1;
+                }
+                // What left a square before what arrived on one, as hands
+                // move pieces.
+                for sq in Square::ALL {
+                    let i = usize::from(sq);
+                    if self.squares[i] != wire::EMPTY && self.squares[i] != now[i] {
+                        self.set_square(sq, wire::EMPTY);
+                    }
+                }
+                for sq in Square::ALL {
+                    self.set_square(sq, now[usize::from(sq)]);
+                }
+            }
+            Message::SerialNr(digits) => {
+                let serial = digits
+                    .iter()
+                    .filter(|d| d.is_ascii_digit())
+                    .fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+                let version = self.identity.and_then(|id| id.version);
+                self.identity = Some(DgtIdentity { serial, version });
+            }
+            Message::Version { major, minor } => {
+                if let Some(identity) = self.identity.as_mut() {
+                    identity.version = Some((major, minor));
+                }
+            }
+            Message::Other(_) => {}
+        }
+    }
+
+    /// `sq` now holds `piece`: a lift, a place, or both (a piece replaced
+    /// by another between two scans, as in a quick capture).
+    fn set_square(&mut self, sq: Square, piece: u8) {
+        let was = self.squares[usize::from(sq)];
+        if was == piece {
+            return;
+        }
+        self.squares[usize::from(sq)] = piece;
+        if was != wire::EMPTY {
+            self.pending.push(BoardEvent {
+                input: Input::Lift(sq),
+                board_ms: None,
+            });
+        }
+        if piece != wire::EMPTY {
+            self.pending.push(BoardEvent {
+                input: Input::Place(sq, piece_of(piece)),
+                board_ms: None,
+            });
+        }
+    }
+}
+
+/// Whether a dump shows the board turned round: more White pieces on the
+/// half of fields 0-31 (the 8 side) than on the other. Assumed from the
+/// first dump, which at a game's start shows the starting position; see
+/// `hardware/dgt.md`.
+fn turned_round(fields: &[u8; 64]) -> bool {
+    let white = |half: &[u8]| half.iter().filter(|&&p| (1..=6).contains(&p)).count();
+    white(&fields[..32]) > white(&fields[32..])
+}
+
+impl<P: SerialPort> SensorBoard for DgtBoard<P> {
+    type Error = Error<P::Error>;
+
+    fn poll_stamped(&mut self, out: &mut Vec<BoardEvent>) -> Result<(), Self::Error> {
+        let stepped = self.step();
+        out.append(&mut self.pending);
+        stepped
+    }
+
+    /// The squares as the driver knows them, and a fresh board dump asked
+    /// for: its differences come out as lifts and places with a later
+    /// poll. Before the first dump (at start, after the line came back)
+    /// it waits for one, up to about a fifth of a second.
+    fn occupancy(&mut self) -> Result<Bitboard, Self::Error> {
+        self.step()?;
+        if self.synced {
+            self.ask_dump()?;
+        } else {
+            for _ in 0..100 {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+                self.step()?;
+                if self.synced {
+                    break;
+                }
+            }
+            if !self.synced {
+                return Err(Error::NotSynced);
+            }
+        }
+        Ok(self
+            .squares
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| **p != wire::EMPTY)
+            .map(|(i, _)| Square::new(i as u32))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::collections::VecDeque;
+
+    use super::*;
+
+    /// A line that hands out scripted chunks and keeps what was written.
+    #[derive(Default)]
+    struct Script {
+        incoming: VecDeque<Vec<u8>>,
+        written: Vec<u8>,
+        fail: bool,
+    }
+
+    impl SerialPort for Script {
+        type Error = ();
+        fn read(&mut self, buf: &mut [u8]) -> Result<usize, ()> {
+            if self.fail {
+                return Err(());
+            }
+            let Some(chunk) = self.incoming.pop_front() else {
+                return Ok(0);
+            };
+            buf[..chunk.len()].copy_from_slice(&chunk);
+            Ok(chunk.len())
+        }
+        fn write(&mut self, bytes: &[u8]) -> Result<(), ()> {
+            if self.fail {
+                return Err(());
+            }
+            self.written.extend_from_slice(bytes);
+            Ok(())
+        }
+        fn reopen(&mut self) -> Result<(), ()> {
+            if self.fail { Err(()) } else { Ok(()) }
+        }
+    }
+
+    fn start_dump() -> Vec<u8> {
+        let mut fields = [0u8; 64];
+        let board = shakmaty::Board::default();
+        for (sq, piece) in board {
+            fields[usize::from(field_of_square(sq, false))] = code_of(piece);
+        }
+        let mut bytes = vec![wire::BOARD_DUMP, 0, 67];
+        bytes.extend_from_slice(&fields);
+        bytes
+    }
+
+    fn update(sq: Square, piece: u8) -> Vec<u8> {
+        vec![
+            wire::FIELD_UPDATE,
+            0,
+            5,
+            field_of_square(sq, false),
+            piece,
+        ]
+    }
+
+    fn board(time: Rc<Cell<Millis>>) -> DgtBoard<Script> {
+        DgtBoard::new(Script::default(), Rc::new(move || time.get()))
+    }
+
+    fn inputs(board: &mut DgtBoard<Script>) -> Vec<Input> {
+        let mut out = Vec::new();
+        board.poll(&mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn fields_run_from_a8_along_the_ranks_to_h1() {
+        assert_eq!(square_of_field(0, false), Square::A8);
+        assert_eq!(square_of_field(7, false), Square::H8);
+        assert_eq!(square_of_field(8, false), Square::A7);
+        assert_eq!(square_of_field(63, false), Square::H1);
+        assert_eq!(square_of_field(0, true), Square::H1);
+        for sq in Square::ALL {
+            for flipped in [false, true] {
+                assert_eq!(square_of_field(field_of_square(sq, flipped), flipped), sq);
+            }
+        }
+        for code in 1..=12 {
+            assert_eq!(code_of(piece_of(code).unwrap()), code);
+        }
+        assert_eq!(piece_of(13), None);
+    }
+
+    #[test]
+    fn the_driver_sets_the_board_up_then_turns_updates_into_lifts_and_places() {
+        let time = Rc::new(Cell::new(0));
+        let mut dgt = board(time.clone());
+        assert!(inputs(&mut dgt).is_empty());
+        assert_eq!(
+            dgt.port().written,
+            [0x40, 0x45, 0x4d, 0x42, 0x44],
+            "reset, serial, version, dump, update mode"
+        );
+        dgt.port_mut()
+            .incoming
+            .push_back(b"\x91\x00\x0812345".to_vec());
+        dgt.port_mut()
+            .incoming
+            .push_back(vec![wire::VERSION, 0, 5, 1, 7]);
+        // The dump arrives in two pieces, as a USB serial chip sends it.
+        let dump = start_dump();
+        dgt.port_mut().incoming.push_back(dump[..30].to_vec());
+        dgt.port_mut().incoming.push_back(dump[30..].to_vec());
+        assert!(inputs(&mut dgt).is_empty(), "the first dump is the board");
+        assert_eq!(
+            dgt.identity(),
+            Some(DgtIdentity {
+                serial: 12345,
+                version: Some((1, 7))
+            })
+        );
+        assert_eq!(dgt.flipped(), Some(false));
+        assert_eq!(dgt.occupancy().unwrap(), shakmaty::Board::default().occupied());
+
+        dgt.port_mut().incoming.push_back(update(Square::E2, 0));
+        dgt.port_mut().incoming.push_back(update(Square::E4, 1));
+        assert_eq!(
+            inputs(&mut dgt),
+            [
+                Input::Lift(Square::E2),
+                Input::Place(Square::E4, piece_of(1))
+            ]
+        );
+        // A knight replaced by a bishop between two scans: both.
+        dgt.port_mut().incoming.push_back(update(Square::G1, 4));
+        assert_eq!(
+            inputs(&mut dgt),
+            [
+                Input::Lift(Square::G1),
+                Input::Place(Square::G1, piece_of(4))
+            ]
+        );
+        // Near miss: the same piece again is no event.
+        dgt.port_mut().incoming.push_back(update(Square::E4, 1));
+        assert!(inputs(&mut dgt).is_empty());
+    }
+
+    #[test]
+    fn garbage_and_a_cut_message_are_dropped_and_the_dump_recovers_the_lost_move() {
+        let time = Rc::new(Cell::new(0));
+        let mut dgt = board(time.clone());
+        inputs(&mut dgt);
+        dgt.port_mut().incoming.push_back(start_dump());
+        inputs(&mut dgt);
+        dgt.port_mut().written.clear();
+        // Noise, then the lift of e2 cut short by the next message.
+        let mut noise = vec![0x13, 0x7f, 0x00];
+        noise.extend_from_slice(&update(Square::E2, 0)[..3]);
+        noise.extend_from_slice(&update(Square::D2, 0));
+        dgt.port_mut().incoming.push_back(noise);
+        assert_eq!(inputs(&mut dgt), [Input::Lift(Square::D2)]);
+        let faults = dgt.counters().decode;
+        assert_eq!((faults.garbage_bytes, faults.truncated), (3, 1));
+        assert_eq!(dgt.port().written, [wire::SEND_BRD], "a dump is asked");
+        // The dump shows e2 empty too: its lift was not lost.
+        let mut dump = start_dump();
+        dump[3 + usize::from(field_of_square(Square::E2, false))] = 0;
+        dump[3 + usize::from(field_of_square(Square::D2, false))] = 0;
+        dgt.port_mut().incoming.push_back(dump);
+        assert_eq!(inputs(&mut dgt), [Input::Lift(Square::E2)]);
+        assert_eq!(dgt.counters().resyncs, 1);
+        // A message whose tail never comes is dropped after a while.
+        dgt.port_mut().incoming.push_back(update(Square::C2, 0)[..4].to_vec());
+        time.set(10);
+        assert!(inputs(&mut dgt).is_empty());
+        time.set(10 + PARTIAL_TIMEOUT_MS);
+        assert!(inputs(&mut dgt).is_empty());
+        assert_eq!(dgt.counters().decode.truncated, 2);
+        // Bad content in a good frame: a field past 63.
+        dgt.port_mut()
+            .incoming
+            .push_back(vec![wire::FIELD_UPDATE, 0, 5, 64, 1]);
+        assert!(inputs(&mut dgt).is_empty());
+        assert_eq!(dgt.counters().decode.malformed, 1);
+    }
+
+    #[test]
+    fn a_silent_board_fails_polls_and_a_dead_line_is_set_up_again() {
+        let time = Rc::new(Cell::new(0));
+        let mut dgt = board(time.clone());
+        inputs(&mut dgt);
+        time.set(ANSWER_TIMEOUT_MS - 1);
+        assert!(dgt.poll(&mut Vec::new()).is_ok(), "not yet");
+        time.set(ANSWER_TIMEOUT_MS);
+        assert!(matches!(dgt.poll(&mut Vec::new()), Err(Error::Silent)));
+        assert_eq!(dgt.counters().timeouts, 1);
+        // It answers late: fine from then on.
+        dgt.port_mut().incoming.push_back(start_dump());
+        assert!(dgt.poll(&mut Vec::new()).is_ok());
+        // The line dies, then comes back: the driver sets the board up anew.
+        dgt.port_mut().fail = true;
+        assert!(matches!(dgt.poll(&mut Vec::new()), Err(Error::Line(()))));
+        dgt.port_mut().fail = false;
+        dgt.port_mut().written.clear();
+        assert!(dgt.poll(&mut Vec::new()).is_ok());
+        assert_eq!(dgt.port().written, [0x40, 0x45, 0x4d, 0x42, 0x44]);
+        // While it was away, e2-e4 was played: the dump tells.
+        let mut dump = start_dump();
+        dump[3 + usize::from(field_of_square(Square::E2, false))] = 0;
+        dump[3 + usize::from(field_of_square(Square::E4, false))] = 1;
+        dgt.port_mut().incoming.push_back(dump);
+        assert_eq!(
+            inputs(&mut dgt),
+            [
+                Input::Lift(Square::E2),
+                Input::Place(Square::E4, piece_of(1))
+            ]
+        );
+    }
+
+    #[test]
+    fn a_board_turned_round_is_read_the_right_way_up() {
+        let time = Rc::new(Cell::new(0));
+        let mut dgt = board(time);
+        inputs(&mut dgt);
+        let mut dump = start_dump();
+        dump[3..].reverse();
+        dgt.port_mut().incoming.push_back(dump);
+        inputs(&mut dgt);
+        assert_eq!(dgt.flipped(), Some(true));
+        assert_eq!(dgt.piece_at(Square::E1), piece_of(5), "the white king");
+        // The field the board calls e2's (field 52) is e7 here.
+        dgt.port_mut().incoming.push_back(update(Square::E2, 0));
+        assert_eq!(inputs(&mut dgt), [Input::Lift(Square::D7)]);
+    }
+
+    #[test]
+    fn random_bytes_never_panic() {
+        let mut decoder = Decoder::new();
+        let mut out = Vec::new();
+        let mut state = 0x1234_5678_u32;
+        for _ in 0..200_000 {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            decoder.push(&[state as u8], &mut out);
+        }
+        assert!(decoder.faults().total() > 0);
+    }
+}

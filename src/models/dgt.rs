@@ -1,0 +1,589 @@
+//! A DGT e-board's model: the board side of DGT's serial protocol, so the
+//! real driver ([`crate::hardware::dgt::DgtBoard`]) runs on a desktop.
+//!
+//! [`DgtBoardModel`] is sans-IO: commands in, the board's bytes out, each
+//! stamped with when the board sent it; hands lift and place pieces on it
+//! ([`Hands`]; touches are not sensed, as on the real board). Two lines
+//! carry its bytes:
+//! - [`DgtOnPty`] (Linux): a pseudo-terminal whose slave is reached through
+//!   a symbolic link, as `/dev/ttyUSB0` is, answered by a thread: the
+//!   driver opens and reads a real tty. Unplugging closes the master (the
+//!   driver's reads fail, the link disappears); plugging makes a new one.
+//! - [`ModelLine`]: in memory, each byte arriving one byte time (1.04 ms at
+//!   9600 baud) after the one before, on a clock the caller keeps: the
+//!   real-time benchmark's deterministic wire.
+//!
+//! Faults: garbage bytes, a message cut short, a slow board (every answer
+//! late by a set time), unplug and replug.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use shakmaty::{Board, Piece, Square};
+
+use super::Hands;
+use crate::Millis;
+use crate::hardware::dgt::{code_of, field_of_square, wire};
+use crate::hardware::serial::{SerialPort, byte_time_us};
+
+/// The serial number the model reports (five ASCII digits).
+pub const MODEL_SERIAL: &[u8; 5] = b"31415";
+
+/// A DGT board: 64 squares with pieces, idle or in update mode.
+#[derive(Debug, Clone)]
+pub struct DgtBoardModel {
+    /// DGT piece codes by square (a1 = 0).
+    squares: [u8; 64],
+    /// Set up turned round (White at the board's 8 side).
+    flipped: bool,
+    /// Field updates are sent (`SEND_UPDATE_BRD`, `SEND_UPDATE`).
+    updating: bool,
+    /// The board's bytes, each with the instant it is sent.
+    out: VecDeque<(Millis, u8)>,
+    /// Added to the instant of every answer and update: a slow board.
+    delay_ms: Millis,
+    /// The next message goes out cut after this many bytes.
+    truncate_next: Option<usize>,
+    commands: u64,
+}
+
+impl DgtBoardModel {
+    /// A board holding `board`'s pieces, idle, the right way round.
+    pub fn new(board: &Board) -> DgtBoardModel {
+        let mut squares = [wire::EMPTY; 64];
+        for (sq, piece) in board.clone() {
+            squares[usize::from(sq)] = code_of(piece);
+        }
+        DgtBoardModel {
+            squares,
+            flipped: false,
+            updating: false,
+            out: VecDeque::new(),
+            delay_ms: 0,
+            truncate_next: None,
+            commands: 0,
+        }
+    }
+
+    /// The same board turned round: its field 0 is h1.
+    pub fn turned_round(mut self) -> DgtBoardModel {
+        self.flipped = true;
+        self
+    }
+
+    /// Whether the board sends field updates.
+    pub fn updating(&self) -> bool {
+        self.updating
+    }
+
+    /// Command bytes received.
+    pub fn commands(&self) -> u64 {
+        self.commands
+    }
+
+    /// The piece on `sq`.
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        crate::hardware::dgt::piece_of(self.squares[usize::from(sq)])
+    }
+
+    /// Every answer and update from now on is this late: a board that
+    /// answers slowly.
+    pub fn set_delay(&mut self, ms: Millis) {
+        self.delay_ms = ms;
+    }
+
+    /// Noise on the line at `at`.
+    pub fn inject_garbage(&mut self, at: Millis, bytes: &[u8]) {
+        let at = at + self.delay_ms;
+        self.out.extend(bytes.iter().map(|&b| (at, b)));
+    }
+
+    /// The next message goes out with only its first `bytes` bytes.
+    pub fn truncate_next(&mut self, bytes: usize) {
+        self.truncate_next = Some(bytes);
+    }
+
+    /// The board loses power: idle again when it comes back, its squares
+    /// as the hands leave them.
+    pub fn power_cycle(&mut self) {
+        self.updating = false;
+        self.out.clear();
+    }
+
+    /// Bytes from the host at `at`.
+    pub fn receive(&mut self, at: Millis, bytes: &[u8]) {
+        for &command in bytes {
+            self.commands += 1;
+            match command {
+                wire::SEND_RESET => self.updating = false,
+                wire::SEND_BRD => {
+                    let mut fields = [wire::EMPTY; 64];
+                    for sq in Square::ALL {
+                        fields[usize::from(field_of_square(sq, self.flipped))] =
+                            self.squares[usize::from(sq)];
+                    }
+                    self.send(at, wire::BOARD_DUMP, &fields);
+                }
+                wire::SEND_UPDATE | wire::SEND_UPDATE_BRD | wire::SEND_UPDATE_NICE => {
+                    self.updating = true;
+                }
+                wire::RETURN_SERIALNR => self.send(at, wire::SERIALNR, MODEL_SERIAL),
+                wire::SEND_VERSION => self.send(at, wire::VERSION, &[1, 7]),
+                wire::RETURN_BUSADRES => self.send(at, wire::BUSADRES, &[0x0c, 0x1e]),
+                // Unknown commands are ignored, as the board does.
+                _ => {}
+            }
+        }
+    }
+
+    /// Takes the bytes sent by `now`, in order.
+    pub fn sent_by(&mut self, now: Millis, out: &mut Vec<u8>) {
+        while let Some(&(at, byte)) = self.out.front() {
+            if at > now {
+                break;
+            }
+            out.push(byte);
+            self.out.pop_front();
+        }
+    }
+
+    /// Takes the bytes sent by `now` with the instant each was sent.
+    fn stamped_by(&mut self, now: Millis, out: &mut Vec<(Millis, u8)>) {
+        while let Some(&(at, byte)) = self.out.front() {
+            if at > now {
+                break;
+            }
+            out.push((at, byte));
+            self.out.pop_front();
+        }
+    }
+
+    fn send(&mut self, at: Millis, id: u8, data: &[u8]) {
+        let len = data.len() + 3;
+        let mut message = vec![id, (len >> 7) as u8 & 0x7f, len as u8 & 0x7f];
+        message.extend_from_slice(data);
+        if let Some(keep) = self.truncate_next.take() {
+            message.truncate(keep);
+        }
+        // Never before what is already queued: the line keeps its order.
+        let at = (at + self.delay_ms).max(self.out.back().map_or(0, |&(t, _)| t));
+        self.out.extend(message.into_iter().map(|b| (at, b)));
+    }
+
+    fn set(&mut self, at: Millis, sq: Square, code: u8) {
+        if self.squares[usize::from(sq)] == code {
+            return;
+        }
+        self.squares[usize::from(sq)] = code;
+        if self.updating {
+            let field = field_of_square(sq, self.flipped);
+            self.send(at, wire::FIELD_UPDATE, &[field, code]);
+        }
+    }
+}
+
+impl Hands for DgtBoardModel {
+    fn lift(&mut self, at: Millis, sq: Square) {
+        self.set(at, sq, wire::EMPTY);
+    }
+
+    fn place(&mut self, at: Millis, sq: Square, piece: Piece) {
+        self.set(at, sq, code_of(piece));
+    }
+
+    /// A DGT board senses pieces, not hands.
+    fn touch(&mut self, _at: Millis, _sq: Square) {}
+
+    fn untouch(&mut self, _at: Millis, _sq: Square) {}
+}
+
+/// A clock in microseconds, shared by a line and whoever keeps time.
+pub type MicroClock = Rc<dyn Fn() -> u64>;
+
+/// The model's bytes on an in-memory wire at 9600 baud: each byte arrives
+/// one byte time after the previous one has, from when the board sent it.
+pub struct ModelLine {
+    model: Rc<RefCell<DgtBoardModel>>,
+    clock: MicroClock,
+    /// Bytes on the wire, with the instant (µs) each has arrived.
+    wire: VecDeque<(u64, u8)>,
+    /// When the wire is free for the next byte.
+    free_at_us: u64,
+    byte_us: u64,
+    plugged: bool,
+    sent: Vec<(Millis, u8)>,
+}
+
+impl ModelLine {
+    /// The line to `model`, timed on `clock`.
+    pub fn new(model: Rc<RefCell<DgtBoardModel>>, clock: MicroClock) -> ModelLine {
+        ModelLine {
+            model,
+            clock,
+            wire: VecDeque::new(),
+            free_at_us: 0,
+            byte_us: byte_time_us(wire::BAUD),
+            plugged: true,
+            sent: Vec::new(),
+        }
+    }
+
+    /// The cable out (`false`) or in.
+    pub fn set_plugged(&mut self, plugged: bool) {
+        self.plugged = plugged;
+        if !plugged {
+            self.wire.clear();
+            self.model.borrow_mut().power_cycle();
+        }
+    }
+
+    /// Moves what the board has sent by now onto the wire.
+    fn carry(&mut self) {
+        let now_us = (self.clock)();
+        self.sent.clear();
+        self.model
+            .borrow_mut()
+            .stamped_by(now_us / 1000, &mut self.sent);
+        for &(at, byte) in &self.sent {
+            let start = (at * 1000).max(self.free_at_us);
+            self.free_at_us = start + self.byte_us;
+            self.wire.push_back((self.free_at_us, byte));
+        }
+    }
+}
+
+impl SerialPort for ModelLine {
+    type Error = ();
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, ()> {
+        if !self.plugged {
+            return Err(());
+        }
+        self.carry();
+        let now_us = (self.clock)();
+        let mut n = 0;
+        while n < buf.len()
+            && let Some(&(arrived, byte)) = self.wire.front()
+            && arrived <= now_us
+        {
+            buf[n] = byte;
+            n += 1;
+            self.wire.pop_front();
+        }
+        Ok(n)
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<(), ()> {
+        if !self.plugged {
+            return Err(());
+        }
+        // The command's own bytes take their time on the wire before the
+        // board has them.
+        let now_us = (self.clock)() + self.byte_us * bytes.len() as u64;
+        self.model.borrow_mut().receive(now_us / 1000, bytes);
+        Ok(())
+    }
+
+    fn reopen(&mut self) -> Result<(), ()> {
+        if self.plugged { Ok(()) } else { Err(()) }
+    }
+}
+
+#[cfg(target_os = "linux")]
+pub use pty::DgtOnPty;
+
+#[cfg(target_os = "linux")]
+mod pty {
+    use std::os::fd::OwnedFd;
+    use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex, MutexGuard};
+    use std::time::{Duration, Instant};
+
+    use rustix::fs::OFlags;
+    use rustix::pty::OpenptFlags;
+    use shakmaty::{Piece, Square};
+
+    use super::{DgtBoardModel, Hands};
+    use crate::Millis;
+
+    struct Inner {
+        model: DgtBoardModel,
+        master: Option<OwnedFd>,
+        start: Instant,
+        out: Vec<u8>,
+    }
+
+    impl Inner {
+        fn now(&self) -> Millis {
+            self.start.elapsed().as_millis() as Millis
+        }
+
+        /// Reads the host's commands and writes what the board has sent by
+        /// now.
+        fn service(&mut self) {
+            let Some(master) = self.master.as_ref() else {
+                return;
+            };
+            let mut buf = [0u8; 64];
+            let mut commands = Vec::new();
+            while let Ok(n @ 1..) = rustix::io::read(master, &mut buf) {
+                commands.extend_from_slice(&buf[..n]);
+            }
+            let now = self.now();
+            if !commands.is_empty() {
+                self.model.receive(now, &commands);
+            }
+            self.out.clear();
+            let mut out = std::mem::take(&mut self.out);
+            self.model.sent_by(now, &mut out);
+            let mut rest = &out[..];
+            while !rest.is_empty() {
+                match rustix::io::write(master, rest) {
+                    Ok(n) => rest = &rest[n..],
+                    Err(rustix::io::Errno::AGAIN) => {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    // Nobody on the other end: what the board sends is lost,
+                    // as on a cable nobody reads.
+                    Err(_) => break,
+                }
+            }
+            self.out = out;
+        }
+    }
+
+    /// A DGT board model answering on a pseudo-terminal, whose slave is at
+    /// [`DgtOnPty::path`] (a symbolic link, as udev makes them).
+    pub struct DgtOnPty {
+        inner: Arc<Mutex<Inner>>,
+        path: PathBuf,
+        stop: Arc<AtomicBool>,
+        thread: Option<std::thread::JoinHandle<()>>,
+    }
+
+    impl std::fmt::Debug for DgtOnPty {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("DgtOnPty")
+                .field("path", &self.path)
+                .finish_non_exhaustive()
+        }
+    }
+
+    /// A new pseudo-terminal: its master, and the slave's path.
+    fn open_pty() -> std::io::Result<(OwnedFd, PathBuf)> {
+        let master = rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY)?;
+        rustix::pty::grantpt(&master)?;
+        rustix::pty::unlockpt(&master)?;
+        let name = rustix::pty::ptsname(&master, Vec::new())?;
+        let flags = rustix::fs::fcntl_getfl(&master)?;
+        rustix::fs::fcntl_setfl(&master, flags | OFlags::NONBLOCK)?;
+        let path = PathBuf::from(name.to_string_lossy().into_owned());
+        Ok((master, path))
+    }
+
+    impl DgtOnPty {
+        /// The model on a new pseudo-terminal, its slave linked at `path`
+        /// (replacing what was there), answered every millisecond by a
+        /// thread of its own.
+        pub fn open(model: DgtBoardModel, path: &Path) -> std::io::Result<DgtOnPty> {
+            let inner = Arc::new(Mutex::new(Inner {
+                model,
+                master: None,
+                start: Instant::now(),
+                out: Vec::new(),
+            }));
+            let stop = Arc::new(AtomicBool::new(false));
+            let mut dgt = DgtOnPty {
+                inner: Arc::clone(&inner),
+                path: path.to_path_buf(),
+                stop: Arc::clone(&stop),
+                thread: None,
+            };
+            dgt.plug()?;
+            let thread = std::thread::Builder::new()
+                .name("dgt-model".to_owned())
+                .spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        if let Ok(mut inner) = inner.lock() {
+                            inner.service();
+                        }
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                })?;
+            dgt.thread = Some(thread);
+            Ok(dgt)
+        }
+
+        /// Where the board's tty is, as `board.serial` names it.
+        pub fn path(&self) -> &Path {
+            &self.path
+        }
+
+        fn lock(&self) -> MutexGuard<'_, Inner> {
+            self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        }
+
+        /// Looks at the model or changes it (faults).
+        pub fn with_model<T>(&self, f: impl FnOnce(&mut DgtBoardModel, Millis) -> T) -> T {
+            let mut inner = self.lock();
+            let now = inner.now();
+            f(&mut inner.model, now)
+        }
+
+        /// The cable out: the tty hangs up and its link goes.
+        pub fn unplug(&self) {
+            let mut inner = self.lock();
+            inner.master = None;
+            inner.model.power_cycle();
+            let _ = std::fs::remove_file(&self.path);
+        }
+
+        /// The cable in: a new tty at the same link, the board idle.
+        pub fn plug(&self) -> std::io::Result<()> {
+            let (master, slave) = open_pty()?;
+            let mut inner = self.lock();
+            inner.model.power_cycle();
+            let _ = std::fs::remove_file(&self.path);
+            std::os::unix::fs::symlink(&slave, &self.path)?;
+            inner.master = Some(master);
+            Ok(())
+        }
+
+        /// Whether the cable is in.
+        pub fn plugged(&self) -> bool {
+            self.lock().master.is_some()
+        }
+
+        fn hand(&self, f: impl FnOnce(&mut DgtBoardModel, Millis)) {
+            let mut inner = self.lock();
+            let now = inner.now();
+            f(&mut inner.model, now);
+            // Sent at once, not at the thread's next turn.
+            inner.service();
+        }
+
+        /// A hand lifts the piece on `sq`.
+        pub fn lift(&self, sq: Square) {
+            self.hand(|model, now| model.lift(now, sq));
+        }
+
+        /// A hand puts `piece` on `sq`.
+        pub fn place(&self, sq: Square, piece: Piece) {
+            self.hand(|model, now| model.place(now, sq, piece));
+        }
+    }
+
+    impl Drop for DgtOnPty {
+        fn drop(&mut self) {
+            self.stop.store(true, Ordering::Relaxed);
+            if let Some(thread) = self.thread.take() {
+                let _ = thread.join();
+            }
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+    use crate::Input;
+    use crate::hardware::SensorBoard;
+    use crate::hardware::dgt::{DgtBoard, piece_of};
+
+    #[test]
+    fn the_driver_reads_the_model_over_a_timed_line() {
+        let now_us = Rc::new(Cell::new(0u64));
+        let model = Rc::new(RefCell::new(DgtBoardModel::new(&Board::default())));
+        let t = now_us.clone();
+        let line = ModelLine::new(model.clone(), Rc::new(move || t.get()));
+        let t = now_us.clone();
+        let mut dgt = DgtBoard::new(line, Rc::new(move || (t.get() / 1000) as Millis));
+        let mut out = Vec::new();
+        dgt.poll(&mut out).unwrap();
+        assert!(model.borrow().updating());
+        // The board has the five commands at 5.2 ms; its serial (8 bytes),
+        // version (5) and dump (67) take 83.4 ms more on the wire.
+        now_us.set(85_000);
+        dgt.poll(&mut out).unwrap();
+        assert_eq!(dgt.piece_at(Square::E1), None, "the dump is still on the wire");
+        now_us.set(89_000);
+        dgt.poll(&mut out).unwrap();
+        assert_eq!(dgt.piece_at(Square::E1), piece_of(5));
+        assert!(out.is_empty(), "the first dump is the board, not events");
+        assert_eq!(dgt.identity().map(|id| id.serial), Some(31415));
+        // A lift at 100 ms is 5 bytes on the wire: read at 105.2 ms.
+        model.borrow_mut().lift(100, Square::E2);
+        now_us.set(105_000);
+        dgt.poll(&mut out).unwrap();
+        assert!(out.is_empty());
+        now_us.set(105_300);
+        dgt.poll(&mut out).unwrap();
+        assert_eq!(out, [Input::Lift(Square::E2)]);
+        // A promotion: the board names the piece put down.
+        let queen = piece_of(6).unwrap();
+        model.borrow_mut().place(200, Square::E8, queen);
+        now_us.set(210_000);
+        out.clear();
+        dgt.poll(&mut out).unwrap();
+        assert_eq!(out, [Input::Lift(Square::E8), Input::Place(Square::E8, Some(queen))]);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_driver_reads_the_model_on_a_real_tty_through_unplug_and_replug() {
+        use crate::hardware::serial::Tty;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ttyDGT");
+        let pty = DgtOnPty::open(DgtBoardModel::new(&Board::default()), &path).unwrap();
+        let start = std::time::Instant::now();
+        let clock = Rc::new(move || start.elapsed().as_millis() as Millis);
+        let mut dgt = DgtBoard::new(Tty::new(Some(path.clone()), wire::BAUD), clock);
+        let mut out = Vec::new();
+        dgt.poll(&mut out).unwrap();
+        assert_eq!(dgt.occupancy().unwrap(), Board::default().occupied());
+        pty.lift(Square::G1);
+        pty.place(Square::F3, piece_of(3).unwrap());
+        let until = |dgt: &mut DgtBoard<Tty>, out: &mut Vec<Input>, n: usize| {
+            for _ in 0..500 {
+                let _ = dgt.poll(out);
+                if out.len() >= n {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        };
+        until(&mut dgt, &mut out, 2);
+        assert_eq!(
+            out,
+            [Input::Lift(Square::G1), Input::Place(Square::F3, piece_of(3))]
+        );
+        pty.unplug();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(dgt.poll(&mut Vec::new()).is_err(), "the tty hung up");
+        // While unplugged, Nf3 is taken back on the board.
+        pty.with_model(|model, now| {
+            model.lift(now, Square::F3);
+            model.place(now, Square::G1, piece_of(3).unwrap());
+        });
+        pty.plug().unwrap();
+        out.clear();
+        for _ in 0..200 {
+            if dgt.poll(&mut out).is_ok() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(dgt.occupancy().is_ok());
+        until(&mut dgt, &mut out, 2);
+        assert_eq!(
+            out,
+            [Input::Lift(Square::F3), Input::Place(Square::G1, piece_of(3))]
+        );
+        assert_eq!(dgt.counters().reopens, 1);
+    }
+}
