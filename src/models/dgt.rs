@@ -313,6 +313,8 @@ mod pty {
         master: Option<OwnedFd>,
         start: Instant,
         out: Vec<u8>,
+        /// The pieces the hands hold, last lifted last.
+        held: Vec<Piece>,
     }
 
     impl Inner {
@@ -393,6 +395,7 @@ mod pty {
                 master: None,
                 start: Instant::now(),
                 out: Vec::new(),
+                held: Vec::new(),
             }));
             let stop = Arc::new(AtomicBool::new(false));
             let mut dgt = DgtOnPty {
@@ -464,13 +467,33 @@ mod pty {
             inner.service();
         }
 
-        /// A hand lifts the piece on `sq`.
+        /// A hand lifts the piece on `sq`, and holds it.
         pub fn lift(&self, sq: Square) {
+            let mut inner = self.lock();
+            if let Some(piece) = inner.model.piece_at(sq) {
+                inner.held.push(piece);
+            }
+            drop(inner);
             self.hand(|model, now| model.lift(now, sq));
         }
 
-        /// A hand puts `piece` on `sq`.
-        pub fn place(&self, sq: Square, piece: Piece) {
+        /// A hand puts `piece` on `sq`; without one, the piece it lifted
+        /// last (a white pawn if it holds none).
+        pub fn place(&self, sq: Square, piece: Option<Piece>) {
+            let mut inner = self.lock();
+            let piece = match piece {
+                Some(piece) => {
+                    if let Some(i) = inner.held.iter().rposition(|&p| p == piece) {
+                        inner.held.remove(i);
+                    }
+                    piece
+                }
+                None => inner.held.pop().unwrap_or(Piece {
+                    color: shakmaty::Color::White,
+                    role: shakmaty::Role::Pawn,
+                }),
+            };
+            drop(inner);
             self.hand(|model, now| model.place(now, sq, piece));
         }
     }
@@ -547,7 +570,7 @@ mod tests {
         dgt.poll(&mut out).unwrap();
         assert_eq!(dgt.occupancy().unwrap(), Board::default().occupied());
         pty.lift(Square::G1);
-        pty.place(Square::F3, piece_of(3).unwrap());
+        pty.place(Square::F3, None);
         let until = |dgt: &mut DgtBoard<Tty>, out: &mut Vec<Input>, n: usize| {
             for _ in 0..500 {
                 let _ = dgt.poll(out);

@@ -219,16 +219,17 @@ impl World {
     }
 
     /// A hand puts `piece` on `sq`; without one, a pawn of `side`, since
-    /// this board does not tell pieces apart.
+    /// this board does not tell pieces apart (a DGT board's model puts down
+    /// the piece the hand lifted last: it does tell them apart).
     pub fn place(&self, at: Millis, sq: Square, piece: Option<Piece>) {
-        let piece = piece.unwrap_or(Piece {
-            color: Color::White,
-            role: Role::Pawn,
-        });
         #[cfg(target_os = "linux")]
         if let Some(dgt) = &self.dgt {
             return dgt.place(sq, piece);
         }
+        let piece = piece.unwrap_or(Piece {
+            color: Color::White,
+            role: Role::Pawn,
+        });
         self.on_board(|board| board.place(at, sq, piece));
     }
 

@@ -1,0 +1,324 @@
+//! A DGT e-board, modelled on a pseudo-terminal and read by the real DGT
+//! driver through a real tty: `tocada check-config` accepts the board, the
+//! daemon (`tocada run`, black box) plays a whole game from it, and the
+//! daemon's loop rides out an unplugged cable, noise on the line, cut
+//! messages and a slow board without losing a move.
+#![cfg(target_os = "linux")]
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use shakmaty::{Chess, Color, Position, Square};
+use tocada::config::Config;
+use tocada::daemon::{Alarm, Command, Session, Snapshot, model_shell};
+use tocada::gesture::{self, Style};
+use tocada::rig::models::World;
+use tocada::transcript::{self, Event, Line};
+use tocada::{Input, Millis};
+use tokio::sync::{oneshot, watch};
+
+mod support {
+    pub mod cli;
+}
+use support::cli::tocada;
+
+/// Légal's mate: captures, a queen taken, a check and the mate.
+const GAME: [&str; 13] = [
+    "e4", "e5", "Nf3", "d6", "Bc4", "Bg4", "Nc3", "g6", "Nxe5", "Bxd1", "Bxf7+", "Ke7", "Nd5#",
+];
+
+/// The game as replay-format lines: the hands of `gesture` (a board that
+/// knows its pieces), each move's press 300 ms after its last event.
+fn script() -> String {
+    let mut position = Chess::default();
+    let mut t: Millis = 0;
+    let mut lines = vec![line(t, Input::Press(Color::Black))];
+    for (i, san) in GAME.iter().enumerate() {
+        let m = gesture::parse_san(&position, san).unwrap();
+        let style = Style::from_index(i % Style::COUNT).with_identities(true);
+        t += 400;
+        let mut last = t;
+        for (offset, input) in gesture::hand_events(&position, m, &style) {
+            last = t + offset;
+            lines.push(line(last, input));
+        }
+        t = last + 300;
+        lines.push(line(t, Input::Press(position.turn())));
+        position.play_unchecked(m);
+    }
+    lines.join("\n") + "\n"
+}
+
+fn line(t: Millis, input: Input) -> String {
+    transcript::line_to_json(&Line {
+        t,
+        event: Event::Input(input),
+    })
+}
+
+fn write_config(dir: &std::path::Path, board: &str) -> std::path::PathBuf {
+    let path = dir.join("tocada.toml");
+    std::fs::write(&path, board).unwrap();
+    path
+}
+
+#[test]
+fn check_config_accepts_a_dgt_board_and_refuses_what_it_cannot_have() {
+    let dir = tempfile::tempdir().unwrap();
+    let ok = write_config(
+        dir.path(),
+        "[board]\nkind = \"dgt\"\nserial = \"/dev/ttyUSB0\"\n",
+    );
+    let out = tocada().args(["check-config"]).arg(&ok).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("DGT board on /dev/ttyUSB0"), "{said}");
+
+    let found = write_config(dir.path(), "[board]\nkind = \"dgt\"\n");
+    let out = tocada().args(["check-config"]).arg(&found).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("DGT board found on USB"));
+
+    // Near misses: an interrupt pin on a USB board, a serial line for an
+    // I2C board.
+    for (text, key) in [
+        (
+            "[board]\nkind = \"dgt\"\ninterrupt_pin = 6\n",
+            "board.interrupt_pin",
+        ),
+        (
+            "[board]\nkind = \"protocol\"\nserial = \"/dev/ttyUSB0\"\n",
+            "board.serial",
+        ),
+        ("[board]\nkind = \"dgt\"\nserial = \"ttyUSB0\"\n", "board.serial"),
+    ] {
+        let bad = write_config(dir.path(), text);
+        let out = tocada().args(["check-config"]).arg(&bad).output().unwrap();
+        assert_eq!(out.status.code(), Some(78), "{text}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains(key), "{text}: {said}");
+    }
+}
+
+#[test]
+fn the_daemon_plays_a_whole_game_from_a_dgt_board_on_a_pseudo_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let tty = dir.path().join("ttyDGT");
+    let config = write_config(
+        dir.path(),
+        &format!(
+            "[board]\nkind = \"sim\"\nmodel = \"dgt\"\nserial = \"{}\"\nstdin = \"script\"\n",
+            tty.display()
+        ),
+    );
+    let mut daemon = tocada()
+        .args(["run", "--config"])
+        .arg(&config)
+        .env("STATE_DIRECTORY", dir.path())
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("tocada runs");
+    daemon
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script().as_bytes())
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = daemon.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let mut effects: Vec<String> = Vec::new();
+    while !effects.iter().any(|l| l.contains(r#""effect":"result""#)) {
+        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(line) => effects.push(line),
+            Err(_) => break,
+        }
+    }
+    assert!(
+        tty.exists(),
+        "the model's tty is linked where board.serial says"
+    );
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &daemon.id().to_string()])
+        .status();
+    let status = daemon.wait().unwrap();
+    let sans: Vec<&str> = effects
+        .iter()
+        .filter(|l| l.contains(r#""effect":"move""#))
+        .filter_map(|l| l.split(r#""san":""#).nth(1)?.split('"').next())
+        .collect();
+    assert_eq!(sans, GAME, "{effects:#?}");
+    let result = effects.last().unwrap();
+    assert!(
+        result.contains(r#""result":"1-0""#) && result.contains("checkmate"),
+        "{result}"
+    );
+    assert!(
+        !effects.iter().any(|l| l.contains("violation")),
+        "{effects:#?}"
+    );
+    assert!(status.success(), "{status}");
+    assert!(!tty.exists(), "the model's link is gone with the daemon");
+}
+
+/// The daemon's loop on a world whose board is the DGT model, in real time.
+struct Desk {
+    world: World,
+    commands: tokio::sync::mpsc::UnboundedSender<Command>,
+    start: tokio::time::Instant,
+    snapshots: watch::Receiver<Snapshot>,
+    output: std::rc::Rc<std::cell::RefCell<Vec<u8>>>,
+}
+
+#[derive(Clone)]
+struct Output(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Desk {
+    fn now(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    fn hand(&self, input: Input) {
+        self.world.apply(&self.commands, self.now(), input);
+    }
+
+    async fn pause(&self, ms: u64) {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+    }
+
+    /// Plays `san` with the board's own identities, then presses.
+    async fn play(&self, position: &mut Chess, san: &str) {
+        let m = gesture::parse_san(position, san).unwrap();
+        let style = Style::default().with_identities(true);
+        let mut at = 0;
+        for (offset, input) in gesture::hand_events(position, m, &style) {
+            self.pause(offset - at).await;
+            at = offset;
+            self.hand(input);
+        }
+        self.pause(200).await;
+        self.hand(Input::Press(position.turn()));
+        position.play_unchecked(m);
+        self.pause(100).await;
+    }
+
+    async fn until(&mut self, what: &str, test: impl Fn(&Snapshot) -> bool) {
+        let waited = tokio::time::timeout(
+            Duration::from_secs(10),
+            self.snapshots.wait_for(|s| test(s)),
+        )
+        .await;
+        assert!(waited.is_ok(), "waited in vain for {what}");
+    }
+
+    fn moves(&self) -> Vec<String> {
+        String::from_utf8(self.output.borrow().clone())
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains(r#""effect":"move""#))
+            .filter_map(|l| Some(l.split(r#""san":""#).nth(1)?.split('"').next()?.to_owned()))
+            .collect()
+    }
+}
+
+#[test]
+fn unplugged_noisy_and_slow_the_dgt_board_loses_no_move() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let tty = dir.path().join("ttyDGT");
+    tokio::task::LocalSet::new().block_on(&runtime, async {
+        let world = World::with_dgt(&shakmaty::Board::default(), &tty).unwrap();
+        let config = Config::default();
+        let (commands, rx) = tokio::sync::mpsc::unbounded_channel();
+        let (published, snapshots) = watch::channel(Snapshot::default());
+        let output = Output(Default::default());
+        let start = tokio::time::Instant::now();
+        let shell = model_shell(&world, Session::new(&config), &config, start)
+            .with_output(Box::new(output.clone()))
+            .with_watch(published);
+        let (stop, stopped) = oneshot::channel::<()>();
+        let daemon = tokio::task::spawn_local(shell.run(rx, Alarm::Tokio, async {
+            let _ = stopped.await;
+        }));
+        let mut desk = Desk {
+            world,
+            commands,
+            start,
+            snapshots,
+            output: output.0.clone(),
+        };
+        let mut position = Chess::default();
+        desk.pause(300).await;
+        desk.hand(Input::Press(Color::Black));
+        desk.until("the game", |s| s.ticking == Some(Color::White))
+            .await;
+        desk.play(&mut position, "e4").await;
+        desk.until("e4", |s| s.ticking == Some(Color::Black)).await;
+
+        // The cable out: the face says so and the clock keeps time.
+        desk.world.dgt().unwrap().unplug();
+        desk.until("disconnected", |s| s.view.board_disconnected)
+            .await;
+        // Black replies while the board is away; the cable goes back in.
+        desk.world.lift(0, Square::E7);
+        desk.world.place(0, Square::E5, None);
+        desk.world.dgt().unwrap().plug().unwrap();
+        desk.until("reconnected", |s| !s.view.board_disconnected)
+            .await;
+        desk.pause(300).await;
+        desk.hand(Input::Press(Color::Black));
+        position.play_unchecked(gesture::parse_san(&position, "e5").unwrap());
+        desk.until("e5", |s| s.ticking == Some(Color::White)).await;
+
+        // Noise on the line, and the next field update cut short.
+        let asked = desk.world.dgt().unwrap().with_model(|model, now| {
+            model.inject_garbage(now, &[0x01, 0x7f, 0x23]);
+            model.truncate_next(3);
+            model.commands()
+        });
+        desk.play(&mut position, "Nf3").await;
+        desk.until("Nf3", |s| s.ticking == Some(Color::Black)).await;
+        let asked_after = desk.world.dgt().unwrap().with_model(|model, _| model.commands());
+        assert!(
+            asked_after > asked,
+            "the driver asked for a board dump after dropping bytes"
+        );
+
+        // A slow board: every byte 150 ms late.
+        desk.world
+            .dgt()
+            .unwrap()
+            .with_model(|model, _| model.set_delay(150));
+        desk.play(&mut position, "Nc6").await;
+        desk.until("Nc6", |s| s.ticking == Some(Color::White)).await;
+
+        assert_eq!(desk.moves(), ["e4", "e5", "Nf3", "Nc6"]);
+        let _ = stop.send(());
+        daemon.await.unwrap();
+    });
+}
