@@ -22,9 +22,13 @@
 //! Printed, one line per figure:
 //! `press_to_face_ms khz=100 median=… worst=…`,
 //! `lift_to_referee_ms khz=100 median=… worst=…`,
-//! `place_to_referee_ms khz=100 median=… worst=…`, and the same at 400 kHz.
-//! Exits with 1 if any board event was lost or reordered, or a game did not
-//! reach the position its moves lead to.
+//! `place_to_referee_ms khz=100 median=… worst=…`, and the same at 400 kHz;
+//! then the same games on a DGT e-board's model (pieces with identity, no
+//! touches) over its own serial line, each byte taking its time at 9600
+//! baud (10 bits): `dgt_event_to_referee_ms median=… worst=…` (lifts and
+//! places together) and `dgt_press_to_face_ms`, the OLED alone on the bus
+//! at 100 kHz. Exits with 1 if any board event was lost or reordered, or a
+//! game did not reach the position its moves lead to.
 
 #[path = "../tests/support/parsed.rs"]
 mod parsed;
@@ -58,7 +62,7 @@ enum Act {
 const START_US: u64 = 1_000_000;
 
 /// A game as hands play it, and the position it leads to.
-fn timeline(game: &pgn::PgnGame, seed: u64) -> (Vec<(u64, Act)>, Chess) {
+fn timeline(game: &pgn::PgnGame, seed: u64, identities: bool) -> (Vec<(u64, Act)>, Chess) {
     let mut position = game.start();
     let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     let mut next = move |lo: u64, hi: u64| {
@@ -72,7 +76,8 @@ fn timeline(game: &pgn::PgnGame, seed: u64) -> (Vec<(u64, Act)>, Chess) {
     let mut t = START_US;
     for (ply, san) in game.sans.iter().enumerate() {
         let m = gesture::parse_san(&position, san).expect("the reference games are legal");
-        let style = Style::from_index(next(0, Style::COUNT as u64) as usize).with_identities(false);
+        let style =
+            Style::from_index(next(0, Style::COUNT as u64) as usize).with_identities(identities);
         let hands = gesture::hand_events(&position, m, &style);
         let quick = ply % 4 == 3;
         // A quick reply: the whole move and its press in under 300 ms.
@@ -113,10 +118,23 @@ struct Figures {
     wrong_end: usize,
 }
 
+/// The board the hands play on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BoardKind {
+    /// Protocol v1 on the I2C bus the OLED shares.
+    Protocol,
+    /// A DGT board on its own serial line at 9600 baud; the OLED alone on
+    /// the bus.
+    Dgt,
+}
+
 /// Plays `acts` through the daemon's loop on a bus at `khz`.
-fn play(acts: &[(u64, Act)], end: &Chess, khz: u32, figures: &mut Figures) {
+fn play(acts: &[(u64, Act)], end: &Chess, khz: u32, board: BoardKind, figures: &mut Figures) {
     let clock = BusClock::new();
-    let world = World::with_bus_clock(clock.clone(), khz * 1_000);
+    let world = match board {
+        BoardKind::Protocol => World::with_bus_clock(clock.clone(), khz * 1_000),
+        BoardKind::Dgt => World::with_dgt_line(clock.clone(), khz * 1_000),
+    };
     let config = Config::default();
     let rig = world.rig(link_policy(&config), RigClock::Bus(clock.clone()));
     let mut shell = Shell::new(Session::new(&config), rig).record_board_inputs();
@@ -137,7 +155,12 @@ fn play(acts: &[(u64, Act)], end: &Chess, khz: u32, figures: &mut Figures) {
                 match act {
                     Act::Hand(input) => {
                         hands.push((now, input));
-                        let ms = now / 1_000;
+                        // The DGT model's clock counts whole ms: the
+                        // change is sent no sooner than the hand made it.
+                        let ms = match board {
+                            BoardKind::Protocol => now / 1_000,
+                            BoardKind::Dgt => now.div_ceil(1_000),
+                        };
                         match input {
                             Input::Lift(sq) => world.lift(ms, sq),
                             Input::Place(sq, piece) => world.place(ms, sq, piece),
@@ -167,7 +190,11 @@ fn play(acts: &[(u64, Act)], end: &Chess, khz: u32, figures: &mut Figures) {
             }
         }
     }
-    let board_inputs = |i: &Input| !matches!(i, Input::Promote(_));
+    // A DGT board senses pieces, not hands: touches never reach it.
+    let board_inputs = |i: &Input| match board {
+        BoardKind::Protocol => !matches!(i, Input::Promote(_)),
+        BoardKind::Dgt => matches!(i, Input::Lift(_) | Input::Place(..)),
+    };
     let heard: Vec<(u64, Input)> = shell_inputs(&shell);
     let made: Vec<(u64, Input)> = hands.into_iter().filter(|(_, i)| board_inputs(i)).collect();
     // Every change the hands made reaches the referee, in order.
@@ -223,8 +250,8 @@ fn main() -> ExitCode {
     for khz in [100, 400] {
         let mut figures = Figures::default();
         for (i, game) in games.iter().enumerate() {
-            let (acts, end) = timeline(game, i as u64 + 1);
-            play(&acts, &end, khz, &mut figures);
+            let (acts, end) = timeline(game, i as u64 + 1, false);
+            play(&acts, &end, khz, BoardKind::Protocol, &mut figures);
         }
         line("press_to_face_ms", khz, &figures.press_to_face_us);
         line("lift_to_referee_ms", khz, &figures.lift_us);
@@ -236,6 +263,30 @@ fn main() -> ExitCode {
             );
             failed = true;
         }
+    }
+    // The DGT board: its own line, so the bus's clock hardly matters; the
+    // figure is at the Pi's default 100 kHz for the OLED.
+    let mut figures = Figures::default();
+    for (i, game) in games.iter().enumerate() {
+        let (acts, end) = timeline(game, i as u64 + 1, true);
+        play(&acts, &end, 100, BoardKind::Dgt, &mut figures);
+    }
+    let mut events = figures.lift_us.clone();
+    events.extend_from_slice(&figures.place_us);
+    let (median, worst) = median_and_worst(&events).unwrap_or_default();
+    println!(
+        "dgt_event_to_referee_ms median={} worst={} n={}",
+        ms(median),
+        ms(worst),
+        events.len()
+    );
+    line("dgt_press_to_face_ms", 100, &figures.press_to_face_us);
+    if figures.lost > 0 || figures.wrong_end > 0 {
+        eprintln!(
+            "realtime: on the DGT board, {} board events lost or reordered, {} games off their moves",
+            figures.lost, figures.wrong_end
+        );
+        failed = true;
     }
     if failed {
         ExitCode::FAILURE

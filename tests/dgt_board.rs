@@ -77,7 +77,11 @@ fn check_config_accepts_a_dgt_board_and_refuses_what_it_cannot_have() {
     assert!(said.contains("DGT board on /dev/ttyUSB0"), "{said}");
 
     let found = write_config(dir.path(), "[board]\nkind = \"dgt\"\n");
-    let out = tocada().args(["check-config"]).arg(&found).output().unwrap();
+    let out = tocada()
+        .args(["check-config"])
+        .arg(&found)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("DGT board found on USB"));
 
@@ -92,7 +96,10 @@ fn check_config_accepts_a_dgt_board_and_refuses_what_it_cannot_have() {
             "[board]\nkind = \"protocol\"\nserial = \"/dev/ttyUSB0\"\n",
             "board.serial",
         ),
-        ("[board]\nkind = \"dgt\"\nserial = \"ttyUSB0\"\n", "board.serial"),
+        (
+            "[board]\nkind = \"dgt\"\nserial = \"ttyUSB0\"\n",
+            "board.serial",
+        ),
     ] {
         let bad = write_config(dir.path(), text);
         let out = tocada().args(["check-config"]).arg(&bad).output().unwrap();
@@ -303,7 +310,11 @@ fn unplugged_noisy_and_slow_the_dgt_board_loses_no_move() {
         });
         desk.play(&mut position, "Nf3").await;
         desk.until("Nf3", |s| s.ticking == Some(Color::Black)).await;
-        let asked_after = desk.world.dgt().unwrap().with_model(|model, _| model.commands());
+        let asked_after = desk
+            .world
+            .dgt()
+            .unwrap()
+            .with_model(|model, _| model.commands());
         assert!(
             asked_after > asked,
             "the driver asked for a board dump after dropping bytes"

@@ -15,8 +15,8 @@ use super::raw::{
     Address, Integer, RawBoard, RawClock, RawConfig, RawI2c, RawPins, RawPreset, RawRules, RawState,
 };
 use super::{
-    BoardConfig, BoardKind, BoardModel, ClockConfig, Config, ConfigError, I2cConfig, LeverSide, PinsConfig,
-    Preset, RulesConfig, StateConfig, StdinPace, default_presets,
+    BoardConfig, BoardKind, BoardModel, ClockConfig, Config, ConfigError, I2cConfig, LeverSide,
+    PinsConfig, Preset, RulesConfig, StateConfig, StdinPace, default_presets,
 };
 use crate::{Enforcement, GameMode, IncrementMode, TimeControl};
 

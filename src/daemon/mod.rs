@@ -77,7 +77,10 @@ impl fmt::Display for DaemonError {
             }
             DaemonError::Runtime(err) => write!(f, "cannot start the event loop: {err}"),
             DaemonError::SimulatedBoard(err) => {
-                write!(f, "cannot make the simulated DGT board's pseudo-terminal: {err}")
+                write!(
+                    f,
+                    "cannot make the simulated DGT board's pseudo-terminal: {err}"
+                )
             }
         }
     }

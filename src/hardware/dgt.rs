@@ -156,7 +156,11 @@ pub fn square_of_field(field: u8, flipped: bool) -> Square {
 
 /// The field number of a square, the inverse of [`square_of_field`].
 pub fn field_of_square(sq: Square, flipped: bool) -> u8 {
-    let index = if flipped { 63 - u32::from(sq) } else { u32::from(sq) };
+    let index = if flipped {
+        63 - u32::from(sq)
+    } else {
+        u32::from(sq)
+    };
     ((7 - index / 8) * 8 + index % 8) as u8
 }
 
@@ -261,7 +265,7 @@ impl Decoder {
             let id = self.buf[0];
             let len = (usize::from(self.buf[1]) << 7) | usize::from(self.buf[2]);
             let expected = wire::fixed_len(id);
-            if len < 3 || len > wire::MAX_LEN || expected.is_some_and(|e| e != len) {
+            if !(3..=wire::MAX_LEN).contains(&len) || expected.is_some_and(|e| e != len) {
                 // No message has this header: three bytes of noise.
                 self.faults.garbage_bytes += self.buf.len() as u64;
                 self.buf.clear();
@@ -337,6 +341,12 @@ pub const ANSWER_TIMEOUT_MS: Millis = 1_500;
 /// A message left unfinished this long after its last byte is dropped (the
 /// bytes of one message follow each other at the line's speed).
 pub const PARTIAL_TIMEOUT_MS: Millis = 100;
+
+/// A board dump holds the line for 70 ms at 9600 baud, and a field update
+/// sent meanwhile waits behind it: the safety-net dump is asked for only
+/// after the board has been quiet this long (a player thinking), never
+/// while hands are moving pieces. Dumps after a fault are asked at once.
+pub const QUIET_BEFORE_DUMP_MS: Millis = 1_000;
 
 /// What the driver counted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -537,7 +547,7 @@ impl<P: SerialPort> DgtBoard<P> {
             // that never answers is called disconnected.
             self.counters.timeouts += 1;
             self.dump_asked = None;
-            if self.counters.timeouts % 3 == 0 {
+            if self.counters.timeouts.is_multiple_of(3) {
                 // Perhaps it was reset and forgot update mode.
                 self.needs_setup = true;
             } else {
@@ -646,13 +656,16 @@ impl<P: SerialPort> SensorBoard for DgtBoard<P> {
     }
 
     /// The squares as the driver knows them, and a fresh board dump asked
-    /// for: its differences come out as lifts and places with a later
-    /// poll. Before the first dump (at start, after the line came back)
-    /// it waits for one, up to about a fifth of a second.
+    /// for if the line has been quiet for [`QUIET_BEFORE_DUMP_MS`]: its
+    /// differences come out as lifts and places with a later poll. Before
+    /// the first dump (at start, after the line came back) it waits for
+    /// one, up to about a fifth of a second.
     fn occupancy(&mut self) -> Result<Bitboard, Self::Error> {
         self.step()?;
         if self.synced {
-            self.ask_dump()?;
+            if self.now().saturating_sub(self.last_byte) >= QUIET_BEFORE_DUMP_MS {
+                self.ask_dump()?;
+            }
         } else {
             for _ in 0..100 {
                 std::thread::sleep(std::time::Duration::from_millis(2));
@@ -726,13 +739,7 @@ mod tests {
     }
 
     fn update(sq: Square, piece: u8) -> Vec<u8> {
-        vec![
-            wire::FIELD_UPDATE,
-            0,
-            5,
-            field_of_square(sq, false),
-            piece,
-        ]
+        vec![wire::FIELD_UPDATE, 0, 5, field_of_square(sq, false), piece]
     }
 
     fn board(time: Rc<Cell<Millis>>) -> DgtBoard<Script> {
@@ -792,7 +799,10 @@ mod tests {
             })
         );
         assert_eq!(dgt.flipped(), Some(false));
-        assert_eq!(dgt.occupancy().unwrap(), shakmaty::Board::default().occupied());
+        assert_eq!(
+            dgt.occupancy().unwrap(),
+            shakmaty::Board::default().occupied()
+        );
 
         dgt.port_mut().incoming.push_back(update(Square::E2, 0));
         dgt.port_mut().incoming.push_back(update(Square::E4, 1));
@@ -842,7 +852,9 @@ mod tests {
         assert_eq!(inputs(&mut dgt), [Input::Lift(Square::E2)]);
         assert_eq!(dgt.counters().resyncs, 1);
         // A message whose tail never comes is dropped after a while.
-        dgt.port_mut().incoming.push_back(update(Square::C2, 0)[..4].to_vec());
+        dgt.port_mut()
+            .incoming
+            .push_back(update(Square::C2, 0)[..4].to_vec());
         time.set(10);
         assert!(inputs(&mut dgt).is_empty());
         time.set(10 + PARTIAL_TIMEOUT_MS);

@@ -126,7 +126,8 @@ mod tty {
                 // modem lines ignored (a USB serial board has none).
                 mode.make_raw();
                 mode.control_modes &= !(ControlModes::PARENB | ControlModes::CSTOPB);
-                mode.control_modes |= ControlModes::CS8 | ControlModes::CLOCAL | ControlModes::CREAD;
+                mode.control_modes |=
+                    ControlModes::CS8 | ControlModes::CLOCAL | ControlModes::CREAD;
                 // A read returns what is there; the descriptor is
                 // non-blocking, so an empty line is EAGAIN, and 0 bytes
                 // means the device hung up.

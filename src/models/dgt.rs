@@ -425,7 +425,9 @@ mod pty {
         }
 
         fn lock(&self) -> MutexGuard<'_, Inner> {
-            self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+            self.inner
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
         }
 
         /// Looks at the model or changes it (faults).
@@ -533,7 +535,11 @@ mod tests {
         // version (5) and dump (67) take 83.4 ms more on the wire.
         now_us.set(85_000);
         dgt.poll(&mut out).unwrap();
-        assert_eq!(dgt.piece_at(Square::E1), None, "the dump is still on the wire");
+        assert_eq!(
+            dgt.piece_at(Square::E1),
+            None,
+            "the dump is still on the wire"
+        );
         now_us.set(89_000);
         dgt.poll(&mut out).unwrap();
         assert_eq!(dgt.piece_at(Square::E1), piece_of(5));
@@ -553,7 +559,13 @@ mod tests {
         now_us.set(210_000);
         out.clear();
         dgt.poll(&mut out).unwrap();
-        assert_eq!(out, [Input::Lift(Square::E8), Input::Place(Square::E8, Some(queen))]);
+        assert_eq!(
+            out,
+            [
+                Input::Lift(Square::E8),
+                Input::Place(Square::E8, Some(queen))
+            ]
+        );
     }
 
     #[cfg(target_os = "linux")]
@@ -583,7 +595,10 @@ mod tests {
         until(&mut dgt, &mut out, 2);
         assert_eq!(
             out,
-            [Input::Lift(Square::G1), Input::Place(Square::F3, piece_of(3))]
+            [
+                Input::Lift(Square::G1),
+                Input::Place(Square::F3, piece_of(3))
+            ]
         );
         pty.unplug();
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -605,7 +620,10 @@ mod tests {
         until(&mut dgt, &mut out, 2);
         assert_eq!(
             out,
-            [Input::Lift(Square::F3), Input::Place(Square::G1, piece_of(3))]
+            [
+                Input::Lift(Square::F3),
+                Input::Place(Square::G1, piece_of(3))
+            ]
         );
         assert_eq!(dgt.counters().reopens, 1);
     }

@@ -20,21 +20,22 @@ use super::{BoardSerial, Command, NoNotifier, Notifier, Rig};
 use crate::hardware::BoardEvent;
 use crate::hardware::SensorBoard;
 use crate::hardware::buttons::{Button, ButtonPress};
+use crate::hardware::dgt::{self, DgtBoard};
 use crate::hardware::link::{BoardLink, LinkPolicy};
 use crate::hardware::oled::Oled;
 use crate::hardware::protocol_board::ProtocolBoard;
-use crate::models::bus::{BusClock, ModelBus};
-use crate::models::sensor_board::{ModelClock, ProtocolBoardModel};
-#[cfg(target_os = "linux")]
-use crate::hardware::dgt::{self, DgtBoard};
 #[cfg(target_os = "linux")]
 use crate::hardware::serial::Tty;
+use crate::models::bus::{BusClock, ModelBus};
+use crate::models::dgt::ModelLine;
 #[cfg(target_os = "linux")]
 use crate::models::dgt::{DgtBoardModel, DgtOnPty};
+use crate::models::sensor_board::{ModelClock, ProtocolBoardModel};
 use crate::models::{Hands, Shared};
 use crate::protocol::{Capabilities, DEFAULT_ADDRESS};
 use crate::transcript::{self, Event};
 use crate::{Input, Millis};
+use std::cell::RefCell;
 
 /// The modelled bus: the OLED model and the sensor board model.
 pub type SimBus = Shared<ModelBus<ProtocolBoardModel>>;
@@ -72,6 +73,9 @@ pub struct World {
     /// when modelled (`board.model = "dgt"`, `tocada sim --board dgt`).
     #[cfg(target_os = "linux")]
     dgt: Option<Rc<DgtOnPty>>,
+    /// A DGT board on an in-memory line timed at 9600 baud on the bus
+    /// clock (the real-time benchmark), and that clock.
+    dgt_line: Option<(Rc<RefCell<crate::models::dgt::DgtBoardModel>>, BusClock)>,
     buzzer: Rc<Cell<bool>>,
     /// Where the board's interrupt line is wired, if it is: the loop's
     /// queue, as the GPIO thread is on a Pi.
@@ -108,6 +112,7 @@ impl World {
             bus: Shared::new(bus),
             #[cfg(target_os = "linux")]
             dgt: None,
+            dgt_line: None,
             buzzer: Rc::default(),
             interrupt: Rc::default(),
         }
@@ -124,6 +129,16 @@ impl World {
         Ok(world)
     }
 
+    /// The starting position on a DGT board whose line carries each byte
+    /// in its time at 9600 baud on `clock`, the OLED on a bus clocked at
+    /// `hz` advancing the same clock: the real-time benchmark's DGT rig.
+    pub fn with_dgt_line(clock: BusClock, hz: u32) -> World {
+        let mut world = World::with_bus_clock(clock.clone(), hz);
+        let model = crate::models::dgt::DgtBoardModel::new(&Board::default());
+        world.dgt_line = Some((Rc::new(RefCell::new(model)), clock));
+        world
+    }
+
     /// The DGT board's model, when this world has one.
     #[cfg(target_os = "linux")]
     pub fn dgt(&self) -> Option<&DgtOnPty> {
@@ -132,6 +147,9 @@ impl World {
 
     /// The piece on `sq` of the board the hands play on.
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        if let Some((model, _)) = &self.dgt_line {
+            return model.borrow().piece_at(sq);
+        }
         #[cfg(target_os = "linux")]
         if let Some(dgt) = &self.dgt {
             return dgt.with_model(|model, _| model.piece_at(sq));
@@ -188,6 +206,7 @@ impl World {
             })));
         #[cfg(target_os = "linux")]
         let board = match &self.dgt {
+            _ if self.dgt_line.is_some() => self.line_board(&clock),
             Some(dgt) => {
                 let line = Tty::new(Some(dgt.path().to_path_buf()), dgt::wire::BAUD);
                 let clock = clock.clone();
@@ -199,7 +218,10 @@ impl World {
             None => ModelBoard::Protocol(ProtocolBoard::new(self.bus.clone(), DEFAULT_ADDRESS)),
         };
         #[cfg(not(target_os = "linux"))]
-        let board = ModelBoard::Protocol(ProtocolBoard::new(self.bus.clone(), DEFAULT_ADDRESS));
+        let board = match self.dgt_line {
+            Some(_) => self.line_board(&clock),
+            None => ModelBoard::Protocol(ProtocolBoard::new(self.bus.clone(), DEFAULT_ADDRESS)),
+        };
         ModelRig {
             link: BoardLink::new(board, policy),
             oled: Oled::new(self.bus.clone()),
@@ -209,8 +231,25 @@ impl World {
         }
     }
 
+    /// The DGT driver on the timed in-memory line.
+    fn line_board(&self, clock: &RigClock) -> ModelBoard {
+        let Some((model, bus)) = &self.dgt_line else {
+            unreachable!("only called with a line");
+        };
+        let bus = bus.clone();
+        let line = ModelLine::new(Rc::clone(model), Rc::new(move || bus.micros()));
+        let clock = clock.clone();
+        ModelBoard::DgtLine(DgtBoard::new(
+            line,
+            Rc::new(move || clock.now().as_millis() as Millis),
+        ))
+    }
+
     /// A hand lifts the piece on `sq` (or knocks it off the board).
     pub fn lift(&self, at: Millis, sq: Square) {
+        if let Some((model, _)) = &self.dgt_line {
+            return model.borrow_mut().lift(at, sq);
+        }
         #[cfg(target_os = "linux")]
         if let Some(dgt) = &self.dgt {
             return dgt.lift(sq);
@@ -222,6 +261,9 @@ impl World {
     /// this board does not tell pieces apart (a DGT board's model puts down
     /// the piece the hand lifted last: it does tell them apart).
     pub fn place(&self, at: Millis, sq: Square, piece: Option<Piece>) {
+        if let (Some((model, _)), Some(piece)) = (&self.dgt_line, piece) {
+            return model.borrow_mut().place(at, sq, piece);
+        }
         #[cfg(target_os = "linux")]
         if let Some(dgt) = &self.dgt {
             return dgt.place(sq, piece);
@@ -314,6 +356,8 @@ pub enum ModelBoard {
     /// A DGT board read through a real tty.
     #[cfg(target_os = "linux")]
     Dgt(DgtBoard<Tty>),
+    /// A DGT board on the benchmark's timed in-memory line.
+    DgtLine(DgtBoard<ModelLine>),
 }
 
 /// Why the models' board failed a poll.
@@ -324,6 +368,8 @@ pub enum ModelBoardError {
     /// The DGT board's.
     #[cfg(target_os = "linux")]
     Dgt(dgt::Error<crate::hardware::serial::TtyError>),
+    /// The DGT board's on the in-memory line.
+    DgtLine(dgt::Error<()>),
 }
 
 impl SensorBoard for ModelBoard {
@@ -334,6 +380,7 @@ impl SensorBoard for ModelBoard {
             ModelBoard::Protocol(b) => b.poll_stamped(out).map_err(ModelBoardError::Protocol),
             #[cfg(target_os = "linux")]
             ModelBoard::Dgt(b) => b.poll_stamped(out).map_err(ModelBoardError::Dgt),
+            ModelBoard::DgtLine(b) => b.poll_stamped(out).map_err(ModelBoardError::DgtLine),
         }
     }
 
@@ -342,6 +389,7 @@ impl SensorBoard for ModelBoard {
             ModelBoard::Protocol(b) => b.board_time().map_err(ModelBoardError::Protocol),
             #[cfg(target_os = "linux")]
             ModelBoard::Dgt(b) => b.board_time().map_err(ModelBoardError::Dgt),
+            ModelBoard::DgtLine(b) => b.board_time().map_err(ModelBoardError::DgtLine),
         }
     }
 
@@ -350,6 +398,7 @@ impl SensorBoard for ModelBoard {
             ModelBoard::Protocol(b) => b.occupancy().map_err(ModelBoardError::Protocol),
             #[cfg(target_os = "linux")]
             ModelBoard::Dgt(b) => b.occupancy().map_err(ModelBoardError::Dgt),
+            ModelBoard::DgtLine(b) => b.occupancy().map_err(ModelBoardError::DgtLine),
         }
     }
 }
@@ -360,6 +409,7 @@ impl BoardSerial for ModelBoard {
             ModelBoard::Protocol(b) => b.serial(),
             #[cfg(target_os = "linux")]
             ModelBoard::Dgt(b) => b.serial(),
+            ModelBoard::DgtLine(b) => b.serial(),
         }
     }
 }

@@ -15,14 +15,14 @@ use crate::config::{BoardKind, Config};
 use crate::hardware::SensorBoard;
 use crate::hardware::bus::Shared;
 use crate::hardware::buttons::{ButtonPress, Buttons};
+use crate::hardware::dgt::{self, DgtBoard};
 use crate::hardware::gpio::{GpioButtons, GpioBuzzer, GpioInterrupt};
 use crate::hardware::link::{BoardLink, LinkPolicy};
 use crate::hardware::linux::{I2cdev, OpenError, open_i2c};
-use crate::hardware::dgt::{self, DgtBoard};
 use crate::hardware::mcp23017_board::Mcp23017Board;
-use crate::hardware::serial::Tty;
 use crate::hardware::oled::Oled;
 use crate::hardware::protocol_board::ProtocolBoard;
+use crate::hardware::serial::Tty;
 
 /// The Pi's I2C bus, one handle per driver.
 pub type PiBus = Shared<I2cdev>;
