@@ -238,7 +238,7 @@ const BAD: &[(&str, &str, &str)] = &[
     (
         "[board]\nkind = \"usb\"",
         "board.kind",
-        "unknown board kind \"usb\": expected one of protocol, mcp23017, sim",
+        "unknown board kind \"usb\": expected one of protocol, mcp23017, dgt, sim",
     ),
     ("[board]\naddress = 0x80", "board.address", "0x08..=0x77"),
     ("[board]\naddress = 0x3C", "board.address", "OLED"),
@@ -284,6 +284,31 @@ const BAD: &[(&str, &str, &str)] = &[
         "absolute",
     ),
     ("preset = []", "preset", "at least one"),
+    (
+        "[board]\nkind = \"sim\"\nmodel = \"reed\"",
+        "board.model",
+        "expected one of protocol, dgt",
+    ),
+    (
+        "[board]\nkind = \"dgt\"\nmodel = \"dgt\"",
+        "board.model",
+        "only the simulated board",
+    ),
+    (
+        "[board]\nkind = \"mcp23017\"\nserial = \"/dev/ttyUSB0\"",
+        "board.serial",
+        "only a DGT board",
+    ),
+    (
+        "[board]\nkind = \"dgt\"\nserial = \"\"",
+        "board.serial",
+        "absolute path",
+    ),
+    (
+        "[board]\nkind = \"dgt\"\ninterrupt_pin = 6",
+        "board.interrupt_pin",
+        "no interrupt line",
+    ),
     (
         "[[preset]]\nname = \"a\"\ntime_control = \"60\"\n[[preset]]\nname = \"a\"\ntime_control = \"90\"",
         "preset[1].name",
@@ -463,7 +488,7 @@ fn check_config_names_the_bad_key_and_exits_78() {
     assert_eq!(
         stderr.trim_end(),
         format!(
-            "{}: board.kind: unknown board kind \"usb\": expected one of protocol, mcp23017, sim",
+            "{}: board.kind: unknown board kind \"usb\": expected one of protocol, mcp23017, dgt, sim",
             path.display()
         )
     );
