@@ -53,6 +53,14 @@ fn main() -> ExitCode {
             };
             if let Some(board) = board {
                 match tocada::config::BoardModel::from_keyword(&board) {
+                    // The DGT model answers on a pseudo-terminal in real
+                    // time; a script runs in simulated time.
+                    Some(tocada::config::BoardModel::Dgt) if script.is_some() => {
+                        eprintln!(
+                            "tocada sim: --board dgt runs in the terminal only, not with --script"
+                        );
+                        return ExitCode::from(tocada::exit::EX_USAGE);
+                    }
                     Some(model) => config.board.model = model,
                     None => {
                         eprintln!("tocada sim: --board {board:?}: expected protocol or dgt");

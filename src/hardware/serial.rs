@@ -137,6 +137,10 @@ mod tty {
                 termios::tcsetattr(&fd, OptionalActions::Now, &mode)?;
                 // What a previous owner left unread is not this board's answer.
                 termios::tcflush(&fd, QueueSelector::IFlush)?;
+                // Nobody else opens the line while the clock has it (a
+                // second daemon, a modem manager probing a new ttyACM);
+                // root still may, and a line that refuses is used anyway.
+                let _ = termios::ioctl_tiocexcl(&fd);
                 self.fd = Some(fd);
             }
             Ok(self.fd.as_ref().expect("opened above"))
