@@ -389,6 +389,8 @@ pub struct DgtBoard<P> {
     dump_asked: Option<Millis>,
     /// When the last byte arrived.
     last_byte: Millis,
+    /// A request went unanswered and nothing has arrived since.
+    silent: bool,
     identity: Option<DgtIdentity>,
     pending: Vec<BoardEvent>,
     counters: DgtCounters,
@@ -420,6 +422,7 @@ impl<P: SerialPort> DgtBoard<P> {
             flipped: None,
             dump_asked: None,
             last_byte: 0,
+            silent: false,
             identity: None,
             pending: Vec::new(),
             counters: DgtCounters::default(),
@@ -529,30 +532,38 @@ impl<P: SerialPort> DgtBoard<P> {
                 self.handle(message);
             }
             self.messages = messages;
+            self.silent = false;
             if self.decoder.faults().total() != dropped {
                 // A message may have been lost: the board's squares say
-                // what it was.
+                // what it was. Asked anew even if a dump is on its way:
+                // the lost message may have been that dump.
+                self.dump_asked = None;
                 self.ask_dump()?;
             }
         }
         let now = self.now();
         if self.decoder.partial() && now.saturating_sub(self.last_byte) >= PARTIAL_TIMEOUT_MS {
             self.decoder.abandon();
+            self.dump_asked = None;
             self.ask_dump()?;
         }
         if let Some(asked) = self.dump_asked
             && now.saturating_sub(asked) >= ANSWER_TIMEOUT_MS
         {
-            // Asked again, and a failure for the link to count: a board
-            // that never answers is called disconnected.
+            // Asked again; until the board sends something every poll is
+            // a failure for the link to count, so a board that never
+            // answers is called disconnected.
             self.counters.timeouts += 1;
             self.dump_asked = None;
+            self.silent = true;
             if self.counters.timeouts.is_multiple_of(3) {
                 // Perhaps it was reset and forgot update mode.
                 self.needs_setup = true;
             } else {
                 self.ask_dump()?;
             }
+        }
+        if self.silent {
             return Err(Error::Silent);
         }
         Ok(())
@@ -878,6 +889,12 @@ mod tests {
         time.set(ANSWER_TIMEOUT_MS);
         assert!(matches!(dgt.poll(&mut Vec::new()), Err(Error::Silent)));
         assert_eq!(dgt.counters().timeouts, 1);
+        time.set(ANSWER_TIMEOUT_MS + 5);
+        assert!(
+            matches!(dgt.poll(&mut Vec::new()), Err(Error::Silent)),
+            "still silent: every poll fails until the board speaks"
+        );
+        assert_eq!(dgt.counters().timeouts, 1, "asked again only later");
         // It answers late: fine from then on.
         dgt.port_mut().incoming.push_back(start_dump());
         assert!(dgt.poll(&mut Vec::new()).is_ok());

@@ -568,6 +568,110 @@ mod tests {
         );
     }
 
+    #[test]
+    fn noise_and_cut_messages_never_lose_a_change() {
+        for seed in 1..=12u64 {
+            let now_us = Rc::new(Cell::new(0u64));
+            let model = Rc::new(RefCell::new(DgtBoardModel::new(&Board::default())));
+            let t = now_us.clone();
+            let line = ModelLine::new(model.clone(), Rc::new(move || t.get()));
+            let t = now_us.clone();
+            let mut dgt = DgtBoard::new(line, Rc::new(move || (t.get() / 1000) as Millis));
+            let mut out = Vec::new();
+            let advance = |dgt: &mut DgtBoard<ModelLine>, ms: u64, out: &mut Vec<Input>| {
+                for _ in 0..ms {
+                    now_us.set(now_us.get() + 1_000);
+                    let _ = dgt.poll(out);
+                }
+            };
+            advance(&mut dgt, 200, &mut out);
+            let mut believed: [Option<Piece>; 64] =
+                std::array::from_fn(|i| dgt.piece_at(Square::new(i as u32)));
+            let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+            let mut next = move || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            let mut faults = 0;
+            for _ in 0..300 {
+                let r = next();
+                let at = now_us.get() / 1_000;
+                match r % 7 {
+                    0 => {
+                        let noise: Vec<u8> = (0..1 + r % 7).map(|_| next() as u8).collect();
+                        model.borrow_mut().inject_garbage(at, &noise);
+                        faults += 1;
+                    }
+                    1 => {
+                        model.borrow_mut().truncate_next(1 + (r as usize >> 8) % 4);
+                        faults += 1;
+                    }
+                    _ => {
+                        let sq = Square::new((r >> 8) as u32 % 64);
+                        let mut m = model.borrow_mut();
+                        if m.piece_at(sq).is_some() {
+                            m.lift(at, sq);
+                        } else {
+                            let piece = crate::hardware::dgt::piece_of(1 + (r >> 16) as u8 % 12);
+                            m.place(at, sq, piece.unwrap());
+                        }
+                    }
+                }
+                advance(&mut dgt, 1 + (r >> 24) % 40, &mut out);
+            }
+            // A quiet board: the safety-net dump settles any doubt.
+            advance(&mut dgt, 1_500, &mut out);
+            let _ = dgt.occupancy();
+            advance(&mut dgt, 300, &mut out);
+            for input in &out {
+                match *input {
+                    Input::Lift(sq) => believed[usize::from(sq)] = None,
+                    Input::Place(sq, piece) => believed[usize::from(sq)] = piece,
+                    _ => {}
+                }
+            }
+            for sq in Square::ALL {
+                assert_eq!(
+                    believed[usize::from(sq)],
+                    model.borrow().piece_at(sq),
+                    "seed {seed}, {sq}: the events lost a change"
+                );
+            }
+            assert!(
+                faults > 0 && dgt.counters().decode.total() > 0,
+                "seed {seed}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_board_that_never_answers_is_called_disconnected() {
+        use crate::hardware::link::{BoardLink, LinkChange, LinkPolicy};
+        let now_us = Rc::new(Cell::new(0u64));
+        let model = Rc::new(RefCell::new(DgtBoardModel::new(&Board::default())));
+        // The board sends nothing: every answer is later than the test.
+        model.borrow_mut().set_delay(Millis::MAX / 4);
+        let t = now_us.clone();
+        let line = ModelLine::new(model, Rc::new(move || t.get()));
+        let t = now_us.clone();
+        let board = DgtBoard::new(line, Rc::new(move || (t.get() / 1000) as Millis));
+        let mut link = BoardLink::new(board, LinkPolicy::default());
+        let mut changes = Vec::new();
+        let mut events = Vec::new();
+        for ms in 0..5_000 {
+            now_us.set(ms * 1_000);
+            if let Some(change) = link.poll(ms, &mut events) {
+                changes.push((ms, change));
+            }
+        }
+        assert_eq!(changes.len(), 1, "{changes:?}");
+        assert_eq!(changes[0].1, LinkChange::Disconnected);
+        // The first request times out at 1.5 s; five failed polls later.
+        assert!((1_500..2_000).contains(&changes[0].0), "{changes:?}");
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn the_driver_reads_the_model_on_a_real_tty_through_unplug_and_replug() {
