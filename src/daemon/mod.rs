@@ -85,20 +85,15 @@ impl DaemonError {
     /// starting again cannot help until someone changes the machine (a game
     /// store that is not one, from a newer tocada, read-only, damaged, or
     /// that cannot be opened at the configured path), so that systemd does
-    /// not restart the daemon forever; [`FAILURE`](crate::exit::FAILURE)
-    /// otherwise (a lock held for a moment may be gone on the next start).
+    /// not restart the daemon forever; [`EX_TEMPFAIL`](crate::exit::EX_TEMPFAIL)
+    /// for a store another process holds locked (the lock may be gone on the
+    /// next start); [`FAILURE`](crate::exit::FAILURE) otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
             DaemonError::Store {
                 source: StoreError::Sqlite(err),
                 ..
-            } if matches!(
-                err.sqlite_error_code(),
-                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-            ) =>
-            {
-                crate::exit::FAILURE
-            }
+            } if crate::store::is_locked(err) => crate::exit::EX_TEMPFAIL,
             DaemonError::Store { .. } => crate::exit::EX_CONFIG,
             _ => crate::exit::FAILURE,
         }
