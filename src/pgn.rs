@@ -25,7 +25,7 @@
 mod movetext;
 
 use shakmaty::fen::Fen;
-use shakmaty::{Chess, Color, EnPassantMode, KnownOutcome};
+use shakmaty::{ByColor, Chess, Color, EnPassantMode, KnownOutcome};
 
 use crate::{Effect, Millis, MoveText, Reason, Rules};
 
@@ -79,6 +79,36 @@ pub struct GameRecord {
     /// A proper offer (made between moving and pressing) waiting for the
     /// press that completes its move: scoresheets note it after the move.
     offer: Option<(Color, String)>,
+    /// The moves each side has completed, as the referee counts them (a
+    /// correction may set it).
+    completed: ByColor<u32>,
+    /// A correction of each side's clock under way (6.10.2): every adjust
+    /// press gives an effect, and the score gets one comment for them all.
+    correction: ByColor<Option<Correction>>,
+}
+
+/// The arbiter's presses on one side's clock while it stands, gathered.
+#[derive(Debug, Clone, Copy)]
+struct Correction {
+    /// The main time left after the last press.
+    ms: u64,
+    /// The completed moves after the last press.
+    completed: u32,
+    /// The completed moves before the first.
+    completed_before: u32,
+    /// Whether a press changed the time. The effects carry the values after
+    /// each press only: the first press changed the time when it left the
+    /// moves alone.
+    clock_changed: bool,
+}
+
+impl Correction {
+    fn words(&self, side: Color) -> String {
+        let moves = (self.completed != self.completed_before)
+            .then_some((self.completed_before, self.completed));
+        let ms = self.clock_changed.then_some(self.ms);
+        comment::corrected(side, ms, moves, self.ms, self.completed)
+    }
 }
 
 impl GameRecord {
@@ -92,6 +122,8 @@ impl GameRecord {
             result: None,
             paused_at: None,
             offer: None,
+            completed: ByColor::new_with(|_| 0),
+            correction: ByColor::new_with(|_| None),
         }
     }
 
@@ -102,6 +134,32 @@ impl GameRecord {
         if self.result.is_some() {
             return;
         }
+        if let Effect::Corrected {
+            side,
+            ms,
+            completed,
+        } = *effect
+        {
+            let before = *self.completed.get(side);
+            let pending = self.correction.get_mut(side);
+            *pending = Some(match *pending {
+                None => Correction {
+                    ms,
+                    completed,
+                    completed_before: before,
+                    clock_changed: completed == before,
+                },
+                Some(so_far) => Correction {
+                    ms,
+                    completed,
+                    clock_changed: so_far.clock_changed || so_far.ms != ms,
+                    ..so_far
+                },
+            });
+            *self.completed.get_mut(side) = completed;
+            return;
+        }
+        self.flush_corrections();
         if let Effect::DrawOffer { side, proper: true } = effect {
             self.flush_offer();
             self.offer = Some((*side, comment::draw_offer(*side, true)));
@@ -117,6 +175,8 @@ impl GameRecord {
         }
         let words = match effect {
             Effect::Move(m) => {
+                let completed = self.completed.get_mut(m.side);
+                *completed = completed.saturating_add(1);
                 self.elements.push(Element::Move {
                     side: m.side,
                     number: m.number,
@@ -139,11 +199,6 @@ impl GameRecord {
             Effect::Displaced { side, squares } => Some(comment::displaced(*side, squares)),
             Effect::Restored { side, ms } => Some(comment::restored(*side, *ms)),
             Effect::Flag { side } => Some(comment::flag(*side)),
-            Effect::Corrected {
-                side,
-                ms,
-                completed,
-            } => Some(comment::corrected(*side, *ms, *completed)),
             Effect::Paused => {
                 self.paused_at = Some(t);
                 Some(comment::paused())
@@ -159,6 +214,8 @@ impl GameRecord {
                 }) {
                     self.elements.remove(i);
                 }
+                let completed = self.completed.get_mut(*side);
+                *completed = completed.saturating_sub(1);
                 Some(comment::taken_back(*side, *number, san))
             }
             Effect::Waived { side, law } => Some(comment::waived(*side, law.article())),
@@ -183,8 +240,25 @@ impl GameRecord {
     /// Ends the moves with `words` as a last comment (an offer still
     /// waiting for its move goes first): a game cut short by a fault.
     pub fn close_with_note(&mut self, words: String) {
+        self.flush_corrections();
         self.flush_offer();
         self.elements.push(Element::Comment(words));
+    }
+
+    /// The comments of the corrections under way, White's first.
+    fn correction_comments(&self) -> impl Iterator<Item = Element> + '_ {
+        [Color::White, Color::Black].into_iter().filter_map(|side| {
+            self.correction
+                .get(side)
+                .map(|c| Element::Comment(c.words(side)))
+        })
+    }
+
+    /// Writes out the corrections under way: something else happened.
+    fn flush_corrections(&mut self) {
+        let comments: Vec<Element> = self.correction_comments().collect();
+        self.elements.extend(comments);
+        self.correction = ByColor::new_with(|_| None);
     }
 
     fn flush_offer(&mut self) {
@@ -241,11 +315,15 @@ impl GameRecord {
         // Black's move needs its own number after a comment or at the start
         // (8.2.2.2); right after White's move and clock it does not.
         let mut after_white_move = false;
-        let offer = self
-            .offer
-            .as_ref()
-            .map(|(_, words)| Element::Comment(words.clone()));
-        for element in self.elements.iter().chain(offer.as_ref()) {
+        let pending: Vec<Element> = self
+            .correction_comments()
+            .chain(
+                self.offer
+                    .as_ref()
+                    .map(|(_, words)| Element::Comment(words.clone())),
+            )
+            .collect();
+        for element in self.elements.iter().chain(&pending) {
             match element {
                 Element::Move {
                     side,
@@ -453,6 +531,49 @@ mod tests {
         assert!(
             pgn.contains("{White offers a draw} {Violation by White (art. 7.5.1)} 1. d4"),
             "{pgn}"
+        );
+    }
+
+    #[test]
+    fn a_correction_is_one_comment_saying_what_changed() {
+        let corrected = |side, ms, completed| Effect::Corrected {
+            side,
+            ms,
+            completed,
+        };
+        let mut record = GameRecord::new(tags(), None);
+        record.record(1, &moved(Color::White, 1, "e4", 300_000, 300_000));
+        record.record(2, &Effect::Paused);
+        // Three presses on White's minutes, one on Black's moves.
+        for (i, ms) in [360_000, 420_000, 480_000].into_iter().enumerate() {
+            record.record(3 + i as u64, &corrected(Color::White, ms, 1));
+        }
+        record.record(7, &corrected(Color::Black, 290_000, 1));
+        // Not lost while the clock still stands.
+        let pgn = record.to_pgn().replace('\n', " ");
+        assert!(
+            pgn.ends_with(
+                "{Arbiter set White's clock to 8:00 (art. 6.10)} \
+                 {Arbiter set Black's completed moves from 0 to 1 (art. 6.10)} * "
+            ),
+            "{pgn}"
+        );
+        record.record(8, &Effect::Resumed);
+        record.record(9, &Effect::Paused);
+        // Moves, then time: both said, once.
+        record.record(10, &corrected(Color::White, 480_000, 2));
+        record.record(11, &corrected(Color::White, 470_000, 2));
+        record.record(12, &Effect::Resumed);
+        let pgn = record.to_pgn();
+        let movetext = pgn.split("\n\n").nth(1).unwrap().replace('\n', " ");
+        assert_eq!(
+            movetext.trim_end(),
+            "1. e4 {[%clk 0:05:00]} {Clock paused} \
+             {Arbiter set White's clock to 8:00 (art. 6.10)} \
+             {Arbiter set Black's completed moves from 0 to 1 (art. 6.10)} \
+             {Clock resumed after 0:00} {Clock paused} \
+             {Arbiter set White's clock to 7:50 and completed moves from 1 to 2 (art. 6.10)} \
+             {Clock resumed after 0:00} *"
         );
     }
 

@@ -100,13 +100,33 @@ pub(crate) fn flag(side: Color) -> String {
     format!("{}'s flag fell", side_name(side))
 }
 
-/// An arbiter's correction while the clock stood (6.10).
-pub(crate) fn corrected(side: Color, ms: u64, completed: u32) -> String {
-    format!(
-        "Arbiter set {}'s clock to {} after {completed} moves (art. 6.10)",
-        side_name(side),
-        crate::face::clock_text(ms)
-    )
+/// An arbiter's correction while the clock stood (6.10.2), saying what
+/// changed: the time (`ms`), the completed moves (`moves`, from and to), or
+/// both; when his presses changed nothing in the end, the clock as it
+/// stands (`now_ms` after `now_completed` moves).
+pub(crate) fn corrected(
+    side: Color,
+    ms: Option<u64>,
+    moves: Option<(u32, u32)>,
+    now_ms: u64,
+    now_completed: u32,
+) -> String {
+    let name = side_name(side);
+    let clock = |ms| crate::face::clock_text(ms);
+    match (ms, moves) {
+        (Some(ms), Some((from, to))) => format!(
+            "Arbiter set {name}'s clock to {} and completed moves from {from} to {to} (art. 6.10)",
+            clock(ms)
+        ),
+        (Some(ms), None) => format!("Arbiter set {name}'s clock to {} (art. 6.10)", clock(ms)),
+        (None, Some((from, to))) => {
+            format!("Arbiter set {name}'s completed moves from {from} to {to} (art. 6.10)")
+        }
+        (None, None) => format!(
+            "Arbiter left {name}'s clock at {} after {now_completed} moves (art. 6.10)",
+            clock(now_ms)
+        ),
+    }
 }
 
 /// A completed move taken back: `Move 12. Nf3 by White taken back`.
