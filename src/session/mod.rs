@@ -824,7 +824,7 @@ fn finish_action(game: &Game) -> Action {
         black: "?".to_owned(),
         time_control: rules.time_control.to_string(),
     };
-    let mut record = GameRecord::new(tags, crate::pgn::start_fen(rules));
+    let mut record = GameRecord::new(tags, crate::pgn::start_fen(rules)).with_clock(rules);
     for (t, effect) in &game.decisions {
         record.record(*t, effect);
     }

@@ -58,7 +58,7 @@ pub fn pgn_from_lines(lines: &[String], mut tags: Tags) -> Result<String, PgnErr
     if tags.time_control.trim().is_empty() {
         tags.time_control = rules.time_control.to_string();
     }
-    let mut record = GameRecord::new(tags, start_fen(rules));
+    let mut record = GameRecord::new(tags, start_fen(rules)).with_clock(rules);
     for (t, effect) in &effects {
         record.record(*t, effect);
     }

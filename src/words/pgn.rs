@@ -203,6 +203,15 @@ pub(crate) fn ending(outcome: KnownOutcome, reason: Reason) -> Option<String> {
     })
 }
 
+/// A game drawn for the reason `drawn` says, won by `winner` on draw odds
+/// (Armageddon).
+pub(crate) fn won_on_odds(drawn: &str, winner: Color) -> String {
+    format!(
+        "{drawn}: a draw, which counts as a win for {} (draw odds)",
+        side_name(winner)
+    )
+}
+
 /// The `Termination` tag of the PGN standard (9.8.1) for a reason.
 pub(crate) fn termination(reason: Reason) -> &'static str {
     match reason {
