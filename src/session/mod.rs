@@ -357,9 +357,25 @@ impl Session {
                     return;
                 }
             }
+            let adjusting = match button {
+                Button::Adjust(side) if !choosing => Some(side),
+                _ => None,
+            };
+            let before = adjusting.and_then(|_| self.alert.take());
             match button.input() {
                 Some(input) => self.feed(t, input),
                 None => self.feed(t, Input::Pause),
+            }
+            if let Some(side) = adjusting
+                && self.alert.is_none()
+            {
+                // Nothing ruled: the announcement stands (4.2.1), and the
+                // face says it was heard, unless it shows what to put back.
+                self.alert = match before {
+                    Some(kept) if words::is_instruction(&kept) => Some(kept),
+                    _ => Some(words::adjusting(side)),
+                };
+                self.changed = true;
             }
             return;
         }
