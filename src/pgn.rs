@@ -376,6 +376,46 @@ impl GameRecord {
         }
     }
 
+    /// Takes every effect of a game in order, with its restarts (a crash, a
+    /// power cut: each one's instant and how long the clock was off, as the
+    /// `restart` lines give them) noted after the effects of their instant.
+    pub fn record_all(&mut self, effects: &[(Millis, Effect)], restarts: &[(Millis, Option<u64>)]) {
+        let mut restarts = restarts.iter().peekable();
+        for (t, effect) in effects {
+            while let Some(&&(at, off_ms)) = restarts.peek() {
+                if at >= *t {
+                    break;
+                }
+                self.power_cut(at, off_ms);
+                restarts.next();
+            }
+            self.record(*t, effect);
+        }
+        for &(at, off_ms) in restarts {
+            self.power_cut(at, off_ms);
+        }
+    }
+
+    /// Notes that the clock came back at `t` (its last stored instant)
+    /// after a crash or a power cut, off for `off_ms` when known: its note
+    /// replaces the `Clock paused` of the pause the restored game came back
+    /// in, at the same instant.
+    pub fn power_cut(&mut self, t: Millis, off_ms: Option<u64>) {
+        if self.result.is_some() {
+            return;
+        }
+        self.flush_corrections();
+        self.flush_offer();
+        let paused = comment::paused();
+        if self.paused_at == Some(t)
+            && matches!(self.elements.last(), Some(Element::Comment(words)) if *words == paused)
+        {
+            self.elements.pop();
+        }
+        self.elements
+            .push(Element::Comment(comment::power_cut(off_ms)));
+    }
+
     /// Writes out a waiting draw offer.
     /// Ends the moves with `words` as a last comment (an offer still
     /// waiting for its move goes first): a game cut short by a fault.
@@ -841,6 +881,39 @@ mod tests {
             "{pgn}"
         );
         assert!(pgn.ends_with("\n\n*\n"), "{pgn}");
+    }
+
+    #[test]
+    fn a_power_cut_says_so_and_how_long_the_clock_was_off() {
+        let effects = [
+            (1, moved(Color::White, 1, "e4", 300_000, 300_000)),
+            // The restored game comes back paused at its last instant...
+            (1_500, Effect::Paused),
+            // ...and a press 12 s after the restart resumes it.
+            (13_500, Effect::Resumed),
+        ];
+        let mut record = GameRecord::new(tags(), None);
+        record.record_all(&effects, &[(1_500, Some(205_000))]);
+        let pgn = record.to_pgn().replace('\n', " ");
+        assert!(
+            pgn.ends_with(
+                "1. e4 {[%clk 0:05:00]} {Power cut: the clock was off for 3:25, its times \
+                 kept as they stood} {Clock resumed after 0:12} * "
+            ),
+            "{pgn}"
+        );
+        // An arbiter's pause before the cut stays; a time off the wall
+        // clock could not tell is not made up.
+        let effects = [(1_000, Effect::Paused)];
+        let mut record = GameRecord::new(tags(), None);
+        record.record_all(&effects, &[(4_000, None)]);
+        let pgn = record.to_pgn().replace('\n', " ");
+        assert!(
+            pgn.ends_with(
+                "{Clock paused} {Power cut: the clock was off, its times kept as they stood} * "
+            ),
+            "{pgn}"
+        );
     }
 
     #[test]

@@ -59,9 +59,7 @@ pub fn pgn_from_lines(lines: &[String], mut tags: Tags) -> Result<String, PgnErr
         tags.time_control = rules.time_control.to_string();
     }
     let mut record = GameRecord::new(tags, start_fen(rules)).with_clock(rules);
-    for (t, effect) in &effects {
-        record.record(*t, effect);
-    }
+    record.record_all(&effects, game.restarts());
     match fed.fault {
         None => Ok(record.to_pgn()),
         Some(fault) => {

@@ -163,6 +163,18 @@ pub(crate) fn paused() -> String {
     "Clock paused".to_owned()
 }
 
+/// The clock back after a crash or a power cut, off for `off_ms` by the
+/// wall clock when it could tell; the restored game waits paused.
+pub(crate) fn power_cut(off_ms: Option<u64>) -> String {
+    match off_ms {
+        Some(ms) => format!(
+            "Power cut: the clock was off for {}, its times kept as they stood",
+            duration_text(ms)
+        ),
+        None => "Power cut: the clock was off, its times kept as they stood".to_owned(),
+    }
+}
+
 /// The clock running again, with how long it stood if known.
 pub(crate) fn resumed(stood_ms: Option<u64>) -> String {
     match stood_ms {
