@@ -248,7 +248,23 @@ pub fn draw(frame: &mut Frame<'_>, screen: &Screen<'_>) {
         );
     }
     if screen.show_help {
-        draw_help(frame, log);
+        // Too long for the log's place: over the panels too, so that no
+        // command is cut off (Esc brings them back).
+        let needed = u16::try_from(HELP.len())
+            .unwrap_or(u16::MAX)
+            .saturating_add(2);
+        let place = if needed > log.height {
+            let height = needed.min(top.height + log.height);
+            Rect {
+                y: log.bottom() - height,
+                height,
+                ..log
+            }
+        } else {
+            log
+        };
+        frame.render_widget(ratatui::widgets::Clear, place);
+        draw_help(frame, place);
     } else {
         draw_log(frame, screen.log, log);
     }
@@ -682,9 +698,11 @@ mod tests {
         let physical = start_pieces();
         let mut shown = screen(&pixels, &snapshot, &physical, &[]);
         shown.show_help = true;
-        let all = render(200, 60, &shown).join("\n");
-        for (command, _) in HELP {
-            assert!(all.contains(command), "{command}");
+        for (width, height) in [(200, 60), (120, 40)] {
+            let all = render(width, height, &shown).join("\n");
+            for (command, _) in HELP {
+                assert!(all.contains(command), "{width}×{height}: {command}\n{all}");
+            }
         }
     }
 }
