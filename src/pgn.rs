@@ -6,6 +6,11 @@
 //! position), each move with the mover's clock after it as `{[%clk h:mm:ss]}`,
 //! offers, rulings, pauses and displacements as comments, and the result
 //! token matching the referee's `Effect::Result` (`*` while it has none).
+//! Told the rules ([`GameRecord::with_clock`]), it writes what `TimeControl`
+//! cannot say in tags of its own: `WhiteTimeControl`/`BlackTimeControl` for
+//! a control per side, `TimeDelay` for a Bronstein or US delay (never as a
+//! `+N`, which readers take for Fischer), `DrawOdds`, and the clock in words
+//! as a first comment.
 //!
 //! [`crate::transcript::pgn_from_lines`] rebuilds the PGN of a stored game
 //! by replaying its replay lines into a fresh referee, the same way (and
