@@ -49,6 +49,13 @@ pub const EX_TEMPFAIL: u8 = 75;
 /// `RestartPreventExitStatus=`, so a bad file is not restarted in a loop.
 pub const EX_CONFIG: u8 = 78;
 
+/// The rule the codes follow, in one paragraph for the man page.
+pub const RULE: &str = "One rule per kind of failure, whatever the command: a configuration file, \
+and every path it names that run cannot use, is 78, even when the file is missing, so that \
+systemd does not restart a daemon that cannot start; a file named on the command line to be \
+read is 66 when it cannot be opened and 65 when what it holds is wrong; a file to be written \
+that cannot be created is 73.";
+
 /// Every exit code with its `sysexits.h` name and the commands that return
 /// it, in the words of the man page's EXIT STATUS section.
 pub const CODES: [(u8, &str, &str); 9] = [
