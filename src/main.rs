@@ -61,7 +61,7 @@ fn main() -> ExitCode {
                         .as_deref()
                         .map_or("memory".into(), |p| p.display().to_string());
                     eprintln!("tocada sim: cannot open the game store {name}: {err}");
-                    return ExitCode::from(tocada::exit::EX_NOINPUT);
+                    return ExitCode::from(err.exit_code_writing());
                 }
             };
             match script {
