@@ -53,8 +53,9 @@ pub enum Command {
         db: Option<PathBuf>,
         /// The board modelled: `protocol` (tocada's own, sensing touches;
         /// the default) or `dgt` (a DGT e-board on a pseudo-terminal, read
-        /// by the real DGT driver through a real tty; in the terminal only).
-        #[arg(long, value_name = "MODEL")]
+        /// by the real DGT driver through a real tty, which answers in real
+        /// time: in the terminal only, not with `--script`).
+        #[arg(long, value_name = "MODEL", value_parser = ["protocol", "dgt"], conflicts_with = "script")]
         board: Option<String>,
     },
     /// Check a configuration file: a summary and each preset in words, and

@@ -2,6 +2,23 @@
 //! BSD's `sysexits.h`, so that a script can tell a bad input from a missing
 //! file from a failing disk.
 //!
+//! One rule per kind of failure, whatever the command:
+//! - a configuration file, and every path it names that `run` cannot use
+//!   (the state directory, the game store in it): [`EX_CONFIG`], even when
+//!   the file is missing, so that `check-config` and `run` agree and systemd
+//!   does not restart a daemon that cannot start until someone fixes it;
+//! - a file named on the command line to be read (a script, a store to
+//!   export) that is missing, unreadable or a directory: [`EX_NOINPUT`];
+//! - such a file that opens but does not hold what the command reads (a bad
+//!   or non-UTF-8 line, a file that is not a tocada game store, a store from
+//!   a newer tocada): [`EX_DATAERR`];
+//! - a file the command must create or write (a face PNG, `sim --db`'s
+//!   store) that cannot be created: [`EX_CANTCREAT`];
+//! - reading or writing that fails midway (a closed pipe, a full disk):
+//!   [`EX_IOERR`];
+//! - a game store another process holds locked: [`EX_TEMPFAIL`], worth
+//!   trying again.
+//!
 //! [`CODES`] lists them with when each is returned, for the man page
 //! (`packaging/tocada.1`) and the README.
 //!
@@ -14,25 +31,39 @@ pub const FAILURE: u8 = 1;
 /// `EX_USAGE`: the command was used wrongly, such as a date that does not
 /// exist.
 pub const EX_USAGE: u8 = 64;
-/// `EX_DATAERR`: the input data was not valid, such as a bad script line.
+/// `EX_DATAERR`: an input file opened but its data is not valid, such as a
+/// bad script line or a file that is not a game store.
 pub const EX_DATAERR: u8 = 65;
-/// `EX_NOINPUT`: an input file or the game database could not be opened.
+/// `EX_NOINPUT`: an input file named on the command line could not be
+/// opened.
 pub const EX_NOINPUT: u8 = 66;
+/// `EX_CANTCREAT`: a file the command writes could not be created.
+pub const EX_CANTCREAT: u8 = 73;
 /// `EX_IOERR`: reading or writing failed midway.
 pub const EX_IOERR: u8 = 74;
-/// `EX_CONFIG`: the configuration is bad or unreadable. The systemd unit
-/// lists it in `RestartPreventExitStatus=`, so a bad file is not restarted
-/// in a loop.
+/// `EX_TEMPFAIL`: the game store is locked by another process; trying again
+/// later may work (systemd does restart the daemon for it).
+pub const EX_TEMPFAIL: u8 = 75;
+/// `EX_CONFIG`: the configuration is bad or unreadable, or names a path the
+/// daemon cannot use. The systemd unit lists it in
+/// `RestartPreventExitStatus=`, so a bad file is not restarted in a loop.
 pub const EX_CONFIG: u8 = 78;
+
+/// The rule the codes follow, in one paragraph for the man page.
+pub const RULE: &str = "One rule per kind of failure, whatever the command: a configuration file, \
+and every path it names that run cannot use, is 78, even when the file is missing, so that \
+systemd does not restart a daemon that cannot start; a file named on the command line to be \
+read is 66 when it cannot be opened and 65 when what it holds is wrong; a file to be written \
+that cannot be created is 73.";
 
 /// Every exit code with its `sysexits.h` name and the commands that return
 /// it, in the words of the man page's EXIT STATUS section.
-pub const CODES: [(u8, &str, &str); 7] = [
+pub const CODES: [(u8, &str, &str); 9] = [
     (0, "success", "every command"),
     (
         FAILURE,
         "failure",
-        "run and the interactive sim when they cannot start",
+        "run and the interactive sim when they cannot start (the hardware, the terminal)",
     ),
     (
         EX_USAGE,
@@ -42,17 +73,31 @@ pub const CODES: [(u8, &str, &str); 7] = [
     (
         EX_DATAERR,
         "EX_DATAERR",
-        "replay and sim --script: a bad line in the script",
+        "replay, sim --script: a bad or non-UTF-8 line in the script; export, sim --db: a file that is not a tocada game store, or one from a newer tocada",
     ),
     (
         EX_NOINPUT,
         "EX_NOINPUT",
-        "replay, sim --script, sim --db, export: the input or the store cannot be opened",
+        "replay, sim --script, export: the file named cannot be opened (missing, unreadable, a directory)",
     ),
-    (EX_IOERR, "EX_IOERR", "reading or writing failed midway"),
+    (
+        EX_CANTCREAT,
+        "EX_CANTCREAT",
+        "sim --script: a face PNG cannot be written; sim --db: the store cannot be created or written",
+    ),
+    (
+        EX_IOERR,
+        "EX_IOERR",
+        "reading or writing failed midway (a closed pipe, a full disk)",
+    ),
+    (
+        EX_TEMPFAIL,
+        "EX_TEMPFAIL",
+        "run: the game store is locked by another process (systemd tries again)",
+    ),
     (
         EX_CONFIG,
         "EX_CONFIG",
-        "run, sim --config, check-config: a bad configuration; run: a game store it cannot use (another program's, a newer tocada's, read-only or damaged)",
+        "run, sim --config, check-config: the configuration file is missing, unreadable, not UTF-8 or bad; run: a state directory or game store it cannot use (missing, not a directory, read-only, another program's, a newer tocada's, damaged); systemd does not restart",
     ),
 ];

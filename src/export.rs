@@ -10,7 +10,7 @@ use std::fmt;
 use std::io::{self, Write};
 use std::path::Path;
 
-use crate::exit::{EX_IOERR, EX_NOINPUT, EX_USAGE};
+use crate::exit::{EX_IOERR, EX_USAGE};
 use crate::store::{DateError, Store, StoreError, pgn_date_from_iso};
 
 /// Where the daemon keeps its games unless configured otherwise.
@@ -36,8 +36,8 @@ impl ExportError {
     pub fn exit_code(&self) -> u8 {
         match self {
             ExportError::BadDate(_) => EX_USAGE,
-            ExportError::Open(_) => EX_NOINPUT,
-            ExportError::Read(_) | ExportError::Write(_) => EX_IOERR,
+            ExportError::Open(err) | ExportError::Read(err) => err.exit_code_reading(),
+            ExportError::Write(_) => EX_IOERR,
         }
     }
 }

@@ -416,6 +416,49 @@ fn fit_line(s: &str, width: i32) -> (String, &'static MonoFont<'static>) {
     (format!("{}~", cut.trim_end()), font)
 }
 
+/// Fits the alert `s` into the face's last rows: on one line as
+/// [`fit_line`] does when it fits whole (shortened if need be), else in two
+/// lines of the smallest font, broken between words, the second cut with
+/// `~` only if even that is too little. The rows under the status row hold
+/// two lines of it.
+fn fit_alert(s: &str) -> (Vec<String>, &'static MonoFont<'static>) {
+    let (one, font) = fit_line(s, WIDTH);
+    if !one.ends_with('~') {
+        return (vec![one], font);
+    }
+    let font = LINE_FONTS[LINE_FONTS.len() - 1];
+    let per_line = (WIDTH / text_width(font, "x")) as usize;
+    let short = abbreviate(s);
+    let mut first = String::new();
+    let mut rest = short.as_str();
+    for (i, _) in short.match_indices(' ') {
+        if short[..i].chars().count() > per_line {
+            break;
+        }
+        first = short[..i].to_owned();
+        rest = &short[i + 1..];
+    }
+    if first.is_empty() {
+        return (vec![one], font);
+    }
+    let (second, _) = fit_line_in(rest, WIDTH, font);
+    (vec![first, second], font)
+}
+
+/// `s` in `font`, cut with `~` if it is wider than `width`.
+fn fit_line_in(
+    s: &str,
+    width: i32,
+    font: &'static MonoFont<'static>,
+) -> (String, &'static MonoFont<'static>) {
+    if text_width(font, s) <= width {
+        return (s.to_owned(), font);
+    }
+    let fits = (width / text_width(font, "x")) as usize;
+    let cut: String = s.chars().take(fits.saturating_sub(1)).collect();
+    (format!("{}~", cut.trim_end()), font)
+}
+
 /// Pixels drawn twice as large: every pixel becomes a 2 × 2 block.
 struct Doubled<'a, D> {
     target: &'a mut D,
@@ -653,17 +696,23 @@ fn draw_clock<D: DrawTarget<Color = BinaryColor>>(
 
     // The alert line.
     if let Some(alert) = &view.alert {
-        let (s, f) = fit_line(alert, WIDTH);
-        let top = HEIGHT - f.character_size.height as i32;
-        text(
-            target,
-            &s,
-            Point::new(0, top.max(ALERT_TOP)),
-            f,
-            Alignment::Left,
-            Baseline::Top,
-            false,
-        )?;
+        let (lines, f) = fit_alert(alert);
+        let height = f.character_size.height as i32;
+        let n = lines.len() as i32;
+        // One line sits no higher than ALERT_TOP; two take the rows from
+        // just under the status row.
+        let top = (HEIGHT - n * height).max(if n > 1 { STATUS_TOP + 10 } else { ALERT_TOP });
+        for (i, s) in lines.iter().enumerate() {
+            text(
+                target,
+                s,
+                Point::new(0, top + i as i32 * height),
+                f,
+                Alignment::Left,
+                Baseline::Top,
+                false,
+            )?;
+        }
     }
     Ok(())
 }
@@ -1144,5 +1193,19 @@ mod tests {
         );
         let (s, f) = fit_line(&"x".repeat(50), WIDTH);
         assert!(text_width(f, &s) <= WIDTH && s.ends_with('~'));
+    }
+
+    #[test]
+    fn a_long_alert_takes_two_lines_rather_than_being_cut() {
+        let (lines, f) = fit_alert("Only the player having the move may adjust pieces");
+        assert_eq!(lines, ["Only player having move may", "adjust pieces"]);
+        assert!(lines.iter().all(|l| text_width(f, l) <= WIDTH));
+        // What fits on one line stays on one, in the largest font it fits.
+        let (lines, f) = fit_alert("Only Black may adjust");
+        assert_eq!((lines.len(), f.character_size.width), (1, 6));
+        // Too long even for two lines: the second is cut, and says so.
+        let (lines, _) = fit_alert(&"word ".repeat(20));
+        assert_eq!(lines.len(), 2);
+        assert!(lines[1].ends_with('~'), "{lines:?}");
     }
 }

@@ -51,22 +51,13 @@ fn main() -> ExitCode {
                 },
                 None => tocada::config::Config::default(),
             };
-            if let Some(board) = board {
-                match tocada::config::BoardModel::from_keyword(&board) {
-                    // The DGT model answers on a pseudo-terminal in real
-                    // time; a script runs in simulated time.
-                    Some(tocada::config::BoardModel::Dgt) if script.is_some() => {
-                        eprintln!(
-                            "tocada sim: --board dgt runs in the terminal only, not with --script"
-                        );
-                        return ExitCode::from(tocada::exit::EX_USAGE);
-                    }
-                    Some(model) => config.board.model = model,
-                    None => {
-                        eprintln!("tocada sim: --board {board:?}: expected protocol or dgt");
-                        return ExitCode::from(tocada::exit::EX_USAGE);
-                    }
-                }
+            // clap has checked the value, and that there is no --script:
+            // the DGT model answers on a pseudo-terminal in real time.
+            if let Some(model) = board
+                .as_deref()
+                .and_then(tocada::config::BoardModel::from_keyword)
+            {
+                config.board.model = model;
             }
             let store = match &db {
                 Some(path) => tocada::store::Store::open(path),
@@ -79,7 +70,7 @@ fn main() -> ExitCode {
                         .as_deref()
                         .map_or("memory".into(), |p| p.display().to_string());
                     eprintln!("tocada sim: cannot open the game store {name}: {err}");
-                    return ExitCode::from(tocada::exit::EX_NOINPUT);
+                    return ExitCode::from(err.exit_code_writing());
                 }
             };
             match script {

@@ -6,6 +6,11 @@
 //! position), each move with the mover's clock after it as `{[%clk h:mm:ss]}`,
 //! offers, rulings, pauses and displacements as comments, and the result
 //! token matching the referee's `Effect::Result` (`*` while it has none).
+//! Told the rules ([`GameRecord::with_clock`]), it writes what `TimeControl`
+//! cannot say in tags of its own: `WhiteTimeControl`/`BlackTimeControl` for
+//! a control per side, `TimeDelay` for a Bronstein or US delay (never as a
+//! `+N`, which readers take for Fischer), `DrawOdds`, and the clock in words
+//! as a first comment.
 //!
 //! [`crate::transcript::pgn_from_lines`] rebuilds the PGN of a stored game
 //! by replaying its replay lines into a fresh referee, the same way (and
@@ -25,9 +30,9 @@
 mod movetext;
 
 use shakmaty::fen::Fen;
-use shakmaty::{Chess, Color, EnPassantMode, KnownOutcome};
+use shakmaty::{ByColor, Chess, Color, EnPassantMode, KnownOutcome};
 
-use crate::{Effect, Millis, MoveText, Reason, Rules};
+use crate::{Effect, IncrementMode, Millis, MoveText, Reason, Rules, TimeControl};
 
 pub use crate::words::pgn::clock_command;
 
@@ -79,6 +84,150 @@ pub struct GameRecord {
     /// A proper offer (made between moving and pressing) waiting for the
     /// press that completes its move: scoresheets note it after the move.
     offer: Option<(Color, String)>,
+    /// The moves each side has completed, as the referee counts them (a
+    /// correction may set it).
+    completed: ByColor<u32>,
+    /// A correction of each side's clock under way (6.10.2): every adjust
+    /// press gives an effect, and the score gets one comment for them all.
+    correction: ByColor<Option<Correction>>,
+    /// The clock the game was played on, when known: what a `TimeControl`
+    /// tag alone cannot say (a control for each side, a delay, draw odds).
+    clock: Option<ClockSetting>,
+}
+
+/// The parts of the rules the PGN's clock tags say.
+#[derive(Debug, Clone)]
+struct ClockSetting {
+    white: TimeControl,
+    black: TimeControl,
+    increment: IncrementMode,
+    draw_odds: Option<Color>,
+}
+
+impl ClockSetting {
+    /// Whether the standard's one `TimeControl` tag says it all.
+    fn is_plain(&self) -> bool {
+        self.white == self.black
+            && self.draw_odds.is_none()
+            && (self.increment == IncrementMode::Fischer || !has_increment(&self.white))
+    }
+
+    /// A control in the `TimeControl` grammar (PGN standard 9.6.1). A delay
+    /// is not an increment: the main time alone is written, which no reader
+    /// can mistake for a Fischer increment, and the delay goes in a tag of
+    /// its own.
+    fn control_tag(&self, control: &TimeControl) -> String {
+        match self.increment {
+            IncrementMode::Fischer => control.to_string(),
+            IncrementMode::Bronstein | IncrementMode::Delay => control
+                .stages()
+                .iter()
+                .map(|stage| match stage.moves {
+                    Some(n) => format!("{n}/{}", seconds(stage.time_ms)),
+                    None => seconds(stage.time_ms),
+                })
+                .collect::<Vec<_>>()
+                .join(":"),
+        }
+    }
+
+    /// `Bronstein 3` or `delay 3` (seconds, one per stage joined by `:`),
+    /// or `None` without a delay.
+    fn delay_tag(&self, control: &TimeControl) -> Option<String> {
+        let mode = match self.increment {
+            IncrementMode::Fischer => return None,
+            IncrementMode::Bronstein => "Bronstein",
+            IncrementMode::Delay => "delay",
+        };
+        if !has_increment(control) {
+            return None;
+        }
+        let per_stage: Vec<String> = control
+            .stages()
+            .iter()
+            .map(|stage| seconds(stage.increment_ms))
+            .collect();
+        Some(format!("{mode} {}", per_stage.join(":")))
+    }
+
+    /// The tags for the clock, in order.
+    fn tags(&self) -> Vec<(&'static str, String)> {
+        let mut tags = Vec::new();
+        if self.white == self.black {
+            tags.push(("TimeControl", self.control_tag(&self.white)));
+        } else {
+            // cutechess's and fastchess's tags for a control per side.
+            tags.push(("WhiteTimeControl", self.control_tag(&self.white)));
+            tags.push(("BlackTimeControl", self.control_tag(&self.black)));
+        }
+        let (white, black) = (self.delay_tag(&self.white), self.delay_tag(&self.black));
+        if white == black {
+            tags.extend(white.map(|delay| ("TimeDelay", delay)));
+        } else {
+            tags.extend(white.map(|delay| ("WhiteTimeDelay", delay)));
+            tags.extend(black.map(|delay| ("BlackTimeDelay", delay)));
+        }
+        if let Some(side) = self.draw_odds {
+            tags.push(("DrawOdds", comment::side_name(side).to_owned()));
+        }
+        tags
+    }
+
+    /// The clock in words, for a reader that knows none of the tags above.
+    fn words(&self) -> String {
+        let white = crate::words::time_control_text(&self.white, self.increment);
+        let mut words = if self.white == self.black {
+            format!("Clock: {white}")
+        } else {
+            let black = crate::words::time_control_text(&self.black, self.increment);
+            format!("Clock: White {white}; Black {black}")
+        };
+        if let Some(side) = self.draw_odds {
+            words.push_str(&format!(
+                "; a draw counts as a win for {} (Armageddon)",
+                comment::side_name(side)
+            ));
+        }
+        words
+    }
+}
+
+fn has_increment(control: &TimeControl) -> bool {
+    control.stages().iter().any(|stage| stage.increment_ms > 0)
+}
+
+/// Seconds as the `TimeControl` grammar writes them: `300`, `0.5`.
+fn seconds(ms: u64) -> String {
+    if ms.is_multiple_of(1000) {
+        (ms / 1000).to_string()
+    } else {
+        let fraction = format!("{:03}", ms % 1000);
+        format!("{}.{}", ms / 1000, fraction.trim_end_matches('0'))
+    }
+}
+
+/// The arbiter's presses on one side's clock while it stands, gathered.
+#[derive(Debug, Clone, Copy)]
+struct Correction {
+    /// The main time left after the last press.
+    ms: u64,
+    /// The completed moves after the last press.
+    completed: u32,
+    /// The completed moves before the first.
+    completed_before: u32,
+    /// Whether a press changed the time. The effects carry the values after
+    /// each press only: the first press changed the time when it left the
+    /// moves alone.
+    clock_changed: bool,
+}
+
+impl Correction {
+    fn words(&self, side: Color) -> String {
+        let moves = (self.completed != self.completed_before)
+            .then_some((self.completed_before, self.completed));
+        let ms = self.clock_changed.then_some(self.ms);
+        comment::corrected(side, ms, moves, self.ms, self.completed)
+    }
 }
 
 impl GameRecord {
@@ -92,7 +241,26 @@ impl GameRecord {
             result: None,
             paused_at: None,
             offer: None,
+            completed: ByColor::new_with(|_| 0),
+            correction: ByColor::new_with(|_| None),
+            clock: None,
         }
+    }
+
+    /// The same record, told the clock the game is played on: a control
+    /// for each side, a Bronstein or US delay, and draw odds then get tags
+    /// of their own (and the clock a comment in words) instead of a
+    /// `TimeControl` tag that would say something else; a draw won on
+    /// odds says so. A `TimeControl` tag given in the tags other than
+    /// White's control as the rules write it is kept as given.
+    pub fn with_clock(mut self, rules: &Rules) -> GameRecord {
+        self.clock = Some(ClockSetting {
+            white: rules.time_control.clone(),
+            black: rules.time_control_of(Color::Black).clone(),
+            increment: rules.increment_mode,
+            draw_odds: rules.draw_odds,
+        });
+        self
     }
 
     /// Takes one effect, at the instant the referee gave it. Feed every
@@ -102,6 +270,32 @@ impl GameRecord {
         if self.result.is_some() {
             return;
         }
+        if let Effect::Corrected {
+            side,
+            ms,
+            completed,
+        } = *effect
+        {
+            let before = *self.completed.get(side);
+            let pending = self.correction.get_mut(side);
+            *pending = Some(match *pending {
+                None => Correction {
+                    ms,
+                    completed,
+                    completed_before: before,
+                    clock_changed: completed == before,
+                },
+                Some(so_far) => Correction {
+                    ms,
+                    completed,
+                    clock_changed: so_far.clock_changed || so_far.ms != ms,
+                    ..so_far
+                },
+            });
+            *self.completed.get_mut(side) = completed;
+            return;
+        }
+        self.flush_corrections();
         if let Effect::DrawOffer { side, proper: true } = effect {
             self.flush_offer();
             self.offer = Some((*side, comment::draw_offer(*side, true)));
@@ -117,6 +311,8 @@ impl GameRecord {
         }
         let words = match effect {
             Effect::Move(m) => {
+                let completed = self.completed.get_mut(m.side);
+                *completed = completed.saturating_add(1);
                 self.elements.push(Element::Move {
                     side: m.side,
                     number: m.number,
@@ -139,11 +335,6 @@ impl GameRecord {
             Effect::Displaced { side, squares } => Some(comment::displaced(*side, squares)),
             Effect::Restored { side, ms } => Some(comment::restored(*side, *ms)),
             Effect::Flag { side } => Some(comment::flag(*side)),
-            Effect::Corrected {
-                side,
-                ms,
-                completed,
-            } => Some(comment::corrected(*side, *ms, *completed)),
             Effect::Paused => {
                 self.paused_at = Some(t);
                 Some(comment::paused())
@@ -159,6 +350,8 @@ impl GameRecord {
                 }) {
                     self.elements.remove(i);
                 }
+                let completed = self.completed.get_mut(*side);
+                *completed = completed.saturating_sub(1);
                 Some(comment::taken_back(*side, *number, san))
             }
             Effect::Waived { side, law } => Some(comment::waived(*side, law.article())),
@@ -167,7 +360,16 @@ impl GameRecord {
             }
             Effect::Result { outcome, reason } => {
                 self.result = Some((*outcome, *reason));
-                comment::ending(*outcome, *reason)
+                let odds = self.clock.as_ref().and_then(|c| c.draw_odds);
+                match (outcome, odds) {
+                    (KnownOutcome::Decisive { winner }, Some(odds))
+                        if *winner == odds && is_drawn(*reason) =>
+                    {
+                        comment::ending(KnownOutcome::Draw, *reason)
+                            .map(|drawn| comment::won_on_odds(&drawn, odds))
+                    }
+                    _ => comment::ending(*outcome, *reason),
+                }
             }
             // Effects that say nothing a reader of the score needs (the
             // first press), and any the referee grows later until they are
@@ -179,12 +381,69 @@ impl GameRecord {
         }
     }
 
+    /// Takes every effect of a game in order, with its restarts (a crash, a
+    /// power cut: each one's instant and how long the clock was off, as the
+    /// `restart` lines give them) noted after the effects of their instant.
+    pub fn record_all(&mut self, effects: &[(Millis, Effect)], restarts: &[(Millis, Option<u64>)]) {
+        let mut restarts = restarts.iter().peekable();
+        for (t, effect) in effects {
+            while let Some(&&(at, off_ms)) = restarts.peek() {
+                if at >= *t {
+                    break;
+                }
+                self.power_cut(at, off_ms);
+                restarts.next();
+            }
+            self.record(*t, effect);
+        }
+        for &(at, off_ms) in restarts {
+            self.power_cut(at, off_ms);
+        }
+    }
+
+    /// Notes that the clock came back at `t` (its last stored instant)
+    /// after a crash or a power cut, off for `off_ms` when known: its note
+    /// replaces the `Clock paused` of the pause the restored game came back
+    /// in, at the same instant.
+    pub fn power_cut(&mut self, t: Millis, off_ms: Option<u64>) {
+        if self.result.is_some() {
+            return;
+        }
+        self.flush_corrections();
+        self.flush_offer();
+        let paused = comment::paused();
+        if self.paused_at == Some(t)
+            && matches!(self.elements.last(), Some(Element::Comment(words)) if *words == paused)
+        {
+            self.elements.pop();
+        }
+        self.elements
+            .push(Element::Comment(comment::power_cut(off_ms)));
+    }
+
     /// Writes out a waiting draw offer.
     /// Ends the moves with `words` as a last comment (an offer still
     /// waiting for its move goes first): a game cut short by a fault.
     pub fn close_with_note(&mut self, words: String) {
+        self.flush_corrections();
         self.flush_offer();
         self.elements.push(Element::Comment(words));
+    }
+
+    /// The comments of the corrections under way, White's first.
+    fn correction_comments(&self) -> impl Iterator<Item = Element> + '_ {
+        [Color::White, Color::Black].into_iter().filter_map(|side| {
+            self.correction
+                .get(side)
+                .map(|c| Element::Comment(c.words(side)))
+        })
+    }
+
+    /// Writes out the corrections under way: something else happened.
+    fn flush_corrections(&mut self) {
+        let comments: Vec<Element> = self.correction_comments().collect();
+        self.elements.extend(comments);
+        self.correction = ByColor::new_with(|_| None);
     }
 
     fn flush_offer(&mut self) {
@@ -225,9 +484,15 @@ impl GameRecord {
             ("White", unknown(&self.tags.white, "?")),
             ("Black", unknown(&self.tags.black, "?")),
             ("Result", self.result_token().to_owned()),
-            ("TimeControl", unknown(&self.tags.time_control, "?")),
-            ("Termination", termination.to_owned()),
         ];
+        let given = self.tags.time_control.trim();
+        match &self.clock {
+            Some(clock) if given.is_empty() || given == clock.white.to_string() => {
+                tags.extend(clock.tags());
+            }
+            _ => tags.push(("TimeControl", unknown(given, "?"))),
+        }
+        tags.push(("Termination", termination.to_owned()));
         if let Some(fen) = &self.start_fen {
             tags.push(("SetUp", "1".to_owned()));
             tags.push(("FEN", fen.clone()));
@@ -241,11 +506,18 @@ impl GameRecord {
         // Black's move needs its own number after a comment or at the start
         // (8.2.2.2); right after White's move and clock it does not.
         let mut after_white_move = false;
-        let offer = self
-            .offer
-            .as_ref()
-            .map(|(_, words)| Element::Comment(words.clone()));
-        for element in self.elements.iter().chain(offer.as_ref()) {
+        if let Some(clock) = self.clock.as_ref().filter(|c| !c.is_plain()) {
+            movetext.comment(&comment_text(&clock.words()));
+        }
+        let pending: Vec<Element> = self
+            .correction_comments()
+            .chain(
+                self.offer
+                    .as_ref()
+                    .map(|(_, words)| Element::Comment(words.clone())),
+            )
+            .collect();
+        for element in self.elements.iter().chain(&pending) {
             match element {
                 Element::Move {
                     side,
@@ -275,6 +547,23 @@ impl GameRecord {
         pgn.push('\n');
         pgn
     }
+}
+
+/// Whether a game ending for `reason` is a draw before any draw odds: the
+/// result of a game won on odds gives the winner, the reason why it was a
+/// draw.
+fn is_drawn(reason: Reason) -> bool {
+    matches!(
+        reason,
+        Reason::Agreement
+            | Reason::Stalemate
+            | Reason::InsufficientMaterial
+            | Reason::ThreefoldRepetition
+            | Reason::FiftyMoves
+            | Reason::FivefoldRepetition
+            | Reason::SeventyFiveMoves
+            | Reason::TimeoutVsInsufficientMaterial
+    )
 }
 
 /// A tag value with `\` and `"` escaped (8.1.1) and no line breaks.
@@ -452,6 +741,182 @@ mod tests {
         let pgn = record.to_pgn();
         assert!(
             pgn.contains("{White offers a draw} {Violation by White (art. 7.5.1)} 1. d4"),
+            "{pgn}"
+        );
+    }
+
+    #[test]
+    fn a_correction_is_one_comment_saying_what_changed() {
+        let corrected = |side, ms, completed| Effect::Corrected {
+            side,
+            ms,
+            completed,
+        };
+        let mut record = GameRecord::new(tags(), None);
+        record.record(1, &moved(Color::White, 1, "e4", 300_000, 300_000));
+        record.record(2, &Effect::Paused);
+        // Three presses on White's minutes, one on Black's moves.
+        for (i, ms) in [360_000, 420_000, 480_000].into_iter().enumerate() {
+            record.record(3 + i as u64, &corrected(Color::White, ms, 1));
+        }
+        record.record(7, &corrected(Color::Black, 290_000, 1));
+        // Not lost while the clock still stands.
+        let pgn = record.to_pgn().replace('\n', " ");
+        assert!(
+            pgn.ends_with(
+                "{Arbiter set White's clock to 8:00 (art. 6.10)} \
+                 {Arbiter set Black's completed moves from 0 to 1 (art. 6.10)} * "
+            ),
+            "{pgn}"
+        );
+        record.record(8, &Effect::Resumed);
+        record.record(9, &Effect::Paused);
+        // Moves, then time: both said, once.
+        record.record(10, &corrected(Color::White, 480_000, 2));
+        record.record(11, &corrected(Color::White, 470_000, 2));
+        record.record(12, &Effect::Resumed);
+        let pgn = record.to_pgn();
+        let movetext = pgn.split("\n\n").nth(1).unwrap().replace('\n', " ");
+        assert_eq!(
+            movetext.trim_end(),
+            "1. e4 {[%clk 0:05:00]} {Clock paused} \
+             {Arbiter set White's clock to 8:00 (art. 6.10)} \
+             {Arbiter set Black's completed moves from 0 to 1 (art. 6.10)} \
+             {Clock resumed after 0:00} {Clock paused} \
+             {Arbiter set White's clock to 7:50 and completed moves from 1 to 2 (art. 6.10)} \
+             {Clock resumed after 0:00} *"
+        );
+    }
+
+    fn drawn_by_agreement(winner: Color) -> Effect {
+        Effect::Result {
+            outcome: KnownOutcome::Decisive { winner },
+            reason: Reason::Agreement,
+        }
+    }
+
+    #[test]
+    fn an_armageddon_game_says_both_controls_and_why_a_draw_is_black_s_win() {
+        let rules = Rules {
+            time_control: "300+2".parse().unwrap(),
+            black_time_control: Some("240+2".parse().unwrap()),
+            draw_odds: Some(Color::Black),
+            ..Rules::default()
+        };
+        let mut record = GameRecord::new(tags(), None).with_clock(&rules);
+        record.record(1, &moved(Color::White, 1, "e4", 300_000, 240_000));
+        record.record(2, &drawn_by_agreement(Color::Black));
+        let pgn = record.to_pgn();
+        assert!(
+            pgn.contains(
+                "[Result \"0-1\"]\n[WhiteTimeControl \"300+2\"]\n\
+                 [BlackTimeControl \"240+2\"]\n[DrawOdds \"Black\"]\n\
+                 [Termination \"normal\"]\n"
+            ),
+            "{pgn}"
+        );
+        assert!(!pgn.contains("[TimeControl "), "{pgn}");
+        let movetext = pgn.split("\n\n").nth(1).unwrap().replace('\n', " ");
+        assert_eq!(
+            movetext.trim_end(),
+            "{Clock: White 5 min + 2 s per move from move 1; Black 4 min + 2 s per move \
+             from move 1; a draw counts as a win for Black (Armageddon)} \
+             1. e4 {[%clk 0:05:00]} \
+             {Draw agreed: a draw, which counts as a win for Black (draw odds)} 0-1"
+        );
+
+        // A win over the board is only a win.
+        let mut record = GameRecord::new(tags(), None).with_clock(&rules);
+        record.record(
+            1,
+            &Effect::Result {
+                outcome: KnownOutcome::Decisive {
+                    winner: Color::Black,
+                },
+                reason: Reason::Resignation,
+            },
+        );
+        assert!(record.to_pgn().contains("{White resigns} 0-1"));
+    }
+
+    #[test]
+    fn a_delay_is_not_written_as_an_increment() {
+        for (mode, words) in [
+            (IncrementMode::Bronstein, "Bronstein 3"),
+            (IncrementMode::Delay, "delay 3"),
+        ] {
+            let rules = Rules {
+                time_control: "3600+3".parse().unwrap(),
+                increment_mode: mode,
+                ..Rules::default()
+            };
+            let mut given = tags();
+            given.time_control = rules.time_control.to_string();
+            let pgn = GameRecord::new(given, None).with_clock(&rules).to_pgn();
+            assert!(
+                pgn.contains(&format!(
+                    "[TimeControl \"3600\"]\n[TimeDelay \"{words}\"]\n"
+                )),
+                "{pgn}"
+            );
+            assert!(pgn.contains("\n\n{Clock: 60 min, "), "{pgn}");
+        }
+        let rules = Rules {
+            time_control: "40/5400+30:1800+30".parse().unwrap(),
+            increment_mode: IncrementMode::Bronstein,
+            ..Rules::default()
+        };
+        let pgn = GameRecord::new(Tags::default(), None)
+            .with_clock(&rules)
+            .to_pgn();
+        assert!(
+            pgn.contains("[TimeControl \"40/5400:1800\"]\n[TimeDelay \"Bronstein 30:30\"]\n"),
+            "{pgn}"
+        );
+        // Fischer, one control, no odds: the standard's tag alone, no comment.
+        let rules = Rules {
+            time_control: "300+2".parse().unwrap(),
+            ..Rules::default()
+        };
+        let pgn = GameRecord::new(Tags::default(), None)
+            .with_clock(&rules)
+            .to_pgn();
+        assert!(
+            pgn.contains("[TimeControl \"300+2\"]\n[Termination"),
+            "{pgn}"
+        );
+        assert!(pgn.ends_with("\n\n*\n"), "{pgn}");
+    }
+
+    #[test]
+    fn a_power_cut_says_so_and_how_long_the_clock_was_off() {
+        let effects = [
+            (1, moved(Color::White, 1, "e4", 300_000, 300_000)),
+            // The restored game comes back paused at its last instant...
+            (1_500, Effect::Paused),
+            // ...and a press 12 s after the restart resumes it.
+            (13_500, Effect::Resumed),
+        ];
+        let mut record = GameRecord::new(tags(), None);
+        record.record_all(&effects, &[(1_500, Some(205_000))]);
+        let pgn = record.to_pgn().replace('\n', " ");
+        assert!(
+            pgn.ends_with(
+                "1. e4 {[%clk 0:05:00]} {Power cut: the clock was off for 3:25, its times \
+                 kept as they stood} {Clock resumed after 0:12} * "
+            ),
+            "{pgn}"
+        );
+        // An arbiter's pause before the cut stays; a time off the wall
+        // clock could not tell is not made up.
+        let effects = [(1_000, Effect::Paused)];
+        let mut record = GameRecord::new(tags(), None);
+        record.record_all(&effects, &[(4_000, None)]);
+        let pgn = record.to_pgn().replace('\n', " ");
+        assert!(
+            pgn.ends_with(
+                "{Clock paused} {Power cut: the clock was off, its times kept as they stood} * "
+            ),
             "{pgn}"
         );
     }

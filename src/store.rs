@@ -33,6 +33,7 @@ use crate::transcript::{Event, parse_line};
 
 pub use calendar::{DateError, DateErrorKind, pgn_date_from_iso};
 pub use error::StoreError;
+pub(crate) use error::is_locked;
 pub use journal::Journal;
 
 /// The database's file name in the state directory.

@@ -23,6 +23,7 @@ use support::lines::{game_lines, setup_line};
 use support::parsed::parse_all;
 
 const EX_USAGE: i32 = 64;
+const EX_DATAERR: i32 = 65;
 const EX_NOINPUT: i32 = 66;
 
 fn export(args: &[&str]) -> Output {
@@ -169,7 +170,7 @@ fn a_bad_date_is_a_usage_error() {
 }
 
 #[test]
-fn a_database_that_cannot_be_opened_is_no_input() {
+fn a_database_that_cannot_be_opened_is_no_input_and_a_text_file_bad_data() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.sqlite");
     let output = export(&["--db", missing.to_str().unwrap()]);
@@ -184,7 +185,7 @@ fn a_database_that_cannot_be_opened_is_no_input() {
     let text = dir.path().join("notes.sqlite");
     std::fs::write(&text, "[Event \"a text file\"]\n".repeat(20)).unwrap();
     let output = export(&["--db", text.to_str().unwrap()]);
-    assert_eq!(code(&output), EX_NOINPUT, "{}", stderr(&output));
+    assert_eq!(code(&output), EX_DATAERR, "{}", stderr(&output));
     assert!(
         stderr(&output).contains("is not an SQLite database"),
         "{}",

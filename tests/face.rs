@@ -251,6 +251,40 @@ fn views() -> Vec<(&'static str, View)> {
                 ..correction(Field::BlackSeconds)
             },
         ),
+        (
+            "adjust-out-of-turn",
+            View {
+                running: Some(Color::Black),
+                move_number: 7,
+                alert: alert_for(&Effect::Violation(Ruling {
+                    side: Color::White,
+                    law: Law::Adjust,
+                    detail: "Only the player having the move may adjust pieces".into(),
+                })),
+                ..clock(601_000, 587_000)
+            },
+        ),
+        (
+            "jadoube",
+            View {
+                running: Some(Color::White),
+                move_number: 7,
+                alert: Some(tocada::words::adjusting(Color::White)),
+                ..clock(601_000, 587_000)
+            },
+        ),
+        (
+            "long-alert",
+            View {
+                running: Some(Color::White),
+                move_number: 23,
+                paused: true,
+                alert: Some(
+                    "Touch-move: move the g1 knight, or the f3 bishop touched first".into(),
+                ),
+                ..clock(601_000, 587_000)
+            },
+        ),
     ]
 }
 

@@ -189,7 +189,7 @@ fn page() -> String {
             "the command line itself is wrong (an unknown option, a missing argument)".to_owned(),
         )))
         .collect();
-    section(&mut page, "EXIT STATUS", "", &codes);
+    section(&mut page, "EXIT STATUS", tocada::exit::RULE, &codes);
     section(
         &mut page,
         "SEE ALSO",

@@ -203,7 +203,9 @@ fn played(rules: &Rules, lines: &[Line]) -> Vec<String> {
         match line.event {
             Event::Setup(_) => continue,
             Event::Input(input) => referee.handle(line.t, input).unwrap(),
-            Event::End | Event::Checkpoint => referee.handle_timeout(line.t).unwrap(),
+            Event::End | Event::Checkpoint | Event::Restart { .. } => {
+                referee.handle_timeout(line.t).unwrap()
+            }
         }
         out.extend(
             std::iter::from_fn(|| referee.poll_effect()).map(|(t, e)| effect_to_json(t, &e)),

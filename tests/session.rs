@@ -537,3 +537,25 @@ fn a_bad_stored_line_keeps_every_line_before_it() {
     assert!(matches!(err, RestoreError::BadLine(Fault { line: 1, .. })));
     assert_eq!(err.to_string(), "stored line 1: unknown event \"jump\"");
 }
+
+#[test]
+fn a_j_adoube_is_acknowledged_on_the_face_and_one_out_of_turn_says_who_may() {
+    let mut p = panel();
+    opening(&mut p);
+    // Black's clock runs: his announcement is heard.
+    press(&mut p, 12_000, Button::Adjust(Color::Black));
+    assert_eq!(p.view(12_000).alert.as_deref(), Some("J'adoube: Black"));
+    // White's is not his to make, and the face says whose it is, whole.
+    press(&mut p, 15_000, Button::Adjust(Color::White));
+    assert_eq!(
+        p.view(15_000).alert.as_deref(),
+        Some("Only Black may adjust")
+    );
+    // Black's next one replaces the ruling; his move clears it.
+    press(&mut p, 18_000, Button::Adjust(Color::Black));
+    assert_eq!(p.view(18_000).alert.as_deref(), Some("J'adoube: Black"));
+    p.handle(19_000, SessionInput::Board(Input::Lift(Square::B8)));
+    p.handle(19_200, SessionInput::Board(Input::Place(Square::C6, None)));
+    press(&mut p, 19_400, Button::Lever(Color::Black));
+    assert_eq!(p.view(19_400).alert, None);
+}

@@ -162,7 +162,9 @@ fn sim_db_keeps_the_games_where_export_finds_them() {
 }
 
 #[test]
-fn sim_db_that_cannot_be_opened_is_no_input() {
+fn sim_db_that_cannot_be_created_is_ex_cantcreat() {
+    // The simulator writes its store, creating it: like any output, one it
+    // cannot create is 73 (src/exit.rs).
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("no/such/dir/sim.sqlite");
     let script = example();
@@ -173,7 +175,7 @@ fn sim_db_that_cannot_be_opened_is_no_input() {
         "--db",
         db.to_str().unwrap(),
     ]);
-    assert_eq!(code, 66, "{err}");
+    assert_eq!(code, 73, "{err}");
     assert!(
         err.starts_with("tocada sim: cannot open the game store "),
         "{err}"

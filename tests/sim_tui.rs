@@ -306,7 +306,7 @@ fn a_game_typed_move_by_move() {
         "{}",
         screen.0
     );
-    let screen = sim.wait_text("White moved, his clock runs");
+    let screen = sim.wait_text("White moved, not pressed");
     assert_eq!(screen.running_bar(), Some("left"), "the press was refused");
     assert_eq!(screen.square("d4"), "P");
     sim.show("d4 against touch-move: refused");

@@ -697,3 +697,70 @@ fn a_bad_stored_line_keeps_every_move_before_it_and_the_game_goes_on_after_it() 
     let pgn = tocada::transcript::pgn_from_lines(&saved.lines, Default::default()).unwrap();
     assert!(pgn.contains("1. e4 {") && pgn.contains("} e5 {"), "{pgn}");
 }
+
+#[test]
+fn a_restart_is_stored_with_how_long_the_clock_was_off_and_the_pgn_says_so() {
+    use shakmaty::Square;
+    use tocada::daemon::{Action, Recorded, Session, open_games};
+    use tocada::transcript::{Event, Line, line_to_json};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(DB_FILE);
+    let mut store = Store::open(&path).unwrap();
+    // Begun 10 minutes ago; its clock stored up to 3.2 s: off ever since.
+    let started_at = SystemTime::now() - Duration::from_secs(600);
+    let id = store.begin_game(&new_game(started_at)).unwrap();
+    let good = [
+        (1_000, Input::Press(Color::Black)),
+        (2_000, Input::Lift(Square::E2)),
+        (2_100, Input::Place(Square::E4, None)),
+        (3_200, Input::Press(Color::White)),
+    ];
+    let lines: Vec<(u64, String)> = good.iter().map(|&(t, i)| (t, input_line(t, i))).collect();
+    store.append(id, &lines).unwrap();
+    drop(store);
+
+    let mut config = tocada::config::Config::default();
+    config.state.directory = dir.path().to_owned();
+    let mut session = Session::new(&config);
+    let (journal, restored) = open_games(&config, &mut session).unwrap();
+    assert_eq!(restored, Some(id));
+    drop(journal);
+    // What the shell stores of it: the pause the game comes back in, then
+    // the restart with the time off.
+    let stored: Vec<String> = std::iter::from_fn(|| session.poll_action())
+        .filter_map(|a| match a {
+            Action::Record { t, event } => Some(line_to_json(&Line {
+                t,
+                event: match event {
+                    Recorded::Input(input) => Event::Input(input),
+                    Recorded::Restart { off_ms } => {
+                        let off = off_ms.expect("the wall clock tells");
+                        assert!(
+                            (595_000..=598_000).contains(&off),
+                            "off for {off} ms of 600 s less 3.2 s of game"
+                        );
+                        Event::Restart { off_ms }
+                    }
+                    other => panic!("{other:?}"),
+                },
+            })),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(stored.len(), 2, "{stored:?}");
+    assert!(stored[0].contains(r#""ev":"pause""#), "{stored:?}");
+    assert!(
+        stored[1].starts_with(r#"{"t":3200,"ev":"restart","ms":59"#),
+        "{stored:?}"
+    );
+    let mut all = vec![SETUP.to_owned()];
+    all.extend(lines.iter().map(|(_, l)| l.clone()));
+    all.extend(stored);
+    let pgn = tocada::transcript::pgn_from_lines(&all, Default::default()).unwrap();
+    let pgn = pgn.replace('\n', " ");
+    assert!(
+        pgn.contains("{Power cut: the clock was off for 9:5"),
+        "{pgn}"
+    );
+    assert!(!pgn.contains("Clock paused"), "{pgn}");
+}

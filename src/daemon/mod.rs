@@ -93,20 +93,15 @@ impl DaemonError {
     /// starting again cannot help until someone changes the machine (a game
     /// store that is not one, from a newer tocada, read-only, damaged, or
     /// that cannot be opened at the configured path), so that systemd does
-    /// not restart the daemon forever; [`FAILURE`](crate::exit::FAILURE)
-    /// otherwise (a lock held for a moment may be gone on the next start).
+    /// not restart the daemon forever; [`EX_TEMPFAIL`](crate::exit::EX_TEMPFAIL)
+    /// for a store another process holds locked (the lock may be gone on the
+    /// next start); [`FAILURE`](crate::exit::FAILURE) otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
             DaemonError::Store {
                 source: StoreError::Sqlite(err),
                 ..
-            } if matches!(
-                err.sqlite_error_code(),
-                Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-            ) =>
-            {
-                crate::exit::FAILURE
-            }
+            } if crate::store::is_locked(err) => crate::exit::EX_TEMPFAIL,
             DaemonError::Store { .. } => crate::exit::EX_CONFIG,
             _ => crate::exit::FAILURE,
         }
@@ -160,9 +155,17 @@ pub fn open_games(
                         tracing::error!(game = saved.id, line, "stored line dropped");
                     }
                 }
+                let off_ms = time_off(
+                    saved.started_at,
+                    done.t,
+                    session.restarts(),
+                    std::time::SystemTime::now(),
+                );
+                session.power_cut(off_ms);
                 tracing::info!(
                     game = saved.id,
                     lines = saved.lines.len(),
+                    off_ms,
                     "restored the unfinished game, paused: a press resumes"
                 );
                 restored = Some(saved.id);
@@ -174,6 +177,27 @@ pub fn open_games(
         }
     }
     Ok((Journal::spawn(store), restored))
+}
+
+/// How long the clock was off before this start, by the wall clock: now,
+/// less the wall time of the game's last stored instant `last` (its start,
+/// plus its own clock up to `last`, plus the time off at each earlier
+/// restart). `None` when the wall clock cannot tell: an earlier time off
+/// unknown, or a wall clock behind the game's (a Pi without a real-time
+/// clock boots on its last saved time until NTP sets it).
+pub fn time_off(
+    started_at: std::time::SystemTime,
+    last: crate::Millis,
+    earlier: &[(crate::Millis, Option<u64>)],
+    now: std::time::SystemTime,
+) -> Option<u64> {
+    let mut game_ms = last;
+    for (_, off) in earlier {
+        game_ms = game_ms.checked_add((*off)?)?;
+    }
+    let elapsed = now.duration_since(started_at).ok()?;
+    let elapsed = u64::try_from(elapsed.as_millis()).ok()?;
+    elapsed.checked_sub(game_ms)
 }
 
 /// How the board is polled as configured: every `board.poll_ms`, or, with
@@ -376,5 +400,27 @@ pub async fn shutdown_signal() {
     #[cfg(not(unix))]
     {
         let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    #[test]
+    fn the_time_off_is_the_wall_clock_less_the_games_own_time() {
+        let start = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        let at = |s: u64| start + Duration::from_secs(s);
+        // 60 s of game, then the power went; back 200 s after the start.
+        assert_eq!(time_off(start, 60_000, &[], at(200)), Some(140_000));
+        // An earlier cut of 100 s is not counted twice.
+        assert_eq!(
+            time_off(start, 60_000, &[(30_000, Some(100_000))], at(200)),
+            Some(40_000)
+        );
+        // A wall clock behind the game, or an earlier time off unknown: unknown.
+        assert_eq!(time_off(start, 60_000, &[], at(30)), None);
+        assert_eq!(time_off(start, 60_000, &[(1, None)], at(200)), None);
     }
 }

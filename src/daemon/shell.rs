@@ -605,6 +605,7 @@ impl<R: Rig> Shell<R> {
                             Recorded::Input(input) => Event::Input(input),
                             Recorded::Timeout => Event::End,
                             Recorded::Checkpoint => Event::Checkpoint,
+                            Recorded::Restart { off_ms } => Event::Restart { off_ms },
                         };
                         journal.append(game, t, transcript::line_to_json(&Line { t, event }));
                     }

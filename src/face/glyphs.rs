@@ -18,10 +18,13 @@ use embedded_graphics::pixelcolor::BinaryColor;
 use embedded_graphics::prelude::*;
 use embedded_graphics::text::{Baseline, Text, TextStyle};
 
+/// A glyph's lit pixels, relative to its cell's top-left.
+type LitPixels = Rc<[Point]>;
+
 thread_local! {
-    /// Lit pixels by (font, character), relative to the cell's top-left.
-    /// A face uses a dozen fonts and a hundred characters at most.
-    static LIT: RefCell<HashMap<(usize, char), Rc<[Point]>>> = RefCell::new(HashMap::new());
+    /// Lit pixels by (font, character). A face uses a dozen fonts and a
+    /// hundred characters at most.
+    static LIT: RefCell<HashMap<(usize, char), LitPixels>> = RefCell::new(HashMap::new());
 }
 
 /// Draws `s` lit on what is there, exactly as

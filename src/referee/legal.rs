@@ -36,6 +36,11 @@ impl Legal {
         self.moves.is_empty()
     }
 
+    /// Whether `m` is one of the legal moves.
+    pub fn contains(&self, m: Move) -> bool {
+        self.moves.contains(&m)
+    }
+
     /// Whether a legal move starts from `sq`.
     pub fn moves_from(&self, sq: Square) -> bool {
         self.moves.iter().any(|m| from(*m) == Some(sq))

@@ -1115,7 +1115,8 @@ impl Referee {
         let made = if self.hands_full(self.position.turn()) {
             None
         } else {
-            self.chosen_move(&self.position, &self.legal, self.board.changes())
+            let released = self.turn.releases.last().copied();
+            self.chosen_move(&self.position, &self.legal, self.board.changes(), released)
         };
         if let Some(m) = made {
             self.make(m, self.board.changes());
@@ -1126,7 +1127,8 @@ impl Referee {
             let mask = self.off_board();
             if self.board.occupied() & !mask == last.before.board().occupied() & !mask {
                 self.take_back();
-            } else if let Some(m) = self.chosen_move(&last.before, &last.before_legal, changes)
+            } else if let Some(m) =
+                self.chosen_move(&last.before, &last.before_legal, changes, None)
                 // The same squares again is the same move: the promotion
                 // piece was chosen when it first reached the square (4.4.4).
                 && (m.from(), m.to()) != (last.mv.from(), last.mv.to())
@@ -1157,25 +1159,54 @@ impl Referee {
         // A move other than castling (whose king may land where it stood in
         // Chess960) empties the square it starts from: a cheap test first.
         let vacated = occupied & !on_board;
-        legal
-            .moves
-            .iter()
-            .copied()
-            .filter(move |m| {
-                legal::from(*m).is_some_and(|from| vacated.contains(from))
-                    || matches!(m, Move::Castle { .. })
-            })
-            .filter(move |m| occupancy_after(occupied, *m, color) & !mask == on_board)
-            .filter(move |m| {
-                let (lifted, placed) = hands_needed(*m, color);
-                changes.lifted.is_superset(lifted) && changes.placed.is_superset(placed)
-            })
+        // One pass, each move tested cheapest first.
+        legal.moves.iter().copied().filter(move |&m| {
+            let starts_vacated = match m {
+                Move::Normal { from, .. } => vacated.contains(from),
+                Move::Castle { .. } => true,
+                _ => legal::from(m).is_some_and(|from| vacated.contains(from)),
+            };
+            starts_vacated && shows(occupied, on_board, mask, changes, color, m)
+        })
+    }
+
+    /// Whether the board shows `m`, a legal move from `position`, made: see
+    /// [`Referee::matching_moves`].
+    fn shows_made(&self, position: &Chess, m: Move, changes: Changes) -> bool {
+        let mask = self.off_board();
+        let on_board = self.board.occupied() & !mask;
+        let occupied = position.board().occupied();
+        shows(occupied, on_board, mask, changes, position.turn(), m)
     }
 
     /// The move the board shows made from `position`, with the promotion piece
     /// from the board's identity, else the clock's choice, else a queen. A
     /// pawn the board identifies on the last rank is not a move yet.
-    fn chosen_move(&self, position: &Chess, legal: &Legal, changes: Changes) -> Option<Move> {
+    /// `released` is the move last released on the board, if any: usually
+    /// the one made, tried before every legal move is searched.
+    fn chosen_move(
+        &self,
+        position: &Chess,
+        legal: &Legal,
+        changes: Changes,
+        released: Option<Move>,
+    ) -> Option<Move> {
+        // A move other than castling, en passant or a promotion is the only
+        // legal move that empties its square and fills its target alone: a
+        // released one that the board shows made is the one the search
+        // would find.
+        // (Releases are legal moves of the turn's position: kept so where
+        // the position changes under a turn, in `choose_again`.)
+        if let Some(
+            m @ Move::Normal {
+                promotion: None, ..
+            },
+        ) = released
+            && self.shows_made(position, m, changes)
+        {
+            debug_assert!(legal.contains(m), "{m:?} released, not legal");
+            return Some(m);
+        }
         let mut candidates = self.matching_moves(position, legal, changes);
         let first = candidates.next()?;
         if !first.is_promotion() {
@@ -1265,7 +1296,8 @@ impl Referee {
             Some((KnownOutcome::Draw, Reason::Stalemate))
         } else if dead::is_dead(&self.position) {
             Some((KnownOutcome::Draw, Reason::InsufficientMaterial))
-        } else if self.repetitions() >= 5 {
+        // Five occurrences of a position are at least 16 plies apart.
+        } else if self.position.halfmoves() >= 16 && self.repetitions() >= 5 {
             Some((KnownOutcome::Draw, Reason::FivefoldRepetition))
         } else if self.position.halfmoves() >= 150 {
             Some((KnownOutcome::Draw, Reason::SeventyFiveMoves))
@@ -1324,6 +1356,10 @@ impl Referee {
         position.play_unchecked(m);
         self.position = position;
         self.legal.generate(&self.position);
+        // The opponent's releases were made against the other piece: those
+        // no longer legal bind nothing.
+        let legal = &self.legal;
+        self.turn.releases.retain(|m| legal.contains(*m));
         let check = self.position.is_check();
         let no_move = self.legal.is_empty();
         let suffix = match (check, no_move) {
@@ -1630,9 +1666,39 @@ fn key_after(before_key: Zobrist64, before: &Chess, after: &Chess, moved: Bitboa
     key
 }
 
+/// Whether `m`, by `color` from a position whose occupancy is `occupied`,
+/// leaves `on_board` (the occupancy sensed, outside `mask`), made by hands
+/// that lifted and placed the squares it needs.
+#[inline]
+fn shows(
+    occupied: Bitboard,
+    on_board: Bitboard,
+    mask: Bitboard,
+    changes: Changes,
+    color: Color,
+    m: Move,
+) -> bool {
+    occupancy_after(occupied, m, color) & !mask == on_board && {
+        let (lifted, placed) = hands_needed(m, color);
+        changes.lifted.is_superset(lifted) && changes.placed.is_superset(placed)
+    }
+}
+
 /// The squares a move must have lifted from and placed on.
+#[inline]
 fn hands_needed(m: Move, color: Color) -> (Bitboard, Bitboard) {
     match m {
+        // The usual move first, without the general case's lookups: a
+        // capture's piece stood on the square the mover goes to.
+        Move::Normal {
+            from, to, capture, ..
+        } => {
+            let mut lifted = Bitboard::from(from);
+            if capture.is_some() {
+                lifted.add(to);
+            }
+            (lifted, Bitboard::from(to))
+        }
         Move::Castle { king, rook } => {
             let mut placed = Bitboard::EMPTY;
             if let Some(side) = m.castling_side() {
@@ -1650,8 +1716,11 @@ fn hands_needed(m: Move, color: Color) -> (Bitboard, Bitboard) {
 }
 
 /// The occupancy after `m`, computed without playing it.
+#[inline]
 fn occupancy_after(occupied: Bitboard, m: Move, color: Color) -> Bitboard {
     match m {
+        // The usual move first: a capture's piece stood on `to`.
+        Move::Normal { from, to, .. } => occupied.without(from).with(to),
         Move::Castle { king, rook } => {
             let Some(side) = m.castling_side() else {
                 return occupied;

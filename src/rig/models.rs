@@ -519,7 +519,7 @@ pub async fn feed_stdin(
                         });
                     }
                     Event::Input(input) => world.apply(&tx, clock.now(), input),
-                    Event::End | Event::Checkpoint => {}
+                    Event::End | Event::Checkpoint | Event::Restart { .. } => {}
                 }
             }
             transcript::Read::Blank => {}

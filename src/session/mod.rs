@@ -120,6 +120,13 @@ pub enum Recorded {
     /// nothing happened: given with [`Referee::handle_timeout`], so that a
     /// restart resumes from here. The replay format's `checkpoint` line.
     Checkpoint,
+    /// The daemon came back after a crash or a power cut, off for `off_ms`
+    /// when its wall clock can tell: nothing for the referee, a note for
+    /// the score. The replay format's `restart` line.
+    Restart {
+        /// How long the clock was off, in ms.
+        off_ms: Option<u64>,
+    },
 }
 
 /// How long the buzzer sounds.
@@ -178,6 +185,9 @@ struct Game {
     adjudication: (KnownOutcome, bool),
     /// The last press of an adjust button in play, for the claim gesture.
     last_adjust: Option<(Color, Millis)>,
+    /// Each restart of the daemon during the game (a crash, a power cut):
+    /// its instant and how long the clock was off, for the PGN.
+    restarts: Vec<(Millis, Option<u64>)>,
 }
 
 /// The front panel: presets, sides, the game in play and its corrections.
@@ -273,6 +283,7 @@ impl Session {
             over: false,
             adjudication: (WHITE_WINS, false),
             last_adjust: None,
+            restarts: Vec::new(),
         });
         let game = self.game.as_mut().expect("just set");
         if game.referee.result().is_some() {
@@ -293,6 +304,35 @@ impl Session {
             self.actions.push_back(restored_action(game, last));
         }
         self.changed = true;
+    }
+
+    /// The restarts the restored game's stored lines record, before this
+    /// one: `tocada::transcript::restore` hands them on.
+    pub fn restarted_before(&mut self, restarts: Vec<(Millis, Option<u64>)>) {
+        if let Some(game) = self.game.as_mut() {
+            game.restarts = restarts;
+        }
+    }
+
+    /// The restarts of the game in play so far, and how long the clock was
+    /// off for each, when known.
+    pub fn restarts(&self) -> &[(Millis, Option<u64>)] {
+        self.game.as_ref().map_or(&[], |game| &game.restarts)
+    }
+
+    /// Notes the restart that brought back the unfinished game just
+    /// restored, off for `off_ms` by the wall clock if it can tell: stored
+    /// as a `restart` line at the game's last instant, and said in the PGN.
+    pub fn power_cut(&mut self, off_ms: Option<u64>) {
+        let Some(game) = self.game.as_mut().filter(|game| !game.over) else {
+            return;
+        };
+        let t = game.last;
+        game.restarts.push((t, off_ms));
+        self.actions.push_back(Action::Record {
+            t,
+            event: Recorded::Restart { off_ms },
+        });
     }
 
     /// Shows `text` on the alert line until something else replaces it.
@@ -357,9 +397,25 @@ impl Session {
                     return;
                 }
             }
+            let adjusting = match button {
+                Button::Adjust(side) if !choosing => Some(side),
+                _ => None,
+            };
+            let before = adjusting.and_then(|_| self.alert.take());
             match button.input() {
                 Some(input) => self.feed(t, input),
                 None => self.feed(t, Input::Pause),
+            }
+            if let Some(side) = adjusting
+                && self.alert.is_none()
+            {
+                // Nothing ruled: the announcement stands (4.2.1), and the
+                // face says it was heard, unless it shows what to put back.
+                self.alert = match before {
+                    Some(kept) if words::is_instruction(&kept) => Some(kept),
+                    _ => Some(words::adjusting(side)),
+                };
+                self.changed = true;
             }
             return;
         }
@@ -582,6 +638,7 @@ impl Session {
             over: false,
             adjudication: (WHITE_WINS, false),
             last_adjust: None,
+            restarts: Vec::new(),
         });
         self.feed(at, Input::Press(Color::Black));
     }
@@ -824,10 +881,8 @@ fn finish_action(game: &Game) -> Action {
         black: "?".to_owned(),
         time_control: rules.time_control.to_string(),
     };
-    let mut record = GameRecord::new(tags, crate::pgn::start_fen(rules));
-    for (t, effect) in &game.decisions {
-        record.record(*t, effect);
-    }
+    let mut record = GameRecord::new(tags, crate::pgn::start_fen(rules)).with_clock(rules);
+    record.record_all(&game.decisions, &game.restarts);
     // The score's own result token, so the stored result and the PGN's
     // cannot disagree.
     Action::Finish {

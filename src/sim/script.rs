@@ -27,7 +27,7 @@ use super::World;
 use crate::Millis;
 use crate::config::Config;
 use crate::daemon::{Alarm, Command, Stats};
-use crate::exit::{EX_DATAERR, EX_IOERR, EX_NOINPUT};
+use crate::exit::{EX_CANTCREAT, EX_DATAERR, EX_IOERR, EX_NOINPUT};
 use crate::store::Store;
 use crate::transcript::{self, Entry, Event, Fault, Policy, Read, Reader};
 
@@ -64,7 +64,14 @@ pub enum ScriptError {
     },
     /// A line is not valid.
     Data(Fault),
-    /// Writing the output or a PNG failed.
+    /// A face PNG could not be written.
+    Create {
+        /// The PNG's path.
+        path: PathBuf,
+        /// Why it could not be written.
+        source: std::io::Error,
+    },
+    /// Writing the output failed.
     Io(std::io::Error),
 }
 
@@ -74,6 +81,7 @@ impl ScriptError {
         match self {
             ScriptError::Open { .. } => EX_NOINPUT,
             ScriptError::Data(_) => EX_DATAERR,
+            ScriptError::Create { .. } => EX_CANTCREAT,
             ScriptError::Io(_) => EX_IOERR,
         }
     }
@@ -86,6 +94,9 @@ impl fmt::Display for ScriptError {
                 write!(f, "cannot read {}: {source}", path.display())
             }
             ScriptError::Data(fault) => fault.fmt(f),
+            ScriptError::Create { path, source } => {
+                write!(f, "cannot write {}: {source}", path.display())
+            }
             ScriptError::Io(err) => write!(f, "{err}"),
         }
     }
@@ -195,7 +206,7 @@ async fn play(
                 }
                 Event::Input(input) => world.apply(&tx, Duration::from_millis(t), input),
                 Event::End => break,
-                Event::Checkpoint => {}
+                Event::Checkpoint | Event::Restart { .. } => {}
             },
             Step::Face { png, .. } => {
                 let (shown_tx, shown_rx) = oneshot::channel();
@@ -205,10 +216,7 @@ async fn play(
                 if let Err(err) =
                     super::png::write_panel(&path, PNG_SCALE, |x, y| world.pixel(x, y))
                 {
-                    result = Err(ScriptError::Io(std::io::Error::new(
-                        err.kind(),
-                        format!("{}: {err}", path.display()),
-                    )));
+                    result = Err(ScriptError::Create { path, source: err });
                     break;
                 }
             }

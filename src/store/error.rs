@@ -90,6 +90,43 @@ impl StoreError {
     }
 }
 
+impl StoreError {
+    /// The exit code ([`crate::exit`]) of a command that reads a store named
+    /// on its command line (`export --db`): a file it cannot open is
+    /// `EX_NOINPUT`, one that is not a game store it can read `EX_DATAERR`.
+    pub fn exit_code_reading(&self) -> u8 {
+        use crate::exit::{EX_DATAERR, EX_IOERR, EX_NOINPUT, EX_TEMPFAIL};
+        match self {
+            StoreError::Open { .. } => EX_NOINPUT,
+            StoreError::NotADatabase { .. }
+            | StoreError::NotAGameStore { .. }
+            | StoreError::Schema { .. }
+            | StoreError::Corrupt { .. } => EX_DATAERR,
+            StoreError::Sqlite(err) if is_locked(err) => EX_TEMPFAIL,
+            _ => EX_IOERR,
+        }
+    }
+
+    /// The exit code ([`crate::exit`]) of a command that keeps games in a
+    /// store named on its command line (`sim --db`), creating it if need be:
+    /// as [`exit_code_reading`](Self::exit_code_reading), except that a file
+    /// it cannot create or may not write is `EX_CANTCREAT`.
+    pub fn exit_code_writing(&self) -> u8 {
+        match self {
+            StoreError::Open { .. } | StoreError::ReadOnly { .. } => crate::exit::EX_CANTCREAT,
+            _ => self.exit_code_reading(),
+        }
+    }
+}
+
+/// Whether SQLite failed because another connection holds a lock.
+pub(crate) fn is_locked(err: &rusqlite::Error) -> bool {
+    matches!(
+        err.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -17,6 +17,8 @@ use crate::session::{SavedGame, Session};
 pub struct Feed {
     referee: Option<Referee>,
     over: bool,
+    /// Each `restart` line's instant and how long the clock was off.
+    restarts: Vec<(Millis, Option<u64>)>,
 }
 
 impl Feed {
@@ -52,7 +54,10 @@ impl Feed {
                 referee.handle(line.t, input).map_err(backwards)?;
                 referee
             }
-            Event::End | Event::Checkpoint => {
+            Event::End | Event::Checkpoint | Event::Restart { .. } => {
+                if let Event::Restart { off_ms } = line.event {
+                    self.restarts.push((line.t, off_ms));
+                }
                 let referee = self
                     .referee
                     .get_or_insert_with(|| Referee::new(Rules::default()));
@@ -68,6 +73,12 @@ impl Feed {
             sink(t, effect);
         }
         Ok(())
+    }
+
+    /// The restarts the lines record (a crash, a power cut): each one's
+    /// instant and how long the clock was off, when known.
+    pub fn restarts(&self) -> &[(Millis, Option<u64>)] {
+        &self.restarts
     }
 
     /// The game's referee, once a line made it.
@@ -214,10 +225,12 @@ pub fn restore(
         |fault| tracing::warn!("skipped stored {fault}"),
     );
     let t = fed.last_t.expect("the setup line was fed");
+    let restarts = game.restarts().to_vec();
     let referee = game
         .into_referee()
         .expect("the setup line makes the referee");
     session.resume_from(now, &saved, referee, t, decisions);
+    session.restarted_before(restarts);
     Ok(Restored {
         t,
         fault: fed.fault,

@@ -42,6 +42,15 @@ pub enum Event {
     /// every half second of a running clock with no other event, so that a
     /// restart after a power cut gives back no more time than that.
     Checkpoint,
+    /// The daemon came back at `t` (its last stored instant) after a crash
+    /// or a power cut: `ms`, when the wall clock could tell, is how long it
+    /// was off. Nothing for the referee (the restored game is paused by a
+    /// `pause` line); for the score. On the wire:
+    /// `{"t":T,"ev":"restart","ms":N}`, `ms` optional.
+    Restart {
+        /// How long the clock was off, in ms.
+        off_ms: Option<u64>,
+    },
 }
 
 /// Every field any event may carry, as it appears on the wire, read and
@@ -134,6 +143,7 @@ fn fields_of(ev: &str) -> Option<&'static [&'static str]> {
         "place" => &["sq", "piece"],
         "promote" => &["piece"],
         "pause" | "resume" | "end" | "checkpoint" | "waive" | "takeback" => &[],
+        "restart" => &["ms"],
         "adjudicate" => &["result", "reason"],
         "set_time" => &["side", "ms"],
         "set_moves" => &["side", "n"],
@@ -263,6 +273,12 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, ParseLineError> {
             return Ok(Some(Line {
                 t: wire.t,
                 event: Event::Checkpoint,
+            }));
+        }
+        "restart" => {
+            return Ok(Some(Line {
+                t: wire.t,
+                event: Event::Restart { off_ms: wire.ms },
             }));
         }
         "press" => Input::Press(side(&need(wire.side, "side")?)?),
@@ -671,6 +687,10 @@ pub fn line_to_json(line: &Line) -> String {
         Event::Input(input) => input_wire(line.t, input),
         Event::End => bare_wire(line.t, "end"),
         Event::Checkpoint => bare_wire(line.t, "checkpoint"),
+        Event::Restart { off_ms } => WireLine {
+            ms: *off_ms,
+            ..bare_wire(line.t, "restart")
+        },
     };
     serde_json::to_string(&wire).expect("wire lines are plain strings and numbers")
 }
@@ -792,6 +812,25 @@ mod tests {
             Err(err) => err.to_string(),
             Ok(parsed) => panic!("{line}: accepted as {parsed:?}"),
         }
+    }
+
+    #[test]
+    fn a_restart_line_carries_the_time_off_when_known() {
+        for (text, off_ms) in [
+            (r#"{"t":1500,"ev":"restart","ms":205000}"#, Some(205_000)),
+            (r#"{"t":1500,"ev":"restart"}"#, None),
+        ] {
+            let line = parse_line(text).unwrap().unwrap();
+            assert_eq!(
+                line,
+                Line {
+                    t: 1500,
+                    event: Event::Restart { off_ms }
+                }
+            );
+            assert_eq!(line_to_json(&line), text);
+        }
+        assert!(parse_line(r#"{"t":1,"ev":"restart","n":3}"#).is_err());
     }
 
     #[test]

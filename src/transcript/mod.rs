@@ -34,6 +34,11 @@
 //!   so that a game restored after a power cut resumes from at most that
 //!   long before the cut: `{"t":61500,"ev":"checkpoint"}`. It decides
 //!   nothing, so a game replays to the same effects with or without them.
+//! - `restart`: optionally `ms`. The daemon came back after a crash or a
+//!   power cut at `t`, the game's last stored instant, the clock off for
+//!   `ms` by the wall clock (absent when it cannot tell):
+//!   `{"t":61500,"ev":"restart","ms":205000}`, after the `pause` the
+//!   restored game comes back in. It decides nothing; the PGN says it.
 //! - `set_time`: `side` and `ms`, the main time the arbiter sets;
 //!   `set_moves`: `side` and `n`, the moves he has completed. Honoured only
 //!   while paused (6.10.2):

@@ -58,10 +58,8 @@ pub fn pgn_from_lines(lines: &[String], mut tags: Tags) -> Result<String, PgnErr
     if tags.time_control.trim().is_empty() {
         tags.time_control = rules.time_control.to_string();
     }
-    let mut record = GameRecord::new(tags, start_fen(rules));
-    for (t, effect) in &effects {
-        record.record(*t, effect);
-    }
+    let mut record = GameRecord::new(tags, start_fen(rules)).with_clock(rules);
+    record.record_all(&effects, game.restarts());
     match fed.fault {
         None => Ok(record.to_pgn()),
         Some(fault) => {

@@ -74,6 +74,12 @@ pub fn open(path: Option<&Path>) -> Result<Box<dyn BufRead>, ReplayError> {
         None => Ok(Box::new(io::stdin().lock())),
         Some(path) if path == Path::new("-") => Ok(Box::new(io::stdin().lock())),
         Some(path) => match File::open(path) {
+            // A directory opens on Linux and fails at the first read, which
+            // would look like a disk failing midway.
+            Ok(file) if file.metadata().is_ok_and(|m| m.is_dir()) => Err(ReplayError::Open {
+                path: path.to_owned(),
+                source: io::Error::new(io::ErrorKind::IsADirectory, "is a directory"),
+            }),
             Ok(file) => Ok(Box::new(BufReader::new(file))),
             Err(source) => Err(ReplayError::Open {
                 path: path.to_owned(),

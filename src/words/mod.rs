@@ -84,6 +84,17 @@ pub fn ruling_text(ruling: &Ruling) -> String {
     }
 }
 
+/// A player's announcement heard: "J'adoube: White" (4.2.1).
+pub fn adjusting(side: Color) -> String {
+    format!("J'adoube: {}", side_name(side))
+}
+
+/// Whether an alert tells the players what to do (put pieces back, press
+/// to resume), so that a passing note must not replace it.
+pub fn is_instruction(alert: &str) -> bool {
+    alert.starts_with("Restore") || alert == RESTARTED
+}
+
 /// The squares to put pieces back on: "Restore d2 c2".
 pub fn restore_text(squares: &[Square]) -> String {
     let mut text = "Restore".to_owned();
@@ -116,6 +127,11 @@ pub fn promotion_text(chosen: Role) -> String {
 /// The alert line for an effect, if it deserves one.
 pub fn alert_for(effect: &Effect) -> Option<String> {
     match effect {
+        // The referee's sentence names nobody and does not fit the face's
+        // line: say who may.
+        Effect::Violation(ruling) | Effect::Warning(ruling) if ruling.law == Law::Adjust => {
+            Some(format!("Only {} may adjust", side_name(!ruling.side)))
+        }
         Effect::Violation(ruling) | Effect::Warning(ruling) => Some(ruling_text(ruling)),
         Effect::TimeAdded { side, ms, law } => Some(match law {
             Law::IllegalMovePenalty | Law::IllegalMove | Law::Unpromoted | Law::NoMove => {

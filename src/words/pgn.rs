@@ -100,13 +100,33 @@ pub(crate) fn flag(side: Color) -> String {
     format!("{}'s flag fell", side_name(side))
 }
 
-/// An arbiter's correction while the clock stood (6.10).
-pub(crate) fn corrected(side: Color, ms: u64, completed: u32) -> String {
-    format!(
-        "Arbiter set {}'s clock to {} after {completed} moves (art. 6.10)",
-        side_name(side),
-        crate::face::clock_text(ms)
-    )
+/// An arbiter's correction while the clock stood (6.10.2), saying what
+/// changed: the time (`ms`), the completed moves (`moves`, from and to), or
+/// both; when his presses changed nothing in the end, the clock as it
+/// stands (`now_ms` after `now_completed` moves).
+pub(crate) fn corrected(
+    side: Color,
+    ms: Option<u64>,
+    moves: Option<(u32, u32)>,
+    now_ms: u64,
+    now_completed: u32,
+) -> String {
+    let name = side_name(side);
+    let clock = |ms| crate::face::clock_text(ms);
+    match (ms, moves) {
+        (Some(ms), Some((from, to))) => format!(
+            "Arbiter set {name}'s clock to {} and completed moves from {from} to {to} (art. 6.10)",
+            clock(ms)
+        ),
+        (Some(ms), None) => format!("Arbiter set {name}'s clock to {} (art. 6.10)", clock(ms)),
+        (None, Some((from, to))) => {
+            format!("Arbiter set {name}'s completed moves from {from} to {to} (art. 6.10)")
+        }
+        (None, None) => format!(
+            "Arbiter left {name}'s clock at {} after {now_completed} moves (art. 6.10)",
+            clock(now_ms)
+        ),
+    }
 }
 
 /// A completed move taken back: `Move 12. Nf3 by White taken back`.
@@ -141,6 +161,18 @@ pub(crate) fn claim(side: Color, article: &str, upheld: bool) -> String {
 /// The clock stopped by the arbiter.
 pub(crate) fn paused() -> String {
     "Clock paused".to_owned()
+}
+
+/// The clock back after a crash or a power cut, off for `off_ms` by the
+/// wall clock when it could tell; the restored game waits paused.
+pub(crate) fn power_cut(off_ms: Option<u64>) -> String {
+    match off_ms {
+        Some(ms) => format!(
+            "Power cut: the clock was off for {}, its times kept as they stood",
+            duration_text(ms)
+        ),
+        None => "Power cut: the clock was off, its times kept as they stood".to_owned(),
+    }
 }
 
 /// The clock running again, with how long it stood if known.
@@ -181,6 +213,15 @@ pub(crate) fn ending(outcome: KnownOutcome, reason: Reason) -> Option<String> {
         }
         (Reason::Adjudicated(words), _) => format!("Adjudicated by the arbiter: {words}"),
     })
+}
+
+/// A game drawn for the reason `drawn` says, won by `winner` on draw odds
+/// (Armageddon).
+pub(crate) fn won_on_odds(drawn: &str, winner: Color) -> String {
+    format!(
+        "{drawn}: a draw, which counts as a win for {} (draw odds)",
+        side_name(winner)
+    )
 }
 
 /// The `Termination` tag of the PGN standard (9.8.1) for a reason.

@@ -75,6 +75,49 @@ pub struct Screen<'a> {
 pub const KEYS: &str = "←/→ levers · F1 left draw · F2 left adjust · F3 right adjust · F4 right draw · \
 F5 menu · Space lever of the running clock ([ ] levers) · Esc clear · Ctrl-C quit · help";
 
+/// The keys on two lines, for a terminal narrower than [`KEYS`].
+pub const KEYS_SPLIT: [&str; 2] = [
+    "←/→ levers · Space lever of the running clock ([ ] levers) · F5 menu · Esc clear · Ctrl-C quit · help",
+    "F1 left draw · F2 left adjust · F3 right adjust · F4 right draw",
+];
+
+/// The keys as lines that fit `width` columns: one line when [`KEYS`] fits,
+/// else [`KEYS_SPLIT`], each wrapped at words.
+fn key_lines(width: u16) -> Vec<String> {
+    let width = usize::from(width.max(1));
+    if KEYS.chars().count() <= width {
+        return vec![KEYS.to_owned()];
+    }
+    KEYS_SPLIT
+        .iter()
+        .flat_map(|line| wrap(line, width))
+        .collect()
+}
+
+/// `text` in lines of at most `width` characters, broken between words (a
+/// word longer than a line is cut).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let needed = line.chars().count() + usize::from(!line.is_empty()) + word.chars().count();
+        if !line.is_empty() && needed > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+        .into_iter()
+        .map(|l| l.chars().take(width).collect())
+        .collect()
+}
+
 /// Rows under the top panels: keys, message, command line.
 const FOOTER: u16 = 3;
 /// The smallest log worth showing: a border and two entries.
@@ -149,10 +192,12 @@ pub fn draw(frame: &mut Frame<'_>, screen: &Screen<'_>) {
     let (face_w, face_h) = scale.size();
     let (_, small_board_h) = small_board();
     let top_h = face_h.max(small_board_h + CLOCK_BOX);
+    let keys_text = key_lines(area.width);
+    let keys_h = u16::try_from(keys_text.len()).unwrap_or(1);
     let [top, log, keys, message, command] = Layout::vertical([
         Constraint::Length(top_h),
-        Constraint::Min(MIN_LOG),
-        Constraint::Length(1),
+        Constraint::Min(MIN_LOG.saturating_sub(keys_h - 1)),
+        Constraint::Length(keys_h),
         Constraint::Length(1),
         Constraint::Length(1),
     ])
@@ -189,13 +234,42 @@ pub fn draw(frame: &mut Frame<'_>, screen: &Screen<'_>) {
             ..clock_area
         },
     );
+    // Braille is too fine to read the face's small print: its words, beside.
+    let spare = right.width.saturating_sub(width);
+    if scale == FaceScale::Braille && spare >= MIN_WORDS_WIDTH {
+        draw_face_words(
+            frame,
+            &screen.snapshot.view,
+            Rect {
+                x: right.x + width,
+                width: spare,
+                ..right
+            },
+        );
+    }
     if screen.show_help {
-        draw_help(frame, log);
+        // Too long for the log's place: over the panels too, so that no
+        // command is cut off (Esc brings them back).
+        let needed = u16::try_from(HELP.len())
+            .unwrap_or(u16::MAX)
+            .saturating_add(2);
+        let place = if needed > log.height {
+            let height = needed.min(top.height + log.height);
+            Rect {
+                y: log.bottom() - height,
+                height,
+                ..log
+            }
+        } else {
+            log
+        };
+        frame.render_widget(ratatui::widgets::Clear, place);
+        draw_help(frame, place);
     } else {
         draw_log(frame, screen.log, log);
     }
     frame.render_widget(
-        Paragraph::new(KEYS).style(Style::new().fg(Colour::DarkGray)),
+        Paragraph::new(keys_text.join("\n")).style(Style::new().fg(Colour::DarkGray)),
         keys,
     );
     if let Some(m) = screen.message {
@@ -218,6 +292,81 @@ pub fn draw(frame: &mut Frame<'_>, screen: &Screen<'_>) {
         .saturating_add(typed)
         .min(command.right().saturating_sub(1));
     frame.set_cursor_position((x, command.y));
+}
+
+/// The narrowest box worth giving the face's words: a border and 18
+/// characters ("Only Black may adjust" wraps in two).
+const MIN_WORDS_WIDTH: u16 = 20;
+
+/// The face's texts as lines of plain words: what a terminal too small for
+/// the face's pixels still lets one read.
+pub fn face_words(view: &crate::face::View) -> Vec<String> {
+    use crate::face::{Screen as FaceScreen, clock_text, side_name};
+    let mut lines = Vec::new();
+    match &view.screen {
+        FaceScreen::Clock => {
+            for side in view.sides() {
+                let ms = match side {
+                    Color::White => view.white_ms,
+                    Color::Black => view.black_ms,
+                };
+                let mut line = format!("{:<6}{:>8}", side_name(side), clock_text(ms));
+                if view.flag == Some(side) {
+                    line.push_str(" FLAG");
+                } else if view.running == Some(side) {
+                    line.push_str(" ◂");
+                }
+                lines.push(line);
+            }
+            if let Some(result) = &view.result {
+                lines.push(result.clone());
+            } else if view.board_disconnected {
+                lines.push(crate::face::BOARD_DISCONNECTED.to_owned());
+            } else {
+                let mut status = vec![format!("Move {}", view.move_number)];
+                if let Some(side) = view.draw_offer {
+                    status.push(format!("½? {}", side_name(side)));
+                }
+                if view.paused {
+                    status.push("PAUSED".to_owned());
+                }
+                lines.push(status.join(" · "));
+            }
+            if view.games_unsaved && !view.board_disconnected {
+                lines.push(crate::face::GAMES_NOT_SAVED.to_owned());
+            }
+        }
+        FaceScreen::TimeControlMenu { presets, selected } => {
+            lines.push("Time control:".to_owned());
+            for (i, preset) in presets.iter().enumerate() {
+                let mark = if i == *selected { "▸ " } else { "  " };
+                lines.push(format!("{mark}{preset}"));
+            }
+        }
+        FaceScreen::Correction { field } => {
+            lines.push(format!("White {}", clock_text(view.white_ms)));
+            lines.push(format!("Black {}", clock_text(view.black_ms)));
+            lines.push(format!("Moves {} / {}", view.white_moves, view.black_moves));
+            lines.push(format!("▸ {}", field.label()));
+        }
+    }
+    if let Some(alert) = &view.alert {
+        lines.push(alert.clone());
+    }
+    lines
+}
+
+fn draw_face_words(frame: &mut Frame<'_>, view: &crate::face::View, area: Rect) {
+    let width = usize::from(area.width.saturating_sub(2));
+    let lines: Vec<Line> = face_words(view)
+        .iter()
+        .flat_map(|line| wrap(line, width))
+        .map(Line::from)
+        .collect();
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(" Face ")),
+        area,
+    );
 }
 
 fn draw_face(frame: &mut Frame<'_>, pixels: &Pixels, scale: FaceScale, area: Rect) {
@@ -247,13 +396,20 @@ fn draw_board(frame: &mut Frame<'_>, screen: &Screen<'_>, square: (u16, u16), ar
                 // A move made on the board and not yet completed: the
                 // position has it, the clock still runs for its maker.
                 Some(running) if running != turn => {
-                    format!("{} moved, his clock runs", name(running))
+                    format!("{} moved, not pressed", name(running))
                 }
                 _ => format!("{} to move", name(turn)),
             };
-            (position.board(), format!(" Board · {title} "))
+            (position.board(), title)
         }
-        None => (&start, " Board · set up for a game ".to_owned()),
+        None => (&start, "set up for a game".to_owned()),
+    };
+    // The box may be as narrow as the smallest board: the state alone then.
+    let full = format!(" Board · {title} ");
+    let title = if full.chars().count() + 2 <= usize::from(area.width) {
+        full
+    } else {
+        format!(" {title} ")
     };
     let lines = board::lines(expected, |sq: Square| screen.physical[sq as usize], square);
     let block = Block::bordered()
@@ -288,8 +444,9 @@ fn draw_clock(frame: &mut Frame<'_>, screen: &Screen<'_>, area: Rect) {
         Some(what) => Span::styled(what, Style::new().fg(Colour::Yellow)),
         None => Span::raw("free"),
     };
+    // 18 characters at most: the box is as narrow as the smallest board.
     let auto = if screen.auto_press {
-        "on: moves end pressed"
+        "on: moves pressed"
     } else {
         "off: Space presses"
     };
@@ -483,15 +640,69 @@ mod tests {
     }
 
     #[test]
+    fn at_120_by_40_every_text_fits_and_the_face_is_also_in_words() {
+        let pixels = Pixels::default();
+        let position = Chess::default()
+            .play(shakmaty::Move::Normal {
+                role: shakmaty::Role::Pawn,
+                from: Square::E2,
+                capture: None,
+                to: Square::E4,
+                promotion: None,
+            })
+            .unwrap();
+        let physical: [Option<Piece>; 64] =
+            std::array::from_fn(|i| position.board().piece_at(Square::new(i as u32)));
+        let snapshot = Snapshot {
+            position: Some(position),
+            // White has moved and not pressed.
+            ticking: Some(Color::White),
+            view: View {
+                white_ms: 601_000,
+                black_ms: 587_000,
+                running: Some(Color::White),
+                move_number: 1,
+                draw_offer: Some(Color::Black),
+                alert: Some("Only the player having the move may adjust pieces".to_owned()),
+                ..View::default()
+            },
+        };
+        let rows = render(120, 40, &screen(&pixels, &snapshot, &physical, &[]));
+        let all = rows.join("\n");
+        assert!(all.contains("┐┌ Face "), "{all}");
+        for words in [
+            "White moved, not pressed",
+            "on: moves pressed",
+            "White    10:01 ◂",
+            "Move 1 · ½? Black",
+            "Only the player having",
+            "the move may adjust",
+            "pieces",
+            "Space lever of the running clock ([ ] levers) · F5 menu · Esc clear · Ctrl-C quit · help",
+            "F1 left draw · F2 left adjust · F3 right adjust · F4 right draw",
+        ] {
+            assert!(all.contains(words), "{words}:\n{all}");
+        }
+        // No line runs off its box: each row ends with a border or blank.
+        for row in &rows[..20] {
+            assert!(row.trim_end().ends_with(['│', '┐', '┘']), "{row}");
+        }
+        let keys = key_lines(94);
+        assert!(keys.iter().all(|l| l.chars().count() <= 94), "{keys:?}");
+    }
+
+    #[test]
     fn help_replaces_the_log() {
         let pixels = Pixels::default();
         let snapshot = Snapshot::default();
         let physical = start_pieces();
         let mut shown = screen(&pixels, &snapshot, &physical, &[]);
         shown.show_help = true;
-        let all = render(200, 60, &shown).join("\n");
-        for (command, _) in HELP {
-            assert!(all.contains(command), "{command}");
+        for (width, height) in [(200, 60), (120, 40)] {
+            let all = render(width, height, &shown).join("\n");
+            for (command, _) in HELP {
+                assert!(all.contains(command), "{width}×{height}: {command}\n{all}");
+            }
         }
     }
 }
