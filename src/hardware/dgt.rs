@@ -533,7 +533,17 @@ impl<P: SerialPort> DgtBoard<P> {
             }
             self.messages = messages;
             self.silent = false;
-            if self.decoder.faults().total() != dropped {
+            let total = self.decoder.faults().total();
+            if total != dropped {
+                // Counted, and said now and then: a board that keeps
+                // sending noise has a cable or a port worth a look.
+                if total.is_power_of_two() {
+                    tracing::warn!(
+                        "DGT board: {total} bad bytes or messages dropped so far ({:?}); \
+                         resynchronised from its board dump",
+                        self.decoder.faults()
+                    );
+                }
                 // A message may have been lost: the board's squares say
                 // what it was. Asked anew even if a dump is on its way:
                 // the lost message may have been that dump.
