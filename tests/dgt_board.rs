@@ -178,6 +178,12 @@ fn the_daemon_plays_a_whole_game_from_a_dgt_board_on_a_pseudo_terminal() {
     );
     assert!(status.success(), "{status}");
     assert!(!tty.exists(), "the model's link is gone with the daemon");
+    // Paired: the board's serial number (the model's 31415) remembered.
+    let paired = std::fs::read_to_string(dir.path().join("board-serial")).unwrap();
+    assert_eq!(
+        paired.trim(),
+        format!("{:016x}", tocada::rig::DGT_SERIAL_BASE | 31415)
+    );
 }
 
 /// The daemon's loop on a world whose board is the DGT model, in real time.

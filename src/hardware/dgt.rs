@@ -946,6 +946,40 @@ mod tests {
     }
 
     #[test]
+    fn random_bytes_through_the_driver_never_panic_nor_stop_it() {
+        let time = Rc::new(Cell::new(0));
+        let mut dgt = board(time.clone());
+        inputs(&mut dgt);
+        dgt.port_mut().incoming.push_back(start_dump());
+        inputs(&mut dgt);
+        let mut state = 0x9e37_79b9_u32;
+        for round in 0..5_000u32 {
+            let chunk: Vec<u8> = (0..1 + round % 23)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 17;
+                    state ^= state << 5;
+                    // Headers of real messages now and then, so that
+                    // framed nonsense reaches the decoding too.
+                    match state % 5 {
+                        0 => wire::FIELD_UPDATE,
+                        1 => (state >> 8) as u8 & 0x7f,
+                        _ => (state >> 8) as u8,
+                    }
+                })
+                .collect();
+            dgt.port_mut().incoming.push_back(chunk);
+            time.set(time.get() + 7);
+            let _ = dgt.poll_stamped(&mut Vec::new());
+        }
+        assert!(dgt.counters().decode.total() > 0);
+        // And the driver still reads the board: a good update after it all.
+        dgt.port_mut().incoming.push_back(update(Square::C4, 12));
+        let _ = dgt.poll_stamped(&mut Vec::new());
+        assert_eq!(dgt.piece_at(Square::C4), piece_of(12));
+    }
+
+    #[test]
     fn random_bytes_never_panic() {
         let mut decoder = Decoder::new();
         let mut out = Vec::new();
