@@ -8,7 +8,7 @@
 //! (`board.kind = "sim"`), a script, the simulator's keyboard, a test.
 //! [`World::rig`] gives the [`ModelRig`] the daemon's loop drives.
 
-use std::cell::{Cell, OnceCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -27,15 +27,14 @@ use crate::hardware::protocol_board::ProtocolBoard;
 #[cfg(target_os = "linux")]
 use crate::hardware::serial::Tty;
 use crate::models::bus::{BusClock, ModelBus};
-use crate::models::dgt::ModelLine;
 #[cfg(target_os = "linux")]
-use crate::models::dgt::{DgtBoardModel, DgtOnPty};
+use crate::models::dgt::DgtOnPty;
+use crate::models::dgt::{DgtBoardModel, ModelLine};
 use crate::models::sensor_board::{ModelClock, ProtocolBoardModel};
 use crate::models::{Hands, Shared};
 use crate::protocol::{Capabilities, DEFAULT_ADDRESS};
 use crate::transcript::{self, Event};
 use crate::{Input, Millis};
-use std::cell::RefCell;
 
 /// The modelled bus: the OLED model and the sensor board model.
 pub type SimBus = Shared<ModelBus<ProtocolBoardModel>>;
@@ -75,7 +74,7 @@ pub struct World {
     dgt: Option<Rc<DgtOnPty>>,
     /// A DGT board on an in-memory line timed at 9600 baud on the bus
     /// clock (the real-time benchmark), and that clock.
-    dgt_line: Option<(Rc<RefCell<crate::models::dgt::DgtBoardModel>>, BusClock)>,
+    dgt_line: Option<(Rc<RefCell<DgtBoardModel>>, BusClock)>,
     buzzer: Rc<Cell<bool>>,
     /// Where the board's interrupt line is wired, if it is: the loop's
     /// queue, as the GPIO thread is on a Pi.
@@ -134,7 +133,7 @@ impl World {
     /// `hz` advancing the same clock: the real-time benchmark's DGT rig.
     pub fn with_dgt_line(clock: BusClock, hz: u32) -> World {
         let mut world = World::with_bus_clock(clock.clone(), hz);
-        let model = crate::models::dgt::DgtBoardModel::new(&Board::default());
+        let model = DgtBoardModel::new(&Board::default());
         world.dgt_line = Some((Rc::new(RefCell::new(model)), clock));
         world
     }
@@ -205,9 +204,9 @@ impl World {
                 crystal.now().as_millis() as Millis
             })));
         #[cfg(target_os = "linux")]
-        let board = match &self.dgt {
-            _ if self.dgt_line.is_some() => self.line_board(&clock),
-            Some(dgt) => {
+        let board = match (&self.dgt_line, &self.dgt) {
+            (Some((model, bus)), _) => line_board(model, bus, &clock),
+            (None, Some(dgt)) => {
                 let line = Tty::new(Some(dgt.path().to_path_buf()), dgt::wire::BAUD);
                 let clock = clock.clone();
                 ModelBoard::Dgt(DgtBoard::new(
@@ -215,11 +214,13 @@ impl World {
                     Rc::new(move || clock.now().as_millis() as Millis),
                 ))
             }
-            None => ModelBoard::Protocol(ProtocolBoard::new(self.bus.clone(), DEFAULT_ADDRESS)),
+            (None, None) => {
+                ModelBoard::Protocol(ProtocolBoard::new(self.bus.clone(), DEFAULT_ADDRESS))
+            }
         };
         #[cfg(not(target_os = "linux"))]
-        let board = match self.dgt_line {
-            Some(_) => self.line_board(&clock),
+        let board = match &self.dgt_line {
+            Some((model, bus)) => line_board(model, bus, &clock),
             None => ModelBoard::Protocol(ProtocolBoard::new(self.bus.clone(), DEFAULT_ADDRESS)),
         };
         ModelRig {
@@ -229,20 +230,6 @@ impl World {
             notifier: Box::new(NoNotifier),
             clock,
         }
-    }
-
-    /// The DGT driver on the timed in-memory line.
-    fn line_board(&self, clock: &RigClock) -> ModelBoard {
-        let Some((model, bus)) = &self.dgt_line else {
-            unreachable!("only called with a line");
-        };
-        let bus = bus.clone();
-        let line = ModelLine::new(Rc::clone(model), Rc::new(move || bus.micros()));
-        let clock = clock.clone();
-        ModelBoard::DgtLine(DgtBoard::new(
-            line,
-            Rc::new(move || clock.now().as_millis() as Millis),
-        ))
     }
 
     /// A hand lifts the piece on `sq` (or knocks it off the board).
@@ -333,6 +320,18 @@ impl World {
             }
         }
     }
+}
+
+/// The DGT driver on `model`'s in-memory line, timed by `bus`, its
+/// timeouts on the rig's `clock`.
+fn line_board(model: &Rc<RefCell<DgtBoardModel>>, bus: &BusClock, clock: &RigClock) -> ModelBoard {
+    let bus = bus.clone();
+    let line = ModelLine::new(Rc::clone(model), Rc::new(move || bus.micros()));
+    let clock = clock.clone();
+    ModelBoard::DgtLine(DgtBoard::new(
+        line,
+        Rc::new(move || clock.now().as_millis() as Millis),
+    ))
 }
 
 /// A protocol-v1 board model holding `board`'s pieces, sensing occupancy
