@@ -21,8 +21,13 @@ use tokio::sync::{oneshot, watch};
 
 mod support {
     pub mod cli;
+    pub mod tty;
 }
 use support::cli::tocada;
+use support::tty::ttys_work;
+
+/// The skip note of a test that needs a real tty, where there is none.
+const NO_TTY: &str = "skipped: no termios here (qemu-user); run natively";
 
 /// Légal's mate: captures, a queen taken, a check and the mate.
 const GAME: [&str; 13] = [
@@ -111,6 +116,10 @@ fn check_config_accepts_a_dgt_board_and_refuses_what_it_cannot_have() {
 
 #[test]
 fn the_daemon_plays_a_whole_game_from_a_dgt_board_on_a_pseudo_terminal() {
+    if !ttys_work() {
+        eprintln!("{NO_TTY}");
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let tty = dir.path().join("ttyDGT");
     let config = write_config(
@@ -258,6 +267,10 @@ impl Desk {
 
 #[test]
 fn unplugged_noisy_and_slow_the_dgt_board_loses_no_move() {
+    if !ttys_work() {
+        eprintln!("{NO_TTY}");
+        return;
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
