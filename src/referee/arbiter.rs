@@ -201,6 +201,8 @@ impl Referee {
         self.displacement = None;
         self.claimable = None;
         self.imposed = None;
+        self.choice = None;
+        self.penalty = None;
         self.last_press = None;
         self.last_release = Default::default();
         self.knocked = shakmaty::Bitboard::EMPTY;

@@ -14,8 +14,8 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, KnownOutcome, Piece, Role, Square};
 
 use crate::referee::{
-    Adjudication, ArbiterWords, Effect, Enforcement, GameMode, IncrementMode, Input, Millis,
-    Reason, Rejection, Rules, TimeControl,
+    Adjudication, ArbiterWords, Choice, Effect, Enforcement, GameMode, IncrementMode, Input, Laws,
+    Millis, Reason, Rejection, Rules, TimeControl,
 };
 
 /// One meaningful input line: the instant it is stamped with and what it says.
@@ -78,6 +78,8 @@ struct WireLine {
     #[serde(skip_serializing_if = "Option::is_none")]
     enforcement: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    laws: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     min_press_gap_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     knock_window_ms: Option<u64>,
@@ -87,6 +89,8 @@ struct WireLine {
     result: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    option: Option<String>,
 }
 
 impl WireLine {
@@ -105,10 +109,12 @@ impl WireLine {
             ("mode", self.mode.is_some()),
             ("fen", self.fen.is_some()),
             ("enforcement", self.enforcement.is_some()),
+            ("laws", self.laws.is_some()),
             ("min_press_gap_ms", self.min_press_gap_ms.is_some()),
             ("knock_window_ms", self.knock_window_ms.is_some()),
             ("result", self.result.is_some()),
             ("reason", self.reason.is_some()),
+            ("option", self.option.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, given)| given.then_some(name))
@@ -126,6 +132,7 @@ fn fields_of(ev: &str) -> Option<&'static [&'static str]> {
             "mode",
             "fen",
             "enforcement",
+            "laws",
             "min_press_gap_ms",
             "knock_window_ms",
         ],
@@ -135,6 +142,7 @@ fn fields_of(ev: &str) -> Option<&'static [&'static str]> {
         "promote" => &["piece"],
         "pause" | "resume" | "end" | "checkpoint" | "waive" | "takeback" => &[],
         "adjudicate" => &["result", "reason"],
+        "choose" => &["side", "option"],
         "set_time" => &["side", "ms"],
         "set_moves" => &["side", "n"],
         _ => return None,
@@ -271,6 +279,10 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, ParseLineError> {
         "decline" => Input::Decline(side(&need(wire.side, "side")?)?),
         "resign" => Input::Resign(side(&need(wire.side, "side")?)?),
         "claim" => Input::Claim(side(&need(wire.side, "side")?)?),
+        "choose" => Input::Choose(
+            side(&need(wire.side, "side")?)?,
+            choice(&need(wire.option, "option")?)?,
+        ),
         "waive" => Input::Waive,
         "takeback" => Input::TakeBack,
         "adjudicate" => Input::Adjudicate(Adjudication {
@@ -366,6 +378,7 @@ fn setup(wire: WireLine) -> Result<Rules, ParseLineError> {
         mode: keyword::<GameMode>(wire.mode, "mode")?.unwrap_or(defaults.mode),
         enforcement: keyword::<Enforcement>(wire.enforcement, "enforcement")?
             .unwrap_or(defaults.enforcement),
+        laws: keyword::<Laws>(wire.laws, "laws")?.unwrap_or(defaults.laws),
         min_press_gap_ms: wire.min_press_gap_ms.unwrap_or(defaults.min_press_gap_ms),
         knock_window_ms: wire.knock_window_ms.unwrap_or(defaults.knock_window_ms),
         start,
@@ -448,6 +461,11 @@ fn arbiter_words(s: &str) -> Result<ArbiterWords, ParseLineError> {
             ),
         )
     })
+}
+
+/// An answer to a choice, by its name in the format.
+fn choice(s: &str) -> Result<Choice, ParseLineError> {
+    s.parse().map_err(|err| bad("option", s, err))
 }
 
 /// The clock's promotion buttons: lower case, as in UCI.
@@ -538,6 +556,11 @@ enum WireEffect<'a> {
         side: &'static str,
         law: &'static str,
         upheld: bool,
+    },
+    Choice {
+        side: &'static str,
+        law: &'static str,
+        options: Vec<&'static str>,
     },
     Result {
         result: &'static str,
@@ -632,6 +655,11 @@ impl<'a> From<&'a Effect> for WireEffect<'a> {
                 law: law.article(),
                 upheld: *upheld,
             },
+            Effect::Choice { side, law, options } => WireEffect::Choice {
+                side: color_name(*side),
+                law: law.article(),
+                options: options.as_slice().iter().map(|c| c.as_str()).collect(),
+            },
             Effect::Result { outcome, reason } => WireEffect::Result {
                 result: outcome.as_str(),
                 reason: reason.as_str(),
@@ -702,6 +730,10 @@ fn setup_wire(t: Millis, rules: &Rules) -> WireLine {
         increment_mode: Some(rules.increment_mode.as_str().to_owned()),
         mode: Some(rules.mode.as_str().to_owned()),
         enforcement: Some(rules.enforcement.as_str().to_owned()),
+        // Written only when not the default: every game recorded before
+        // the profiles existed is a `fide-2023` game, and its setup line
+        // stays byte for byte what it was.
+        laws: (rules.laws != Laws::default()).then(|| rules.laws.as_str().to_owned()),
         min_press_gap_ms: Some(rules.min_press_gap_ms),
         knock_window_ms: Some(rules.knock_window_ms),
         fen: (fen != Rules::default().start_fen()).then(|| fen.to_string()),
@@ -725,6 +757,10 @@ fn input_wire(t: Millis, input: &Input) -> WireLine {
         Input::Decline(side) => with_side("decline", side),
         Input::Resign(side) => with_side("resign", side),
         Input::Claim(side) => with_side("claim", side),
+        Input::Choose(side, option) => WireLine {
+            option: Some(option.as_str().to_owned()),
+            ..with_side("choose", side)
+        },
         Input::Waive => bare_wire(t, "waive"),
         Input::TakeBack => bare_wire(t, "takeback"),
         Input::Adjudicate(adjudication) => WireLine {

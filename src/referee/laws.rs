@@ -1,0 +1,450 @@
+//! The laws profiles besides `fide-2023`: what changes when supervision is
+//! inadequate (Appendix A.5), and the 1858 laws of the London committee and
+//! the Café de la Régence, where the penalty is the opponent's choice.
+//!
+//! Kept out of the referee's hot paths: under `fide-2023` nothing here runs
+//! but a test of an empty option or of the profile.
+
+use std::fmt;
+use std::str::FromStr;
+
+use shakmaty::{Bitboard, Color, Move, Position, Role, Square};
+
+use super::claim::Claimable;
+use super::touch::{Breach, Turn, capture_square};
+use super::{Effect, Law, Laws, Referee};
+
+/// An answer to a choice the laws give a player (`Input::Choose`). The
+/// names are the replay format's, per 1858 law: 9ª `take` `leave` `king`;
+/// 10ª `take` `restore`; 11ª `first` `second`; 12ª `capture` `move`; 13ª
+/// `stand` `elsewhere` `king`; 15ª `undo` `keep`; 20ª `king` `rook`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Choice {
+    /// Take the piece touched or moved (9ª, 10ª).
+    Take,
+    /// Leave it: no penalty (9ª).
+    Leave,
+    /// Play the king (9ª, 13ª, 20ª).
+    King,
+    /// Put the enemy piece back (10ª).
+    Restore,
+    /// Play the first of the two pieces, the one that took (11ª).
+    First,
+    /// Play the second, the one taken (11ª).
+    Second,
+    /// Capture with a piece that can (12ª).
+    Capture,
+    /// Play the piece that could not capture (12ª).
+    Move,
+    /// The false move stands (13ª).
+    Stand,
+    /// The piece goes where it may go (13ª).
+    Elsewhere,
+    /// Undo the second move (15ª).
+    Undo,
+    /// Keep it (15ª).
+    Keep,
+    /// Play the rook (20ª).
+    Rook,
+}
+
+impl Choice {
+    /// Every choice, in the order of the laws that give them.
+    pub const ALL: [Choice; 13] = [
+        Choice::Take,
+        Choice::Leave,
+        Choice::King,
+        Choice::Restore,
+        Choice::First,
+        Choice::Second,
+        Choice::Capture,
+        Choice::Move,
+        Choice::Stand,
+        Choice::Elsewhere,
+        Choice::Undo,
+        Choice::Keep,
+        Choice::Rook,
+    ];
+
+    /// The name in the replay format: `"take"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Choice::Take => "take",
+            Choice::Leave => "leave",
+            Choice::King => "king",
+            Choice::Restore => "restore",
+            Choice::First => "first",
+            Choice::Second => "second",
+            Choice::Capture => "capture",
+            Choice::Move => "move",
+            Choice::Stand => "stand",
+            Choice::Elsewhere => "elsewhere",
+            Choice::Undo => "undo",
+            Choice::Keep => "keep",
+            Choice::Rook => "rook",
+        }
+    }
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The text is not the name of a choice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseChoiceError;
+
+impl fmt::Display for ParseChoiceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("expected one of `take` `leave` `king` `restore` `first` `second` `capture` `move` `stand` `elsewhere` `undo` `keep` `rook`")
+    }
+}
+
+impl std::error::Error for ParseChoiceError {}
+
+impl FromStr for Choice {
+    type Err = ParseChoiceError;
+
+    fn from_str(s: &str) -> Result<Choice, ParseChoiceError> {
+        Choice::ALL
+            .into_iter()
+            .find(|c| c.as_str() == s)
+            .ok_or(ParseChoiceError)
+    }
+}
+
+/// The options of one choice, in the law's order: at most three, held
+/// inline so that an effect carrying them does not allocate.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ChoiceOptions {
+    len: u8,
+    items: [Choice; 3],
+}
+
+impl ChoiceOptions {
+    /// The options among `all` (in that order) that `offered` lets through.
+    fn of(all: &[Choice], offered: impl Fn(Choice) -> bool) -> ChoiceOptions {
+        let mut options = ChoiceOptions {
+            len: 0,
+            items: [Choice::Leave; 3],
+        };
+        for &choice in all.iter().filter(|c| offered(**c)).take(3) {
+            options.items[usize::from(options.len)] = choice;
+            options.len += 1;
+        }
+        options
+    }
+
+    /// The options.
+    pub fn as_slice(&self) -> &[Choice] {
+        &self.items[..usize::from(self.len)]
+    }
+
+    /// Whether `choice` is one of them.
+    pub fn contains(&self, choice: Choice) -> bool {
+        self.as_slice().contains(&choice)
+    }
+}
+
+impl fmt::Debug for ChoiceOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+/// A choice the referee waits for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pending {
+    chooser: Color,
+    law: Law,
+    options: ChoiceOptions,
+    /// The square the penalty is about: the touched enemy piece (9ª), the
+    /// square the falsely moved piece came from (13ª).
+    subject: Square,
+}
+
+/// What a player must play after the penalty his opponent chose: enforced
+/// at his press as strictly as touch-move, until he completes a move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Penalty {
+    /// Capture the piece on this square.
+    Capture(Square),
+    /// Move the king (castling is no king move here: 21ª).
+    King,
+    /// Move the piece on this square.
+    Piece(Square),
+}
+
+impl Penalty {
+    fn allows(self, m: Move) -> bool {
+        match self {
+            Penalty::Capture(sq) => capture_square(m) == Some(sq),
+            Penalty::King => m.role() == Role::King && !m.is_castle(),
+            Penalty::Piece(sq) => m.from() == Some(sq),
+        }
+    }
+
+    fn detail(self) -> String {
+        match self {
+            Penalty::Capture(sq) => format!("Penalty: take the piece on {sq}"),
+            Penalty::King => "Penalty: move the king".to_owned(),
+            Penalty::Piece(sq) => format!("Penalty: move the piece from {sq}"),
+        }
+    }
+}
+
+impl Referee {
+    /// The choice the game waits for, if any: who chooses, under which
+    /// law, among which options.
+    pub fn choice_pending(&self) -> Option<(Color, Law, ChoiceOptions)> {
+        let pending = self.choice.filter(|_| self.result.is_none())?;
+        Some((pending.chooser, pending.law, pending.options))
+    }
+
+    /// `Input::Choose` answers dropped: no choice waiting, another side's,
+    /// or an option not offered.
+    pub fn refused_choices(&self) -> u64 {
+        self.refused_choices
+    }
+
+    /// `Input::Choose`: the chooser's answer. A penalty takes the offending
+    /// move back (its clock times with it, as for an upheld claim) and
+    /// binds its mover; no penalty leaves the move as it stands.
+    pub(super) fn choose(&mut self, side: Color, option: Choice) {
+        let Some(pending) = self
+            .choice
+            .filter(|p| p.chooser == side && p.options.contains(option))
+        else {
+            self.refused_choices += 1;
+            return;
+        };
+        self.choice = None;
+        let penalty = match option {
+            Choice::Take => Penalty::Capture(pending.subject),
+            Choice::King => Penalty::King,
+            Choice::Elsewhere => Penalty::Piece(pending.subject),
+            // The move stands: if it ended the game (a mate that broke a
+            // law waits for the choice), the game ends now.
+            _ => {
+                if self.uncompleted.is_empty()
+                    && let Some((outcome, reason)) = self.ending(self.position.is_check())
+                {
+                    self.finish(outcome, reason);
+                }
+                return;
+            }
+        };
+        if self.take_back_completed() {
+            self.imposed = Some(side.other());
+            self.penalty = Some((penalty, pending.law));
+        }
+    }
+
+    /// 14ª: once the chooser makes his own next move, the offence is no
+    /// longer punished: the choice lapses and the move stands.
+    #[inline]
+    pub(super) fn choice_lapses(&mut self, mover: Color) {
+        if self.choice.is_some_and(|p| p.chooser == mover) {
+            self.choice = None;
+        }
+    }
+
+    /// Whether the penalty imposed on `side` refuses the move made at
+    /// `index`: he must play what his opponent chose.
+    #[inline]
+    pub(super) fn penalty_refuses(&mut self, side: Color, index: usize) -> bool {
+        let Some((penalty, law)) = self.penalty else {
+            return false;
+        };
+        if self.imposed != Some(side) || penalty.allows(self.uncompleted[index].mv) {
+            return false;
+        }
+        // What he touched and released against the penalty binds him to
+        // nothing (7ª yields to it): the penalty does.
+        self.uncompleted[index].turn.clear();
+        self.rule(
+            side,
+            Breach {
+                law,
+                detail: penalty.detail(),
+            },
+            false,
+        );
+        true
+    }
+
+    /// A breach of article 4 at `side`'s press, under the profiles: `None`
+    /// when the profile has dealt with it (the move completed, a choice
+    /// given), else the breach to rule on as the enforcement says.
+    pub(super) fn profile_breach(
+        &mut self,
+        side: Color,
+        index: usize,
+        breach: Breach,
+    ) -> Option<Breach> {
+        if self.rules.laws != Laws::Regence1858 {
+            return Some(breach);
+        }
+        match breach.law {
+            // 9ª: a touched enemy piece not taken: the opponent chooses.
+            Law::TouchedOpponent if self.imposed != Some(side) => {
+                let made = &self.uncompleted[index];
+                let us = made.before.turn();
+                let touched = made.turn.contacts.iter().find(|c| {
+                    !c.adjusting
+                        && c.piece.color != us
+                        && made.before.board().piece_at(c.square) == Some(c.piece)
+                        && made.before_legal.captures(c.square)
+                });
+                let Some(subject) = touched.map(|c| c.square) else {
+                    return Some(breach);
+                };
+                let king_can_move = made
+                    .before_legal
+                    .moves
+                    .iter()
+                    .any(|m| m.role() == Role::King && !m.is_castle());
+                let options =
+                    ChoiceOptions::of(&[Choice::Take, Choice::Leave, Choice::King], |c| {
+                        c != Choice::King || king_can_move
+                    });
+                self.warn_if_hasty(side);
+                self.complete_through(index, true);
+                self.give_choice(side.other(), Law::Regence9, options, subject);
+                None
+            }
+            // 7ª: the touched piece is played, the piece set down stays.
+            Law::TouchedOwn | Law::Released => Some(Breach {
+                law: Law::Regence7,
+                ..breach
+            }),
+            _ => Some(breach),
+        }
+    }
+
+    fn give_choice(&mut self, chooser: Color, law: Law, options: ChoiceOptions, subject: Square) {
+        if self.result.is_some() {
+            return;
+        }
+        self.choice = Some(Pending {
+            chooser,
+            law,
+            options,
+            subject,
+        });
+        self.emit(Effect::Choice {
+            side: chooser,
+            law,
+            options,
+        });
+    }
+
+    /// A press on a board that shows a false move: one piece of `side`
+    /// moved, against the rules of its kind, to an empty square or onto an
+    /// enemy piece other than the king. Under `fide-2023-unsupervised` it
+    /// stands until the opponent claims (A.5); under `regence-1858` it is
+    /// completed and the opponent chooses (13ª). Whether it was handled;
+    /// otherwise it is an illegal move as under `fide-2023`.
+    pub(super) fn false_move_pressed(&mut self, side: Color) -> bool {
+        if self.rules.laws == Laws::Fide2023 {
+            return false;
+        }
+        let Some(m) = self.false_move(side) else {
+            return false;
+        };
+        let from = m.from().unwrap_or(m.to());
+        let elsewhere = self.legal.moves_from(from);
+        let king_can_move = m.role() != Role::King
+            && self
+                .legal
+                .moves
+                .iter()
+                .any(|l| l.role() == Role::King && !l.is_castle());
+        self.make(m, self.board.changes());
+        if self.result.is_some() {
+            return true;
+        }
+        let Some(index) = self.uncompleted.iter().position(|u| u.side == side) else {
+            return true;
+        };
+        self.warn_if_hasty(side);
+        self.complete_through(index, true);
+        match self.rules.laws {
+            Laws::Fide2023Unsupervised => {
+                self.claimable = Some(Claimable {
+                    offender: side,
+                    law: Law::IllegalMove,
+                    turn: Turn::default(),
+                });
+            }
+            _ => {
+                let options = ChoiceOptions::of(
+                    &[Choice::Stand, Choice::Elsewhere, Choice::King],
+                    |c| match c {
+                        Choice::Elsewhere => elsewhere,
+                        Choice::King => king_can_move,
+                        _ => true,
+                    },
+                );
+                self.give_choice(side.other(), Law::Regence13, options, from);
+            }
+        }
+        true
+    }
+
+    /// The false move the board shows, if it shows exactly one: a piece of
+    /// `side` gone from one square and standing on another, which was empty
+    /// or held an enemy piece other than the king; every other square as
+    /// in the position, nothing displaced, and no pawn on its last rank
+    /// (a promotion is no false move a clock can read).
+    fn false_move(&self, side: Color) -> Option<Move> {
+        if self.displacement.is_some() || self.knocked.any() {
+            return None;
+        }
+        let board = self.position.board();
+        let mut from = None;
+        let mut to = None;
+        let differ = (self.board.occupied() ^ board.occupied())
+            | self.board.changes().placed
+            | self.board.changes().lifted;
+        for sq in differ {
+            let now = self
+                .board
+                .occupied()
+                .contains(sq)
+                .then(|| self.board.piece_at(sq));
+            let was = board.piece_at(sq);
+            match (was, now) {
+                (Some(a), Some(Some(b))) if a == b => {}
+                (None, None) => {}
+                (Some(piece), None) if piece.color == side && from.is_none() => {
+                    from = Some((sq, piece));
+                }
+                (was, Some(Some(piece)))
+                    if piece.color == side
+                        && to.is_none()
+                        && was.is_none_or(|w| w.color != side && w.role != Role::King) =>
+                {
+                    to = Some((sq, was));
+                }
+                _ => return None,
+            }
+        }
+        let ((from, piece), (to, captured)) = (from?, to?);
+        if self.board.piece_at(to) != Some(piece)
+            || (piece.role == Role::Pawn && Bitboard::BACKRANKS.contains(to))
+        {
+            return None;
+        }
+        let m = Move::Normal {
+            role: piece.role,
+            from,
+            capture: captured.map(|c| c.role),
+            to,
+            promotion: None,
+        };
+        (!self.legal.moves.contains(&m)).then_some(m)
+    }
+}
