@@ -43,6 +43,9 @@ pub enum Law {
     Regence7,
     /// 1858, 9ª: a touched enemy piece: take it, leave it, or play the king.
     Regence9,
+    /// 1858, 12ª: a capture with a piece that cannot capture: capture
+    /// with one that can, or play that piece.
+    Regence12,
     /// 1858, 13ª: a false move: it stands, the piece goes elsewhere, or
     /// the king is played.
     Regence13,
@@ -50,7 +53,7 @@ pub enum Law {
 
 impl Law {
     /// Every law, in article order.
-    pub const ALL: [Law; 19] = [
+    pub const ALL: [Law; 20] = [
         Law::Adjust,
         Law::TouchedOwn,
         Law::TouchedOpponent,
@@ -69,6 +72,7 @@ impl Law {
         Law::IncorrectClaim,
         Law::Regence7,
         Law::Regence9,
+        Law::Regence12,
         Law::Regence13,
     ];
 
@@ -94,6 +98,7 @@ impl Law {
             Law::IncorrectClaim => "9.5.3",
             Law::Regence7 => "1858.7",
             Law::Regence9 => "1858.9",
+            Law::Regence12 => "1858.12",
             Law::Regence13 => "1858.13",
         }
     }

@@ -161,8 +161,10 @@ pub(crate) struct Pending {
     law: Law,
     options: ChoiceOptions,
     /// The square the penalty is about: the touched enemy piece (9ª), the
-    /// square the falsely moved piece came from (13ª).
+    /// square the falsely moved piece came from (12ª, 13ª).
     subject: Square,
+    /// The enemy piece a false capture went for (12ª).
+    target: Square,
 }
 
 /// What a player must play after the penalty his opponent chose: enforced
@@ -224,7 +226,8 @@ impl Referee {
         let penalty = match option {
             Choice::Take => Penalty::Capture(pending.subject),
             Choice::King => Penalty::King,
-            Choice::Elsewhere => Penalty::Piece(pending.subject),
+            Choice::Elsewhere | Choice::Move => Penalty::Piece(pending.subject),
+            Choice::Capture => Penalty::Capture(pending.target),
             // The move stands: if it ended the game (a mate that broke a
             // law waits for the choice), the game ends now.
             _ => {
@@ -312,7 +315,7 @@ impl Referee {
                     });
                 self.warn_if_hasty(side);
                 self.complete_through(index, true);
-                self.give_choice(side.other(), Law::Regence9, options, subject);
+                self.give_choice(side.other(), Law::Regence9, options, subject, subject);
                 None
             }
             // 7ª: the touched piece is played, the piece set down stays.
@@ -324,7 +327,14 @@ impl Referee {
         }
     }
 
-    fn give_choice(&mut self, chooser: Color, law: Law, options: ChoiceOptions, subject: Square) {
+    fn give_choice(
+        &mut self,
+        chooser: Color,
+        law: Law,
+        options: ChoiceOptions,
+        subject: Square,
+        target: Square,
+    ) {
         if self.result.is_some() {
             return;
         }
@@ -333,6 +343,7 @@ impl Referee {
             law,
             options,
             subject,
+            target,
         });
         self.emit(Effect::Choice {
             side: chooser,
@@ -356,6 +367,9 @@ impl Referee {
         };
         let from = m.from().unwrap_or(m.to());
         let elsewhere = self.legal.moves_from(from);
+        // 12ª: a capture with a piece that cannot make it, when a piece
+        // that can is there to make it.
+        let capturable = m.is_capture() && self.legal.captures(m.to());
         let king_can_move = m.role() != Role::King
             && self
                 .legal
@@ -379,6 +393,12 @@ impl Referee {
                     turn: Turn::default(),
                 });
             }
+            _ if capturable => {
+                let options = ChoiceOptions::of(&[Choice::Capture, Choice::Move], |c| {
+                    c == Choice::Capture || elsewhere
+                });
+                self.give_choice(side.other(), Law::Regence12, options, from, m.to());
+            }
             _ => {
                 let options = ChoiceOptions::of(
                     &[Choice::Stand, Choice::Elsewhere, Choice::King],
@@ -388,7 +408,7 @@ impl Referee {
                         _ => true,
                     },
                 );
-                self.give_choice(side.other(), Law::Regence13, options, from);
+                self.give_choice(side.other(), Law::Regence13, options, from, from);
             }
         }
         true

@@ -1,0 +1,424 @@
+//! The laws profiles (issue 11, §5) through `tocada replay`:
+//! `fide-2023-unsupervised` (Appendix A.5: article 4 and illegal moves
+//! ruled only on a claim) and `regence-1858` (the seeds' 1858 laws: the
+//! opponent's choice of penalty, `choice` and `choose`). Each test gives
+//! the whole script and asserts every effect line.
+
+mod support {
+    pub mod cli;
+    pub mod replay;
+}
+
+/// Asserts that `script` replays to exactly `expected`, line by line.
+fn assert_replays(script: &str, expected: &str) {
+    let got = support::replay::effect_lines(script);
+    let expected: Vec<&str> = expected.lines().collect();
+    assert_eq!(got, expected, "{script}");
+}
+
+/// 1858, 9ª: White touched the d5 pawn and played Nf3. Black chooses `take` (a `choose` by White, and one with an option not offered, are dropped): Nf3 is taken back and White must take d5; d4 is refused under 9ª, exd5 completes.
+#[test]
+fn regence_9_take_obliges_the_capture_of_the_touched_piece() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300+2","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"lift","sq":"d7"}
+{"t":4500,"ev":"place","sq":"d5"}
+{"t":7000,"ev":"press","side":"black"}
+{"t":8000,"ev":"touch","sq":"d5"}
+{"t":8500,"ev":"lift","sq":"g1"}
+{"t":9000,"ev":"place","sq":"f3"}
+{"t":10000,"ev":"press","side":"white"}
+{"t":11000,"ev":"choose","side":"white","option":"take"}
+{"t":11500,"ev":"choose","side":"black","option":"stand"}
+{"t":12000,"ev":"choose","side":"black","option":"take"}
+{"t":13000,"ev":"lift","sq":"f3"}
+{"t":13500,"ev":"place","sq":"g1"}
+{"t":14000,"ev":"lift","sq":"d2"}
+{"t":14500,"ev":"place","sq":"d4"}
+{"t":15000,"ev":"press","side":"white"}
+{"t":16000,"ev":"lift","sq":"d4"}
+{"t":16500,"ev":"place","sq":"d2"}
+{"t":17000,"ev":"lift","sq":"d5"}
+{"t":17200,"ev":"lift","sq":"e4"}
+{"t":17500,"ev":"place","sq":"d5"}
+{"t":18000,"ev":"press","side":"white"}
+{"t":20000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":299000,"black_ms":300000}
+{"t":7000,"effect":"move","side":"black","n":1,"uci":"d7d5","san":"d5","white_ms":299000,"black_ms":298000}
+{"t":10000,"effect":"move","side":"white","n":2,"uci":"g1f3","san":"Nf3","white_ms":298000,"black_ms":298000}
+{"t":10000,"effect":"choice","side":"black","law":"1858.9","options":["take","leave","king"]}
+{"t":12000,"effect":"takeback","side":"white","n":2,"san":"Nf3"}
+{"t":15000,"effect":"violation","side":"white","law":"1858.9","detail":"Penalty: take the piece on d5"}
+{"t":18000,"effect":"move","side":"white","n":2,"uci":"e4d5","san":"exd5","white_ms":295000,"black_ms":298000}"#,
+    );
+}
+
+/// 1858, 9ª: Black chooses `leave`: Nf3 stands and the game goes on with Black's move.
+#[test]
+fn regence_9_leave_lets_the_move_stand() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300+2","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"lift","sq":"d7"}
+{"t":4500,"ev":"place","sq":"d5"}
+{"t":7000,"ev":"press","side":"black"}
+{"t":8000,"ev":"touch","sq":"d5"}
+{"t":8500,"ev":"lift","sq":"g1"}
+{"t":9000,"ev":"place","sq":"f3"}
+{"t":10000,"ev":"press","side":"white"}
+{"t":12000,"ev":"choose","side":"black","option":"leave"}
+{"t":13000,"ev":"lift","sq":"d5"}
+{"t":13200,"ev":"lift","sq":"e4"}
+{"t":13500,"ev":"place","sq":"e4"}
+{"t":14000,"ev":"press","side":"black"}
+{"t":15000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":299000,"black_ms":300000}
+{"t":7000,"effect":"move","side":"black","n":1,"uci":"d7d5","san":"d5","white_ms":299000,"black_ms":298000}
+{"t":10000,"effect":"move","side":"white","n":2,"uci":"g1f3","san":"Nf3","white_ms":298000,"black_ms":298000}
+{"t":10000,"effect":"choice","side":"black","law":"1858.9","options":["take","leave","king"]}
+{"t":14000,"effect":"move","side":"black","n":2,"uci":"d5e4","san":"dxe4","white_ms":298000,"black_ms":296000}"#,
+    );
+}
+
+/// 1858, 13ª: Bf1-h3 through the g2 pawn is a false move: it is completed, and Black chooses `elsewhere`: it is taken back and the bishop must move (Nf3 refused, Bc4 completes).
+#[test]
+fn regence_13_elsewhere_obliges_the_piece_to_a_square_it_may_go() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300+2","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"lift","sq":"e7"}
+{"t":4500,"ev":"place","sq":"e5"}
+{"t":7000,"ev":"press","side":"black"}
+{"t":8000,"ev":"lift","sq":"f1"}
+{"t":9000,"ev":"place","sq":"h3"}
+{"t":10000,"ev":"press","side":"white"}
+{"t":12000,"ev":"choose","side":"black","option":"elsewhere"}
+{"t":13000,"ev":"lift","sq":"h3"}
+{"t":13500,"ev":"place","sq":"f1"}
+{"t":14000,"ev":"lift","sq":"g1"}
+{"t":14500,"ev":"place","sq":"f3"}
+{"t":15000,"ev":"press","side":"white"}
+{"t":16000,"ev":"lift","sq":"f3"}
+{"t":16500,"ev":"place","sq":"g1"}
+{"t":17000,"ev":"lift","sq":"f1"}
+{"t":17500,"ev":"place","sq":"c4"}
+{"t":18000,"ev":"press","side":"white"}
+{"t":20000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":299000,"black_ms":300000}
+{"t":7000,"effect":"move","side":"black","n":1,"uci":"e7e5","san":"e5","white_ms":299000,"black_ms":298000}
+{"t":10000,"effect":"move","side":"white","n":2,"uci":"f1h3","san":"Bh3","white_ms":298000,"black_ms":298000}
+{"t":10000,"effect":"choice","side":"black","law":"1858.13","options":["stand","elsewhere","king"]}
+{"t":12000,"effect":"takeback","side":"white","n":2,"san":"Bh3"}
+{"t":15000,"effect":"violation","side":"white","law":"1858.13","detail":"Penalty: move the piece from f1"}
+{"t":18000,"effect":"move","side":"white","n":2,"uci":"f1c4","san":"Bc4","white_ms":295000,"black_ms":298000}"#,
+    );
+}
+
+/// 1858, 14ª: Black does not choose and plays Nf6: the false move Bh3 stands, a later `choose` is dropped, and White plays on from h3.
+#[test]
+fn regence_14_a_false_move_is_not_punished_after_the_opponents_move() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300+2","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"lift","sq":"e7"}
+{"t":4500,"ev":"place","sq":"e5"}
+{"t":7000,"ev":"press","side":"black"}
+{"t":8000,"ev":"lift","sq":"f1"}
+{"t":9000,"ev":"place","sq":"h3"}
+{"t":10000,"ev":"press","side":"white"}
+{"t":11000,"ev":"lift","sq":"g8"}
+{"t":11500,"ev":"place","sq":"f6"}
+{"t":12000,"ev":"press","side":"black"}
+{"t":12500,"ev":"choose","side":"black","option":"king"}
+{"t":13000,"ev":"lift","sq":"h3"}
+{"t":13500,"ev":"place","sq":"f5"}
+{"t":14000,"ev":"press","side":"white"}
+{"t":15000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":299000,"black_ms":300000}
+{"t":7000,"effect":"move","side":"black","n":1,"uci":"e7e5","san":"e5","white_ms":299000,"black_ms":298000}
+{"t":10000,"effect":"move","side":"white","n":2,"uci":"f1h3","san":"Bh3","white_ms":298000,"black_ms":298000}
+{"t":10000,"effect":"choice","side":"black","law":"1858.13","options":["stand","elsewhere","king"]}
+{"t":12000,"effect":"move","side":"black","n":2,"uci":"g8f6","san":"Nf6","white_ms":298000,"black_ms":298000}
+{"t":14000,"effect":"move","side":"white","n":3,"uci":"h3f5","san":"Bf5","white_ms":298000,"black_ms":298000}"#,
+    );
+}
+
+/// 1858, 12ª: Ng1xd5 is no knight's move; exd5 could take. Black chooses `capture`: the knight goes back and e4 takes d5.
+#[test]
+fn regence_12_a_capture_the_piece_cannot_make_is_made_by_one_that_can() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300+2","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"lift","sq":"d7"}
+{"t":4500,"ev":"place","sq":"d5"}
+{"t":7000,"ev":"press","side":"black"}
+{"t":8000,"ev":"lift","sq":"d5"}
+{"t":8200,"ev":"lift","sq":"g1"}
+{"t":8500,"ev":"place","sq":"d5"}
+{"t":10000,"ev":"press","side":"white"}
+{"t":11000,"ev":"choose","side":"black","option":"capture"}
+{"t":12000,"ev":"lift","sq":"d5"}
+{"t":12100,"ev":"place","sq":"g1"}
+{"t":12200,"ev":"place","sq":"d5"}
+{"t":13000,"ev":"lift","sq":"d5"}
+{"t":13200,"ev":"lift","sq":"e4"}
+{"t":13500,"ev":"place","sq":"d5"}
+{"t":14000,"ev":"press","side":"white"}
+{"t":15000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":299000,"black_ms":300000}
+{"t":7000,"effect":"move","side":"black","n":1,"uci":"d7d5","san":"d5","white_ms":299000,"black_ms":298000}
+{"t":10000,"effect":"move","side":"white","n":2,"uci":"g1d5","san":"Nxd5","white_ms":298000,"black_ms":298000}
+{"t":10000,"effect":"choice","side":"black","law":"1858.12","options":["capture","move"]}
+{"t":11000,"effect":"takeback","side":"white","n":2,"san":"Nxd5"}
+{"t":14000,"effect":"move","side":"white","n":2,"uci":"e4d5","san":"exd5","white_ms":298000,"black_ms":298000}"#,
+    );
+}
+
+/// 1858, 7ª: Black touched the g8 knight and played e5: the press is refused under 7ª; Nf6 completes.
+#[test]
+fn regence_7_a_touched_piece_is_played() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300+2","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"touch","sq":"g8"}
+{"t":4100,"ev":"untouch","sq":"g8"}
+{"t":4200,"ev":"lift","sq":"e7"}
+{"t":4500,"ev":"place","sq":"e5"}
+{"t":5000,"ev":"press","side":"black"}
+{"t":5500,"ev":"lift","sq":"e5"}
+{"t":5600,"ev":"place","sq":"e7"}
+{"t":6000,"ev":"lift","sq":"g8"}
+{"t":6500,"ev":"place","sq":"f6"}
+{"t":7000,"ev":"press","side":"black"}
+{"t":8000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":299000,"black_ms":300000}
+{"t":5000,"effect":"violation","side":"black","law":"1858.7","detail":"Touch-move: move the g8 knight"}
+{"t":7000,"effect":"move","side":"black","n":1,"uci":"g8f6","san":"Nf6","white_ms":299000,"black_ms":298000}"#,
+    );
+}
+
+/// 1858, 8ª: White says "compongo" (the adjust button) before touching d5: no choice for Black when White plays Nf3.
+#[test]
+fn regence_8_compongo_excuses_the_touch_of_an_enemy_piece() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300+2","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"lift","sq":"d7"}
+{"t":4500,"ev":"place","sq":"d5"}
+{"t":7000,"ev":"press","side":"black"}
+{"t":8000,"ev":"adjust","side":"white"}
+{"t":8100,"ev":"touch","sq":"d5"}
+{"t":8200,"ev":"untouch","sq":"d5"}
+{"t":8500,"ev":"lift","sq":"g1"}
+{"t":9000,"ev":"place","sq":"f3"}
+{"t":10000,"ev":"press","side":"white"}
+{"t":11000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":299000,"black_ms":300000}
+{"t":7000,"effect":"move","side":"black","n":1,"uci":"d7d5","san":"d5","white_ms":299000,"black_ms":298000}
+{"t":10000,"effect":"move","side":"white","n":2,"uci":"g1f3","san":"Nf3","white_ms":298000,"black_ms":298000}"#,
+    );
+}
+
+/// 1858, 27ª: stalemate is a draw ("menos en Inglaterra": tocada follows the Régence).
+#[test]
+fn regence_27_stalemate_is_a_draw() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858","fen":"7k/4Q3/6K1/8/8/8/8/8 w - - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e7"}
+{"t":1500,"ev":"place","sq":"f7"}
+{"t":3000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":1500,"effect":"move","side":"white","n":1,"uci":"e7f7","san":"Qf7","white_ms":298500,"black_ms":300000}
+{"t":1500,"effect":"result","result":"1/2-1/2","reason":"stalemate"}"#,
+    );
+}
+
+/// A.5: White leaves his king in check with Nf3 (2...Bb4+ 3.Nf3): the move is completed without a word; Black claims before touching a piece and wins.
+#[test]
+fn a5_an_illegal_move_stands_until_claimed_and_a_claim_in_time_wins() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"180+2","mode":"blitz","laws":"fide-2023-unsupervised"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"lift","sq":"e7"}
+{"t":3500,"ev":"place","sq":"e5"}
+{"t":4000,"ev":"press","side":"black"}
+{"t":5000,"ev":"lift","sq":"d2"}
+{"t":5500,"ev":"place","sq":"d4"}
+{"t":6000,"ev":"press","side":"white"}
+{"t":7000,"ev":"lift","sq":"f8"}
+{"t":7500,"ev":"place","sq":"b4"}
+{"t":8000,"ev":"press","side":"black"}
+{"t":9000,"ev":"lift","sq":"g1"}
+{"t":9500,"ev":"place","sq":"f3"}
+{"t":10000,"ev":"press","side":"white"}
+{"t":11000,"ev":"claim","side":"black"}
+{"t":12000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":180000,"black_ms":180000}
+{"t":4000,"effect":"move","side":"black","n":1,"uci":"e7e5","san":"e5","white_ms":180000,"black_ms":180000}
+{"t":6000,"effect":"move","side":"white","n":2,"uci":"d2d4","san":"d4","white_ms":180000,"black_ms":180000}
+{"t":8000,"effect":"move","side":"black","n":2,"uci":"f8b4","san":"Bb4+","white_ms":180000,"black_ms":180000}
+{"t":10000,"effect":"move","side":"white","n":3,"uci":"g1f3","san":"Nf3","white_ms":180000,"black_ms":180000}
+{"t":11000,"effect":"claim","side":"black","law":"7.5.1","upheld":true}
+{"t":11000,"effect":"result","result":"0-1","reason":"illegal_moves"}"#,
+    );
+}
+
+/// A.5: White's touch-move breach (d2 touched, Nf3 played) and Black's false move Bf8-h6 stand silently; each claim comes after the claimant touched a piece, and fails (4.8).
+#[test]
+fn a5_a_claim_after_the_claimant_has_touched_a_piece_is_too_late() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"180+2","mode":"blitz","laws":"fide-2023-unsupervised"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"lift","sq":"e7"}
+{"t":3500,"ev":"place","sq":"e5"}
+{"t":4000,"ev":"press","side":"black"}
+{"t":5000,"ev":"touch","sq":"d2"}
+{"t":5200,"ev":"lift","sq":"g1"}
+{"t":5500,"ev":"place","sq":"f3"}
+{"t":6000,"ev":"press","side":"white"}
+{"t":7000,"ev":"lift","sq":"f8"}
+{"t":7500,"ev":"place","sq":"h6"}
+{"t":8000,"ev":"press","side":"black"}
+{"t":9000,"ev":"claim","side":"black"}
+{"t":9500,"ev":"lift","sq":"a2"}
+{"t":9700,"ev":"place","sq":"a3"}
+{"t":10000,"ev":"press","side":"white"}
+{"t":10500,"ev":"claim","side":"white"}
+{"t":11000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":180000,"black_ms":180000}
+{"t":4000,"effect":"move","side":"black","n":1,"uci":"e7e5","san":"e5","white_ms":180000,"black_ms":180000}
+{"t":6000,"effect":"move","side":"white","n":2,"uci":"g1f3","san":"Nf3","white_ms":180000,"black_ms":180000}
+{"t":8000,"effect":"move","side":"black","n":2,"uci":"f8h6","san":"Bh6","white_ms":180000,"black_ms":180000}
+{"t":9000,"effect":"claim","side":"black","law":"4.8","upheld":false}
+{"t":10000,"effect":"move","side":"white","n":3,"uci":"a2a3","san":"a3","white_ms":180000,"black_ms":180000}
+{"t":10500,"effect":"claim","side":"white","law":"4.8","upheld":false}"#,
+    );
+}
+
+/// A.5: the g1 knight touched and e4 played: nothing is shown until Black claims; upheld, e4 is taken back and the knight must move, strictly.
+#[test]
+fn a5_article_4_is_ruled_on_only_when_claimed() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"180+2","mode":"blitz","laws":"fide-2023-unsupervised"}
+{"t":0,"ev":"press","side":"black"}
+{"t":900,"ev":"touch","sq":"g1"}
+{"t":950,"ev":"untouch","sq":"g1"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"claim","side":"black"}
+{"t":3500,"ev":"lift","sq":"e4"}
+{"t":3600,"ev":"place","sq":"e2"}
+{"t":4000,"ev":"lift","sq":"d2"}
+{"t":4100,"ev":"place","sq":"d4"}
+{"t":4500,"ev":"press","side":"white"}
+{"t":4800,"ev":"lift","sq":"d4"}
+{"t":4900,"ev":"place","sq":"d2"}
+{"t":5000,"ev":"lift","sq":"g1"}
+{"t":5100,"ev":"place","sq":"f3"}
+{"t":5500,"ev":"press","side":"white"}
+{"t":6000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":180000,"black_ms":180000}
+{"t":3000,"effect":"claim","side":"black","law":"4.3.1","upheld":true}
+{"t":3000,"effect":"takeback","side":"white","n":1,"san":"e4"}
+{"t":4500,"effect":"violation","side":"white","law":"4.3.1","detail":"Touch-move: move the g1 knight"}
+{"t":5500,"effect":"move","side":"white","n":1,"uci":"g1f3","san":"Nf3","white_ms":179500,"black_ms":180000}"#,
+    );
+}
+
+/// The default profile writes no `laws` and reads as `fide-2023`; a bad
+/// profile name, option or missing option is a data error naming it.
+#[test]
+fn the_contract_reads_and_refuses_clearly() {
+    let fide = support::replay::effect_lines(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"fide-2023"}
+{"t":0,"ev":"press","side":"black"}
+{"t":900,"ev":"touch","sq":"g1"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":2500,"ev":"choose","side":"black","option":"take"}
+{"t":3000,"ev":"end"}
+"#,
+    );
+    assert_eq!(
+        fide,
+        [
+            r#"{"t":0,"effect":"started","side":"white"}"#,
+            r#"{"t":2000,"effect":"violation","side":"white","law":"4.3.1","detail":"Touch-move: move the g1 knight"}"#,
+        ]
+    );
+    for (line, message) in [
+        (
+            r#"{"t":0,"ev":"setup","laws":"fide-2018"}"#,
+            "bad laws \"fide-2018\"",
+        ),
+        (
+            r#"{"t":0,"ev":"choose","side":"black","option":"queen"}"#,
+            "bad option \"queen\"",
+        ),
+        (
+            r#"{"t":0,"ev":"choose","side":"black"}"#,
+            "\"choose\" needs field \"option\"",
+        ),
+        (
+            r#"{"t":0,"ev":"press","side":"black","option":"take"}"#,
+            "field \"option\" does not belong to \"press\"",
+        ),
+    ] {
+        let output = support::replay::output(&format!("{line}\n"));
+        assert_eq!(output.status.code(), Some(65), "{line}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.contains(message), "{line}: {stderr}");
+    }
+}
