@@ -1,0 +1,142 @@
+//! The laws profiles through the daemon on the device models (`tocada sim
+//! --script`): a `choose` event decides what `tocada replay` decides, and
+//! the chooser's panel buttons answer a choice (his adjust button marks
+//! the next option, his draw button answers with the marked one).
+
+mod support {
+    pub mod cli;
+}
+
+use serde_json::{Value, json};
+use support::cli::tocada;
+
+fn run(args: &[&str]) -> (String, String, i32) {
+    let out = tocada().args(args).output().expect("tocada runs");
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn effects(output: &str) -> Vec<Value> {
+    output
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+/// The effects of `script` through `tocada sim --script` (and, when
+/// `replay_too`, through `tocada replay`).
+fn sim(script: &str, replay_too: bool) -> (Vec<Value>, Vec<Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("script.jsonl");
+    std::fs::write(&path, script).unwrap();
+    let path = path.to_str().unwrap();
+    let (sim, err, code) = run(&["sim", "--script", path]);
+    assert_eq!(code, 0, "{err}");
+    if !replay_too {
+        return (effects(&sim), Vec::new());
+    }
+    let (bare, err, code) = run(&["replay", path]);
+    assert_eq!(code, 0, "{err}");
+    (effects(&sim), effects(&bare))
+}
+
+/// The effects without their instants and clock times: a move completed
+/// by a release is seen at the board's next poll in the simulator.
+fn untimed(effects: &[Value]) -> Vec<Value> {
+    effects
+        .iter()
+        .map(|e| {
+            let mut e = e.clone();
+            let o = e.as_object_mut().unwrap();
+            o.remove("t");
+            o.remove("white_ms");
+            o.remove("black_ms");
+            e
+        })
+        .collect()
+}
+
+/// 1.e4 d5, then White touches d5 and plays Nf3 (1858, 9ª).
+const TOUCHED_D5: &str = r#"{"t":0,"ev":"setup","time_control":"300+2","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"lift","sq":"d7"}
+{"t":4500,"ev":"place","sq":"d5"}
+{"t":7000,"ev":"press","side":"black"}
+{"t":8000,"ev":"touch","sq":"d5"}
+{"t":8100,"ev":"untouch","sq":"d5"}
+{"t":8500,"ev":"lift","sq":"g1"}
+{"t":9000,"ev":"place","sq":"f3"}
+{"t":10000,"ev":"press","side":"white"}
+"#;
+
+#[test]
+fn a_choose_through_the_daemon_decides_what_replay_decides() {
+    let script = format!(
+        "{TOUCHED_D5}{}",
+        r#"{"t":12000,"ev":"choose","side":"black","option":"take"}
+{"t":13000,"ev":"lift","sq":"f3"}
+{"t":13500,"ev":"place","sq":"g1"}
+{"t":14000,"ev":"lift","sq":"d5"}
+{"t":14200,"ev":"lift","sq":"e4"}
+{"t":14500,"ev":"place","sq":"d5"}
+{"t":15000,"ev":"press","side":"white"}
+{"t":16000,"ev":"end"}
+"#
+    );
+    let (sim, bare) = sim(&script, true);
+    assert_eq!(untimed(&sim), untimed(&bare), "{sim:#?}\n{bare:#?}");
+    let acts: Vec<Value> = untimed(&sim)[3..].to_vec();
+    assert_eq!(
+        acts,
+        [
+            json!({"effect":"move","side":"white","n":2,"uci":"g1f3","san":"Nf3"}),
+            json!({"effect":"choice","side":"black","law":"1858.9","options":["take","leave","king"]}),
+            json!({"effect":"takeback","side":"white","n":2,"san":"Nf3"}),
+            json!({"effect":"move","side":"white","n":2,"uci":"e4d5","san":"exd5"}),
+        ],
+        "{sim:#?}"
+    );
+}
+
+#[test]
+fn the_choosers_buttons_answer_through_the_daemon() {
+    // Black's adjust button twice: the mark goes from `take` to `king`;
+    // his draw button answers `king`. White's buttons do nothing to it.
+    let script = format!(
+        "{TOUCHED_D5}{}",
+        r#"{"t":11000,"ev":"adjust","side":"black"}
+{"t":11200,"ev":"adjust","side":"black"}
+{"t":11500,"ev":"draw","side":"black"}
+{"t":12000,"ev":"lift","sq":"f3"}
+{"t":12500,"ev":"place","sq":"g1"}
+{"t":13000,"ev":"lift","sq":"d2"}
+{"t":13200,"ev":"place","sq":"d4"}
+{"t":13500,"ev":"press","side":"white"}
+{"t":14000,"ev":"lift","sq":"d4"}
+{"t":14200,"ev":"place","sq":"d2"}
+{"t":14500,"ev":"lift","sq":"e1"}
+{"t":14700,"ev":"place","sq":"e2"}
+{"t":15000,"ev":"press","side":"white"}
+{"t":16000,"ev":"end"}
+"#
+    );
+    let (sim, _) = sim(&script, false);
+    let acts: Vec<Value> = untimed(&sim)[3..].to_vec();
+    assert_eq!(
+        acts,
+        [
+            json!({"effect":"move","side":"white","n":2,"uci":"g1f3","san":"Nf3"}),
+            json!({"effect":"choice","side":"black","law":"1858.9","options":["take","leave","king"]}),
+            json!({"effect":"takeback","side":"white","n":2,"san":"Nf3"}),
+            json!({"effect":"violation","side":"white","law":"1858.9","detail":"Penalty: move the king"}),
+            json!({"effect":"move","side":"white","n":2,"uci":"e1e2","san":"Ke2"}),
+        ],
+        "{sim:#?}"
+    );
+}
