@@ -422,3 +422,41 @@ fn the_contract_reads_and_refuses_clearly() {
         assert!(stderr.contains(message), "{line}: {stderr}");
     }
 }
+
+/// 1858, 9ª for a piece that cannot be taken (Staunton's IX): White
+/// touches the e5 pawn, which nothing of his can take, and plays Nf3;
+/// Black may only leave it or make him play the king, and chooses `king`.
+#[test]
+fn regence_9_an_enemy_piece_that_cannot_be_taken_obliges_the_king() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"lift","sq":"e7"}
+{"t":4500,"ev":"place","sq":"e5"}
+{"t":7000,"ev":"press","side":"black"}
+{"t":8000,"ev":"touch","sq":"e5"}
+{"t":8100,"ev":"untouch","sq":"e5"}
+{"t":8500,"ev":"lift","sq":"g1"}
+{"t":9000,"ev":"place","sq":"f3"}
+{"t":10000,"ev":"press","side":"white"}
+{"t":11000,"ev":"choose","side":"black","option":"take"}
+{"t":12000,"ev":"choose","side":"black","option":"king"}
+{"t":13000,"ev":"lift","sq":"f3"}
+{"t":13500,"ev":"place","sq":"g1"}
+{"t":14000,"ev":"lift","sq":"e1"}
+{"t":14500,"ev":"place","sq":"e2"}
+{"t":15000,"ev":"press","side":"white"}
+{"t":16000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":297000,"black_ms":300000}
+{"t":7000,"effect":"move","side":"black","n":1,"uci":"e7e5","san":"e5","white_ms":297000,"black_ms":296000}
+{"t":10000,"effect":"move","side":"white","n":2,"uci":"g1f3","san":"Nf3","white_ms":294000,"black_ms":296000}
+{"t":10000,"effect":"choice","side":"black","law":"1858.9","options":["leave","king"]}
+{"t":12000,"effect":"takeback","side":"white","n":2,"san":"Nf3"}
+{"t":15000,"effect":"move","side":"white","n":2,"uci":"e1e2","san":"Ke2","white_ms":294000,"black_ms":296000}"#,
+    );
+}

@@ -137,6 +137,11 @@ impl ChoiceOptions {
         options
     }
 
+    /// The first three of `options`, in their order.
+    pub fn from_slice(options: &[Choice]) -> ChoiceOptions {
+        ChoiceOptions::of(options, |_| true)
+    }
+
     /// The options.
     pub fn as_slice(&self) -> &[Choice] {
         &self.items[..usize::from(self.len)]
@@ -325,6 +330,45 @@ impl Referee {
             }),
             _ => Some(breach),
         }
+    }
+
+    /// 9ª for an enemy piece that cannot be taken: the opponent may make
+    /// the toucher play his king (Staunton's law IX: "if it cannot be
+    /// legally taken, he may oblige him to move the King"), or leave it.
+    /// The move at `index` obeyed article 4 and is not a king move. Whether
+    /// the press was dealt with (completed, the choice given).
+    pub(super) fn untaken_touch(&mut self, side: Color, index: usize) -> bool {
+        if self.imposed == Some(side) {
+            return false;
+        }
+        let made = &self.uncompleted[index];
+        if made.mv.role() == Role::King {
+            return false;
+        }
+        let us = made.before.turn();
+        let Some(touched) = made.turn.contacts.iter().find(|c| {
+            !c.adjusting
+                && c.piece.color != us
+                && made.before.board().piece_at(c.square) == Some(c.piece)
+                && !made.before_legal.captures(c.square)
+        }) else {
+            return false;
+        };
+        let subject = touched.square;
+        let king_can_move = made
+            .before_legal
+            .moves
+            .iter()
+            .any(|m| m.role() == Role::King && !m.is_castle());
+        // A king that cannot move: no penalty can be inflicted.
+        if !king_can_move {
+            return false;
+        }
+        let options = ChoiceOptions::of(&[Choice::Leave, Choice::King], |_| true);
+        self.warn_if_hasty(side);
+        self.complete_through(index, true);
+        self.give_choice(side.other(), Law::Regence9, options, subject, subject);
+        true
     }
 
     fn give_choice(

@@ -776,6 +776,10 @@ impl Referee {
                 return;
             }
         }
+        // 1858, 9ª: an enemy piece touched that could not be taken.
+        if !breached && self.rules.laws == Laws::Regence1858 && self.untaken_touch(side, index) {
+            return;
+        }
         self.warn_if_hasty(side);
         self.complete_through(index, true);
         // A game-ending move that broke article 4 did not end the game when

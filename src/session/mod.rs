@@ -353,10 +353,12 @@ impl Session {
                         return;
                     }
                     Button::Draw(side) if side == chooser => {
-                        let option = options[game.choice_mark.min(options.len() - 1)];
-                        game.choice_mark = 0;
-                        self.feed(t, Input::Choose(side, option));
-                        return;
+                        let marked = options.get(game.choice_mark).or(options.first());
+                        if let Some(&option) = marked {
+                            game.choice_mark = 0;
+                            self.feed(t, Input::Choose(side, option));
+                            return;
+                        }
                     }
                     _ => {}
                 }

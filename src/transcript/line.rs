@@ -1425,15 +1425,46 @@ mod tests {
             increment_mode: IncrementMode::Delay,
             mode: GameMode::Blitz,
             enforcement: Enforcement::Record,
+            laws: Laws::Fide2023Unsupervised,
             min_press_gap_ms: 0,
             knock_window_ms: 1_234,
             start: position("4k3/8/8/8/8/8/4P3/4K3 b - - 7 42").unwrap(),
         });
         assert_eq!(
             line_to_json(&armageddon),
-            r#"{"t":0,"ev":"setup","time_control":"300+2","black_time_control":"240+2","draw_odds":"black","increment_mode":"delay","mode":"blitz","enforcement":"record","min_press_gap_ms":0,"knock_window_ms":1234,"fen":"4k3/8/8/8/8/8/4P3/4K3 b - - 7 42"}"#
+            r#"{"t":0,"ev":"setup","time_control":"300+2","black_time_control":"240+2","draw_odds":"black","increment_mode":"delay","mode":"blitz","enforcement":"record","laws":"fide-2023-unsupervised","min_press_gap_ms":0,"knock_window_ms":1234,"fen":"4k3/8/8/8/8/8/4P3/4K3 b - - 7 42"}"#
         );
         assert_eq!(parse(&line_to_json(&armageddon)), armageddon);
+    }
+
+    #[test]
+    fn laws_choose_and_choice_round_trip() {
+        for laws in [
+            Laws::Fide2023,
+            Laws::Fide2023Unsupervised,
+            Laws::Regence1858,
+        ] {
+            let line = format!(r#"{{"t":0,"ev":"setup","laws":"{laws}"}}"#);
+            assert_eq!(rules(&line).laws, laws);
+        }
+        for choice in Choice::ALL {
+            let line = format!(r#"{{"t":5,"ev":"choose","side":"black","option":"{choice}"}}"#);
+            assert_eq!(input(&line), (5, Input::Choose(Color::Black, choice)));
+            assert_eq!(input_to_json(5, &Input::Choose(Color::Black, choice)), line);
+        }
+        let choice = Effect::Choice {
+            side: Color::Black,
+            law: Law::Regence9,
+            options: crate::referee::ChoiceOptions::from_slice(&[
+                Choice::Take,
+                Choice::Leave,
+                Choice::King,
+            ]),
+        };
+        assert_eq!(
+            effect_to_json(10, &choice),
+            r#"{"t":10,"effect":"choice","side":"black","law":"1858.9","options":["take","leave","king"]}"#
+        );
     }
 
     #[test]
