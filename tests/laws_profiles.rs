@@ -460,3 +460,74 @@ fn regence_9_an_enemy_piece_that_cannot_be_taken_obliges_the_king() {
 {"t":15000,"effect":"move","side":"white","n":2,"uci":"e1e2","san":"Ke2","white_ms":294000,"black_ms":296000}"#,
     );
 }
+
+/// 1858, 19ª–20ª: castling while the h1 rook is attacked (legal today,
+/// forbidden by 19ª) is completed, and Black chooses `rook`: O-O is taken
+/// back and the rook must move (Kf1 refused under 20ª, Rh4 completes).
+#[test]
+fn regence_20_castling_with_the_rook_attacked_gives_king_or_rook() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858","fen":"4k2r/8/8/8/8/8/8/4K2R w Kk - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e1"}
+{"t":1200,"ev":"place","sq":"g1"}
+{"t":1400,"ev":"lift","sq":"h1"}
+{"t":1600,"ev":"place","sq":"f1"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"choose","side":"black","option":"rook"}
+{"t":3500,"ev":"lift","sq":"f1"}
+{"t":3600,"ev":"place","sq":"h1"}
+{"t":3700,"ev":"lift","sq":"g1"}
+{"t":3800,"ev":"place","sq":"e1"}
+{"t":4000,"ev":"lift","sq":"e1"}
+{"t":4200,"ev":"place","sq":"f1"}
+{"t":4500,"ev":"press","side":"white"}
+{"t":4800,"ev":"lift","sq":"f1"}
+{"t":4900,"ev":"place","sq":"e1"}
+{"t":5000,"ev":"lift","sq":"h1"}
+{"t":5200,"ev":"place","sq":"h4"}
+{"t":5500,"ev":"press","side":"white"}
+{"t":6000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2000,"effect":"move","side":"white","n":1,"uci":"e1g1","san":"O-O","white_ms":298000,"black_ms":300000}
+{"t":2000,"effect":"choice","side":"black","law":"1858.20","options":["king","rook"]}
+{"t":3000,"effect":"takeback","side":"white","n":1,"san":"O-O"}
+{"t":4500,"effect":"violation","side":"white","law":"1858.20","detail":"Penalty: move the piece from h1"}
+{"t":5500,"effect":"move","side":"white","n":1,"uci":"h1h4","san":"Rh4","white_ms":297500,"black_ms":300000}"#,
+    );
+}
+
+/// A.5: a false king move into White's pawn's reach stands; taking the
+/// king is no move (no game goes on from it): it is ruled an illegal move,
+/// and White's claim comes after he touched g2. Black lifting his own king
+/// inside the knock window is his knock (7.4.1).
+#[test]
+fn a5_the_king_is_never_captured() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"180+2","mode":"blitz","laws":"fide-2023-unsupervised"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"b2"}
+{"t":1500,"ev":"place","sq":"b3"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"lift","sq":"e8"}
+{"t":3500,"ev":"place","sq":"h3"}
+{"t":4000,"ev":"press","side":"black"}
+{"t":5000,"ev":"lift","sq":"h3"}
+{"t":5200,"ev":"lift","sq":"g2"}
+{"t":5500,"ev":"place","sq":"h3"}
+{"t":6000,"ev":"press","side":"white"}
+{"t":6500,"ev":"claim","side":"white"}
+{"t":7000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2000,"effect":"move","side":"white","n":1,"uci":"b2b3","san":"b3","white_ms":180000,"black_ms":180000}
+{"t":4000,"effect":"move","side":"black","n":1,"uci":"e8h3","san":"Kh3","white_ms":180000,"black_ms":180000}
+{"t":5000,"effect":"displaced","side":"black","squares":["h3"]}
+{"t":5500,"effect":"restored","side":"black","ms":0}
+{"t":5500,"effect":"time_added","side":"black","ms":500,"law":"7.4.1"}
+{"t":6000,"effect":"violation","side":"white","law":"7.5.1","detail":"Illegal move: restore g2 and make a legal move"}
+{"t":6000,"effect":"time_added","side":"black","ms":60000,"law":"7.5.5"}
+{"t":6500,"effect":"claim","side":"white","law":"4.8","upheld":false}"#,
+    );
+}

@@ -83,7 +83,7 @@ fn expand(referee: &Referee, step: &Step) -> Vec<Input> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
 
     #[test]
     fn the_profiles_never_panic_and_choices_are_answerable(

@@ -59,8 +59,7 @@ fn input() -> impl Strategy<Value = Input> {
         side().prop_map(Input::Resign),
         (side(), any::<u64>()).prop_map(|(s, ms)| Input::SetTime(s, ms)),
         (side(), any::<u32>()).prop_map(|(s, n)| Input::SetMoves(s, n)),
-        (side(), prop::sample::select(Choice::ALL.to_vec()))
-            .prop_map(|(s, c)| Input::Choose(s, c)),
+        (side(), prop::sample::select(Choice::ALL.to_vec())).prop_map(|(s, c)| Input::Choose(s, c)),
     ]
 }
 

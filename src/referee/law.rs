@@ -46,6 +46,10 @@ pub enum Law {
     /// 1858, 12ª: a capture with a piece that cannot capture: capture
     /// with one that can, or play that piece.
     Regence12,
+    /// 1858, 19ª–20ª: castling in one of the seven cases it is forbidden
+    /// (the one a board lets through: the rook attacked): the opponent
+    /// makes him move the king or the rook.
+    Regence20,
     /// 1858, 13ª: a false move: it stands, the piece goes elsewhere, or
     /// the king is played.
     Regence13,
@@ -53,7 +57,7 @@ pub enum Law {
 
 impl Law {
     /// Every law, in article order.
-    pub const ALL: [Law; 20] = [
+    pub const ALL: [Law; 21] = [
         Law::Adjust,
         Law::TouchedOwn,
         Law::TouchedOpponent,
@@ -74,6 +78,7 @@ impl Law {
         Law::Regence9,
         Law::Regence12,
         Law::Regence13,
+        Law::Regence20,
     ];
 
     /// The article number, as written in the Laws: `"4.3.1"`; the 1858
@@ -100,6 +105,7 @@ impl Law {
             Law::Regence9 => "1858.9",
             Law::Regence12 => "1858.12",
             Law::Regence13 => "1858.13",
+            Law::Regence20 => "1858.20",
         }
     }
 }

@@ -231,7 +231,7 @@ impl Referee {
         let penalty = match option {
             Choice::Take => Penalty::Capture(pending.subject),
             Choice::King => Penalty::King,
-            Choice::Elsewhere | Choice::Move => Penalty::Piece(pending.subject),
+            Choice::Elsewhere | Choice::Move | Choice::Rook => Penalty::Piece(pending.subject),
             Choice::Capture => Penalty::Capture(pending.target),
             // The move stands: if it ended the game (a mate that broke a
             // law waits for the choice), the game ends now.
@@ -332,15 +332,57 @@ impl Referee {
         }
     }
 
+    /// 19ª–20ª: castling while the rook is attacked ("cuando lo está la
+    /// torre"), the one of the seven forbidden cases today's rules allow,
+    /// so the only one that reaches the press as a legal move: completed,
+    /// then the opponent makes him move the king or the rook. Whether the
+    /// press was dealt with.
+    fn castling_with_rook_attacked(&mut self, side: Color, index: usize) -> bool {
+        let made = &self.uncompleted[index];
+        let Move::Castle { rook, .. } = made.mv else {
+            return false;
+        };
+        let board = made.before.board();
+        if board
+            .attacks_to(rook, side.other(), board.occupied())
+            .is_empty()
+        {
+            return false;
+        }
+        let legal = &made.before_legal.moves;
+        let king_can_move = legal
+            .iter()
+            .any(|m| m.role() == Role::King && !m.is_castle());
+        let rook_can_move = legal
+            .iter()
+            .any(|m| m.from() == Some(rook) && !m.is_castle());
+        let options = ChoiceOptions::of(&[Choice::King, Choice::Rook], |c| match c {
+            Choice::King => king_can_move,
+            _ => rook_can_move,
+        });
+        if options.as_slice().is_empty() {
+            return false;
+        }
+        self.warn_if_hasty(side);
+        self.complete_through(index, true);
+        self.give_choice(side.other(), Law::Regence20, options, rook, rook);
+        true
+    }
+
+    /// The 1858 laws at a press whose move obeyed article 4: castling
+    /// with the rook attacked (19ª), an enemy piece touched that could not
+    /// be taken (9ª). Whether the press was dealt with.
+    pub(super) fn regence_press(&mut self, side: Color, index: usize) -> bool {
+        self.imposed != Some(side)
+            && (self.castling_with_rook_attacked(side, index) || self.untaken_touch(side, index))
+    }
+
     /// 9ª for an enemy piece that cannot be taken: the opponent may make
     /// the toucher play his king (Staunton's law IX: "if it cannot be
     /// legally taken, he may oblige him to move the King"), or leave it.
     /// The move at `index` obeyed article 4 and is not a king move. Whether
     /// the press was dealt with (completed, the choice given).
-    pub(super) fn untaken_touch(&mut self, side: Color, index: usize) -> bool {
-        if self.imposed == Some(side) {
-            return false;
-        }
+    fn untaken_touch(&mut self, side: Color, index: usize) -> bool {
         let made = &self.uncompleted[index];
         if made.mv.role() == Role::King {
             return false;
@@ -421,6 +463,7 @@ impl Referee {
                 .iter()
                 .any(|l| l.role() == Role::King && !l.is_castle());
         self.make(m, self.board.changes());
+        self.no_king_captures();
         if self.result.is_some() {
             return true;
         }
@@ -444,18 +487,32 @@ impl Referee {
                 self.give_choice(side.other(), Law::Regence12, options, from, m.to());
             }
             _ => {
+                // A false move that leaves its own king attacked cannot
+                // stand: no move of the chooser could answer it.
+                let board = self.position.board();
+                let exposed = board
+                    .king_of(side)
+                    .is_some_and(|k| board.attacks_to(k, side.other(), board.occupied()).any());
+                let stand = !exposed || !(elsewhere || king_can_move);
                 let options = ChoiceOptions::of(
                     &[Choice::Stand, Choice::Elsewhere, Choice::King],
                     |c| match c {
                         Choice::Elsewhere => elsewhere,
                         Choice::King => king_can_move,
-                        _ => true,
+                        _ => stand,
                     },
                 );
                 self.give_choice(side.other(), Law::Regence13, options, from, from);
             }
         }
         true
+    }
+
+    /// A false move that left its own king attacked lets shakmaty list
+    /// the king's capture among the opponent's moves: no position follows
+    /// it, so it is no move here (the opponent claims instead, A.5).
+    pub(super) fn no_king_captures(&mut self) {
+        self.legal.moves.retain(|m| m.capture() != Some(Role::King));
     }
 
     /// The false move the board shows, if it shows exactly one: a piece of

@@ -776,8 +776,9 @@ impl Referee {
                 return;
             }
         }
-        // 1858, 9ª: an enemy piece touched that could not be taken.
-        if !breached && self.rules.laws == Laws::Regence1858 && self.untaken_touch(side, index) {
+        // 1858: castling with the rook attacked (19ª), an enemy piece
+        // touched that could not be taken (9ª).
+        if !breached && self.rules.laws == Laws::Regence1858 && self.regence_press(side, index) {
             return;
         }
         self.warn_if_hasty(side);
