@@ -219,6 +219,8 @@ impl Referee {
     /// `Input::Choose`: the chooser's answer. A penalty takes the offending
     /// move back (its clock times with it, as for an upheld claim) and
     /// binds its mover; no penalty leaves the move as it stands.
+    #[cold]
+    #[inline(never)]
     pub(super) fn choose(&mut self, side: Color, option: Choice) {
         let Some(pending) = self
             .choice
@@ -263,6 +265,14 @@ impl Referee {
     /// `index`: he must play what his opponent chose.
     #[inline]
     pub(super) fn penalty_refuses(&mut self, side: Color, index: usize) -> bool {
+        self.penalty.is_some() && self.penalty_refuses_now(side, index)
+    }
+
+    /// [`Referee::penalty_refuses`] with a penalty in force: kept out of
+    /// the press's code, which every game runs.
+    #[cold]
+    #[inline(never)]
+    fn penalty_refuses_now(&mut self, side: Color, index: usize) -> bool {
         let Some((penalty, law)) = self.penalty else {
             return false;
         };
@@ -286,6 +296,8 @@ impl Referee {
     /// A breach of article 4 at `side`'s press, under the profiles: `None`
     /// when the profile has dealt with it (the move completed, a choice
     /// given), else the breach to rule on as the enforcement says.
+    #[cold]
+    #[inline(never)]
     pub(super) fn profile_breach(
         &mut self,
         side: Color,
@@ -372,6 +384,8 @@ impl Referee {
     /// The 1858 laws at a press whose move obeyed article 4: castling
     /// with the rook attacked (19ª), an enemy piece touched that could not
     /// be taken (9ª). Whether the press was dealt with.
+    #[cold]
+    #[inline(never)]
     pub(super) fn regence_press(&mut self, side: Color, index: usize) -> bool {
         self.imposed != Some(side)
             && (self.castling_with_rook_attacked(side, index) || self.untaken_touch(side, index))
@@ -444,6 +458,8 @@ impl Referee {
     /// stands until the opponent claims (A.5); under `regence-1858` it is
     /// completed and the opponent chooses (13ª). Whether it was handled;
     /// otherwise it is an illegal move as under `fide-2023`.
+    #[cold]
+    #[inline(never)]
     pub(super) fn false_move_pressed(&mut self, side: Color) -> bool {
         if self.rules.laws == Laws::Fide2023 {
             return false;
