@@ -140,3 +140,58 @@ fn the_choosers_buttons_answer_through_the_daemon() {
         "{sim:#?}"
     );
 }
+
+/// The face while a choice waits: the law and the options, the marked one
+/// in brackets; the chooser's adjust button moves the mark, the other
+/// player's buttons do not, and the chooser's draw button answers.
+#[test]
+fn the_face_shows_the_choice_and_the_mark() {
+    use shakmaty::{Color, Square};
+    use tocada::config::Config;
+    use tocada::hardware::buttons::Button;
+    use tocada::session::{Session, SessionInput};
+    use tocada::{Input, Laws, Rules};
+
+    let mut panel = Session::new(&Config::default());
+    panel.select_rules(
+        "1858",
+        Rules {
+            laws: Laws::Regence1858,
+            ..Rules::default()
+        },
+    );
+    let press = |panel: &mut Session, at: u64, button: Button| {
+        panel.handle(at, SessionInput::Press { button, at });
+    };
+    let board = |panel: &mut Session, at: u64, input: Input| {
+        panel.handle(at, SessionInput::Board(input));
+    };
+    let sq = |name: &str| name.parse::<Square>().unwrap();
+    // Black's lever starts; 1. e4 d5; White touches d5 and plays Nf3.
+    press(&mut panel, 1_000, Button::Lever(Color::Black));
+    board(&mut panel, 2_000, Input::Lift(sq("e2")));
+    board(&mut panel, 2_100, Input::Place(sq("e4"), None));
+    press(&mut panel, 2_500, Button::Lever(Color::White));
+    board(&mut panel, 3_000, Input::Lift(sq("d7")));
+    board(&mut panel, 3_100, Input::Place(sq("d5"), None));
+    press(&mut panel, 3_500, Button::Lever(Color::Black));
+    board(&mut panel, 4_000, Input::Touch(sq("d5")));
+    board(&mut panel, 4_050, Input::Untouch(sq("d5")));
+    board(&mut panel, 4_100, Input::Lift(sq("g1")));
+    board(&mut panel, 4_200, Input::Place(sq("f3"), None));
+    press(&mut panel, 4_500, Button::Lever(Color::White));
+    let alert = |panel: &Session| panel.view(5_000).alert;
+    assert_eq!(alert(&panel).as_deref(), Some("1858.9 [take] leave king"));
+    press(&mut panel, 5_000, Button::Adjust(Color::White));
+    assert_eq!(alert(&panel).as_deref(), Some("1858.9 [take] leave king"));
+    press(&mut panel, 5_100, Button::Adjust(Color::Black));
+    assert_eq!(alert(&panel).as_deref(), Some("1858.9 take [leave] king"));
+    press(&mut panel, 5_200, Button::Draw(Color::Black));
+    // `leave`: Nf3 stands, no choice is left and the face says nothing of it.
+    assert_ne!(alert(&panel).as_deref(), Some("1858.9 take [leave] king"));
+    assert!(
+        !alert(&panel).is_some_and(|a| a.starts_with("1858")),
+        "{:?}",
+        alert(&panel)
+    );
+}
