@@ -531,3 +531,30 @@ fn a5_the_king_is_never_captured() {
 {"t":6500,"effect":"claim","side":"white","law":"4.8","upheld":false}"#,
     );
 }
+
+/// 1858, 22ª: White touches the e2 knight, pinned by the e8 rook, and
+/// plays h3: refused, the king must be played (under `fide-2023` h3 is a
+/// lawful move, 4.5). Kd1 completes, though h3 had been released: 22ª's
+/// king move is the one the law asks for.
+#[test]
+fn regence_22_a_touched_pinned_piece_obliges_the_king() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858","fen":"k3r3/8/8/8/8/8/4N2P/4K3 w - - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"touch","sq":"e2"}
+{"t":1100,"ev":"untouch","sq":"e2"}
+{"t":1500,"ev":"lift","sq":"h2"}
+{"t":1700,"ev":"place","sq":"h3"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":2500,"ev":"lift","sq":"h3"}
+{"t":2600,"ev":"place","sq":"h2"}
+{"t":3000,"ev":"lift","sq":"e1"}
+{"t":3200,"ev":"place","sq":"d1"}
+{"t":3500,"ev":"press","side":"white"}
+{"t":4000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2000,"effect":"violation","side":"white","law":"1858.22","detail":"The touched piece cannot move without exposing the king: move the king"}
+{"t":3500,"effect":"move","side":"white","n":1,"uci":"e1d1","san":"Kd1","white_ms":296500,"black_ms":300000}"#,
+    );
+}

@@ -46,18 +46,21 @@ pub enum Law {
     /// 1858, 12ª: a capture with a piece that cannot capture: capture
     /// with one that can, or play that piece.
     Regence12,
+    /// 1858, 13ª: a false move: it stands, the piece goes elsewhere, or
+    /// the king is played.
+    Regence13,
     /// 1858, 19ª–20ª: castling in one of the seven cases it is forbidden
     /// (the one a board lets through: the rook attacked): the opponent
     /// makes him move the king or the rook.
     Regence20,
-    /// 1858, 13ª: a false move: it stands, the piece goes elsewhere, or
-    /// the king is played.
-    Regence13,
+    /// 1858, 22ª: a touched piece that cannot move without leaving its
+    /// king in check: the king is played.
+    Regence22,
 }
 
 impl Law {
     /// Every law, in article order.
-    pub const ALL: [Law; 21] = [
+    pub const ALL: [Law; 22] = [
         Law::Adjust,
         Law::TouchedOwn,
         Law::TouchedOpponent,
@@ -79,6 +82,7 @@ impl Law {
         Law::Regence12,
         Law::Regence13,
         Law::Regence20,
+        Law::Regence22,
     ];
 
     /// The article number, as written in the Laws: `"4.3.1"`; the 1858
@@ -106,6 +110,7 @@ impl Law {
             Law::Regence12 => "1858.12",
             Law::Regence13 => "1858.13",
             Law::Regence20 => "1858.20",
+            Law::Regence22 => "1858.22",
         }
     }
 }

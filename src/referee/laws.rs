@@ -8,10 +8,13 @@
 use std::fmt;
 use std::str::FromStr;
 
-use shakmaty::{Bitboard, Color, Move, Position, Role, Square};
+use shakmaty::attacks::attacks;
+use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
+
+use super::legal::Legal;
 
 use super::claim::Claimable;
-use super::touch::{Breach, Turn, capture_square};
+use super::touch::{Breach, Contact, Turn, capture_square};
 use super::{Effect, Law, Laws, Referee};
 
 /// An answer to a choice the laws give a player (`Input::Choose`). The
@@ -307,6 +310,23 @@ impl Referee {
         if self.rules.laws != Laws::Regence1858 {
             return Some(breach);
         }
+        let made = &self.uncompleted[index];
+        if matches!(breach.law, Law::TouchedOwn | Law::Released)
+            && made.mv.role() == Role::King
+            && !made.mv.is_castle()
+            && pinned_first(&made.before, &made.before_legal, &made.turn.contacts)
+        {
+            // 22ª: the king played for a touched piece that could not move
+            // is the move the law asks for, whatever was touched after.
+            self.warn_if_hasty(side);
+            self.complete_through(index, true);
+            if self.uncompleted.is_empty()
+                && let Some((outcome, reason)) = self.ending(self.position.is_check())
+            {
+                self.finish(outcome, reason);
+            }
+            return None;
+        }
         match breach.law {
             // 9ª: a touched enemy piece not taken: the opponent chooses.
             Law::TouchedOpponent if self.imposed != Some(side) => {
@@ -388,7 +408,34 @@ impl Referee {
     #[inline(never)]
     pub(super) fn regence_press(&mut self, side: Color, index: usize) -> bool {
         self.imposed != Some(side)
-            && (self.castling_with_rook_attacked(side, index) || self.untaken_touch(side, index))
+            && (self.pinned_touch_refuses(side, index)
+                || self.castling_with_rook_attacked(side, index)
+                || self.untaken_touch(side, index))
+    }
+
+    /// 22ª "tocada pieza que deja en jaque al rey, se juega este; y si
+    /// jugado este, dá en el jaque, se juega cualquiera": the first piece
+    /// touched could not move without leaving the king in check, so the
+    /// king must be played if he can move. Whether the press is refused.
+    fn pinned_touch_refuses(&mut self, side: Color, index: usize) -> bool {
+        let made = &self.uncompleted[index];
+        let king_move = |m: &Move| m.role() == Role::King && !m.is_castle();
+        if king_move(&made.mv)
+            || !made.before_legal.moves.iter().any(king_move)
+            || !pinned_first(&made.before, &made.before_legal, &made.turn.contacts)
+        {
+            return false;
+        }
+        self.rule(
+            side,
+            Breach {
+                law: Law::Regence22,
+                detail: "The touched piece cannot move without exposing the king: move the king"
+                    .to_owned(),
+            },
+            false,
+        );
+        true
     }
 
     /// 9ª for an enemy piece that cannot be taken: the opponent may make
@@ -583,5 +630,37 @@ impl Referee {
             promotion: None,
         };
         (!self.legal.moves.contains(&m)).then_some(m)
+    }
+}
+
+/// Whether the first piece the mover touched (with intent) is his own, not
+/// the king, and could go somewhere by its kind's moves but has no legal
+/// move: every move of it would leave his king in check (22ª).
+fn pinned_first(before: &Chess, legal: &Legal, contacts: &[Contact]) -> bool {
+    let us = before.turn();
+    let board = before.board();
+    let Some(first) = contacts
+        .iter()
+        .filter(|c| !c.adjusting && board.piece_at(c.square) == Some(c.piece))
+        .min_by_key(|c| (c.at, c.piece.color != us))
+    else {
+        return false;
+    };
+    let piece = first.piece;
+    if piece.color != us || piece.role == Role::King || legal.moves_from(first.square) {
+        return false;
+    }
+    let occupied = board.occupied();
+    let theirs = board.by_color(!us);
+    match piece.role {
+        Role::Pawn => {
+            let captures = attacks(first.square, piece, occupied) & theirs;
+            let ahead = first
+                .square
+                .offset(if us == Color::White { 8 } else { -8 })
+                .filter(|sq| !occupied.contains(*sq));
+            captures.any() || ahead.is_some()
+        }
+        _ => (attacks(first.square, piece, occupied) & !board.by_color(us)).any(),
     }
 }
