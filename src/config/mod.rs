@@ -352,11 +352,17 @@ impl Config {
         let presets: Vec<&str> = self.presets.iter().map(|p| p.name.as_str()).collect();
         format!(
             "{board} ({polling}) on {bus}, OLED at {oled:#04x}; White on the {white} lever; \
-             {enforcement} enforcement; presets {presets} (power-on {preset}); state in {state}",
+             {enforcement} enforcement{laws}; presets {presets} (power-on {preset}); state in {state}",
             bus = self.i2c.bus.display(),
             oled = self.i2c.oled_address,
             white = self.clock.white,
             enforcement = self.rules.enforcement,
+            // Said only when not the FIDE Laws, as every summary before
+            // the profiles existed read.
+            laws = match self.rules.laws {
+                Laws::Fide2023 => String::new(),
+                laws => format!(" under the {laws} laws"),
+            },
             presets = presets.join(", "),
             preset = self.clock.preset,
             state = self.state.directory.display(),
