@@ -558,3 +558,41 @@ fn regence_22_a_touched_pinned_piece_obliges_the_king() {
 {"t":3500,"effect":"move","side":"white","n":1,"uci":"e1d1","san":"Kd1","white_ms":296500,"black_ms":300000}"#,
     );
 }
+
+/// A false move left standing (14ª) is in the score as it was played, and
+/// the score is written without complaint.
+#[test]
+fn a_false_move_that_stands_is_in_the_pgn() {
+    use tocada::pgn::Tags;
+    let script = r#"{"t":0,"ev":"setup","time_control":"300+2","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"lift","sq":"e7"}
+{"t":4500,"ev":"place","sq":"e5"}
+{"t":7000,"ev":"press","side":"black"}
+{"t":8000,"ev":"lift","sq":"f1"}
+{"t":9000,"ev":"place","sq":"h3"}
+{"t":10000,"ev":"press","side":"white"}
+{"t":11000,"ev":"lift","sq":"g8"}
+{"t":11500,"ev":"place","sq":"f6"}
+{"t":12000,"ev":"press","side":"black"}
+{"t":15000,"ev":"end"}
+"#;
+    let lines: Vec<String> = script.lines().map(str::to_owned).collect();
+    let tags = Tags {
+        event: "t".into(),
+        site: "?".into(),
+        date: "????.??.??".into(),
+        round: "-".into(),
+        white: "?".into(),
+        black: "?".into(),
+        time_control: "300+2".into(),
+    };
+    let pgn = tocada::transcript::pgn_from_lines(&lines, tags).expect("the lines make a game");
+    let moves = pgn.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(moves.contains("1. e4"), "{pgn}");
+    assert!(moves.contains("2. Bh3"), "{pgn}");
+    assert!(moves.contains("Nf6"), "{pgn}");
+}
