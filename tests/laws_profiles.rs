@@ -596,3 +596,76 @@ fn a_false_move_that_stands_is_in_the_pgn() {
     assert!(moves.contains("2. Bh3"), "{pgn}");
     assert!(moves.contains("Nf6"), "{pgn}");
 }
+
+/// 1858, 10ª: White moves Black's d5 pawn to d4 and presses: nothing is completed (the pawn is his displacement, 7.4.1) and Black chooses `take`: the pawn goes back and must be captured (Nf3 refused, exd5 completes).
+#[test]
+fn regence_10_an_enemy_piece_moved_is_taken_at_the_opponents_choice() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"lift","sq":"d7"}
+{"t":4500,"ev":"place","sq":"d5"}
+{"t":7000,"ev":"press","side":"black"}
+{"t":10000,"ev":"lift","sq":"d5"}
+{"t":10500,"ev":"place","sq":"d4"}
+{"t":11000,"ev":"press","side":"white"}
+{"t":12000,"ev":"choose","side":"black","option":"take"}
+{"t":13000,"ev":"lift","sq":"d4"}
+{"t":13500,"ev":"place","sq":"d5"}
+{"t":14000,"ev":"lift","sq":"g1"}
+{"t":14500,"ev":"place","sq":"f3"}
+{"t":15000,"ev":"press","side":"white"}
+{"t":15500,"ev":"lift","sq":"f3"}
+{"t":15600,"ev":"place","sq":"g1"}
+{"t":16000,"ev":"lift","sq":"d5"}
+{"t":16200,"ev":"lift","sq":"e4"}
+{"t":16500,"ev":"place","sq":"d5"}
+{"t":17000,"ev":"press","side":"white"}
+{"t":18000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":297000,"black_ms":300000}
+{"t":7000,"effect":"move","side":"black","n":1,"uci":"d7d5","san":"d5","white_ms":297000,"black_ms":296000}
+{"t":10500,"effect":"displaced","side":"white","squares":["d4"]}
+{"t":11000,"effect":"choice","side":"black","law":"1858.10","options":["take","restore"]}
+{"t":13000,"effect":"restored","side":"white","ms":2500}
+{"t":15000,"effect":"violation","side":"white","law":"1858.10","detail":"Penalty: take the piece on d5"}
+{"t":17000,"effect":"move","side":"white","n":2,"uci":"e4d5","san":"exd5","white_ms":287000,"black_ms":296000}"#,
+    );
+}
+
+/// 1858, 10ª: Black chooses `restore`: the pawn goes back and White plays what he likes; his touch of d5 binds him to nothing more (no 9ª choice).
+#[test]
+fn regence_10_restore_puts_the_piece_back_and_frees_the_move() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"lift","sq":"d7"}
+{"t":4500,"ev":"place","sq":"d5"}
+{"t":7000,"ev":"press","side":"black"}
+{"t":10000,"ev":"lift","sq":"d5"}
+{"t":10500,"ev":"place","sq":"d4"}
+{"t":11000,"ev":"press","side":"white"}
+{"t":12000,"ev":"choose","side":"black","option":"restore"}
+{"t":13000,"ev":"lift","sq":"d4"}
+{"t":13500,"ev":"place","sq":"d5"}
+{"t":14000,"ev":"lift","sq":"g1"}
+{"t":14500,"ev":"place","sq":"f3"}
+{"t":15000,"ev":"press","side":"white"}
+{"t":18000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":297000,"black_ms":300000}
+{"t":7000,"effect":"move","side":"black","n":1,"uci":"d7d5","san":"d5","white_ms":297000,"black_ms":296000}
+{"t":10500,"effect":"displaced","side":"white","squares":["d4"]}
+{"t":11000,"effect":"choice","side":"black","law":"1858.10","options":["take","restore"]}
+{"t":13000,"effect":"restored","side":"white","ms":2500}
+{"t":15000,"effect":"move","side":"white","n":2,"uci":"g1f3","san":"Nf3","white_ms":289000,"black_ms":296000}"#,
+    );
+}

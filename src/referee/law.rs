@@ -43,6 +43,8 @@ pub enum Law {
     Regence7,
     /// 1858, 9ª: a touched enemy piece: take it, leave it, or play the king.
     Regence9,
+    /// 1858, 10ª: an enemy piece moved: take it or put it back.
+    Regence10,
     /// 1858, 12ª: a capture with a piece that cannot capture: capture
     /// with one that can, or play that piece.
     Regence12,
@@ -60,7 +62,7 @@ pub enum Law {
 
 impl Law {
     /// Every law, in article order.
-    pub const ALL: [Law; 22] = [
+    pub const ALL: [Law; 23] = [
         Law::Adjust,
         Law::TouchedOwn,
         Law::TouchedOpponent,
@@ -79,6 +81,7 @@ impl Law {
         Law::IncorrectClaim,
         Law::Regence7,
         Law::Regence9,
+        Law::Regence10,
         Law::Regence12,
         Law::Regence13,
         Law::Regence20,
@@ -107,6 +110,7 @@ impl Law {
             Law::IncorrectClaim => "9.5.3",
             Law::Regence7 => "1858.7",
             Law::Regence9 => "1858.9",
+            Law::Regence10 => "1858.10",
             Law::Regence12 => "1858.12",
             Law::Regence13 => "1858.13",
             Law::Regence20 => "1858.20",

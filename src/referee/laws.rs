@@ -173,6 +173,9 @@ pub(crate) struct Pending {
     subject: Square,
     /// The enemy piece a false capture went for (12ª).
     target: Square,
+    /// Whether the offence was completed as a move, which a penalty takes
+    /// back; an enemy piece moved (10ª) completed nothing.
+    completed: bool,
 }
 
 /// What a player must play after the penalty his opponent chose: enforced
@@ -234,13 +237,22 @@ impl Referee {
         };
         self.choice = None;
         let penalty = match option {
-            Choice::Take => Penalty::Capture(pending.subject),
-            Choice::King => Penalty::King,
-            Choice::Elsewhere | Choice::Move | Choice::Rook => Penalty::Piece(pending.subject),
-            Choice::Capture => Penalty::Capture(pending.target),
+            Choice::Take => Some(Penalty::Capture(pending.subject)),
+            Choice::King => Some(Penalty::King),
+            Choice::Elsewhere | Choice::Move | Choice::Rook => {
+                Some(Penalty::Piece(pending.subject))
+            }
+            Choice::Capture => Some(Penalty::Capture(pending.target)),
+            // 10ª: the piece put back, then any move.
+            Choice::Restore => None,
             // The move stands: if it ended the game (a mate that broke a
             // law waits for the choice), the game ends now.
-            _ => {
+            Choice::Leave
+            | Choice::Stand
+            | Choice::Keep
+            | Choice::First
+            | Choice::Second
+            | Choice::Undo => {
                 if self.uncompleted.is_empty()
                     && let Some((outcome, reason)) = self.ending(self.position.is_check())
                 {
@@ -249,7 +261,15 @@ impl Referee {
                 return;
             }
         };
-        if self.take_back_completed() {
+        if !pending.completed {
+            // 10ª: nothing was completed. The enemy piece goes back (his
+            // displacement, on his time), and what he touched binds him to
+            // nothing but the penalty.
+            self.turn.clear();
+        } else if !self.take_back_completed() {
+            return;
+        }
+        if let Some(penalty) = penalty {
             self.imposed = Some(side.other());
             self.penalty = Some((penalty, pending.law));
         }
@@ -491,6 +511,7 @@ impl Referee {
             options,
             subject,
             target,
+            completed: law != Law::Regence10,
         });
         self.emit(Effect::Choice {
             side: chooser,
@@ -568,6 +589,47 @@ impl Referee {
                 self.give_choice(side.other(), Law::Regence13, options, from, from);
             }
         }
+        true
+    }
+
+    /// 10ª "si uno juega pieza enemiga, es obligado, ó á tomarla ó á
+    /// restituirla": at `side`'s press, the board shows an enemy piece he
+    /// moved from one square to another, empty one, and nothing else
+    /// changed. The press completes nothing (the piece is his displacement,
+    /// 7.4.1, his clock runs) and the opponent chooses: `take` (put back,
+    /// it must be captured) or `restore` (put back, any move). Whether the
+    /// press was dealt with.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn enemy_piece_moved(&mut self, side: Color) -> bool {
+        if self.rules.laws != Laws::Regence1858
+            || self.displacement.as_ref().is_none_or(|d| d.side != side)
+        {
+            return false;
+        }
+        let board = self.position.board();
+        let mut from = None;
+        let mut to = None;
+        for sq in self.board.occupied() ^ board.occupied() {
+            match (board.piece_at(sq), self.board.occupied().contains(sq)) {
+                (Some(piece), false) if piece.color != side && from.is_none() => {
+                    from = Some((sq, piece));
+                }
+                (None, true) if to.is_none() => to = Some(sq),
+                _ => return false,
+            }
+        }
+        let (Some((from, piece)), Some(to)) = (from, to) else {
+            return false;
+        };
+        if self.board.piece_at(to).is_some_and(|p| p != piece) {
+            return false;
+        }
+        let capturable = self.legal.captures(from);
+        let options = ChoiceOptions::of(&[Choice::Take, Choice::Restore], |c| {
+            c != Choice::Take || capturable
+        });
+        self.give_choice(side.other(), Law::Regence10, options, from, from);
         true
     }
 

@@ -817,6 +817,10 @@ impl Referee {
 
     /// A press by the player whose clock runs when he has made no move on the board.
     fn press_without_move(&mut self, side: Color) {
+        // 1858, 10ª: an enemy piece moved, for the opponent to judge.
+        if self.rules.laws == Laws::Regence1858 && self.enemy_piece_moved(side) {
+            return;
+        }
         let mask = self.off_board();
         let on_board = self.board.occupied() & !mask;
         if self.position.turn() == side {
