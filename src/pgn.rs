@@ -165,6 +165,9 @@ impl GameRecord {
             Effect::Claim { side, law, upheld } => {
                 Some(comment::claim(*side, law.article(), *upheld))
             }
+            Effect::Choice { side, law, options } => {
+                Some(comment::choice(*side, law.article(), options.as_slice()))
+            }
             Effect::Result { outcome, reason } => {
                 self.result = Some((*outcome, *reason));
                 comment::ending(*outcome, *reason)

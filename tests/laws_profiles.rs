@@ -595,6 +595,10 @@ fn a_false_move_that_stands_is_in_the_pgn() {
     assert!(moves.contains("1. e4"), "{pgn}");
     assert!(moves.contains("2. Bh3"), "{pgn}");
     assert!(moves.contains("Nf6"), "{pgn}");
+    assert!(
+        moves.contains("{Black chooses under law 1858.13: stand, elsewhere, king}"),
+        "{pgn}"
+    );
 }
 
 /// 1858, 10ª: White moves Black's d5 pawn to d4 and presses: nothing is completed (the pawn is his displacement, 7.4.1) and Black chooses `take`: the pawn goes back and must be captured (Nf3 refused, exd5 completes).

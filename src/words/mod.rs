@@ -148,8 +148,9 @@ pub fn alert_for(effect: &Effect) -> Option<String> {
         } else {
             format!("Claim refused: {}", side_name(*side))
         }),
-        Effect::Choice { options, .. } => Some(choice_text(options.as_slice(), 0)),
-        Effect::Started { .. } | Effect::Move(_) | Effect::Resumed => None,
+        // The face shows a choice while it waits, with its mark (the
+        // session's view): an alert would outlive it.
+        Effect::Choice { .. } | Effect::Started { .. } | Effect::Move(_) | Effect::Resumed => None,
     }
 }
 
