@@ -673,3 +673,22 @@ fn regence_10_restore_puts_the_piece_back_and_frees_the_move() {
 {"t":15000,"effect":"move","side":"white","n":2,"uci":"g1f3","san":"Nf3","white_ms":289000,"black_ms":296000}"#,
     );
 }
+
+/// A.5 and 5.1.1: Ra1-b8 is no rook's move and would mate: a game never
+/// ends on a false move, so it is refused as an illegal move (1 minute to
+/// Black in blitz), not a checkmate.
+#[test]
+fn a5_a_false_move_that_would_mate_is_an_illegal_move() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"180+2","mode":"blitz","laws":"fide-2023-unsupervised","fen":"6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"a1"}
+{"t":1500,"ev":"place","sq":"b8"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2000,"effect":"violation","side":"white","law":"7.5.1","detail":"Illegal move: restore a1 b8 and make a legal move"}
+{"t":2000,"effect":"time_added","side":"black","ms":60000,"law":"7.5.5"}"#,
+    );
+}

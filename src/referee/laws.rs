@@ -535,6 +535,14 @@ impl Referee {
         let Some(m) = self.false_move(side) else {
             return false;
         };
+        // A game never ends on a false move (5.1.1: a mate counts only if
+        // the move was legal): one that would mate, stalemate or leave a
+        // dead position is an illegal move as under `fide-2023`.
+        let mut after = self.position.clone();
+        after.play_unchecked(m);
+        if after.legal_moves().is_empty() || super::dead::is_dead(&after) {
+            return false;
+        }
         let from = m.from().unwrap_or(m.to());
         let elsewhere = self.legal.moves_from(from);
         // 12ª: a capture with a piece that cannot make it, when a piece
