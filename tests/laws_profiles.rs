@@ -692,3 +692,45 @@ fn a5_a_false_move_that_would_mate_is_an_illegal_move() {
 {"t":2000,"effect":"time_added","side":"black","ms":60000,"law":"7.5.5"}"#,
     );
 }
+
+/// 1858, 11ª: White's queen takes his own d2 pawn and he presses, the pawn
+/// in his hand: nothing is completed, and Black chooses `second`: the board
+/// set right, the pawn must be played (Nf3 refused, d4 completes). What
+/// White touched binds him to nothing more (7ª yields to the penalty).
+#[test]
+fn regence_11_taking_ones_own_piece_obliges_one_of_the_two() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"lift","sq":"e7"}
+{"t":4500,"ev":"place","sq":"e5"}
+{"t":7000,"ev":"press","side":"black"}
+{"t":8000,"ev":"lift","sq":"d1"}
+{"t":8300,"ev":"lift","sq":"d2"}
+{"t":8500,"ev":"place","sq":"d2"}
+{"t":9000,"ev":"press","side":"white"}
+{"t":10000,"ev":"choose","side":"black","option":"second"}
+{"t":11000,"ev":"lift","sq":"d2"}
+{"t":11200,"ev":"place","sq":"d1"}
+{"t":11400,"ev":"place","sq":"d2"}
+{"t":12000,"ev":"lift","sq":"g1"}
+{"t":12200,"ev":"place","sq":"f3"}
+{"t":12500,"ev":"press","side":"white"}
+{"t":13000,"ev":"lift","sq":"f3"}
+{"t":13200,"ev":"place","sq":"g1"}
+{"t":13500,"ev":"lift","sq":"d2"}
+{"t":13700,"ev":"place","sq":"d4"}
+{"t":14000,"ev":"press","side":"white"}
+{"t":15000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":297000,"black_ms":300000}
+{"t":7000,"effect":"move","side":"black","n":1,"uci":"e7e5","san":"e5","white_ms":297000,"black_ms":296000}
+{"t":9000,"effect":"choice","side":"black","law":"1858.11","options":["first","second"]}
+{"t":12500,"effect":"violation","side":"white","law":"1858.11","detail":"Penalty: move the piece from d2"}
+{"t":14000,"effect":"move","side":"white","n":2,"uci":"d2d4","san":"d4","white_ms":290000,"black_ms":296000}"#,
+    );
+}

@@ -45,6 +45,8 @@ pub enum Law {
     Regence9,
     /// 1858, 10ª: an enemy piece moved: take it or put it back.
     Regence10,
+    /// 1858, 11ª: one's own piece taken: play one of the two.
+    Regence11,
     /// 1858, 12ª: a capture with a piece that cannot capture: capture
     /// with one that can, or play that piece.
     Regence12,
@@ -62,7 +64,7 @@ pub enum Law {
 
 impl Law {
     /// Every law, in article order.
-    pub const ALL: [Law; 23] = [
+    pub const ALL: [Law; 24] = [
         Law::Adjust,
         Law::TouchedOwn,
         Law::TouchedOpponent,
@@ -82,6 +84,7 @@ impl Law {
         Law::Regence7,
         Law::Regence9,
         Law::Regence10,
+        Law::Regence11,
         Law::Regence12,
         Law::Regence13,
         Law::Regence20,
@@ -111,6 +114,7 @@ impl Law {
             Law::Regence7 => "1858.7",
             Law::Regence9 => "1858.9",
             Law::Regence10 => "1858.10",
+            Law::Regence11 => "1858.11",
             Law::Regence12 => "1858.12",
             Law::Regence13 => "1858.13",
             Law::Regence20 => "1858.20",

@@ -239,20 +239,16 @@ impl Referee {
         let penalty = match option {
             Choice::Take => Some(Penalty::Capture(pending.subject)),
             Choice::King => Some(Penalty::King),
-            Choice::Elsewhere | Choice::Move | Choice::Rook => {
+            Choice::Elsewhere | Choice::Move | Choice::Rook | Choice::First => {
                 Some(Penalty::Piece(pending.subject))
             }
+            Choice::Second => Some(Penalty::Piece(pending.target)),
             Choice::Capture => Some(Penalty::Capture(pending.target)),
             // 10ª: the piece put back, then any move.
             Choice::Restore => None,
             // The move stands: if it ended the game (a mate that broke a
             // law waits for the choice), the game ends now.
-            Choice::Leave
-            | Choice::Stand
-            | Choice::Keep
-            | Choice::First
-            | Choice::Second
-            | Choice::Undo => {
+            Choice::Leave | Choice::Stand | Choice::Keep | Choice::Undo => {
                 if self.uncompleted.is_empty()
                     && let Some((outcome, reason)) = self.ending(self.position.is_check())
                 {
@@ -511,7 +507,7 @@ impl Referee {
             options,
             subject,
             target,
-            completed: law != Law::Regence10,
+            completed: !matches!(law, Law::Regence10 | Law::Regence11),
         });
         self.emit(Effect::Choice {
             side: chooser,
@@ -638,6 +634,47 @@ impl Referee {
             c != Choice::Take || capturable
         });
         self.give_choice(side.other(), Law::Regence10, options, from, from);
+        true
+    }
+
+    /// 11ª "si uno se toma á sí mismo, es obligado á jugar una de las dos
+    /// piezas": at `side`'s press, his hand still holds one of his pieces,
+    /// and the board shows one of his pieces gone from `first` and another
+    /// of his squares, `second`, lifted and filled again: the one took the
+    /// other. Nothing is completed (his clock runs); the opponent chooses
+    /// which of the two he must play once the board is set right. Whether
+    /// the press was dealt with.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn own_piece_taken(&mut self, side: Color) -> bool {
+        if self.rules.laws != Laws::Regence1858
+            || self.displacement.is_some()
+            || self.position.turn() != side
+            || self.uncompleted.iter().any(|u| u.side == side)
+        {
+            return false;
+        }
+        let board = self.position.board();
+        let own = board.by_color(side);
+        let gone = board.occupied() ^ self.board.occupied();
+        let changes = self.board.changes();
+        let refilled = changes.lifted & changes.placed & self.board.occupied() & own;
+        let (Some(first), Some(second)) = (gone.single_square(), refilled.single_square()) else {
+            return false;
+        };
+        if !own.contains(first) || !changes.lifted.contains(first) {
+            return false;
+        }
+        let first_moves = self.legal.moves_from(first);
+        let second_moves = self.legal.moves_from(second);
+        let options = ChoiceOptions::of(&[Choice::First, Choice::Second], |c| match c {
+            Choice::First => first_moves,
+            _ => second_moves,
+        });
+        if options.as_slice().is_empty() {
+            return false;
+        }
+        self.give_choice(side.other(), Law::Regence11, options, first, second);
         true
     }
 

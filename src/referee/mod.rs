@@ -719,6 +719,10 @@ impl Referee {
                 self.press_without_move(side);
                 return;
             }
+            // 1858, 11ª: one of his pieces took another of his.
+            if self.rules.laws == Laws::Regence1858 && self.own_piece_taken(side) {
+                return;
+            }
             self.rule(
                 side,
                 Breach {
