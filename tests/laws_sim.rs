@@ -195,3 +195,42 @@ fn the_face_shows_the_choice_and_the_mark() {
         Some("Only the player having the move may adjust pieces")
     );
 }
+
+/// `fide-2023-unsupervised` through the daemon: White's false move (Nf3
+/// with his king in check) stands without a word, and Black's claim before
+/// touching a piece wins, as `tocada replay` decides.
+#[test]
+fn an_unsupervised_claim_through_the_daemon_decides_what_replay_decides() {
+    let script = r#"{"t":0,"ev":"setup","time_control":"180+2","mode":"blitz","laws":"fide-2023-unsupervised"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"lift","sq":"e7"}
+{"t":3500,"ev":"place","sq":"e5"}
+{"t":4000,"ev":"press","side":"black"}
+{"t":5000,"ev":"lift","sq":"d2"}
+{"t":5500,"ev":"place","sq":"d4"}
+{"t":6000,"ev":"press","side":"white"}
+{"t":7000,"ev":"lift","sq":"f8"}
+{"t":7500,"ev":"place","sq":"b4"}
+{"t":8000,"ev":"press","side":"black"}
+{"t":9000,"ev":"lift","sq":"g1"}
+{"t":9500,"ev":"place","sq":"f3"}
+{"t":10000,"ev":"press","side":"white"}
+{"t":11000,"ev":"claim","side":"black"}
+{"t":12000,"ev":"end"}
+"#;
+    let (sim, bare) = sim(script, true);
+    assert_eq!(untimed(&sim), untimed(&bare), "{sim:#?}\n{bare:#?}");
+    let tail: Vec<Value> = untimed(&sim)[sim.len() - 3..].to_vec();
+    assert_eq!(
+        tail,
+        [
+            json!({"effect":"move","side":"white","n":3,"uci":"g1f3","san":"Nf3"}),
+            json!({"effect":"claim","side":"black","law":"7.5.1","upheld":true}),
+            json!({"effect":"result","result":"0-1","reason":"illegal_moves"}),
+        ],
+        "{sim:#?}"
+    );
+}
