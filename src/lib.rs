@@ -111,8 +111,8 @@ pub mod transcript;
 pub mod words;
 
 pub use referee::{
-    Adjudication, ArbiterWords, CompletedMove, Effect, Enforcement, GameMode, IncrementMode, Input,
-    Law, Millis, MoveText, Reason, Referee, Rejection, Rules, Ruling, Stage, TimeControl,
-    TimeWentBackwards,
+    Adjudication, ArbiterWords, Choice, ChoiceOptions, CompletedMove, Effect, Enforcement,
+    GameMode, IncrementMode, Input, Law, Laws, Millis, MoveText, Reason, Referee, Rejection, Rules,
+    Ruling, Stage, TimeControl, TimeWentBackwards,
 };
 pub use shakmaty::KnownOutcome;

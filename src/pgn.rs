@@ -358,6 +358,9 @@ impl GameRecord {
             Effect::Claim { side, law, upheld } => {
                 Some(comment::claim(*side, law.article(), *upheld))
             }
+            Effect::Choice { side, law, options } => {
+                Some(comment::choice(*side, law.article(), options.as_slice()))
+            }
             Effect::Result { outcome, reason } => {
                 self.result = Some((*outcome, *reason));
                 let odds = self.clock.as_ref().and_then(|c| c.draw_odds);

@@ -198,6 +198,10 @@ fn a_preset_gives_the_referee_its_rules() {
     assert_eq!(rules.mode, GameMode::Blitz);
     assert_eq!(rules.enforcement, Enforcement::Claim);
     assert_eq!((rules.min_press_gap_ms, rules.knock_window_ms), (100, 1500));
+    assert_eq!(rules.laws, tocada::Laws::Fide2023);
+    let config = Config::parse("[rules]\nlaws = \"regence-1858\"", "t.toml").unwrap();
+    let rules = config.preset("blitz").unwrap().rules(&config.rules);
+    assert_eq!(rules.laws, tocada::Laws::Regence1858);
 }
 
 /// Each bad file, the key its error must name, and a word the reason must
@@ -224,6 +228,11 @@ const BAD: &[(&str, &str, &str)] = &[
         "[rules]\nenforcement = \"lenient\"",
         "rules.enforcement",
         "strict, claim, record",
+    ),
+    (
+        "[rules]\nlaws = \"fide-1999\"",
+        "rules.laws",
+        "fide-2023, fide-2023-unsupervised, regence-1858",
     ),
     (
         "[rules]\nmin_press_gap_ms = \"100\"",

@@ -12,7 +12,9 @@ use proptest::prelude::*;
 use shakmaty::{Chess, Color, Piece, Position, Role, Square};
 use tocada::gesture::Script;
 use tocada::transcript::{Event, Line, effect_to_json, line_to_json, parse_line, replay};
-use tocada::{Enforcement, GameMode, IncrementMode, Input, Millis, Referee, Rules, TimeControl};
+use tocada::{
+    Choice, Enforcement, GameMode, IncrementMode, Input, Laws, Millis, Referee, Rules, TimeControl,
+};
 
 use support::pgn::reference_games;
 
@@ -57,6 +59,7 @@ fn input() -> impl Strategy<Value = Input> {
         side().prop_map(Input::Resign),
         (side(), any::<u64>()).prop_map(|(s, ms)| Input::SetTime(s, ms)),
         (side(), any::<u32>()).prop_map(|(s, n)| Input::SetMoves(s, n)),
+        (side(), prop::sample::select(Choice::ALL.to_vec())).prop_map(|(s, c)| Input::Choose(s, c)),
     ]
 }
 
@@ -132,6 +135,11 @@ fn rules() -> impl Strategy<Value = Rules> {
             Just(Enforcement::Claim),
             Just(Enforcement::Record)
         ],
+        prop_oneof![
+            Just(Laws::Fide2023),
+            Just(Laws::Fide2023Unsupervised),
+            Just(Laws::Regence1858)
+        ],
         any::<u64>(),
         any::<u64>(),
         start(),
@@ -144,6 +152,7 @@ fn rules() -> impl Strategy<Value = Rules> {
                 increment_mode,
                 mode,
                 enforcement,
+                laws,
                 min_press_gap_ms,
                 knock_window_ms,
                 start,
@@ -154,6 +163,7 @@ fn rules() -> impl Strategy<Value = Rules> {
                 increment_mode,
                 mode,
                 enforcement,
+                laws,
                 min_press_gap_ms,
                 knock_window_ms,
                 start,

@@ -35,7 +35,7 @@ use crate::hardware::buttons::ButtonPins;
 use crate::hardware::mcp23017_board;
 use crate::protocol;
 use crate::words;
-use crate::{Enforcement, GameMode, IncrementMode, Rules, TimeControl};
+use crate::{Enforcement, GameMode, IncrementMode, Laws, Rules, TimeControl};
 
 pub use error::ConfigError;
 pub use warning::ConfigWarning;
@@ -100,6 +100,8 @@ pub enum LeverSide {
 pub struct RulesConfig {
     /// What the referee does when a rule is broken.
     pub enforcement: Enforcement,
+    /// The laws games are played under (`fide-2023` unless set).
+    pub laws: Laws,
     /// A press sooner than this after the last release is with the other
     /// hand (6.2.3).
     pub min_press_gap_ms: u64,
@@ -407,11 +409,17 @@ impl Config {
         let presets: Vec<&str> = self.presets.iter().map(|p| p.name.as_str()).collect();
         format!(
             "{board} ({polling}) on {bus}, OLED at {oled:#04x}; White on the {white} lever; \
-             {enforcement} enforcement; presets {presets} (power-on {preset}); state in {state}",
+             {enforcement} enforcement{laws}; presets {presets} (power-on {preset}); state in {state}",
             bus = self.i2c.bus.display(),
             oled = self.i2c.oled_address,
             white = self.clock.white,
             enforcement = self.rules.enforcement,
+            // Said only when not the FIDE Laws, as every summary before
+            // the profiles existed read.
+            laws = match self.rules.laws {
+                Laws::Fide2023 => String::new(),
+                laws => format!(" under the {laws} laws"),
+            },
             presets = presets.join(", "),
             preset = self.clock.preset,
             state = self.state.directory.display(),
@@ -464,6 +472,7 @@ impl Preset {
             increment_mode: self.increment,
             mode: self.mode,
             enforcement: rules.enforcement,
+            laws: rules.laws,
             min_press_gap_ms: rules.min_press_gap_ms,
             knock_window_ms: rules.knock_window_ms,
             start: Chess::default(),
@@ -546,6 +555,7 @@ impl Default for RulesConfig {
         let rules = Rules::default();
         RulesConfig {
             enforcement: rules.enforcement,
+            laws: rules.laws,
             min_press_gap_ms: rules.min_press_gap_ms,
             knock_window_ms: rules.knock_window_ms,
         }

@@ -37,6 +37,7 @@ pub(super) struct RawClock {
 #[serde(deny_unknown_fields, expecting = "a [rules] table")]
 pub(super) struct RawRules {
     pub enforcement: Option<String>,
+    pub laws: Option<String>,
     pub min_press_gap_ms: Option<Integer>,
     pub knock_window_ms: Option<Integer>,
 }

@@ -18,7 +18,7 @@ use super::{
     BoardConfig, BoardKind, BoardModel, ClockConfig, Config, ConfigError, I2cConfig, LeverSide,
     PinsConfig, Preset, RulesConfig, StateConfig, StdinPace, default_presets,
 };
-use crate::{Enforcement, GameMode, IncrementMode, TimeControl};
+use crate::{Enforcement, GameMode, IncrementMode, Laws, TimeControl};
 
 /// BCM GPIOs on the Pi's 40-pin header.
 const GPIO: RangeInclusive<i64> = 0..=27;
@@ -37,6 +37,11 @@ const MAX_PRESET_NAME: usize = 20;
 
 const ENFORCEMENTS: [Enforcement; 3] =
     [Enforcement::Strict, Enforcement::Claim, Enforcement::Record];
+const LAWS: [Laws; 3] = [
+    Laws::Fide2023,
+    Laws::Fide2023Unsupervised,
+    Laws::Regence1858,
+];
 const INCREMENTS: [IncrementMode; 3] = [
     IncrementMode::Fischer,
     IncrementMode::Bronstein,
@@ -190,6 +195,16 @@ impl Checker<'_> {
                     "enforcement",
                     |s| s.parse().ok(),
                     ENFORCEMENTS.map(Enforcement::as_str),
+                )?,
+            },
+            laws: match rules.laws.as_deref() {
+                None => default.laws,
+                Some(value) => self.keyword(
+                    "rules.laws",
+                    value,
+                    "laws",
+                    |s| s.parse().ok(),
+                    LAWS.map(Laws::as_str),
                 )?,
             },
             // A gap over a second would flag ordinary quick presses (6.2.3).

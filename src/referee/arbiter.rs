@@ -193,6 +193,11 @@ impl Referee {
         self.keys.pop();
         self.legal = Legal::of(&before);
         self.position = before;
+        // A false move left standing (the profiles) may be in the moves
+        // replayed: the king is never captured.
+        if self.rules.laws != super::Laws::Fide2023 {
+            self.no_king_captures();
+        }
         self.clock.restore(ply.clock, side, self.now);
         self.turn_began = ply.clock;
         self.turn.clear();
@@ -201,6 +206,8 @@ impl Referee {
         self.displacement = None;
         self.claimable = None;
         self.imposed = None;
+        self.choice = None;
+        self.penalty = None;
         self.last_press = None;
         self.last_release = Default::default();
         self.knocked = shakmaty::Bitboard::EMPTY;

@@ -6,7 +6,7 @@
 use shakmaty::Color;
 
 use super::touch::Turn;
-use super::{Effect, Law, Referee};
+use super::{Effect, Law, Reason, Referee};
 
 /// A move completed against article 4 that its mover's opponent may still
 /// claim against.
@@ -44,6 +44,12 @@ impl Referee {
             law: claimable.law,
             upheld: true,
         });
+        // A.5: an illegal move claimed before the claimant's next move
+        // loses the game (a draw if the claimant cannot mate).
+        if claimable.law == Law::IllegalMove {
+            self.finish(self.loss_for(claimable.offender), Reason::IllegalMoves);
+            return;
+        }
         if self.take_back_completed() {
             self.turn = claimable.turn;
             self.imposed = Some(claimable.offender);

@@ -234,7 +234,9 @@ fn no_mate_reachable(position: &Chess, mating: ByColor<bool>) -> bool {
             continue;
         }
         for m in moves {
-            if m.role() == Role::Pawn || m.capture() == Some(Role::Pawn) {
+            // A king capture: a false move left standing (the laws
+            // profiles) made a position no game reaches; nothing proven.
+            if m.role() == Role::Pawn || matches!(m.capture(), Some(Role::Pawn | Role::King)) {
                 return false;
             }
             let mut next = current.clone();

@@ -5,7 +5,7 @@ use std::ops::Deref;
 
 use shakmaty::{Color, KnownOutcome, Square};
 
-use super::{ArbiterWords, Law};
+use super::{ArbiterWords, ChoiceOptions, Law};
 
 /// A move completed (6.2.1), with both clocks as they stand after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -337,6 +337,17 @@ pub enum Effect {
         law: Law,
         /// Whether the claim was upheld.
         upheld: bool,
+    },
+    /// The laws leave the penalty for `law` to `side` (the 1858 laws:
+    /// the offender's opponent): the game waits for his `Input::Choose`
+    /// with one of `options`.
+    Choice {
+        /// Who chooses.
+        side: Color,
+        /// The law that gives him the choice.
+        law: Law,
+        /// What he may choose, in the law's order.
+        options: ChoiceOptions,
     },
     /// The game is over. Nothing follows. Under draw odds (Armageddon) a
     /// game drawn for `reason` is won by the side with the odds, and

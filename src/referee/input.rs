@@ -3,7 +3,7 @@
 
 use shakmaty::{Color, Piece, Role, Square};
 
-use super::Adjudication;
+use super::{Adjudication, Choice};
 
 /// One event from the hardware (or a script), timestamped by the caller.
 ///
@@ -65,4 +65,9 @@ pub enum Input {
     /// This side claims that his opponent broke article 4 (4.8), in `claim`
     /// enforcement; answered by `Effect::Claim`.
     Claim(Color),
+    /// This side answers the choice the laws give him (`Effect::Choice`,
+    /// the 1858 laws' penalties) with one of its options. Any other answer,
+    /// or one with no choice waiting, is dropped and counted in
+    /// `Referee::refused_choices`.
+    Choose(Color, Choice),
 }

@@ -1,4 +1,5 @@
-//! The articles of the FIDE Laws of Chess the referee rules on.
+//! The articles of the FIDE Laws of Chess the referee rules on, and the
+//! 1858 laws of the `regence-1858` profile (written `1858.9`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -38,11 +39,32 @@ pub enum Law {
     IllegalMovePenalty,
     /// 9.5.3: a draw claim found incorrect gives the opponent time.
     IncorrectClaim,
+    /// 1858, 7ª: a touched piece is played; a piece set down stays.
+    Regence7,
+    /// 1858, 9ª: a touched enemy piece: take it, leave it, or play the king.
+    Regence9,
+    /// 1858, 10ª: an enemy piece moved: take it or put it back.
+    Regence10,
+    /// 1858, 11ª: one's own piece taken: play one of the two.
+    Regence11,
+    /// 1858, 12ª: a capture with a piece that cannot capture: capture
+    /// with one that can, or play that piece.
+    Regence12,
+    /// 1858, 13ª: a false move: it stands, the piece goes elsewhere, or
+    /// the king is played.
+    Regence13,
+    /// 1858, 19ª–20ª: castling in one of the seven cases it is forbidden
+    /// (the one a board lets through: the rook attacked): the opponent
+    /// makes him move the king or the rook.
+    Regence20,
+    /// 1858, 22ª: a touched piece that cannot move without leaving its
+    /// king in check: the king is played.
+    Regence22,
 }
 
 impl Law {
     /// Every law, in article order.
-    pub const ALL: [Law; 16] = [
+    pub const ALL: [Law; 24] = [
         Law::Adjust,
         Law::TouchedOwn,
         Law::TouchedOpponent,
@@ -59,9 +81,18 @@ impl Law {
         Law::NoMove,
         Law::IllegalMovePenalty,
         Law::IncorrectClaim,
+        Law::Regence7,
+        Law::Regence9,
+        Law::Regence10,
+        Law::Regence11,
+        Law::Regence12,
+        Law::Regence13,
+        Law::Regence20,
+        Law::Regence22,
     ];
 
-    /// The article number, as written in the Laws: `"4.3.1"`.
+    /// The article number, as written in the Laws: `"4.3.1"`; the 1858
+    /// laws as `"1858.9"`.
     pub const fn article(self) -> &'static str {
         match self {
             Law::Adjust => "4.2.1",
@@ -80,6 +111,14 @@ impl Law {
             Law::NoMove => "7.5.3",
             Law::IllegalMovePenalty => "7.5.5",
             Law::IncorrectClaim => "9.5.3",
+            Law::Regence7 => "1858.7",
+            Law::Regence9 => "1858.9",
+            Law::Regence10 => "1858.10",
+            Law::Regence11 => "1858.11",
+            Law::Regence12 => "1858.12",
+            Law::Regence13 => "1858.13",
+            Law::Regence20 => "1858.20",
+            Law::Regence22 => "1858.22",
         }
     }
 }

@@ -14,6 +14,7 @@ mod dead;
 mod effect;
 mod input;
 mod law;
+mod laws;
 mod legal;
 mod notation;
 mod rules;
@@ -24,7 +25,8 @@ pub use arbiter::{Adjudication, ArbiterWords};
 pub use effect::{CompletedMove, Effect, MoveText, Reason, Rejection, Ruling};
 pub use input::Input;
 pub use law::{Law, ParseLawError};
-pub use rules::{Enforcement, GameMode, IncrementMode, Rules, UnknownKeyword};
+pub use laws::{Choice, ChoiceOptions, ParseChoiceError};
+pub use rules::{Enforcement, GameMode, IncrementMode, Laws, Rules, UnknownKeyword};
 pub use time_control::{ParseTimeControlError, Stage, TimeControl};
 
 use std::collections::VecDeque;
@@ -302,6 +304,12 @@ pub struct Referee {
     /// The player on whom an upheld claim imposed an obligation: enforced
     /// strictly until he completes a move.
     imposed: Option<Color>,
+    /// A choice the laws give a player, waited for (`regence-1858`).
+    choice: Option<laws::Pending>,
+    /// The penalty the chooser imposed, with its law: binds `imposed`.
+    penalty: Option<(laws::Penalty, Law)>,
+    /// `Input::Choose` answers dropped.
+    refused_choices: u64,
 }
 
 impl Referee {
@@ -364,6 +372,9 @@ impl Referee {
             restoring: false,
             claimable: None,
             imposed: None,
+            choice: None,
+            penalty: None,
+            refused_choices: 0,
         }
     }
 
@@ -575,6 +586,7 @@ impl Referee {
             }
             Input::Adjudicate(adjudication) => self.adjudicate(adjudication),
             Input::Claim(side) => self.claim(side),
+            Input::Choose(side, option) => self.choose(side, option),
             Input::Resign(side) => self.finish(
                 KnownOutcome::Decisive {
                     winner: side.other(),
@@ -707,6 +719,10 @@ impl Referee {
                 self.press_without_move(side);
                 return;
             }
+            // 1858, 11ª: one of his pieces took another of his.
+            if self.rules.laws == Laws::Regence1858 && self.own_piece_taken(side) {
+                return;
+            }
             self.rule(
                 side,
                 Breach {
@@ -733,25 +749,41 @@ impl Referee {
                 return;
             }
         }
+        if self.penalty_refuses(side, index) {
+            return;
+        }
         let made = &self.uncompleted[index];
         let mut claimable = None;
         let breach = touch::check(&made.before, &made.before_legal, &made.turn, made.mv).err();
         let breached = breach.is_some();
         if let Some(breach) = breach {
             // 4.8: in claim mode the move stands until the opponent claims;
-            // an obligation an upheld claim imposed is enforced.
+            // an obligation an upheld claim imposed is enforced. Without
+            // adequate supervision (A.5) article 4 is only ruled on a claim,
+            // and nothing is shown until then.
             let imposed = self.imposed == Some(side);
-            if self.rules.enforcement == Enforcement::Claim && !imposed {
+            let unsupervised = self.rules.laws == Laws::Fide2023Unsupervised;
+            if (self.rules.enforcement == Enforcement::Claim || unsupervised) && !imposed {
                 claimable = Some(Claimable {
                     offender: side,
                     law: breach.law,
                     turn: made.turn.clone(),
                 });
             }
-            self.rule(side, breach, false);
-            if strict || imposed {
+            let Some(breach) = self.profile_breach(side, index, breach) else {
+                return;
+            };
+            if !unsupervised || imposed {
+                self.rule(side, breach, false);
+            }
+            if (strict && !unsupervised) || imposed {
                 return;
             }
+        }
+        // 1858: castling with the rook attacked (19ª), an enemy piece
+        // touched that could not be taken (9ª).
+        if !breached && self.rules.laws == Laws::Regence1858 && self.regence_press(side, index) {
+            return;
         }
         self.warn_if_hasty(side);
         self.complete_through(index, true);
@@ -789,6 +821,10 @@ impl Referee {
 
     /// A press by the player whose clock runs when he has made no move on the board.
     fn press_without_move(&mut self, side: Color) {
+        // 1858, 10ª: an enemy piece moved, for the opponent to judge.
+        if self.rules.laws == Laws::Regence1858 && self.enemy_piece_moved(side) {
+            return;
+        }
         let mask = self.off_board();
         let on_board = self.board.occupied() & !mask;
         if self.position.turn() == side {
@@ -833,6 +869,11 @@ impl Referee {
                 self.restore_before_pressing(side, off);
                 return;
             }
+        }
+        // The profiles' false moves: they stand until claimed (A.5), or the
+        // opponent chooses (1858, 13ª).
+        if self.false_move_pressed(side) {
+            return;
         }
         let restore = self.squares_to_restore();
         self.illegal(
@@ -937,6 +978,7 @@ impl Referee {
             self.claimable = None;
             if self.imposed == Some(made.side) {
                 self.imposed = None;
+                self.penalty = None;
             }
             match last {
                 Completion::Press if i == index => {
@@ -1228,6 +1270,7 @@ impl Referee {
     /// `changes` are the squares the hands changed making it.
     fn make(&mut self, m: Move, changes: Changes) {
         let side = self.position.turn();
+        self.choice_lapses(side);
         // 6.2.1: making his next move completes a player's previous one.
         if let Some(index) = self.uncompleted.iter().position(|u| u.side == side) {
             self.complete_through(index, false);

@@ -86,9 +86,27 @@ macro_rules! keyword_enum {
     };
 }
 
+/// The laws a game is played under: the FIDE Laws of 2023, with or
+/// without adequate supervision (Appendix A), or the 1858 laws of the
+/// London committee and the Café de la Régence (the seeds' chapter XII).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Laws {
+    /// The FIDE Laws of Chess in force since 1 January 2023.
+    #[default]
+    Fide2023,
+    /// The FIDE Laws for rapid and blitz where supervision is inadequate
+    /// (Appendix A.5): article 4 and illegal moves are ruled on only when
+    /// the opponent claims, and an illegal move stands until he does.
+    Fide2023Unsupervised,
+    /// The "Leyes del juego" of 1858 (Borao, chapter XII): the opponent
+    /// chooses the penalty for a touched enemy piece or a false move.
+    Regence1858,
+}
+
 keyword_enum!(IncrementMode, "increment mode", Fischer => "fischer", Bronstein => "bronstein", Delay => "delay");
 keyword_enum!(GameMode, "mode", Standard => "standard", Rapid => "rapid", Blitz => "blitz");
 keyword_enum!(Enforcement, "enforcement", Strict => "strict", Claim => "claim", Record => "record");
+keyword_enum!(Laws, "laws", Fide2023 => "fide-2023", Fide2023Unsupervised => "fide-2023-unsupervised", Regence1858 => "regence-1858");
 
 /// A keyword that is not one of the expected ones.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,6 +146,8 @@ pub struct Rules {
     pub mode: GameMode,
     /// What happens when a rule is broken.
     pub enforcement: Enforcement,
+    /// The laws the game is played under.
+    pub laws: Laws,
     /// A press sooner than this after the last release is a press with the
     /// other hand (6.2.3): a warning.
     pub min_press_gap_ms: u64,
@@ -163,6 +183,7 @@ impl Default for Rules {
             increment_mode: IncrementMode::default(),
             mode: GameMode::default(),
             enforcement: Enforcement::default(),
+            laws: Laws::default(),
             min_press_gap_ms: 100,
             knock_window_ms: 2000,
             start: Chess::default(),
@@ -183,6 +204,7 @@ impl PartialEq for Rules {
             increment_mode,
             mode,
             enforcement,
+            laws,
             min_press_gap_ms,
             knock_window_ms,
             start: _,
@@ -193,6 +215,7 @@ impl PartialEq for Rules {
             && *increment_mode == other.increment_mode
             && *mode == other.mode
             && *enforcement == other.enforcement
+            && *laws == other.laws
             && *min_press_gap_ms == other.min_press_gap_ms
             && *knock_window_ms == other.knock_window_ms
             && self.start_fen() == other.start_fen()

@@ -188,6 +188,10 @@ struct Game {
     /// Each restart of the daemon during the game (a crash, a power cut):
     /// its instant and how long the clock was off, for the PGN.
     restarts: Vec<(Millis, Option<u64>)>,
+    /// The option marked on the face while a choice the laws give waits
+    /// (the 1858 penalties): the chooser's adjust button moves the mark,
+    /// his draw button answers with it.
+    choice_mark: usize,
 }
 
 /// The front panel: presets, sides, the game in play and its corrections.
@@ -284,6 +288,7 @@ impl Session {
             adjudication: (WHITE_WINS, false),
             last_adjust: None,
             restarts: Vec::new(),
+            choice_mark: 0,
         });
         let game = self.game.as_mut().expect("just set");
         if game.referee.result().is_some() {
@@ -378,6 +383,26 @@ impl Session {
             return;
         }
         if !game.referee.is_paused() {
+            // A choice the laws give him (1858): his adjust button marks
+            // the next option, his draw button answers with the marked one.
+            if let Some((chooser, _, options)) = game.referee.choice_pending() {
+                let options = options.as_slice();
+                match button {
+                    Button::Adjust(side) if side == chooser => {
+                        game.choice_mark = (game.choice_mark + 1) % options.len().max(1);
+                        return;
+                    }
+                    Button::Draw(side) if side == chooser => {
+                        let marked = options.get(game.choice_mark).or(options.first());
+                        if let Some(&option) = marked {
+                            game.choice_mark = 0;
+                            self.feed(t, Input::Choose(side, option));
+                            return;
+                        }
+                    }
+                    _ => {}
+                }
+            }
             // While his promotion waits for its piece, a player's adjust
             // button chooses it (Q R B N in turn, pressed as fast as he
             // likes): never a claim gesture.
@@ -639,6 +664,7 @@ impl Session {
             adjudication: (WHITE_WINS, false),
             last_adjust: None,
             restarts: Vec::new(),
+            choice_mark: 0,
         });
         self.feed(at, Input::Press(Color::Black));
     }
@@ -756,6 +782,9 @@ impl Session {
         };
         while let Some((t, effect)) = game.referee.poll_effect() {
             self.changed = true;
+            if let Effect::Choice { .. } = effect {
+                game.choice_mark = 0;
+            }
             match &effect {
                 Effect::Move(_) | Effect::Resumed | Effect::Started { .. } => self.alert = None,
                 other => {

@@ -80,9 +80,18 @@ impl Session {
                 let t = (now + game.offset).max(game.last);
                 // 4.4.4: the promotion's choices, the current one marked,
                 // while it waits for its piece.
-                let alert = match game.referee.promotion_pending() {
-                    Some((_, role)) => Some(words::promotion_text(role)),
-                    None => self.alert.clone(),
+                let alert = match (
+                    game.referee.promotion_pending(),
+                    game.referee.choice_pending(),
+                ) {
+                    (Some((_, role)), _) => Some(words::promotion_text(role)),
+                    // The 1858 laws: the chooser's options, the marked one
+                    // in brackets, after the law that gives them.
+                    (None, Some((_, law, options))) => Some(format!(
+                        "{law} {}",
+                        words::choice_text(options.as_slice(), game.choice_mark)
+                    )),
+                    (None, None) => self.alert.clone(),
                 };
                 let mut view = from_referee(&game.referee, t, alert);
                 if game.referee.is_paused() && !game.over {

@@ -14,8 +14,8 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, KnownOutcome, Piece, Role, Square};
 
 use crate::referee::{
-    Adjudication, ArbiterWords, Effect, Enforcement, GameMode, IncrementMode, Input, Millis,
-    Reason, Rejection, Rules, TimeControl,
+    Adjudication, ArbiterWords, Choice, Effect, Enforcement, GameMode, IncrementMode, Input, Laws,
+    Millis, Reason, Rejection, Rules, TimeControl,
 };
 
 /// One meaningful input line: the instant it is stamped with and what it says.
@@ -87,6 +87,8 @@ struct WireLine {
     #[serde(skip_serializing_if = "Option::is_none")]
     enforcement: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    laws: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     min_press_gap_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     knock_window_ms: Option<u64>,
@@ -96,6 +98,8 @@ struct WireLine {
     result: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    option: Option<String>,
 }
 
 impl WireLine {
@@ -114,10 +118,12 @@ impl WireLine {
             ("mode", self.mode.is_some()),
             ("fen", self.fen.is_some()),
             ("enforcement", self.enforcement.is_some()),
+            ("laws", self.laws.is_some()),
             ("min_press_gap_ms", self.min_press_gap_ms.is_some()),
             ("knock_window_ms", self.knock_window_ms.is_some()),
             ("result", self.result.is_some()),
             ("reason", self.reason.is_some()),
+            ("option", self.option.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, given)| given.then_some(name))
@@ -135,6 +141,7 @@ fn fields_of(ev: &str) -> Option<&'static [&'static str]> {
             "mode",
             "fen",
             "enforcement",
+            "laws",
             "min_press_gap_ms",
             "knock_window_ms",
         ],
@@ -145,6 +152,7 @@ fn fields_of(ev: &str) -> Option<&'static [&'static str]> {
         "pause" | "resume" | "end" | "checkpoint" | "waive" | "takeback" => &[],
         "restart" => &["ms"],
         "adjudicate" => &["result", "reason"],
+        "choose" => &["side", "option"],
         "set_time" => &["side", "ms"],
         "set_moves" => &["side", "n"],
         _ => return None,
@@ -287,6 +295,10 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, ParseLineError> {
         "decline" => Input::Decline(side(&need(wire.side, "side")?)?),
         "resign" => Input::Resign(side(&need(wire.side, "side")?)?),
         "claim" => Input::Claim(side(&need(wire.side, "side")?)?),
+        "choose" => Input::Choose(
+            side(&need(wire.side, "side")?)?,
+            choice(&need(wire.option, "option")?)?,
+        ),
         "waive" => Input::Waive,
         "takeback" => Input::TakeBack,
         "adjudicate" => Input::Adjudicate(Adjudication {
@@ -382,6 +394,7 @@ fn setup(wire: WireLine) -> Result<Rules, ParseLineError> {
         mode: keyword::<GameMode>(wire.mode, "mode")?.unwrap_or(defaults.mode),
         enforcement: keyword::<Enforcement>(wire.enforcement, "enforcement")?
             .unwrap_or(defaults.enforcement),
+        laws: keyword::<Laws>(wire.laws, "laws")?.unwrap_or(defaults.laws),
         min_press_gap_ms: wire.min_press_gap_ms.unwrap_or(defaults.min_press_gap_ms),
         knock_window_ms: wire.knock_window_ms.unwrap_or(defaults.knock_window_ms),
         start,
@@ -464,6 +477,11 @@ fn arbiter_words(s: &str) -> Result<ArbiterWords, ParseLineError> {
             ),
         )
     })
+}
+
+/// An answer to a choice, by its name in the format.
+fn choice(s: &str) -> Result<Choice, ParseLineError> {
+    s.parse().map_err(|err| bad("option", s, err))
 }
 
 /// The clock's promotion buttons: lower case, as in UCI.
@@ -554,6 +572,11 @@ enum WireEffect<'a> {
         side: &'static str,
         law: &'static str,
         upheld: bool,
+    },
+    Choice {
+        side: &'static str,
+        law: &'static str,
+        options: Vec<&'static str>,
     },
     Result {
         result: &'static str,
@@ -648,6 +671,11 @@ impl<'a> From<&'a Effect> for WireEffect<'a> {
                 law: law.article(),
                 upheld: *upheld,
             },
+            Effect::Choice { side, law, options } => WireEffect::Choice {
+                side: color_name(*side),
+                law: law.article(),
+                options: options.as_slice().iter().map(|c| c.as_str()).collect(),
+            },
             Effect::Result { outcome, reason } => WireEffect::Result {
                 result: outcome.as_str(),
                 reason: reason.as_str(),
@@ -722,6 +750,10 @@ fn setup_wire(t: Millis, rules: &Rules) -> WireLine {
         increment_mode: Some(rules.increment_mode.as_str().to_owned()),
         mode: Some(rules.mode.as_str().to_owned()),
         enforcement: Some(rules.enforcement.as_str().to_owned()),
+        // Written only when not the default: every game recorded before
+        // the profiles existed is a `fide-2023` game, and its setup line
+        // stays byte for byte what it was.
+        laws: (rules.laws != Laws::default()).then(|| rules.laws.as_str().to_owned()),
         min_press_gap_ms: Some(rules.min_press_gap_ms),
         knock_window_ms: Some(rules.knock_window_ms),
         fen: (fen != Rules::default().start_fen()).then(|| fen.to_string()),
@@ -745,6 +777,10 @@ fn input_wire(t: Millis, input: &Input) -> WireLine {
         Input::Decline(side) => with_side("decline", side),
         Input::Resign(side) => with_side("resign", side),
         Input::Claim(side) => with_side("claim", side),
+        Input::Choose(side, option) => WireLine {
+            option: Some(option.as_str().to_owned()),
+            ..with_side("choose", side)
+        },
         Input::Waive => bare_wire(t, "waive"),
         Input::TakeBack => bare_wire(t, "takeback"),
         Input::Adjudicate(adjudication) => WireLine {
@@ -1428,15 +1464,46 @@ mod tests {
             increment_mode: IncrementMode::Delay,
             mode: GameMode::Blitz,
             enforcement: Enforcement::Record,
+            laws: Laws::Fide2023Unsupervised,
             min_press_gap_ms: 0,
             knock_window_ms: 1_234,
             start: position("4k3/8/8/8/8/8/4P3/4K3 b - - 7 42").unwrap(),
         });
         assert_eq!(
             line_to_json(&armageddon),
-            r#"{"t":0,"ev":"setup","time_control":"300+2","black_time_control":"240+2","draw_odds":"black","increment_mode":"delay","mode":"blitz","enforcement":"record","min_press_gap_ms":0,"knock_window_ms":1234,"fen":"4k3/8/8/8/8/8/4P3/4K3 b - - 7 42"}"#
+            r#"{"t":0,"ev":"setup","time_control":"300+2","black_time_control":"240+2","draw_odds":"black","increment_mode":"delay","mode":"blitz","enforcement":"record","laws":"fide-2023-unsupervised","min_press_gap_ms":0,"knock_window_ms":1234,"fen":"4k3/8/8/8/8/8/4P3/4K3 b - - 7 42"}"#
         );
         assert_eq!(parse(&line_to_json(&armageddon)), armageddon);
+    }
+
+    #[test]
+    fn laws_choose_and_choice_round_trip() {
+        for laws in [
+            Laws::Fide2023,
+            Laws::Fide2023Unsupervised,
+            Laws::Regence1858,
+        ] {
+            let line = format!(r#"{{"t":0,"ev":"setup","laws":"{laws}"}}"#);
+            assert_eq!(rules(&line).laws, laws);
+        }
+        for choice in Choice::ALL {
+            let line = format!(r#"{{"t":5,"ev":"choose","side":"black","option":"{choice}"}}"#);
+            assert_eq!(input(&line), (5, Input::Choose(Color::Black, choice)));
+            assert_eq!(input_to_json(5, &Input::Choose(Color::Black, choice)), line);
+        }
+        let choice = Effect::Choice {
+            side: Color::Black,
+            law: Law::Regence9,
+            options: crate::referee::ChoiceOptions::from_slice(&[
+                Choice::Take,
+                Choice::Leave,
+                Choice::King,
+            ]),
+        };
+        assert_eq!(
+            effect_to_json(10, &choice),
+            r#"{"t":10,"effect":"choice","side":"black","law":"1858.9","options":["take","leave","king"]}"#
+        );
     }
 
     #[test]

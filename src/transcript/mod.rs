@@ -20,11 +20,15 @@
 //!   (Black's own when it differs, `"240+2"` in Armageddon), `draw_odds`
 //!   (`"white"` or `"black"`: who wins a drawn game), `increment_mode`
 //!   (`fischer` `bronstein` `delay`), `mode` (`standard` `rapid` `blitz`),
-//!   `enforcement` (`strict` `claim` `record`), `min_press_gap_ms`,
+//!   `enforcement` (`strict` `claim` `record`), `laws` (`fide-2023`, the
+//!   default and never written, `fide-2023-unsupervised`, `regence-1858`),
+//!   `min_press_gap_ms`,
 //!   `knock_window_ms`, `fen` (the starting position). Without a setup line
 //!   the game plays under the default rules.
 //! - `press` `adjust` `draw` `decline` `resign` `claim`: `side` (`claim`:
 //!   that his opponent broke article 4, 4.8).
+//! - `choose`: `side` and `option`, the answer to a `choice` effect (the
+//!   1858 laws' penalties): `{"t":9000,"ev":"choose","side":"black","option":"take"}`.
 //! - `lift` `touch` `untouch`: `sq`; `place`: `sq` and optionally `piece`
 //!   (a FEN letter); `promote`: `piece` (`q` `r` `b` `n`).
 //! - `pause` `resume` `end` `checkpoint`: nothing else. `end` and

@@ -12,7 +12,7 @@ use shakmaty::{Color, KnownOutcome, Role, Square};
 pub mod pgn;
 
 use crate::face::duration_text;
-use crate::{Effect, IncrementMode, Law, Reason, Ruling, TimeControl};
+use crate::{Choice, Effect, IncrementMode, Law, Reason, Ruling, TimeControl};
 
 /// The setup screen, when the board's pieces are not on their start squares.
 pub const SET_UP_THE_PIECES: &str = "Set up the pieces";
@@ -164,8 +164,27 @@ pub fn alert_for(effect: &Effect) -> Option<String> {
         } else {
             format!("Claim refused: {}", side_name(*side))
         }),
-        Effect::Started { .. } | Effect::Move(_) | Effect::Resumed => None,
+        // The face shows a choice while it waits, with its mark (the
+        // session's view): an alert would outlive it.
+        Effect::Choice { .. } | Effect::Started { .. } | Effect::Move(_) | Effect::Resumed => None,
     }
+}
+
+/// The face's line for a choice the laws give a player (the 1858
+/// penalties), the marked option in brackets: "[take] leave king".
+pub fn choice_text(options: &[Choice], marked: usize) -> String {
+    let mut text = String::new();
+    for (i, option) in options.iter().enumerate() {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        if i == marked {
+            text.push_str(&format!("[{option}]"));
+        } else {
+            text.push_str(option.as_str());
+        }
+    }
+    text
 }
 
 /// A time control in words, as `tocada check-config` prints a preset:

@@ -148,7 +148,13 @@ pub(crate) fn waived(side: Color, article: &str) -> String {
 
 /// A claim under article 4 (4.8), upheld or not.
 pub(crate) fn claim(side: Color, article: &str, upheld: bool) -> String {
-    if upheld {
+    if upheld && article == "7.5.1" {
+        // A.5: the illegal move is not taken back; the claim ends the game.
+        format!(
+            "{} claims an illegal move (art. 7.5.1, A.5): upheld",
+            side_name(side)
+        )
+    } else if upheld {
         format!(
             "{} claims a breach of art. {article}: upheld, the move is taken back",
             side_name(side)
@@ -156,6 +162,16 @@ pub(crate) fn claim(side: Color, article: &str, upheld: bool) -> String {
     } else {
         format!("{} claims (art. 4.8): not upheld", side_name(side))
     }
+}
+
+/// A penalty the 1858 laws leave to `side`'s choice, and his options.
+pub(crate) fn choice(side: Color, law: &str, options: &[crate::Choice]) -> String {
+    let options: Vec<&str> = options.iter().map(|o| o.as_str()).collect();
+    format!(
+        "{} chooses under law {law}: {}",
+        side_name(side),
+        options.join(", ")
+    )
 }
 
 /// The clock stopped by the arbiter.

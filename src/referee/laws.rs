@@ -1,0 +1,773 @@
+//! The laws profiles besides `fide-2023`: what changes when supervision is
+//! inadequate (Appendix A.5), and the 1858 laws of the London committee and
+//! the Café de la Régence, where the penalty is the opponent's choice.
+//!
+//! Kept out of the referee's hot paths: under `fide-2023` nothing here runs
+//! but a test of an empty option or of the profile.
+
+use std::fmt;
+use std::str::FromStr;
+
+use shakmaty::attacks::attacks;
+use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
+
+use super::legal::Legal;
+
+use super::claim::Claimable;
+use super::touch::{Breach, Contact, Turn, capture_square};
+use super::{Effect, Law, Laws, Referee};
+
+/// An answer to a choice the laws give a player (`Input::Choose`). The
+/// names are the replay format's, per 1858 law: 9ª `take` `leave` `king`;
+/// 10ª `take` `restore`; 11ª `first` `second`; 12ª `capture` `move`; 13ª
+/// `stand` `elsewhere` `king`; 15ª `undo` `keep`; 20ª `king` `rook`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Choice {
+    /// Take the piece touched or moved (9ª, 10ª).
+    Take,
+    /// Leave it: no penalty (9ª).
+    Leave,
+    /// Play the king (9ª, 13ª, 20ª).
+    King,
+    /// Put the enemy piece back (10ª).
+    Restore,
+    /// Play the first of the two pieces, the one that took (11ª).
+    First,
+    /// Play the second, the one taken (11ª).
+    Second,
+    /// Capture with a piece that can (12ª).
+    Capture,
+    /// Play the piece that could not capture (12ª).
+    Move,
+    /// The false move stands (13ª).
+    Stand,
+    /// The piece goes where it may go (13ª).
+    Elsewhere,
+    /// Undo the second move (15ª).
+    Undo,
+    /// Keep it (15ª).
+    Keep,
+    /// Play the rook (20ª).
+    Rook,
+}
+
+impl Choice {
+    /// Every choice, in the order of the laws that give them.
+    pub const ALL: [Choice; 13] = [
+        Choice::Take,
+        Choice::Leave,
+        Choice::King,
+        Choice::Restore,
+        Choice::First,
+        Choice::Second,
+        Choice::Capture,
+        Choice::Move,
+        Choice::Stand,
+        Choice::Elsewhere,
+        Choice::Undo,
+        Choice::Keep,
+        Choice::Rook,
+    ];
+
+    /// The name in the replay format: `"take"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Choice::Take => "take",
+            Choice::Leave => "leave",
+            Choice::King => "king",
+            Choice::Restore => "restore",
+            Choice::First => "first",
+            Choice::Second => "second",
+            Choice::Capture => "capture",
+            Choice::Move => "move",
+            Choice::Stand => "stand",
+            Choice::Elsewhere => "elsewhere",
+            Choice::Undo => "undo",
+            Choice::Keep => "keep",
+            Choice::Rook => "rook",
+        }
+    }
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The text is not the name of a choice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseChoiceError;
+
+impl fmt::Display for ParseChoiceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("expected one of `take` `leave` `king` `restore` `first` `second` `capture` `move` `stand` `elsewhere` `undo` `keep` `rook`")
+    }
+}
+
+impl std::error::Error for ParseChoiceError {}
+
+impl FromStr for Choice {
+    type Err = ParseChoiceError;
+
+    fn from_str(s: &str) -> Result<Choice, ParseChoiceError> {
+        Choice::ALL
+            .into_iter()
+            .find(|c| c.as_str() == s)
+            .ok_or(ParseChoiceError)
+    }
+}
+
+/// The options of one choice, in the law's order: at most three, held
+/// inline so that an effect carrying them does not allocate.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ChoiceOptions {
+    len: u8,
+    items: [Choice; 3],
+}
+
+impl ChoiceOptions {
+    /// The options among `all` (in that order) that `offered` lets through.
+    fn of(all: &[Choice], offered: impl Fn(Choice) -> bool) -> ChoiceOptions {
+        let mut options = ChoiceOptions {
+            len: 0,
+            items: [Choice::Leave; 3],
+        };
+        for &choice in all.iter().filter(|c| offered(**c)).take(3) {
+            options.items[usize::from(options.len)] = choice;
+            options.len += 1;
+        }
+        options
+    }
+
+    /// The first three of `options`, in their order.
+    pub fn from_slice(options: &[Choice]) -> ChoiceOptions {
+        ChoiceOptions::of(options, |_| true)
+    }
+
+    /// The options.
+    pub fn as_slice(&self) -> &[Choice] {
+        &self.items[..usize::from(self.len)]
+    }
+
+    /// Whether `choice` is one of them.
+    pub fn contains(&self, choice: Choice) -> bool {
+        self.as_slice().contains(&choice)
+    }
+}
+
+impl fmt::Debug for ChoiceOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+/// A choice the referee waits for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pending {
+    chooser: Color,
+    law: Law,
+    options: ChoiceOptions,
+    /// The square the penalty is about: the touched enemy piece (9ª), the
+    /// square the falsely moved piece came from (12ª, 13ª).
+    subject: Square,
+    /// The enemy piece a false capture went for (12ª).
+    target: Square,
+    /// Whether the offence was completed as a move, which a penalty takes
+    /// back; an enemy piece moved (10ª) completed nothing.
+    completed: bool,
+}
+
+/// What a player must play after the penalty his opponent chose: enforced
+/// at his press as strictly as touch-move, until he completes a move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Penalty {
+    /// Capture the piece on this square.
+    Capture(Square),
+    /// Move the king (castling is no king move here: 21ª).
+    King,
+    /// Move the piece on this square.
+    Piece(Square),
+}
+
+impl Penalty {
+    fn allows(self, m: Move) -> bool {
+        match self {
+            Penalty::Capture(sq) => capture_square(m) == Some(sq),
+            Penalty::King => m.role() == Role::King && !m.is_castle(),
+            Penalty::Piece(sq) => m.from() == Some(sq),
+        }
+    }
+
+    fn detail(self) -> String {
+        match self {
+            Penalty::Capture(sq) => format!("Penalty: take the piece on {sq}"),
+            Penalty::King => "Penalty: move the king".to_owned(),
+            Penalty::Piece(sq) => format!("Penalty: move the piece from {sq}"),
+        }
+    }
+}
+
+impl Referee {
+    /// The choice the game waits for, if any: who chooses, under which
+    /// law, among which options.
+    pub fn choice_pending(&self) -> Option<(Color, Law, ChoiceOptions)> {
+        let pending = self.choice.filter(|_| self.result.is_none())?;
+        Some((pending.chooser, pending.law, pending.options))
+    }
+
+    /// `Input::Choose` answers dropped: no choice waiting, another side's,
+    /// or an option not offered.
+    pub fn refused_choices(&self) -> u64 {
+        self.refused_choices
+    }
+
+    /// `Input::Choose`: the chooser's answer. A penalty takes the offending
+    /// move back (its clock times with it, as for an upheld claim) and
+    /// binds its mover; no penalty leaves the move as it stands.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn choose(&mut self, side: Color, option: Choice) {
+        let Some(pending) = self
+            .choice
+            .filter(|p| p.chooser == side && p.options.contains(option))
+        else {
+            self.refused_choices += 1;
+            return;
+        };
+        self.choice = None;
+        let penalty = match option {
+            Choice::Take => Some(Penalty::Capture(pending.subject)),
+            Choice::King => Some(Penalty::King),
+            Choice::Elsewhere | Choice::Move | Choice::Rook | Choice::First => {
+                Some(Penalty::Piece(pending.subject))
+            }
+            Choice::Second => Some(Penalty::Piece(pending.target)),
+            Choice::Capture => Some(Penalty::Capture(pending.target)),
+            // 10ª: the piece put back, then any move.
+            Choice::Restore => None,
+            // The move stands: if it ended the game (a mate that broke a
+            // law waits for the choice), the game ends now.
+            Choice::Leave | Choice::Stand | Choice::Keep | Choice::Undo => {
+                if self.uncompleted.is_empty()
+                    && let Some((outcome, reason)) = self.ending(self.position.is_check())
+                {
+                    self.finish(outcome, reason);
+                }
+                return;
+            }
+        };
+        if !pending.completed {
+            // 10ª: nothing was completed. The enemy piece goes back (his
+            // displacement, on his time), and what he touched binds him to
+            // nothing but the penalty.
+            self.turn.clear();
+        } else if !self.take_back_completed() {
+            return;
+        }
+        if let Some(penalty) = penalty {
+            self.imposed = Some(side.other());
+            self.penalty = Some((penalty, pending.law));
+        }
+    }
+
+    /// 14ª: once the chooser makes his own next move, the offence is no
+    /// longer punished: the choice lapses and the move stands.
+    #[inline]
+    pub(super) fn choice_lapses(&mut self, mover: Color) {
+        if self.choice.is_some_and(|p| p.chooser == mover) {
+            self.choice = None;
+        }
+    }
+
+    /// Whether the penalty imposed on `side` refuses the move made at
+    /// `index`: he must play what his opponent chose.
+    #[inline]
+    pub(super) fn penalty_refuses(&mut self, side: Color, index: usize) -> bool {
+        self.penalty.is_some() && self.penalty_refuses_now(side, index)
+    }
+
+    /// [`Referee::penalty_refuses`] with a penalty in force: kept out of
+    /// the press's code, which every game runs.
+    #[cold]
+    #[inline(never)]
+    fn penalty_refuses_now(&mut self, side: Color, index: usize) -> bool {
+        let Some((penalty, law)) = self.penalty else {
+            return false;
+        };
+        if self.imposed != Some(side) || penalty.allows(self.uncompleted[index].mv) {
+            return false;
+        }
+        // What he touched and released against the penalty binds him to
+        // nothing (7ª yields to it): the penalty does.
+        self.uncompleted[index].turn.clear();
+        self.rule(
+            side,
+            Breach {
+                law,
+                detail: penalty.detail(),
+            },
+            false,
+        );
+        true
+    }
+
+    /// A breach of article 4 at `side`'s press, under the profiles: `None`
+    /// when the profile has dealt with it (the move completed, a choice
+    /// given), else the breach to rule on as the enforcement says.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn profile_breach(
+        &mut self,
+        side: Color,
+        index: usize,
+        breach: Breach,
+    ) -> Option<Breach> {
+        if self.rules.laws != Laws::Regence1858 {
+            return Some(breach);
+        }
+        let made = &self.uncompleted[index];
+        if matches!(breach.law, Law::TouchedOwn | Law::Released)
+            && made.mv.role() == Role::King
+            && !made.mv.is_castle()
+            && pinned_first(&made.before, &made.before_legal, &made.turn.contacts)
+        {
+            // 22ª: the king played for a touched piece that could not move
+            // is the move the law asks for, whatever was touched after.
+            self.warn_if_hasty(side);
+            self.complete_through(index, true);
+            if self.uncompleted.is_empty()
+                && let Some((outcome, reason)) = self.ending(self.position.is_check())
+            {
+                self.finish(outcome, reason);
+            }
+            return None;
+        }
+        match breach.law {
+            // 9ª: a touched enemy piece not taken: the opponent chooses.
+            Law::TouchedOpponent if self.imposed != Some(side) => {
+                let made = &self.uncompleted[index];
+                let us = made.before.turn();
+                let touched = made.turn.contacts.iter().find(|c| {
+                    !c.adjusting
+                        && c.piece.color != us
+                        && made.before.board().piece_at(c.square) == Some(c.piece)
+                        && made.before_legal.captures(c.square)
+                });
+                let Some(subject) = touched.map(|c| c.square) else {
+                    return Some(breach);
+                };
+                let king_can_move = made
+                    .before_legal
+                    .moves
+                    .iter()
+                    .any(|m| m.role() == Role::King && !m.is_castle());
+                let options =
+                    ChoiceOptions::of(&[Choice::Take, Choice::Leave, Choice::King], |c| {
+                        c != Choice::King || king_can_move
+                    });
+                self.warn_if_hasty(side);
+                self.complete_through(index, true);
+                self.give_choice(side.other(), Law::Regence9, options, subject, subject);
+                None
+            }
+            // 7ª: the touched piece is played, the piece set down stays.
+            Law::TouchedOwn | Law::Released => Some(Breach {
+                law: Law::Regence7,
+                ..breach
+            }),
+            _ => Some(breach),
+        }
+    }
+
+    /// 19ª–20ª: castling while the rook is attacked ("cuando lo está la
+    /// torre"), the one of the seven forbidden cases today's rules allow,
+    /// so the only one that reaches the press as a legal move: completed,
+    /// then the opponent makes him move the king or the rook. Whether the
+    /// press was dealt with.
+    fn castling_with_rook_attacked(&mut self, side: Color, index: usize) -> bool {
+        let made = &self.uncompleted[index];
+        let Move::Castle { rook, .. } = made.mv else {
+            return false;
+        };
+        let board = made.before.board();
+        if board
+            .attacks_to(rook, side.other(), board.occupied())
+            .is_empty()
+        {
+            return false;
+        }
+        let legal = &made.before_legal.moves;
+        let king_can_move = legal
+            .iter()
+            .any(|m| m.role() == Role::King && !m.is_castle());
+        let rook_can_move = legal
+            .iter()
+            .any(|m| m.from() == Some(rook) && !m.is_castle());
+        let options = ChoiceOptions::of(&[Choice::King, Choice::Rook], |c| match c {
+            Choice::King => king_can_move,
+            _ => rook_can_move,
+        });
+        if options.as_slice().is_empty() {
+            return false;
+        }
+        self.warn_if_hasty(side);
+        self.complete_through(index, true);
+        self.give_choice(side.other(), Law::Regence20, options, rook, rook);
+        true
+    }
+
+    /// The 1858 laws at a press whose move obeyed article 4: castling
+    /// with the rook attacked (19ª), an enemy piece touched that could not
+    /// be taken (9ª). Whether the press was dealt with.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn regence_press(&mut self, side: Color, index: usize) -> bool {
+        self.imposed != Some(side)
+            && (self.pinned_touch_refuses(side, index)
+                || self.castling_with_rook_attacked(side, index)
+                || self.untaken_touch(side, index))
+    }
+
+    /// 22ª "tocada pieza que deja en jaque al rey, se juega este; y si
+    /// jugado este, dá en el jaque, se juega cualquiera": the first piece
+    /// touched could not move without leaving the king in check, so the
+    /// king must be played if he can move. Whether the press is refused.
+    fn pinned_touch_refuses(&mut self, side: Color, index: usize) -> bool {
+        let made = &self.uncompleted[index];
+        let king_move = |m: &Move| m.role() == Role::King && !m.is_castle();
+        if king_move(&made.mv)
+            || !made.before_legal.moves.iter().any(king_move)
+            || !pinned_first(&made.before, &made.before_legal, &made.turn.contacts)
+        {
+            return false;
+        }
+        self.rule(
+            side,
+            Breach {
+                law: Law::Regence22,
+                detail: "The touched piece cannot move without exposing the king: move the king"
+                    .to_owned(),
+            },
+            false,
+        );
+        true
+    }
+
+    /// 9ª for an enemy piece that cannot be taken: the opponent may make
+    /// the toucher play his king (Staunton's law IX: "if it cannot be
+    /// legally taken, he may oblige him to move the King"), or leave it.
+    /// The move at `index` obeyed article 4 and is not a king move. Whether
+    /// the press was dealt with (completed, the choice given).
+    fn untaken_touch(&mut self, side: Color, index: usize) -> bool {
+        let made = &self.uncompleted[index];
+        if made.mv.role() == Role::King {
+            return false;
+        }
+        let us = made.before.turn();
+        let Some(touched) = made.turn.contacts.iter().find(|c| {
+            !c.adjusting
+                && c.piece.color != us
+                && made.before.board().piece_at(c.square) == Some(c.piece)
+                && !made.before_legal.captures(c.square)
+        }) else {
+            return false;
+        };
+        let subject = touched.square;
+        let king_can_move = made
+            .before_legal
+            .moves
+            .iter()
+            .any(|m| m.role() == Role::King && !m.is_castle());
+        // A king that cannot move: no penalty can be inflicted.
+        if !king_can_move {
+            return false;
+        }
+        let options = ChoiceOptions::of(&[Choice::Leave, Choice::King], |_| true);
+        self.warn_if_hasty(side);
+        self.complete_through(index, true);
+        self.give_choice(side.other(), Law::Regence9, options, subject, subject);
+        true
+    }
+
+    fn give_choice(
+        &mut self,
+        chooser: Color,
+        law: Law,
+        options: ChoiceOptions,
+        subject: Square,
+        target: Square,
+    ) {
+        if self.result.is_some() {
+            return;
+        }
+        self.choice = Some(Pending {
+            chooser,
+            law,
+            options,
+            subject,
+            target,
+            completed: !matches!(law, Law::Regence10 | Law::Regence11),
+        });
+        self.emit(Effect::Choice {
+            side: chooser,
+            law,
+            options,
+        });
+    }
+
+    /// A press on a board that shows a false move: one piece of `side`
+    /// moved, against the rules of its kind, to an empty square or onto an
+    /// enemy piece other than the king. Under `fide-2023-unsupervised` it
+    /// stands until the opponent claims (A.5); under `regence-1858` it is
+    /// completed and the opponent chooses (13ª). Whether it was handled;
+    /// otherwise it is an illegal move as under `fide-2023`.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn false_move_pressed(&mut self, side: Color) -> bool {
+        if self.rules.laws == Laws::Fide2023 {
+            return false;
+        }
+        let Some(m) = self.false_move(side) else {
+            return false;
+        };
+        // A game never ends on a false move (5.1.1: a mate counts only if
+        // the move was legal): one that would mate, stalemate or leave a
+        // dead position is an illegal move as under `fide-2023`.
+        let mut after = self.position.clone();
+        after.play_unchecked(m);
+        if after.legal_moves().is_empty() || super::dead::is_dead(&after) {
+            return false;
+        }
+        let from = m.from().unwrap_or(m.to());
+        let elsewhere = self.legal.moves_from(from);
+        // 12ª: a capture with a piece that cannot make it, when a piece
+        // that can is there to make it.
+        let capturable = m.is_capture() && self.legal.captures(m.to());
+        let king_can_move = m.role() != Role::King
+            && self
+                .legal
+                .moves
+                .iter()
+                .any(|l| l.role() == Role::King && !l.is_castle());
+        self.make(m, self.board.changes());
+        self.no_king_captures();
+        if self.result.is_some() {
+            return true;
+        }
+        let Some(index) = self.uncompleted.iter().position(|u| u.side == side) else {
+            return true;
+        };
+        self.warn_if_hasty(side);
+        self.complete_through(index, true);
+        match self.rules.laws {
+            Laws::Fide2023Unsupervised => {
+                self.claimable = Some(Claimable {
+                    offender: side,
+                    law: Law::IllegalMove,
+                    turn: Turn::default(),
+                });
+            }
+            _ if capturable => {
+                let options = ChoiceOptions::of(&[Choice::Capture, Choice::Move], |c| {
+                    c == Choice::Capture || elsewhere
+                });
+                self.give_choice(side.other(), Law::Regence12, options, from, m.to());
+            }
+            _ => {
+                // A false move that leaves its own king attacked cannot
+                // stand: no move of the chooser could answer it.
+                let board = self.position.board();
+                let exposed = board
+                    .king_of(side)
+                    .is_some_and(|k| board.attacks_to(k, side.other(), board.occupied()).any());
+                let stand = !exposed || !(elsewhere || king_can_move);
+                let options = ChoiceOptions::of(
+                    &[Choice::Stand, Choice::Elsewhere, Choice::King],
+                    |c| match c {
+                        Choice::Elsewhere => elsewhere,
+                        Choice::King => king_can_move,
+                        _ => stand,
+                    },
+                );
+                self.give_choice(side.other(), Law::Regence13, options, from, from);
+            }
+        }
+        true
+    }
+
+    /// 10ª "si uno juega pieza enemiga, es obligado, ó á tomarla ó á
+    /// restituirla": at `side`'s press, the board shows an enemy piece he
+    /// moved from one square to another, empty one, and nothing else
+    /// changed. The press completes nothing (the piece is his displacement,
+    /// 7.4.1, his clock runs) and the opponent chooses: `take` (put back,
+    /// it must be captured) or `restore` (put back, any move). Whether the
+    /// press was dealt with.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn enemy_piece_moved(&mut self, side: Color) -> bool {
+        if self.rules.laws != Laws::Regence1858
+            || self.displacement.as_ref().is_none_or(|d| d.side != side)
+        {
+            return false;
+        }
+        let board = self.position.board();
+        let mut from = None;
+        let mut to = None;
+        for sq in self.board.occupied() ^ board.occupied() {
+            match (board.piece_at(sq), self.board.occupied().contains(sq)) {
+                (Some(piece), false) if piece.color != side && from.is_none() => {
+                    from = Some((sq, piece));
+                }
+                (None, true) if to.is_none() => to = Some(sq),
+                _ => return false,
+            }
+        }
+        let (Some((from, piece)), Some(to)) = (from, to) else {
+            return false;
+        };
+        if self.board.piece_at(to).is_some_and(|p| p != piece) {
+            return false;
+        }
+        let capturable = self.legal.captures(from);
+        let options = ChoiceOptions::of(&[Choice::Take, Choice::Restore], |c| {
+            c != Choice::Take || capturable
+        });
+        self.give_choice(side.other(), Law::Regence10, options, from, from);
+        true
+    }
+
+    /// 11ª "si uno se toma á sí mismo, es obligado á jugar una de las dos
+    /// piezas": at `side`'s press, his hand still holds one of his pieces,
+    /// and the board shows one of his pieces gone from `first` and another
+    /// of his squares, `second`, lifted and filled again: the one took the
+    /// other. Nothing is completed (his clock runs); the opponent chooses
+    /// which of the two he must play once the board is set right. Whether
+    /// the press was dealt with.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn own_piece_taken(&mut self, side: Color) -> bool {
+        if self.rules.laws != Laws::Regence1858
+            || self.displacement.is_some()
+            || self.position.turn() != side
+            || self.uncompleted.iter().any(|u| u.side == side)
+        {
+            return false;
+        }
+        let board = self.position.board();
+        let own = board.by_color(side);
+        let gone = board.occupied() ^ self.board.occupied();
+        let changes = self.board.changes();
+        let refilled = changes.lifted & changes.placed & self.board.occupied() & own;
+        let (Some(first), Some(second)) = (gone.single_square(), refilled.single_square()) else {
+            return false;
+        };
+        if !own.contains(first) || !changes.lifted.contains(first) {
+            return false;
+        }
+        let first_moves = self.legal.moves_from(first);
+        let second_moves = self.legal.moves_from(second);
+        let options = ChoiceOptions::of(&[Choice::First, Choice::Second], |c| match c {
+            Choice::First => first_moves,
+            _ => second_moves,
+        });
+        if options.as_slice().is_empty() {
+            return false;
+        }
+        self.give_choice(side.other(), Law::Regence11, options, first, second);
+        true
+    }
+
+    /// A false move that left its own king attacked lets shakmaty list
+    /// the king's capture among the opponent's moves: no position follows
+    /// it, so it is no move here (the opponent claims instead, A.5).
+    pub(super) fn no_king_captures(&mut self) {
+        self.legal.moves.retain(|m| m.capture() != Some(Role::King));
+    }
+
+    /// The false move the board shows, if it shows exactly one: a piece of
+    /// `side` gone from one square and standing on another, which was empty
+    /// or held an enemy piece other than the king; every other square as
+    /// in the position, nothing displaced, and no pawn on its last rank
+    /// (a promotion is no false move a clock can read).
+    fn false_move(&self, side: Color) -> Option<Move> {
+        if self.displacement.is_some() || self.knocked.any() {
+            return None;
+        }
+        let board = self.position.board();
+        let mut from = None;
+        let mut to = None;
+        let differ = (self.board.occupied() ^ board.occupied())
+            | self.board.changes().placed
+            | self.board.changes().lifted;
+        for sq in differ {
+            let now = self
+                .board
+                .occupied()
+                .contains(sq)
+                .then(|| self.board.piece_at(sq));
+            let was = board.piece_at(sq);
+            match (was, now) {
+                (Some(a), Some(Some(b))) if a == b => {}
+                (None, None) => {}
+                (Some(piece), None) if piece.color == side && from.is_none() => {
+                    from = Some((sq, piece));
+                }
+                (was, Some(Some(piece)))
+                    if piece.color == side
+                        && to.is_none()
+                        && was.is_none_or(|w| w.color != side && w.role != Role::King) =>
+                {
+                    to = Some((sq, was));
+                }
+                _ => return None,
+            }
+        }
+        let ((from, piece), (to, captured)) = (from?, to?);
+        if self.board.piece_at(to) != Some(piece)
+            || (piece.role == Role::Pawn && Bitboard::BACKRANKS.contains(to))
+        {
+            return None;
+        }
+        let m = Move::Normal {
+            role: piece.role,
+            from,
+            capture: captured.map(|c| c.role),
+            to,
+            promotion: None,
+        };
+        (!self.legal.moves.contains(&m)).then_some(m)
+    }
+}
+
+/// Whether the first piece the mover touched (with intent) is his own, not
+/// the king, and could go somewhere by its kind's moves but has no legal
+/// move: every move of it would leave his king in check (22ª).
+fn pinned_first(before: &Chess, legal: &Legal, contacts: &[Contact]) -> bool {
+    let us = before.turn();
+    let board = before.board();
+    let Some(first) = contacts
+        .iter()
+        .filter(|c| !c.adjusting && board.piece_at(c.square) == Some(c.piece))
+        .min_by_key(|c| (c.at, c.piece.color != us))
+    else {
+        return false;
+    };
+    let piece = first.piece;
+    if piece.color != us || piece.role == Role::King || legal.moves_from(first.square) {
+        return false;
+    }
+    let occupied = board.occupied();
+    let theirs = board.by_color(!us);
+    match piece.role {
+        Role::Pawn => {
+            let captures = attacks(first.square, piece, occupied) & theirs;
+            let ahead = first
+                .square
+                .offset(if us == Color::White { 8 } else { -8 })
+                .filter(|sq| !occupied.contains(*sq));
+            captures.any() || ahead.is_some()
+        }
+        _ => (attacks(first.square, piece, occupied) & !board.by_color(us)).any(),
+    }
+}
