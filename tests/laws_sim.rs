@@ -190,10 +190,7 @@ fn the_face_shows_the_choice_and_the_mark() {
     press(&mut panel, 5_200, Button::Draw(Color::Black));
     // `leave`: Nf3 stands and no choice is left; what shows is White's
     // adjust button of before, ruled as any adjust out of turn (6.2.5).
-    assert_eq!(
-        alert(&panel).as_deref(),
-        Some("Only the player having the move may adjust pieces")
-    );
+    assert_eq!(alert(&panel).as_deref(), Some("Only Black may adjust"));
 }
 
 /// `fide-2023-unsupervised` through the daemon: White's false move (Nf3
