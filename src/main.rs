@@ -4,7 +4,7 @@
 //! reach it; this file only parses arguments, reports errors and sets the
 //! exit code, always one of [`tocada::exit`]'s.
 
-use std::io;
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -117,14 +117,27 @@ fn main() -> ExitCode {
         }
         Command::CheckConfig { file } => match tocada::config::Config::load(&file) {
             Ok(config) => {
-                println!("{}: ok: {}", file.display(), config.summary());
-                for preset in &config.presets {
-                    println!("  {}", preset.describe());
-                }
+                // Written, not printed: a reader that goes away (`| head -1`)
+                // is a write error, as for replay and export, not a panic.
+                let mut out = io::stdout().lock();
+                let written = writeln!(out, "{}: ok: {}", file.display(), config.summary())
+                    .and_then(|()| {
+                        config
+                            .presets
+                            .iter()
+                            .try_for_each(|preset| writeln!(out, "  {}", preset.describe()))
+                    })
+                    .and_then(|()| out.flush());
                 for warning in config.warnings() {
                     eprintln!("{}: warning: {warning}", file.display());
                 }
-                ExitCode::SUCCESS
+                match written {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(err) => {
+                        eprintln!("tocada check-config: {err}");
+                        ExitCode::from(tocada::exit::EX_IOERR)
+                    }
+                }
             }
             Err(err) => {
                 eprintln!("{err}");

@@ -157,3 +157,27 @@ fn a_configuration_and_the_paths_it_names_are_78_for_every_command() {
         "{prevented}"
     );
 }
+
+#[test]
+fn a_reader_gone_from_the_output_is_a_write_error_not_a_panic() {
+    // A pipe whose reading end is closed before tocada writes: what
+    // `tocada check-config FILE | head -1` meets once head has its line.
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("packaging/tocada.toml");
+    let out = tocada()
+        .arg("check-config")
+        .arg(&config)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .output()
+        .expect("tocada runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(i32::from(tocada::exit::EX_IOERR)),
+        "{stderr}"
+    );
+    assert!(stderr.contains("tocada check-config:"), "{stderr}");
+}
