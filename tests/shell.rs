@@ -179,6 +179,16 @@ async fn a_press_waits_for_a_board_the_link_just_gave_up() {
             assert!(!out.contains("violation"), "{out}");
             assert!(!out.contains("time_added"), "{out}");
             assert!(!out.contains(r#""effect":"result""#), "{out}");
+            // When the board answers again, its clock is read before the
+            // place is stamped: the place keeps its instant (1300), so the
+            // press is neither a false "other hand" (6.2.3) nor charged
+            // the outage.
+            assert!(!out.contains("warning"), "{out}");
+            let moved = out
+                .lines()
+                .find(|l| l.contains(r#""effect":"move""#))
+                .expect("the move");
+            assert!(moved.starts_with(r#"{"t":1600,"#), "{out}");
         })
         .await;
 }

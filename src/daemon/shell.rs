@@ -364,7 +364,7 @@ impl<R: Rig> Shell<R> {
             self.read_occupancy();
         }
         if self.timers.take_due(Timer::BoardClock, now) || self.board_clock.wants_reading(now) {
-            self.read_board_clock();
+            self.read_board_clock(false);
         }
         // Time is handed to the referee only when a deadline of its is due
         // (a flag): a board event read late but stamped earlier must still
@@ -484,8 +484,14 @@ impl<R: Rig> Shell<R> {
                 tracing::info!("the sensor board answers again");
                 self.session
                     .handle(now, SessionInput::Link(LinkChange::Reconnected));
-                // It may have been reset: its clock restarted.
-                self.board_clock.forget();
+                // It may have been reset: its clock restarted. Read it
+                // again at once, before this poll's changes are stamped,
+                // and keep the old mapping if that read fails: without a
+                // mapping they would be stamped when they were read, after
+                // the outage, and a press held for the board meanwhile
+                // would seem to come before the move it completes (a false
+                // 6.2.3, the outage charged to the mover).
+                self.read_board_clock(true);
                 self.read_occupancy();
             }
             None => {}
@@ -533,8 +539,9 @@ impl<R: Rig> Shell<R> {
         }
     }
 
-    /// Reads the board's clock and maps it onto the rig's (§ 8.1).
-    fn read_board_clock(&mut self) {
+    /// Reads the board's clock and maps it onto the rig's (§ 8.1); `anew`:
+    /// in place of the mapping so far, which a reset may have made wrong.
+    fn read_board_clock(&mut self, anew: bool) {
         let before = self.now_ms();
         let read = self.rig.link().board_mut().board_time();
         let after = self.now_ms();
@@ -545,7 +552,12 @@ impl<R: Rig> Shell<R> {
             after + crate::hardware::board_clock::REFRESH_MS,
         );
         match read {
-            Ok(Some(board_ms)) => self.board_clock.observe(board_ms, before, after),
+            Ok(Some(board_ms)) => {
+                if anew {
+                    self.board_clock.forget();
+                }
+                self.board_clock.observe(board_ms, before, after)
+            }
             Ok(None) => self.timers.clear(Timer::BoardClock),
             Err(err) => tracing::debug!("board time: {err:?}"),
         }
