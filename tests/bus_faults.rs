@@ -17,7 +17,8 @@
 //! The figures for the README (moves, corrupted frames, retries, resyncs,
 //! worst delay) are printed by
 //! `cargo test --test bus_faults -- --nocapture` (and the known defect's
-//! with `--include-ignored`).
+//! with `--include-ignored`); `BUS_DEBUG=1` prints each game's timeline
+//! and the warnings.
 
 mod support {
     pub mod parsed;
@@ -318,6 +319,11 @@ fn play(game: &PgnGame, seed: u64, memory: bool, figures: &mut Figures) {
     // It costs nothing and is counted (the README says so); a ruling that
     // costs the player is not allowed.
     figures.warnings += printed.matches(r#""effect":"warning""#).count();
+    if std::env::var("BUS_DEBUG").is_ok() {
+        for l in printed.lines().filter(|l| l.contains("warning")) {
+            eprintln!("{}: {l}", game.name);
+        }
+    }
     for word in ["violation", "displaced", "time_added", "flag"] {
         assert!(
             !printed.contains(&format!(r#""effect":"{word}""#)),
