@@ -160,6 +160,40 @@ async fn a_press_in_a_burst_of_nacks_waits_for_the_move_and_is_timed_by_the_boar
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_press_waits_for_a_board_the_link_just_gave_up() {
+    LocalSet::new()
+        .run_until(async {
+            let rig = Rig::start();
+            rig.at(0, Input::Press(Color::Black)).await;
+            rig.at(1_000, Input::Lift(Square::E2)).await;
+            // From just after the lift, the board is NACKed long enough for
+            // the link to call it disconnected before the press (five
+            // failed polls), and for a while after it: the press must wait
+            // for the place, not be ruled a press without a move (7.5.3).
+            rig.world.bus().borrow_mut().board_mut().nack_next(90);
+            rig.at(1_300, Input::Place(Square::E4, None)).await;
+            rig.at(1_600, Input::Press(Color::White)).await;
+            rig.wait(4_000).await;
+            let out = rig.stop().await;
+            assert!(out.contains(r#""san":"e4""#), "{out}");
+            assert!(!out.contains("violation"), "{out}");
+            assert!(!out.contains("time_added"), "{out}");
+            assert!(!out.contains(r#""effect":"result""#), "{out}");
+            // When the board answers again, its clock is read before the
+            // place is stamped: the place keeps its instant (1300), so the
+            // press is neither a false "other hand" (6.2.3) nor charged
+            // the outage.
+            assert!(!out.contains("warning"), "{out}");
+            let moved = out
+                .lines()
+                .find(|l| l.contains(r#""effect":"move""#))
+                .expect("the move");
+            assert!(moved.starts_with(r#"{"t":1600,"#), "{out}");
+        })
+        .await;
+}
+
+#[tokio::test(start_paused = true)]
 async fn the_board_is_polled_slowly_on_the_setup_screen_and_every_5_ms_in_a_game() {
     LocalSet::new()
         .run_until(async {

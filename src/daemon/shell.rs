@@ -18,7 +18,8 @@
 //! before the board has been read, so the move the hand made before it
 //! reaches the referee first, stamped with the board's own time. While the
 //! board does not answer (a burst of NACKs), the press waits; only once
-//! the link calls the board disconnected is it ruled without it.
+//! the link calls the board disconnected, and the press has waited
+//! [`PRESS_WAITS_MS`] for it, is it ruled without it.
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -54,6 +55,13 @@ pub const OCCUPANCY_EVERY_MS: Millis = 10_000;
 /// While a press waits for a board that does not answer, the board is
 /// tried again this often, whatever the link's backoff.
 pub const PRESS_RETRY_MS: Millis = 5;
+/// How long a press waits for a board the link has called disconnected
+/// before it is ruled without it. The link gives up after a few failed
+/// polls (a fraction of a second), but a burst of NACKs, a stuck line or a
+/// board's reset often lasts longer than that and then ends: a press ruled
+/// without the board then would find no move and cost the player the game
+/// (7.5.3), for a move the board reports a moment later.
+pub const PRESS_WAITS_MS: Millis = 2_000;
 
 /// How long a running clock goes with nothing stored before its instant is
 /// stored as a checkpoint: a power cut gives back at most this, plus a
@@ -356,7 +364,7 @@ impl<R: Rig> Shell<R> {
             self.read_occupancy();
         }
         if self.timers.take_due(Timer::BoardClock, now) || self.board_clock.wants_reading(now) {
-            self.read_board_clock();
+            self.read_board_clock(false);
         }
         // Time is handed to the referee only when a deadline of its is due
         // (a flag): a board event read late but stamped earlier must still
@@ -403,13 +411,15 @@ impl<R: Rig> Shell<R> {
     /// Rules on the presses that wait, once the board has been read: the
     /// hand moved the piece before it pressed, so the board's news must
     /// reach the referee first. While the board does not answer, they
-    /// wait; once the link gives the board up, they are ruled without it.
+    /// wait; once the link gives the board up and the oldest has waited
+    /// [`PRESS_WAITS_MS`], they are ruled without it.
     fn release_presses(&mut self) {
-        if self.held.is_empty() {
+        let Some(oldest) = self.held.front().map(|press| press.at) else {
             return;
-        }
+        };
         let answered = self.poll_board(self.now_ms(), PollReason::Press);
-        if !answered && self.rig.link_ref().is_connected() {
+        let waited = self.now().saturating_sub(oldest).as_millis() as Millis;
+        if !answered && (self.rig.link_ref().is_connected() || waited < PRESS_WAITS_MS) {
             let now = self.now_ms();
             self.timers.set(Timer::PressRetry, now + PRESS_RETRY_MS);
             return;
@@ -474,8 +484,14 @@ impl<R: Rig> Shell<R> {
                 tracing::info!("the sensor board answers again");
                 self.session
                     .handle(now, SessionInput::Link(LinkChange::Reconnected));
-                // It may have been reset: its clock restarted.
-                self.board_clock.forget();
+                // It may have been reset: its clock restarted. Read it
+                // again at once, before this poll's changes are stamped,
+                // and keep the old mapping if that read fails: without a
+                // mapping they would be stamped when they were read, after
+                // the outage, and a press held for the board meanwhile
+                // would seem to come before the move it completes (a false
+                // 6.2.3, the outage charged to the mover).
+                self.read_board_clock(true);
                 self.read_occupancy();
             }
             None => {}
@@ -523,8 +539,9 @@ impl<R: Rig> Shell<R> {
         }
     }
 
-    /// Reads the board's clock and maps it onto the rig's (§ 8.1).
-    fn read_board_clock(&mut self) {
+    /// Reads the board's clock and maps it onto the rig's (§ 8.1); `anew`:
+    /// in place of the mapping so far, which a reset may have made wrong.
+    fn read_board_clock(&mut self, anew: bool) {
         let before = self.now_ms();
         let read = self.rig.link().board_mut().board_time();
         let after = self.now_ms();
@@ -535,7 +552,12 @@ impl<R: Rig> Shell<R> {
             after + crate::hardware::board_clock::REFRESH_MS,
         );
         match read {
-            Ok(Some(board_ms)) => self.board_clock.observe(board_ms, before, after),
+            Ok(Some(board_ms)) => {
+                if anew {
+                    self.board_clock.forget();
+                }
+                self.board_clock.observe(board_ms, before, after)
+            }
             Ok(None) => self.timers.clear(Timer::BoardClock),
             Err(err) => tracing::debug!("board time: {err:?}"),
         }

@@ -73,6 +73,8 @@ impl std::fmt::Debug for ModelClock {
 struct Faults {
     nacks: u32,
     bus_errors: u32,
+    /// Transfers left with the data line stuck low.
+    stuck_low: u32,
     corrupt_read: bool,
     unplugged: bool,
 }
@@ -177,6 +179,14 @@ impl ProtocolBoardModel {
     /// The next `n` transfers fail with a bus error (noise, arbitration).
     pub fn bus_error_burst(&mut self, n: u32) {
         self.faults.bus_errors += n;
+    }
+
+    /// The data line is held low for the next `n` transfers (a shorted or
+    /// latched-up device on the bus): the address seems acknowledged, the
+    /// board hears nothing, and every byte read is 0x00. A line stuck high
+    /// is [`nack_next`](Self::nack_next): nothing acknowledges.
+    pub fn stuck_low(&mut self, n: u32) {
+        self.faults.stuck_low += n;
     }
 
     /// The next event is queued with a flipped bit, for good: re-reading
@@ -318,6 +328,19 @@ impl I2c for ProtocolBoardModel {
         if self.faults.bus_errors > 0 {
             self.faults.bus_errors -= 1;
             return Err(ErrorKind::Bus);
+        }
+        if self.faults.stuck_low > 0 {
+            self.faults.stuck_low -= 1;
+            for op in operations.iter_mut() {
+                match op {
+                    Operation::Read(buf) => {
+                        buf.fill(0x00);
+                        self.bytes += buf.len() as u64;
+                    }
+                    Operation::Write(bytes) => self.bytes += bytes.len() as u64,
+                }
+            }
+            return Ok(());
         }
         // The register pointer lives for one transaction (§ 2); adjacent
         // operations of the same direction are one segment, without restart.
