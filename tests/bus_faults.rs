@@ -338,7 +338,10 @@ fn play(game: &PgnGame, seed: u64, memory: bool, figures: &mut Figures) {
         "{}: the game did not reach the position its moves lead to",
         game.name
     );
-    let counters = shell.rig().link_ref().board().counters();
+    let tocada::rig::models::ModelBoard::Protocol(board) = shell.rig().link_ref().board() else {
+        panic!("the reference games are played on the protocol board");
+    };
+    let counters = board.counters();
     figures.crc_errors += u64::from(counters.crc_errors);
     figures.resyncs += u64::from(counters.resyncs);
     figures.failed_transfers += u64::from(counters.bus_errors);
