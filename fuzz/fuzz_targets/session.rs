@@ -20,7 +20,7 @@ use tocada::config::Config;
 use tocada::hardware::buttons::Button;
 use tocada::hardware::link::LinkChange;
 use tocada::referee::{Enforcement, GameMode, IncrementMode};
-use tocada::session::{Action, Recorded, SavedGame, Session, SessionInput};
+use tocada::session::{Action, SavedGame, Session, SessionInput};
 use tocada::transcript::{Event, Line, Policy, line_to_json, parse_line, restore};
 use tocada::{Effect, Input, Millis, Rules};
 
@@ -240,11 +240,7 @@ fn drain(session: &mut Session, watch: &mut Watch, restarted: bool) {
                 watch.clocks = None;
             }
             Action::Record { t, event } => {
-                let event = match event {
-                    Recorded::Input(input) => Event::Input(input),
-                    Recorded::Timeout => Event::End,
-                    Recorded::Checkpoint => Event::Checkpoint,
-                };
+                let event = Event::from(event);
                 let line = line_to_json(&Line {
                     t,
                     event: event.clone(),

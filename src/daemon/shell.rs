@@ -41,7 +41,7 @@ use crate::hardware::board_clock::BoardClock;
 use crate::hardware::buttons::ButtonPress;
 use crate::hardware::link::LinkChange;
 use crate::rig::{BoardSerial, Command, Rig};
-use crate::session::{Action, Buzz, Recorded, Session, SessionInput};
+use crate::session::{Action, Buzz, Session, SessionInput};
 use crate::store::{GameId, Journal, NewGame};
 use crate::transcript::{self, Event, Line};
 use crate::{Input, Millis};
@@ -623,12 +623,7 @@ impl<R: Rig> Shell<R> {
                         self.timers.clear(Timer::Checkpoint);
                     }
                     if let (Some(journal), Some(game)) = (self.journal.as_ref(), self.game) {
-                        let event = match event {
-                            Recorded::Input(input) => Event::Input(input),
-                            Recorded::Timeout => Event::End,
-                            Recorded::Checkpoint => Event::Checkpoint,
-                            Recorded::Restart { off_ms } => Event::Restart { off_ms },
-                        };
+                        let event = Event::from(event);
                         journal.append(game, t, transcript::line_to_json(&Line { t, event }));
                     }
                 }

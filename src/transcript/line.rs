@@ -53,6 +53,19 @@ pub enum Event {
     },
 }
 
+/// A record the session asks to store, as its replay line's event.
+impl From<crate::session::Recorded> for Event {
+    fn from(recorded: crate::session::Recorded) -> Event {
+        use crate::session::Recorded;
+        match recorded {
+            Recorded::Input(input) => Event::Input(input),
+            Recorded::Timeout => Event::End,
+            Recorded::Checkpoint => Event::Checkpoint,
+            Recorded::Restart { off_ms } => Event::Restart { off_ms },
+        }
+    }
+}
+
 /// Every field any event may carry, as it appears on the wire, read and
 /// written alike.
 ///
