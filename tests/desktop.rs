@@ -111,6 +111,16 @@ const GAME: &str = r#"{"t":0,"ev":"press","side":"black"}
 /// Runs the desktop daemon on `state` with [`GAME`] on standard input until
 /// `enough` says so of its output (or 60 s), then stops it with SIGTERM.
 fn play_game(state: &std::path::Path, enough: impl Fn(&[String]) -> bool) -> Vec<String> {
+    play(state, GAME, enough, Duration::ZERO)
+}
+
+/// [`play_game`] with `script`, stopping `linger` after `enough`.
+fn play(
+    state: &std::path::Path,
+    script: &str,
+    enough: impl Fn(&[String]) -> bool,
+    linger: Duration,
+) -> Vec<String> {
     let mut daemon = tocada()
         .args(["run", "--config", CONFIG])
         .env("STATE_DIRECTORY", state)
@@ -124,7 +134,7 @@ fn play_game(state: &std::path::Path, enough: impl Fn(&[String]) -> bool) -> Vec
         .stdin
         .take()
         .unwrap()
-        .write_all(GAME.as_bytes())
+        .write_all(script.as_bytes())
         .unwrap();
     let (tx, rx) = mpsc::channel();
     let stdout = daemon.stdout.take().unwrap();
@@ -144,6 +154,8 @@ fn play_game(state: &std::path::Path, enough: impl Fn(&[String]) -> bool) -> Vec
             Err(_) => break,
         }
     }
+    std::thread::sleep(linger);
+    effects.extend(rx.try_iter());
     let _ = std::process::Command::new("kill")
         .args(["-TERM", &daemon.id().to_string()])
         .status();
@@ -187,4 +199,27 @@ fn a_script_given_again_after_a_restart_goes_on_from_the_stored_game() {
             .any(|l| l.contains("illegal") || l.contains("ruling")),
         "{second:?}"
     );
+}
+
+#[test]
+fn a_move_made_and_not_pressed_before_a_restart_is_completed_by_the_scripts_press() {
+    let state = tempfile::tempdir().unwrap();
+    // Black's e5 made on the board, and the daemon stopped before his press.
+    let made: String = GAME.lines().take(6).map(|l| format!("{l}\n")).collect();
+    let first = play(
+        state.path(),
+        &made,
+        |effects| sans(effects).len() >= 1,
+        Duration::from_millis(1500),
+    );
+    assert_eq!(sans(&first), ["e4"], "{first:?}");
+
+    // The whole script again: the resuming lever is White's, whose clock
+    // is stopped; Black's own press then completes e5, once.
+    let second = play_game(state.path(), |effects| sans(effects).len() >= 3);
+    assert_eq!(sans(&second), ["e5", "Nf3", "Nc6"], "{second:?}");
+    // Once, or the store would hold a press the script does not have, and
+    // the next restart would refuse the script.
+    let third = play_game(state.path(), |effects| sans(effects).len() >= 2);
+    assert_eq!(sans(&third), ["Bb5", "a6"], "{third:?}");
 }

@@ -25,7 +25,7 @@ use std::fmt;
 use std::future::Future;
 use std::path::PathBuf;
 
-use shakmaty::Position;
+use shakmaty::{Color, Position};
 use tokio::sync::mpsc;
 
 pub use crate::rig::{Command, NoNotifier, Notifier};
@@ -325,15 +325,21 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                     .rig(link_policy, clock.clone())
                     .with_notifier(notifier);
                 // A paced script given again after a restart goes on from
-                // the restored game, resumed by the lever of the player not
-                // to move.
+                // the restored game, resumed by the lever of the player
+                // whose clock does not run: the opponent of the one whose
+                // move waits for its press (the position shows that move
+                // made), else of the player to move. The script's own
+                // press completes a waiting move, as the hand would have.
                 let paced = config.board.stdin == StdinPace::Script;
                 let resume = session
                     .referee()
                     .filter(|referee| paced && game.is_some() && referee.result().is_none())
                     .map(|referee| ScriptResume {
                         stored: inputs,
-                        lever: !referee.position().turn(),
+                        lever: [Color::White, Color::Black]
+                            .into_iter()
+                            .find(|&side| referee.awaits_press(side))
+                            .map_or(!referee.position().turn(), |side| !side),
                     });
                 tokio::task::spawn_local(feed_stdin(world.clone(), tx, clock, paced, resume));
                 let shell = daemon_shell(config, session, rig, journal, game)

@@ -299,7 +299,8 @@ pub struct ScriptResume {
     /// script's own lines up to where the game was cut.
     pub stored: Vec<Input>,
     /// The lever that resumes the restored game before the script goes
-    /// on: the player's who is not to move, so that it completes nothing.
+    /// on: the player's whose clock does not run, so that it completes
+    /// nothing (a move made and not pressed waits for the script's press).
     pub lever: Color,
 }
 
