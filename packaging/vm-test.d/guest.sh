@@ -216,31 +216,34 @@ lifecycle() {
     journalctl -u tocada.service --since "@$since" -o cat | grep -q 'not the restored game' &&
         bad "the new release refused the script after the upgrade"
 
-    # The watchdog: a stopped loop is killed and restarted.
+    # The watchdog: a stopped loop is killed and restarted. Timed from the
+    # monotonic clock before the signal to the new process's start as
+    # systemd stamped it, so this script's polling adds nothing.
     pid0=$(prop MainPID)
     n0=$(prop NRestarts)
-    t0=$(date +%s.%N)
+    t0=$(cut -d' ' -f1 /proc/uptime)
     systemctl kill -s SIGSTOP tocada.service
     t1=
     for _ in $(seq 200); do
         pid1=$(prop MainPID)
         if [ "$pid1" != "$pid0" ] && [ "$pid1" != 0 ]; then
-            t1=$(date +%s.%N)
+            t1=$(prop ExecMainStartTimestampMonotonic)
             break
         fi
         sleep 0.2
     done
     if [ -n "$t1" ]; then
         local took limit
-        took=$(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }")
+        took=$(awk "BEGIN { printf \"%.1f\", $t1 / 1000000 - $t0 }")
         echo "WATCHDOG $took"
-        # WatchdogSec=10s + RestartSec=2s, and a second for polling here.
+        # WatchdogSec=10s + RestartSec=2s, and a second for systemctl
+        # itself to deliver the signal under emulation.
         limit=$(($(systemctl show -P WatchdogUSec tocada.service | sed 's/s$//') + 2 + 1))
         awk "BEGIN { exit !($took <= $limit) }" &&
             ok "SIGSTOP: killed by the watchdog and restarted in ${took}s (limit ${limit}s)" ||
             bad "SIGSTOP: restarted only after ${took}s (limit ${limit}s)"
         [ "$(prop NRestarts)" -gt "$n0" ] || bad "NRestarts did not grow"
-        journalctl -u tocada.service --since "@${t0%.*}" | grep -q -i watchdog &&
+        journalctl -u tocada.service -b | grep -q -i 'watchdog timeout' &&
             ok "the journal says it was the watchdog" || bad "no watchdog message in the journal"
     else
         bad "SIGSTOP: not restarted within 40 s"
