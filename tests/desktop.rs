@@ -209,7 +209,7 @@ fn a_move_made_and_not_pressed_before_a_restart_is_completed_by_the_scripts_pres
     let first = play(
         state.path(),
         &made,
-        |effects| sans(effects).len() >= 1,
+        |effects| !sans(effects).is_empty(),
         Duration::from_millis(1500),
     );
     assert_eq!(sans(&first), ["e4"], "{first:?}");
