@@ -88,7 +88,8 @@ stream_lines() {
             rows=$(as_tocada sqlite3 -batch -separator ' ' "file:$db?mode=ro" \
                 "select seq, line from event where game = (select max(id) from game) and seq > $last order by seq" 2>/dev/null) || rows=
             if [ -n "$rows" ]; then
-                printf '%s\n' "$rows" | sed 's/^/LINE /'
+                # One write a record (sed -u): the daemon's lines share the port.
+                printf '%s\n' "$rows" | sed -u 's/^/LINE /'
                 last=$(printf '%s\n' "$rows" | tail -n 1 | cut -d' ' -f1)
             fi
         fi
