@@ -23,9 +23,15 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run { config } => {
             tocada::logging::init(None);
-            let config = match load_config(&config) {
+            // In the log too, at its level: under systemd standard error
+            // reaches the journal as mere information.
+            let config = match tocada::config::Config::load(&config) {
                 Ok(config) => config,
-                Err(code) => return code,
+                Err(err) => {
+                    tracing::error!("{err}");
+                    eprintln!("tocada: {err}");
+                    return ExitCode::from(err.exit_code());
+                }
             };
             match tocada::daemon::run(&config, tocada::daemon::shutdown_signal()) {
                 Ok(_) => ExitCode::SUCCESS,

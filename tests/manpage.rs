@@ -114,7 +114,11 @@ fn page() -> String {
          {\"t\":1700,\"ev\":\"place\",\"sq\":\"e4\"}, {\"t\":1900,\"ev\":\"press\",\"side\":\"white\"}. \
          Each line is played when it is read and its t ignored, or, with board.stdin = \
          \"script\", at its t after the first line's, so that a recorded script piped in \
-         at once plays in real time. The referee's \
+         at once plays in real time. Such a script given again after a restart goes on \
+         from the restored game: its lines already stored are skipped (its inputs must be \
+         the stored game's, in order, or it is not played), the lever of the player not to \
+         move resumes the game, and the rest follows a second later. Under systemd, a \
+         drop-in with StandardInput=file:PATH gives the daemon its script. The referee's \
          decisions go to standard output in the same format. A bad line is reported on \
          standard error and skipped. On the Pi, standard input is not read.",
         &[],

@@ -25,6 +25,7 @@ use std::fmt;
 use std::future::Future;
 use std::path::PathBuf;
 
+use shakmaty::{Color, Position};
 use tokio::sync::mpsc;
 
 pub use crate::rig::{Command, NoNotifier, Notifier};
@@ -38,7 +39,7 @@ pub use systemd::Systemd;
 use crate::config::{BoardKind, BoardModel, Config, StdinPace};
 use crate::hardware::link::LinkPolicy;
 use crate::rig::Rig;
-use crate::rig::models::{ModelRig, RigClock, World, feed_stdin};
+use crate::rig::models::{ModelRig, RigClock, ScriptResume, World, feed_stdin};
 #[cfg(target_os = "linux")]
 use crate::rig::pi::AnyPiRig;
 use crate::store::{self, GameId, Journal, Store, StoreError};
@@ -116,6 +117,21 @@ pub fn open_games(
     config: &Config,
     session: &mut Session,
 ) -> Result<(Journal, Option<GameId>), DaemonError> {
+    restore_games(config, session).map(|games| (games.journal, games.restored))
+}
+
+/// What [`restore_games`] found.
+struct Games {
+    journal: Journal,
+    /// The unfinished game, restored into the session.
+    restored: Option<GameId>,
+    /// Its stored inputs, in order, up to any bad line: where a paced
+    /// script on standard input goes on from.
+    inputs: Vec<crate::Input>,
+}
+
+/// [`open_games`], also returning the restored game's stored inputs.
+fn restore_games(config: &Config, session: &mut Session) -> Result<Games, DaemonError> {
     let dir = &config.state.directory;
     let path = dir.join(store::DB_FILE);
     let failed = |source| DaemonError::Store {
@@ -127,6 +143,7 @@ pub fn open_games(
     }
     let mut store = Store::open(&path).map_err(failed)?;
     let mut restored = None;
+    let mut inputs = Vec::new();
     if let Some(saved) = store.unfinished().map_err(failed)? {
         let result = crate::transcript::restore(
             session,
@@ -169,6 +186,21 @@ pub fn open_games(
                     "restored the unfinished game, paused: a press resumes"
                 );
                 restored = Some(saved.id);
+                let kept = done.fault.as_ref().map_or(saved.lines.len(), |fault| {
+                    fault.line.saturating_sub(1).min(saved.lines.len())
+                });
+                inputs = saved.lines[..kept]
+                    .iter()
+                    .filter_map(|text| match crate::transcript::parse_line(text) {
+                        Ok(Some(crate::transcript::Line {
+                            event: crate::transcript::Event::Input(input),
+                            ..
+                        })) if !matches!(input, crate::Input::Pause | crate::Input::Resume) => {
+                            Some(input)
+                        }
+                        _ => None,
+                    })
+                    .collect();
             }
             Err(err) => {
                 tracing::error!(game = saved.id, "cannot rebuild the unfinished game: {err}");
@@ -176,7 +208,11 @@ pub fn open_games(
             }
         }
     }
-    Ok((Journal::spawn(store), restored))
+    Ok(Games {
+        journal: Journal::spawn(store),
+        restored,
+        inputs,
+    })
 }
 
 /// How long the clock was off before this start, by the wall clock: now,
@@ -314,7 +350,11 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
     let local = tokio::task::LocalSet::new();
     let stats = local.block_on(&runtime, async move {
         let mut session = Session::new(config);
-        let (journal, game) = open_games(config, &mut session)?;
+        let Games {
+            journal,
+            restored: game,
+            inputs,
+        } = restore_games(config, &mut session)?;
         let link_policy = link_policy(config);
         let (tx, rx) = mpsc::unbounded_channel();
         let notifier = Box::new(Systemd::from_env());
@@ -335,12 +375,24 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                 let rig = world
                     .rig(link_policy, clock.clone())
                     .with_notifier(notifier);
-                tokio::task::spawn_local(feed_stdin(
-                    world.clone(),
-                    tx,
-                    clock,
-                    config.board.stdin == StdinPace::Script,
-                ));
+                // A paced script given again after a restart goes on from
+                // the restored game, resumed by the lever of the player
+                // whose clock does not run: the opponent of the one whose
+                // move waits for its press (the position shows that move
+                // made), else of the player to move. The script's own
+                // press completes a waiting move, as the hand would have.
+                let paced = config.board.stdin == StdinPace::Script;
+                let resume = session
+                    .referee()
+                    .filter(|referee| paced && game.is_some() && referee.result().is_none())
+                    .map(|referee| ScriptResume {
+                        stored: inputs,
+                        lever: [Color::White, Color::Black]
+                            .into_iter()
+                            .find(|&side| referee.awaits_press(side))
+                            .map_or(!referee.position().turn(), |side| !side),
+                    });
+                tokio::task::spawn_local(feed_stdin(world.clone(), tx, clock, paced, resume));
                 let shell = daemon_shell(config, session, rig, journal, game)
                     .with_output(Box::new(std::io::stdout()));
                 Ok(shell.run(rx, alarm, shutdown).await)

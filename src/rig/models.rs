@@ -471,6 +471,25 @@ impl Rig for ModelRig {
     }
 }
 
+/// Where a paced script (`board.stdin = "script"`) goes on from when the
+/// daemon restored an unfinished game: the script's lines already in the
+/// stored game are not played again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptResume {
+    /// The stored game's inputs, in order, pauses and resumes aside: the
+    /// script's own lines up to where the game was cut.
+    pub stored: Vec<Input>,
+    /// The lever that resumes the restored game before the script goes
+    /// on: the player's whose clock does not run, so that it completes
+    /// nothing (a move made and not pressed waits for the script's press).
+    pub lever: Color,
+}
+
+/// How long the hands wait after resuming a restored game before the
+/// script goes on: a press at once would be a second lever pressed with the
+/// same hand (6.2.3).
+const RESUME_GAP: Duration = Duration::from_secs(1);
+
 /// Plays replay-format lines from standard input on `world` (`tocada run`
 /// with `board.kind = "sim"`), read under [`transcript::Policy::LIVE`]. A
 /// bad line is reported on standard error and skipped.
@@ -479,17 +498,28 @@ impl Rig for ModelRig {
 /// ignored: the arrival time counts, as with real hands. `paced`, each is
 /// played no sooner than its `t` after the first line's arrival, so a
 /// recorded script piped in at once plays in real time, as it was made.
+///
+/// With `resume` (a paced script and a restored game), the script's lines
+/// that the stored game already holds are skipped (setups, pauses and
+/// resumes aside, its inputs must be the stored ones, in order), the game
+/// is resumed with `resume.lever`, and the script goes on from its first
+/// line past the stored game. A script that is not the stored game's is
+/// not played at all: it would move pieces that are not where it thinks.
 pub async fn feed_stdin(
     world: World,
     tx: mpsc::UnboundedSender<Command>,
     clock: RigClock,
     paced: bool,
+    mut resume: Option<ScriptResume>,
 ) {
     let mut input = tokio::io::BufReader::new(tokio::io::stdin());
     let mut reader = transcript::Reader::new(transcript::Policy::LIVE);
     let mut buf = Vec::new();
     // The first line's arrival and its `t`: the script's clock, when paced.
     let mut origin: Option<(Duration, u64)> = None;
+    // How many of `resume.stored` the script has matched so far.
+    let mut matched = 0;
+    let mut number = 0;
     loop {
         buf.clear();
         match input.read_until(b'\n', &mut buf).await {
@@ -500,8 +530,37 @@ pub async fn feed_stdin(
                 return;
             }
         }
+        number += 1;
         match reader.push(&buf) {
             transcript::Read::Line(line) => {
+                if let Some(skip) = &resume {
+                    match &line.event {
+                        Event::Setup(_) | Event::End | Event::Checkpoint => continue,
+                        Event::Input(Input::Pause | Input::Resume) => continue,
+                        Event::Input(input) if skip.stored.get(matched) == Some(input) => {
+                            matched += 1;
+                            continue;
+                        }
+                        Event::Input(_) if matched < skip.stored.len() => {
+                            tracing::error!(
+                                line = number,
+                                "the script on standard input is not the restored game's \
+                                 (its input {} is not the one stored): not played",
+                                matched + 1
+                            );
+                            return;
+                        }
+                        Event::Input(_) => {
+                            tracing::info!(
+                                skipped = matched,
+                                "the script goes on from the restored game: resumed"
+                            );
+                            world.apply(&tx, clock.now(), Input::Press(skip.lever));
+                            resume = None;
+                            tokio::time::sleep(RESUME_GAP).await;
+                        }
+                    }
+                }
                 if paced {
                     let (arrived, t0) = *origin.get_or_insert((clock.now(), line.t));
                     let due = arrived + Duration::from_millis(line.t.saturating_sub(t0));
