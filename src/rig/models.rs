@@ -535,7 +535,12 @@ pub async fn feed_stdin(
             transcript::Read::Line(line) => {
                 if let Some(skip) = &resume {
                     match &line.event {
-                        Event::Setup(_) | Event::End | Event::Checkpoint => continue,
+                        Event::Setup(_)
+                        | Event::End
+                        | Event::Checkpoint
+                        | Event::Restart { .. } => {
+                            continue;
+                        }
                         Event::Input(Input::Pause | Input::Resume) => continue,
                         Event::Input(input) if skip.stored.get(matched) == Some(input) => {
                             matched += 1;
