@@ -10,7 +10,9 @@ use std::process::ExitCode;
 use clap::Parser;
 use tocada::cli::{Cli, Command};
 
-/// Loads the configuration, or says why not with `EX_CONFIG`.
+/// Loads the configuration, or says why not with `EX_CONFIG` (the
+/// simulator's; `run` also logs it).
+#[cfg(feature = "sim")]
 fn load_config(path: &std::path::Path) -> Result<tocada::config::Config, ExitCode> {
     tocada::config::Config::load(path).map_err(|err| {
         eprintln!("tocada: {err}");
