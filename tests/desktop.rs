@@ -2,15 +2,14 @@
 //! (the simulated board, standard input played at the script's own pace),
 //! the games in `$STATE_DIRECTORY`, a recorded script piped in at once.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::Stdio;
-use std::sync::mpsc;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 mod support {
     pub mod cli;
+    pub mod daemon;
 }
-use support::cli::tocada;
+use support::daemon::run_daemon;
 
 const CONFIG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/desktop.toml");
 
@@ -25,31 +24,7 @@ const SCRIPT: &str = r#"{"t":0,"ev":"press","side":"black"}
 #[test]
 fn a_script_piped_at_once_into_the_desktop_daemon_plays_at_its_own_pace() {
     let state = tempfile::tempdir().unwrap();
-    let mut daemon = tocada()
-        .args(["run", "--config", CONFIG])
-        .env("STATE_DIRECTORY", state.path())
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("tocada runs");
-    daemon
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(SCRIPT.as_bytes())
-        .unwrap();
-
-    let (tx, rx) = mpsc::channel();
-    let stdout = daemon.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
+    let (mut daemon, rx) = run_daemon(Path::new(CONFIG), state.path(), SCRIPT);
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut effects = Vec::new();
     while !effects
@@ -121,30 +96,7 @@ fn play(
     enough: impl Fn(&[String]) -> bool,
     linger: Duration,
 ) -> Vec<String> {
-    let mut daemon = tocada()
-        .args(["run", "--config", CONFIG])
-        .env("STATE_DIRECTORY", state)
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("tocada runs");
-    daemon
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let (tx, rx) = mpsc::channel();
-    let stdout = daemon.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
+    let (mut daemon, rx) = run_daemon(Path::new(CONFIG), state, script);
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut effects = Vec::new();
     while !enough(&effects) {

@@ -5,9 +5,7 @@
 //! messages and a slow board without losing a move.
 #![cfg(target_os = "linux")]
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::Stdio;
-use std::sync::mpsc;
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 use shakmaty::{Chess, Color, Position, Square};
@@ -21,9 +19,11 @@ use tokio::sync::{oneshot, watch};
 
 mod support {
     pub mod cli;
+    pub mod daemon;
     pub mod tty;
 }
 use support::cli::tocada;
+use support::daemon::run_daemon;
 use support::tty::ttys_work;
 
 /// The skip note of a test that needs a real tty, where there is none.
@@ -129,31 +129,7 @@ fn the_daemon_plays_a_whole_game_from_a_dgt_board_on_a_pseudo_terminal() {
             tty.display()
         ),
     );
-    let mut daemon = tocada()
-        .args(["run", "--config"])
-        .arg(&config)
-        .env("STATE_DIRECTORY", dir.path())
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("tocada runs");
-    daemon
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script().as_bytes())
-        .unwrap();
-    let (tx, rx) = mpsc::channel();
-    let stdout = daemon.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
+    let (mut daemon, rx) = run_daemon(&config, dir.path(), &script());
     let deadline = Instant::now() + Duration::from_secs(90);
     let mut effects: Vec<String> = Vec::new();
     while !effects.iter().any(|l| l.contains(r#""effect":"result""#)) {
