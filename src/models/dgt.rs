@@ -520,14 +520,25 @@ mod tests {
     use crate::hardware::SensorBoard;
     use crate::hardware::dgt::{DgtBoard, piece_of};
 
-    #[test]
-    fn the_driver_reads_the_model_over_a_timed_line() {
+    /// The driver on the model of a board in the starting position, over
+    /// the timed line, and the microseconds both go by.
+    fn timed_driver() -> (
+        Rc<Cell<u64>>,
+        Rc<RefCell<DgtBoardModel>>,
+        DgtBoard<ModelLine>,
+    ) {
         let now_us = Rc::new(Cell::new(0u64));
         let model = Rc::new(RefCell::new(DgtBoardModel::new(&Board::default())));
         let t = now_us.clone();
         let line = ModelLine::new(model.clone(), Rc::new(move || t.get()));
         let t = now_us.clone();
-        let mut dgt = DgtBoard::new(line, Rc::new(move || (t.get() / 1000) as Millis));
+        let dgt = DgtBoard::new(line, Rc::new(move || (t.get() / 1000) as Millis));
+        (now_us, model, dgt)
+    }
+
+    #[test]
+    fn the_driver_reads_the_model_over_a_timed_line() {
+        let (now_us, model, mut dgt) = timed_driver();
         let mut out = Vec::new();
         dgt.poll(&mut out).unwrap();
         assert!(model.borrow().updating());
@@ -571,12 +582,7 @@ mod tests {
     #[test]
     fn noise_and_cut_messages_never_lose_a_change() {
         for seed in 1..=12u64 {
-            let now_us = Rc::new(Cell::new(0u64));
-            let model = Rc::new(RefCell::new(DgtBoardModel::new(&Board::default())));
-            let t = now_us.clone();
-            let line = ModelLine::new(model.clone(), Rc::new(move || t.get()));
-            let t = now_us.clone();
-            let mut dgt = DgtBoard::new(line, Rc::new(move || (t.get() / 1000) as Millis));
+            let (now_us, model, mut dgt) = timed_driver();
             let mut out = Vec::new();
             let advance = |dgt: &mut DgtBoard<ModelLine>, ms: u64, out: &mut Vec<Input>| {
                 for _ in 0..ms {
@@ -649,14 +655,9 @@ mod tests {
     #[test]
     fn a_board_that_never_answers_is_called_disconnected() {
         use crate::hardware::link::{BoardLink, LinkChange, LinkPolicy};
-        let now_us = Rc::new(Cell::new(0u64));
-        let model = Rc::new(RefCell::new(DgtBoardModel::new(&Board::default())));
+        let (now_us, model, board) = timed_driver();
         // The board sends nothing: every answer is later than the test.
         model.borrow_mut().set_delay(Millis::MAX / 4);
-        let t = now_us.clone();
-        let line = ModelLine::new(model, Rc::new(move || t.get()));
-        let t = now_us.clone();
-        let board = DgtBoard::new(line, Rc::new(move || (t.get() / 1000) as Millis));
         let mut link = BoardLink::new(board, LinkPolicy::default());
         let mut changes = Vec::new();
         let mut events = Vec::new();
