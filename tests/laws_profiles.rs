@@ -734,3 +734,229 @@ fn regence_11_taking_ones_own_piece_obliges_one_of_the_two() {
 {"t":14000,"effect":"move","side":"white","n":2,"uci":"d2d4","san":"d4","white_ms":290000,"black_ms":296000}"#,
     );
 }
+
+/// 1858, 15ª: White plays e4 and then Nf3 before pressing. The press
+/// completes e4, Black's turn is recorded as passed (`--`), Nf3 after it,
+/// and Black chooses `undo`: Nf3 and the passed turn are taken back, the
+/// clocks put back to the start of Black's turn, and White sets the
+/// knight back on his own time (1.5 s); then Black plays.
+#[test]
+fn regence_15_a_second_move_is_undone_at_the_opponents_demand() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":2000,"ev":"lift","sq":"g1"}
+{"t":2500,"ev":"place","sq":"f3"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"choose","side":"white","option":"undo"}
+{"t":4500,"ev":"choose","side":"black","option":"rook"}
+{"t":5000,"ev":"choose","side":"black","option":"undo"}
+{"t":6000,"ev":"lift","sq":"f3"}
+{"t":6500,"ev":"place","sq":"g1"}
+{"t":7000,"ev":"lift","sq":"e7"}
+{"t":7500,"ev":"place","sq":"e5"}
+{"t":8000,"ev":"press","side":"black"}
+{"t":9000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"move","side":"black","n":1,"uci":"0000","san":"--","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"move","side":"white","n":2,"uci":"g1f3","san":"Nf3","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"choice","side":"black","law":"1858.15","options":["undo","keep"]}
+{"t":5000,"effect":"takeback","side":"white","n":2,"san":"Nf3"}
+{"t":5000,"effect":"takeback","side":"black","n":1,"san":"--"}
+{"t":8000,"effect":"move","side":"black","n":1,"uci":"e7e5","san":"e5","white_ms":295500,"black_ms":298500}"#,
+    );
+}
+
+/// 1858, 15ª: Black chooses `keep`: both moves stand, and the score reads
+/// as it was played, Black's turn passed (`1. e4 -- 2. Nf3 e5`).
+#[test]
+fn regence_15_keep_lets_both_moves_stand_and_the_score_shows_the_passed_turn() {
+    let script = r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":2000,"ev":"lift","sq":"g1"}
+{"t":2500,"ev":"place","sq":"f3"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":5000,"ev":"choose","side":"black","option":"keep"}
+{"t":6000,"ev":"lift","sq":"e7"}
+{"t":6500,"ev":"place","sq":"e5"}
+{"t":7000,"ev":"press","side":"black"}
+{"t":9000,"ev":"end"}
+"#;
+    assert_replays(
+        script,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"move","side":"black","n":1,"uci":"0000","san":"--","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"move","side":"white","n":2,"uci":"g1f3","san":"Nf3","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"choice","side":"black","law":"1858.15","options":["undo","keep"]}
+{"t":7000,"effect":"move","side":"black","n":2,"uci":"e7e5","san":"e5","white_ms":297000,"black_ms":296000}"#,
+    );
+    let lines: Vec<String> = script.lines().map(str::to_owned).collect();
+    let tags = tocada::pgn::Tags {
+        event: "t".into(),
+        site: "?".into(),
+        date: "????.??.??".into(),
+        round: "-".into(),
+        white: "?".into(),
+        black: "?".into(),
+        time_control: "300".into(),
+    };
+    let pgn = tocada::transcript::pgn_from_lines(&lines, tags).expect("the lines make a game");
+    let moves = pgn.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(moves.contains("1. e4"), "{pgn}");
+    assert!(moves.contains("--"), "{pgn}");
+    assert!(moves.contains("2. Nf3"), "{pgn}");
+    assert!(moves.contains("e5"), "{pgn}");
+}
+
+/// 1858, 15ª: the opponent who does not demand the undo before his own
+/// move has let the second move stand (as 14ª for a false move): a later
+/// `choose` is dropped.
+#[test]
+fn regence_15_the_demand_lapses_with_the_opponents_move() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":2000,"ev":"lift","sq":"e4"}
+{"t":2500,"ev":"place","sq":"e5"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"lift","sq":"d7"}
+{"t":4500,"ev":"place","sq":"d5"}
+{"t":5000,"ev":"press","side":"black"}
+{"t":6000,"ev":"choose","side":"black","option":"undo"}
+{"t":7000,"ev":"lift","sq":"g1"}
+{"t":7500,"ev":"place","sq":"f3"}
+{"t":8000,"ev":"press","side":"white"}
+{"t":9000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"move","side":"black","n":1,"uci":"0000","san":"--","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"move","side":"white","n":2,"uci":"e4e5","san":"e5","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"choice","side":"black","law":"1858.15","options":["undo","keep"]}
+{"t":5000,"effect":"move","side":"black","n":2,"uci":"d7d5","san":"d5","white_ms":297000,"black_ms":298000}
+{"t":8000,"effect":"move","side":"white","n":3,"uci":"g1f3","san":"Nf3","white_ms":294000,"black_ms":298000}"#,
+    );
+}
+
+/// 1858, 19ª–20ª: castling through f1, which Black's rook attacks (one of
+/// the six cases today's rules forbid as well). White puts his king on g1
+/// and his rook on f1 and presses: nothing is completed, no illegal move
+/// is counted, and Black chooses `king`. The board set back, Rh4 is
+/// refused under 20ª, Kd1 completes.
+#[test]
+fn regence_20_castling_through_an_attacked_square_gives_king_or_rook() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858","fen":"4k3/8/8/8/8/8/5r2/4K2R w K - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e1"}
+{"t":1200,"ev":"place","sq":"g1"}
+{"t":1400,"ev":"lift","sq":"h1"}
+{"t":1600,"ev":"place","sq":"f1"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"choose","side":"black","option":"king"}
+{"t":3500,"ev":"lift","sq":"f1"}
+{"t":3600,"ev":"place","sq":"h1"}
+{"t":3700,"ev":"lift","sq":"g1"}
+{"t":3800,"ev":"place","sq":"e1"}
+{"t":4000,"ev":"lift","sq":"h1"}
+{"t":4200,"ev":"place","sq":"h4"}
+{"t":4500,"ev":"press","side":"white"}
+{"t":4800,"ev":"lift","sq":"h4"}
+{"t":4900,"ev":"place","sq":"h1"}
+{"t":5000,"ev":"lift","sq":"e1"}
+{"t":5200,"ev":"place","sq":"d1"}
+{"t":5500,"ev":"press","side":"white"}
+{"t":6000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2000,"effect":"choice","side":"black","law":"1858.20","options":["king","rook"]}
+{"t":4500,"effect":"violation","side":"white","law":"1858.20","detail":"Penalty: move the king"}
+{"t":5500,"effect":"move","side":"white","n":1,"uci":"e1d1","san":"Kd1","white_ms":294500,"black_ms":300000}"#,
+    );
+}
+
+/// 1858, 19ª–20ª: a bishop stands between ("cuando hay pieza
+/// intermedia"); the king set down on g1, the rook left on h1, is a touch
+/// to castle: Black chooses `rook`, and the rook must move.
+#[test]
+fn regence_20_the_king_alone_put_beside_a_piece_between_gives_king_or_rook() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858","fen":"4k3/8/8/8/8/8/8/4KB1R w K - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e1"}
+{"t":1200,"ev":"place","sq":"g1"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"choose","side":"black","option":"rook"}
+{"t":3700,"ev":"lift","sq":"g1"}
+{"t":3800,"ev":"place","sq":"e1"}
+{"t":4000,"ev":"lift","sq":"h1"}
+{"t":4200,"ev":"place","sq":"h5"}
+{"t":4500,"ev":"press","side":"white"}
+{"t":6000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2000,"effect":"choice","side":"black","law":"1858.20","options":["king","rook"]}
+{"t":4500,"effect":"move","side":"white","n":1,"uci":"h1h5","san":"Rh5","white_ms":295500,"black_ms":300000}"#,
+    );
+}
+
+/// 1858, 20ª "á no ser que hubiera dicho compongo": the king touched after
+/// the adjust button is not touched to castle, so no choice; pressed on
+/// the board, the castling is an illegal move as under `fide-2023`.
+#[test]
+fn regence_20_compongo_before_the_touch_gives_no_choice() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858","fen":"4k3/8/8/8/8/8/5r2/4K2R w K - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":500,"ev":"adjust","side":"white"}
+{"t":1000,"ev":"lift","sq":"e1"}
+{"t":1200,"ev":"place","sq":"g1"}
+{"t":1400,"ev":"lift","sq":"h1"}
+{"t":1600,"ev":"place","sq":"f1"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":6000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2000,"effect":"violation","side":"white","law":"7.5.1","detail":"Illegal move: restore e1 f1 g1 h1 and make a legal move"}
+{"t":2000,"effect":"time_added","side":"black","ms":120000,"law":"7.5.5"}"#,
+    );
+}
+
+/// 1858, 20ª: castling out of the knight's check, with neither king nor
+/// rook able to move: no penalty can be given, so the press is refused
+/// under 20ª without the penalty of an illegal move (no time added), and
+/// White, the board set back, parries the check as he likes.
+#[test]
+fn regence_20_no_penalty_when_neither_piece_can_move() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858","fen":"5rk1/8/8/8/8/3n4/3PP3/3QK2R w K - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e1"}
+{"t":1200,"ev":"place","sq":"g1"}
+{"t":1400,"ev":"lift","sq":"h1"}
+{"t":1600,"ev":"place","sq":"f1"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"lift","sq":"f1"}
+{"t":3100,"ev":"place","sq":"h1"}
+{"t":3200,"ev":"lift","sq":"g1"}
+{"t":3300,"ev":"place","sq":"e1"}
+{"t":4000,"ev":"lift","sq":"d3"}
+{"t":4100,"ev":"lift","sq":"e2"}
+{"t":4200,"ev":"place","sq":"d3"}
+{"t":4500,"ev":"press","side":"white"}
+{"t":6000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2000,"effect":"violation","side":"white","law":"1858.20","detail":"Castling is not allowed here: restore e1 f1 g1 h1 and move"}
+{"t":4500,"effect":"move","side":"white","n":1,"uci":"e2d3","san":"exd3","white_ms":295500,"black_ms":300000}"#,
+    );
+}

@@ -9,13 +9,18 @@ use std::fmt;
 use std::str::FromStr;
 
 use shakmaty::attacks::attacks;
-use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
+use shakmaty::san::{San, SanPlus};
+use shakmaty::uci::UciMove;
+use shakmaty::{
+    Bitboard, CastlingSide, Chess, Color, EnPassantMode, File, FromSetup, Move, Position, Rank,
+    Role, Square,
+};
 
 use super::legal::Legal;
 
 use super::claim::Claimable;
 use super::touch::{Breach, Contact, Turn, capture_square};
-use super::{Effect, Law, Laws, Referee};
+use super::{CompletedMove, Completion, Effect, Law, Laws, Referee, notation, shows};
 
 /// An answer to a choice the laws give a player (`Input::Choose`). The
 /// names are the replay format's, per 1858 law: 9ª `take` `leave` `king`;
@@ -246,9 +251,23 @@ impl Referee {
             Choice::Capture => Some(Penalty::Capture(pending.target)),
             // 10ª: the piece put back, then any move.
             Choice::Restore => None,
+            // 15ª: the second move is taken back with the turn it passed
+            // over, and set back on its mover's time; then the chooser
+            // plays, his clock as it stood when his turn began.
+            Choice::Undo => {
+                if self.take_back_completed()
+                    && self.history.last().is_some_and(|ply| ply.mv.is_none())
+                {
+                    self.take_back_completed();
+                }
+                if self.restoring {
+                    self.clock.charge(Some(side.other()), self.now);
+                }
+                return;
+            }
             // The move stands: if it ended the game (a mate that broke a
             // law waits for the choice), the game ends now.
-            Choice::Leave | Choice::Stand | Choice::Keep | Choice::Undo => {
+            Choice::Leave | Choice::Stand | Choice::Keep => {
                 if self.uncompleted.is_empty()
                     && let Some((outcome, reason)) = self.ending(self.position.is_check())
                 {
@@ -368,7 +387,7 @@ impl Referee {
                     });
                 self.warn_if_hasty(side);
                 self.complete_through(index, true);
-                self.give_choice(side.other(), Law::Regence9, options, subject, subject);
+                self.give_choice(side.other(), Law::Regence9, options, subject, subject, true);
                 None
             }
             // 7ª: the touched piece is played, the piece set down stays.
@@ -413,20 +432,209 @@ impl Referee {
         }
         self.warn_if_hasty(side);
         self.complete_through(index, true);
-        self.give_choice(side.other(), Law::Regence20, options, rook, rook);
+        self.give_choice(side.other(), Law::Regence20, options, rook, rook, true);
         true
     }
 
-    /// The 1858 laws at a press whose move obeyed article 4: castling
-    /// with the rook attacked (19ª), an enemy piece touched that could not
-    /// be taken (9ª). Whether the press was dealt with.
+    /// The 1858 laws at a press whose move obeyed article 4: a second
+    /// move made after it (15ª), castling with the rook attacked (19ª), an
+    /// enemy piece touched that could not be taken (9ª). Whether the press
+    /// was dealt with.
     #[cold]
     #[inline(never)]
     pub(super) fn regence_press(&mut self, side: Color, index: usize) -> bool {
         self.imposed != Some(side)
-            && (self.pinned_touch_refuses(side, index)
+            && (self.played_twice(side, index)
+                || self.pinned_touch_refuses(side, index)
                 || self.castling_with_rook_attacked(side, index)
                 || self.untaken_touch(side, index))
+    }
+
+    /// 15ª "si uno juega dos veces, es obligado á deshacer la segunda si
+    /// se lo exige el contrario": at `side`'s press, the board shows the
+    /// move he made (at `index`, the last made) and after it a second move
+    /// of his own, legal as if his opponent had passed his turn, his hands
+    /// empty and nothing else changed. The press completes the first move;
+    /// the opponent's turn is recorded as passed (`--`), the second move is
+    /// completed after it, and the opponent chooses `undo` (both taken
+    /// back, the second set back on its mover's time, then the opponent
+    /// plays) or `keep` (it stands, and he plays). Whether the press was
+    /// dealt with.
+    fn played_twice(&mut self, side: Color, index: usize) -> bool {
+        if index + 1 != self.uncompleted.len()
+            || self.displacement.is_some()
+            || self.knocked.any()
+            || self.board.changes().placed.is_empty()
+        {
+            return false;
+        }
+        let on_board = self.board.occupied();
+        let changes = self.board.changes();
+        // After a check the turn cannot pass: the king would stand en prise.
+        let Some(passed) = passed_turn(&self.position) else {
+            return false;
+        };
+        let legal = Legal::of(&passed);
+        let occupied = passed.board().occupied();
+        let sensed = |sq| self.board.sensed_at(sq).map(|p| p.role);
+        let Some(second) = legal.moves.iter().copied().find(|m| {
+            shows(occupied, on_board, Bitboard::EMPTY, changes, side, *m)
+                && m.promotion()
+                    .is_none_or(|role| role == sensed(m.to()).unwrap_or(Role::Queen))
+        }) else {
+            return false;
+        };
+        self.warn_if_hasty(side);
+        self.complete_through(index, true);
+        if self.result.is_some() {
+            return true;
+        }
+        self.pass_turn(passed, legal);
+        // What the hands did making the second move was his, not the
+        // contacts of the player whose turn passed.
+        self.turn.clear();
+        // A second move that would end the game ends it only if it is kept.
+        self.make_unended(second, changes);
+        if let Some(index) = self.uncompleted.iter().position(|u| u.side == side) {
+            self.complete_with(index, Completion::NextMove);
+        }
+        let options = ChoiceOptions::of(&[Choice::Undo, Choice::Keep], |_| true);
+        let from = second.from().unwrap_or(second.to());
+        self.give_choice(
+            side.other(),
+            Law::Regence15,
+            options,
+            from,
+            second.to(),
+            true,
+        );
+        true
+    }
+
+    /// The player having the move passes his turn (15ª: his opponent
+    /// moved again): `passed` is the position after it, `legal` its legal
+    /// moves. Recorded as a null move (`--`, `0000`) that counts for
+    /// neither clock, so that the score reads as it was played.
+    fn pass_turn(&mut self, passed: Chess, legal: Box<Legal>) {
+        let side = self.position.turn();
+        let number = self.position.fullmoves().get();
+        self.history.push(super::arbiter::Ply {
+            mv: None,
+            clock: self.turn_began,
+        });
+        self.position = passed;
+        let old = std::mem::replace(&mut self.legal, legal);
+        self.spare_legal = Some(old);
+        self.keys.push(super::key(&self.position));
+        self.emit(Effect::Move(CompletedMove {
+            side,
+            number,
+            uci: notation::uci(UciMove::Null),
+            san: notation::san(SanPlus {
+                san: San::Null,
+                suffix: None,
+            }),
+            white_ms: self.clock.remaining(Color::White),
+            black_ms: self.clock.remaining(Color::Black),
+        }));
+    }
+
+    /// 19ª–20ª "si en alguno de estos casos se toca pieza para enrocar, el
+    /// adversario puede hacer mover el rey ó la torre, á no ser que hubiera
+    /// dicho compongo": at `side`'s press, the board shows his king moved
+    /// from its square two squares towards a rook on its own square, the
+    /// rook left there or put beside the king, and castling on that side is
+    /// not legal (the six cases today's rules forbid as well: the press
+    /// showed no legal move). Nothing is completed (his clock runs on); the
+    /// opponent chooses `king` or `rook`, which must be moved once the
+    /// board is set back (not castling: 21ª). A king touched after
+    /// `compongo` (the adjust button) is not touched to castle: the press
+    /// is left to the rules of an illegal move. When neither piece can
+    /// move no penalty can be given: the press is refused, without one.
+    /// Whether the press was dealt with.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn castling_touched(&mut self, side: Color) -> bool {
+        if self.rules.laws != Laws::Regence1858
+            || self.displacement.is_some()
+            || self.knocked.any()
+            || self.position.turn() != side
+            || self.uncompleted.iter().any(|u| u.side == side)
+        {
+            return false;
+        }
+        let board = self.position.board();
+        let back = side.fold_wb(Rank::First, Rank::Eighth);
+        let king = Square::from_coords(File::E, back);
+        if board.piece_at(king) != Some(Role::King.of(side)) {
+            return false;
+        }
+        let on_board = self.board.occupied();
+        let changes = self.board.changes();
+        let Some((castling, rook)) = CastlingSide::ALL.into_iter().find_map(|castling| {
+            let file = match castling {
+                CastlingSide::KingSide => File::H,
+                CastlingSide::QueenSide => File::A,
+            };
+            let rook = Square::from_coords(file, back);
+            let (king_to, rook_to) = (castling.king_to(side), castling.rook_to(side));
+            if board.piece_at(rook) != Some(Role::Rook.of(side))
+                || board.occupied().contains(king_to)
+            {
+                return None;
+            }
+            let king_moved = board.occupied().without(king).with(king_to);
+            let both_moved = king_moved.without(rook).with(rook_to);
+            let shows = (on_board == king_moved
+                || (!board.occupied().contains(rook_to)
+                    && on_board == both_moved
+                    && changes.lifted.contains(rook)))
+                && changes.lifted.contains(king)
+                && changes.placed.contains(king_to);
+            shows.then_some((castling, rook))
+        }) else {
+            return false;
+        };
+        let legal = &self.legal.moves;
+        if legal
+            .iter()
+            .any(|m| m.is_castle() && m.castling_side() == Some(castling))
+        {
+            return false;
+        }
+        // Compongo said before the king was touched: no touch to castle.
+        let touched = self
+            .turn
+            .contacts
+            .iter()
+            .find(|c| c.square == king && c.piece == Role::King.of(side));
+        if touched.is_none_or(|c| c.adjusting) {
+            return false;
+        }
+        let king_can_move = legal
+            .iter()
+            .any(|m| m.role() == Role::King && !m.is_castle());
+        let rook_can_move = legal
+            .iter()
+            .any(|m| m.from() == Some(rook) && !m.is_castle());
+        let options = ChoiceOptions::of(&[Choice::King, Choice::Rook], |c| match c {
+            Choice::King => king_can_move,
+            _ => rook_can_move,
+        });
+        if options.as_slice().is_empty() {
+            let restore = self.squares_to_restore();
+            self.rule(
+                side,
+                Breach {
+                    law: Law::Regence20,
+                    detail: format!("Castling is not allowed here: restore {restore} and move"),
+                },
+                false,
+            );
+            return true;
+        }
+        self.give_choice(side.other(), Law::Regence20, options, rook, rook, false);
+        true
     }
 
     /// 22ª "tocada pieza que deja en jaque al rey, se juega este; y si
@@ -486,10 +694,13 @@ impl Referee {
         let options = ChoiceOptions::of(&[Choice::Leave, Choice::King], |_| true);
         self.warn_if_hasty(side);
         self.complete_through(index, true);
-        self.give_choice(side.other(), Law::Regence9, options, subject, subject);
+        self.give_choice(side.other(), Law::Regence9, options, subject, subject, true);
         true
     }
 
+    /// Waits for `chooser`'s choice among `options` under `law`;
+    /// `completed` says whether the offence was completed as a move.
+    #[allow(clippy::too_many_arguments)]
     fn give_choice(
         &mut self,
         chooser: Color,
@@ -497,6 +708,7 @@ impl Referee {
         options: ChoiceOptions,
         subject: Square,
         target: Square,
+        completed: bool,
     ) {
         if self.result.is_some() {
             return;
@@ -507,7 +719,7 @@ impl Referee {
             options,
             subject,
             target,
-            completed: !matches!(law, Law::Regence10 | Law::Regence11),
+            completed,
         });
         self.emit(Effect::Choice {
             side: chooser,
@@ -572,7 +784,7 @@ impl Referee {
                 let options = ChoiceOptions::of(&[Choice::Capture, Choice::Move], |c| {
                     c == Choice::Capture || elsewhere
                 });
-                self.give_choice(side.other(), Law::Regence12, options, from, m.to());
+                self.give_choice(side.other(), Law::Regence12, options, from, m.to(), true);
             }
             _ => {
                 // A false move that leaves its own king attacked cannot
@@ -590,7 +802,7 @@ impl Referee {
                         _ => stand,
                     },
                 );
-                self.give_choice(side.other(), Law::Regence13, options, from, from);
+                self.give_choice(side.other(), Law::Regence13, options, from, from, true);
             }
         }
         true
@@ -633,7 +845,7 @@ impl Referee {
         let options = ChoiceOptions::of(&[Choice::Take, Choice::Restore], |c| {
             c != Choice::Take || capturable
         });
-        self.give_choice(side.other(), Law::Regence10, options, from, from);
+        self.give_choice(side.other(), Law::Regence10, options, from, from, false);
         true
     }
 
@@ -674,7 +886,7 @@ impl Referee {
         if options.as_slice().is_empty() {
             return false;
         }
-        self.give_choice(side.other(), Law::Regence11, options, first, second);
+        self.give_choice(side.other(), Law::Regence11, options, first, second, false);
         true
     }
 
@@ -738,6 +950,19 @@ impl Referee {
         };
         (!self.legal.moves.contains(&m)).then_some(m)
     }
+}
+
+/// The position after the player having the move in `position` passes his
+/// turn (a null move: the move counters go on as after a move), if it can:
+/// not when he is in check, where the king would be left en prise.
+pub(super) fn passed_turn(position: &Chess) -> Option<Chess> {
+    let mut setup = position.to_setup(EnPassantMode::Legal);
+    if setup.turn == Color::Black {
+        setup.fullmoves = setup.fullmoves.saturating_add(1);
+    }
+    setup.halfmoves = setup.halfmoves.saturating_add(1);
+    setup.swap_turn();
+    Chess::from_setup(setup, position.castles().mode()).ok()
 }
 
 /// Whether the first piece the mover touched (with intent) is his own, not
