@@ -996,3 +996,193 @@ fn pinned_first(before: &Chess, legal: &Legal, contacts: &[Contact]) -> bool {
         _ => (attacks(first.square, piece, occupied) & !board.by_color(us)).any(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The 1858 laws driven sans-IO: a fake clock advanced by hand, every
+    //! effect asserted.
+
+    use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, Chess, Color, Square};
+
+    use super::Choice;
+    use crate::referee::{Effect, Input, Laws, Millis, Referee, Rules};
+
+    const WHITE: Color = Color::White;
+    const BLACK: Color = Color::Black;
+
+    fn sq(name: &str) -> Square {
+        name.parse().unwrap()
+    }
+
+    /// A 5-minute game under `regence-1858` from `fen`, Black's press at 0
+    /// started.
+    fn started(fen: &str) -> Referee {
+        let start: Chess = fen
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let mut referee = Referee::new(Rules {
+            time_control: "300".parse().unwrap(),
+            laws: Laws::Regence1858,
+            start,
+            ..Rules::default()
+        });
+        referee.handle(0, Input::Press(BLACK)).unwrap();
+        assert_eq!(said(&mut referee), ["started white"]);
+        referee
+    }
+
+    /// The effects since the last call, in a word each.
+    fn said(referee: &mut Referee) -> Vec<String> {
+        std::iter::from_fn(|| referee.poll_effect())
+            .map(|(_, effect)| match effect {
+                Effect::Started { side } => format!("started {side}"),
+                Effect::Move(m) => {
+                    format!("move {} {} {} {}", m.side, m.san, m.white_ms, m.black_ms)
+                }
+                Effect::Choice { side, law, options } => {
+                    format!("choice {side} {law} {:?}", options.as_slice())
+                }
+                Effect::TakenBack { side, number, san } => {
+                    format!("takeback {side} {number} {san}")
+                }
+                Effect::Violation(r) => format!("violation {} {} {}", r.side, r.law, r.detail),
+                Effect::Result { outcome, reason } => format!("result {outcome:?} {reason:?}"),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    /// `side`'s piece lifted from `from` at `t` and put on `to` 200 ms later.
+    fn shift(referee: &mut Referee, t: Millis, from: &str, to: &str) {
+        referee.handle(t, Input::Lift(sq(from))).unwrap();
+        referee.handle(t + 200, Input::Place(sq(to), None)).unwrap();
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    #[test]
+    fn regence_15_undo_sets_the_second_move_back_on_its_movers_time() {
+        let mut referee = started(START);
+        shift(&mut referee, 1_000, "e2", "e4");
+        shift(&mut referee, 2_000, "g1", "f3");
+        referee.handle(3_000, Input::Press(WHITE)).unwrap();
+        assert_eq!(
+            said(&mut referee),
+            [
+                "move white e4 297000 300000",
+                "move black -- 297000 300000",
+                "move white Nf3 297000 300000",
+                "choice black 1858.15 [Undo, Keep]",
+            ]
+        );
+        assert_eq!(referee.ticking(), Some(BLACK));
+        referee
+            .handle(5_000, Input::Choose(BLACK, Choice::Undo))
+            .unwrap();
+        assert_eq!(
+            said(&mut referee),
+            ["takeback white 2 Nf3", "takeback black 1 --"]
+        );
+        // Black's two seconds of thought are given back; White's hands on
+        // the board now cost White.
+        assert_eq!(referee.remaining(BLACK, 5_000), 300_000);
+        assert_eq!(referee.ticking(), Some(WHITE));
+        referee.handle_timeout(6_000).unwrap();
+        assert_eq!(referee.remaining(WHITE, 6_000), 296_000);
+        shift(&mut referee, 6_000, "f3", "g1");
+        assert_eq!(referee.ticking(), Some(BLACK));
+        assert_eq!(referee.remaining(WHITE, 6_200), 295_800);
+        shift(&mut referee, 7_000, "e7", "e5");
+        referee.handle(8_000, Input::Press(BLACK)).unwrap();
+        assert_eq!(said(&mut referee), ["move black e5 295800 298200"]);
+        assert_eq!(referee.refused_choices(), 0);
+    }
+
+    #[test]
+    fn regence_15_a_second_move_that_mates_ends_the_game_only_if_kept() {
+        const SCHOLAR: &str = "r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 0 1";
+        for (choice, ends) in [(Choice::Keep, true), (Choice::Undo, false)] {
+            let mut referee = started(SCHOLAR);
+            shift(&mut referee, 1_000, "a2", "a3");
+            referee.handle(2_000, Input::Lift(sq("f7"))).unwrap();
+            shift(&mut referee, 2_100, "h5", "f7");
+            referee.handle(3_000, Input::Press(WHITE)).unwrap();
+            assert_eq!(
+                said(&mut referee),
+                [
+                    "move white a3 297000 300000",
+                    "move black -- 297000 300000",
+                    "move white Qxf7# 297000 300000",
+                    "choice black 1858.15 [Undo, Keep]",
+                ]
+            );
+            assert_eq!(referee.result(), None, "the mate waits for the choice");
+            referee.handle(4_000, Input::Choose(BLACK, choice)).unwrap();
+            let effects = said(&mut referee);
+            if ends {
+                assert_eq!(
+                    effects,
+                    [format!(
+                        "result Decisive {{ winner: White }} {:?}",
+                        crate::referee::Reason::Checkmate
+                    )]
+                );
+            } else {
+                assert_eq!(effects, ["takeback white 2 Qxf7#", "takeback black 1 --"]);
+                assert_eq!(referee.result(), None);
+            }
+        }
+    }
+
+    #[test]
+    fn regence_15_a_second_move_after_check_is_not_read_as_one() {
+        // After Bb5+ Black's turn cannot pass (his king would stand in
+        // check): nothing is read as a second move, the press completes
+        // the check alone.
+        let mut referee = started("4k3/4p3/8/8/8/8/4P3/4KB2 w - - 0 1");
+        shift(&mut referee, 1_000, "f1", "b5");
+        shift(&mut referee, 2_000, "e1", "d1");
+        referee.handle(3_000, Input::Press(WHITE)).unwrap();
+        let effects = said(&mut referee);
+        assert!(
+            effects
+                .iter()
+                .all(|e| !e.contains("1858.15") && !e.contains("--")),
+            "{effects:?}"
+        );
+    }
+
+    #[test]
+    fn regence_20_the_chosen_piece_is_played_once_the_board_is_set_back() {
+        // O-O-O across d1, which the rook on d8 attacks.
+        let mut referee = started("3r2k1/8/8/8/8/8/8/R3K3 w Q - 0 1");
+        shift(&mut referee, 1_000, "e1", "c1");
+        shift(&mut referee, 1_400, "a1", "d1");
+        referee.handle(2_000, Input::Press(WHITE)).unwrap();
+        assert_eq!(said(&mut referee), ["choice black 1858.20 [King, Rook]"]);
+        // Nothing completed: White's clock runs while Black chooses.
+        assert_eq!(referee.ticking(), Some(WHITE));
+        referee
+            .handle(2_500, Input::Choose(WHITE, Choice::King))
+            .unwrap();
+        referee
+            .handle(3_000, Input::Choose(BLACK, Choice::Rook))
+            .unwrap();
+        assert_eq!(referee.refused_choices(), 1);
+        shift(&mut referee, 3_500, "d1", "a1");
+        shift(&mut referee, 3_700, "c1", "e1");
+        shift(&mut referee, 4_000, "e1", "e2");
+        referee.handle(4_500, Input::Press(WHITE)).unwrap();
+        assert_eq!(
+            said(&mut referee),
+            ["violation white 1858.20 Penalty: move the piece from a1"]
+        );
+        shift(&mut referee, 5_000, "e2", "e1");
+        shift(&mut referee, 5_500, "a1", "a8");
+        referee.handle(6_000, Input::Press(WHITE)).unwrap();
+        assert_eq!(said(&mut referee), ["move white Ra8 294000 300000"]);
+    }
+}

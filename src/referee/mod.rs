@@ -1038,13 +1038,17 @@ impl Referee {
 
     fn place(&mut self, sq: Square, identity: Option<Piece>) {
         let mover = self.position.turn();
-        let taken = match self.board.place(sq, identity, mover) {
-            Ok(taken) => taken,
-            Err(_) => {
-                self.contradictions += 1;
-                return;
-            }
-        };
+        let taken =
+            match self
+                .board
+                .place(sq, identity, mover, self.rules.laws == Laws::Regence1858)
+            {
+                Ok(taken) => taken,
+                Err(_) => {
+                    self.contradictions += 1;
+                    return;
+                }
+            };
         if self.restoring {
             self.review_restoring();
             return;
