@@ -700,7 +700,6 @@ impl Referee {
 
     /// Waits for `chooser`'s choice among `options` under `law`;
     /// `completed` says whether the offence was completed as a move.
-    #[allow(clippy::too_many_arguments)]
     fn give_choice(
         &mut self,
         chooser: Color,
