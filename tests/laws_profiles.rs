@@ -960,3 +960,58 @@ fn regence_20_no_penalty_when_neither_piece_can_move() {
 {"t":4500,"effect":"move","side":"white","n":1,"uci":"e2d3","san":"exd3","white_ms":295500,"black_ms":300000}"#,
     );
 }
+
+/// 1858, 20ª for a touch to castle given up: White sets his king on g1
+/// (castling across f1, which Black's rook attacks, is not allowed), takes
+/// it back to e1 and plays Nc3. The move is completed, and Black chooses
+/// `rook` in place of 7ª's touched king: Nc3 is taken back and the rook
+/// must move.
+#[test]
+fn regence_20_a_touch_to_castle_given_up_gives_king_or_rook() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858","fen":"4k3/8/8/8/8/8/5r2/1N2K2R w K - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e1"}
+{"t":1200,"ev":"place","sq":"g1"}
+{"t":1500,"ev":"lift","sq":"g1"}
+{"t":1700,"ev":"place","sq":"e1"}
+{"t":2000,"ev":"lift","sq":"b1"}
+{"t":2200,"ev":"place","sq":"c3"}
+{"t":2500,"ev":"press","side":"white"}
+{"t":3000,"ev":"choose","side":"black","option":"rook"}
+{"t":3500,"ev":"lift","sq":"c3"}
+{"t":3700,"ev":"place","sq":"b1"}
+{"t":4000,"ev":"lift","sq":"h1"}
+{"t":4200,"ev":"place","sq":"h5"}
+{"t":4500,"ev":"press","side":"white"}
+{"t":6000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2500,"effect":"move","side":"white","n":1,"uci":"b1c3","san":"Nc3","white_ms":297500,"black_ms":300000}
+{"t":2500,"effect":"choice","side":"black","law":"1858.20","options":["king","rook"]}
+{"t":3000,"effect":"takeback","side":"white","n":1,"san":"Nc3"}
+{"t":4500,"effect":"move","side":"white","n":1,"uci":"h1h5","san":"Rh5","white_ms":298500,"black_ms":300000}"#,
+    );
+}
+
+/// 1858, 20ª: after *compongo* the king set on g1 and taken back was no
+/// touch to castle, and the adjust excused the touch: Nc3 stands.
+#[test]
+fn regence_20_compongo_excuses_a_touch_to_castle_given_up() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858","fen":"4k3/8/8/8/8/8/5r2/1N2K2R w K - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":500,"ev":"adjust","side":"white"}
+{"t":1000,"ev":"lift","sq":"e1"}
+{"t":1200,"ev":"place","sq":"g1"}
+{"t":1500,"ev":"lift","sq":"g1"}
+{"t":1700,"ev":"place","sq":"e1"}
+{"t":2000,"ev":"lift","sq":"b1"}
+{"t":2200,"ev":"place","sq":"c3"}
+{"t":2500,"ev":"press","side":"white"}
+{"t":6000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2500,"effect":"move","side":"white","n":1,"uci":"b1c3","san":"Nc3","white_ms":297500,"black_ms":300000}"#,
+    );
+}

@@ -12,8 +12,8 @@ use shakmaty::attacks::attacks;
 use shakmaty::san::{San, SanPlus};
 use shakmaty::uci::UciMove;
 use shakmaty::{
-    Bitboard, CastlingSide, Chess, Color, EnPassantMode, File, FromSetup, Move, Position, Rank,
-    Role, Square,
+    Bitboard, CastlingSide, Chess, Color, EnPassantMode, File, FromSetup, Move, Piece, Position,
+    Rank, Role, Square,
 };
 
 use super::legal::Legal;
@@ -345,6 +345,11 @@ impl Referee {
         if self.rules.laws != Laws::Regence1858 {
             return Some(breach);
         }
+        // 20ª: pieces touched to castle, then another move: the opponent's
+        // choice of king or rook takes the place of 7ª.
+        if self.imposed != Some(side) && self.castling_given_up(side, index) {
+            return None;
+        }
         let made = &self.uncompleted[index];
         if matches!(breach.law, Law::TouchedOwn | Law::Released)
             && made.mv.role() == Role::King
@@ -445,6 +450,7 @@ impl Referee {
     pub(super) fn regence_press(&mut self, side: Color, index: usize) -> bool {
         self.imposed != Some(side)
             && (self.played_twice(side, index)
+                || self.castling_given_up(side, index)
                 || self.pinned_touch_refuses(side, index)
                 || self.castling_with_rook_attacked(side, index)
                 || self.untaken_touch(side, index))
@@ -539,6 +545,81 @@ impl Referee {
         }));
     }
 
+    /// 20ª at `piece`'s release on `to`, lifted from `from`: the king of the
+    /// player having the move, from its square onto the square castling on
+    /// one side would put it, with that side's rook on its own square and
+    /// castling there not allowed, touched without *compongo*: the turn
+    /// records the touch to castle, which the press rules on.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn note_castling_touch(&mut self, from: Square, to: Square, piece: Piece) {
+        let side = piece.color;
+        if self.position.turn() != side || self.turn.castling.is_some() {
+            return;
+        }
+        let back = side.fold_wb(Rank::First, Rank::Eighth);
+        if from != Square::from_coords(File::E, back) {
+            return;
+        }
+        let Some(castling) = CastlingSide::ALL
+            .into_iter()
+            .find(|castling| castling.king_to(side) == to)
+        else {
+            return;
+        };
+        let rook = rook_home(castling, side);
+        let board = self.position.board();
+        if board.piece_at(from) != Some(piece)
+            || board.piece_at(rook) != Some(Role::Rook.of(side))
+            || self
+                .legal
+                .moves
+                .iter()
+                .any(|m| m.is_castle() && m.castling_side() == Some(castling))
+        {
+            return;
+        }
+        let touched = self
+            .turn
+            .contacts
+            .iter()
+            .find(|c| c.square == from && c.piece == piece);
+        if touched.is_some_and(|c| !c.adjusting) {
+            self.turn.castling = Some(rook);
+        }
+    }
+
+    /// 20ª when the player who touched his pieces to castle where castling
+    /// is not allowed set them back and made another move (at `index`):
+    /// it is completed, then the opponent chooses `king` or `rook` (each
+    /// offered if it could move), which takes it back and binds him to
+    /// move that piece. Whether the press was dealt with; without an
+    /// option there is no penalty and the move is ruled as any other.
+    fn castling_given_up(&mut self, side: Color, index: usize) -> bool {
+        let made = &self.uncompleted[index];
+        let Some(rook) = made.turn.castling else {
+            return false;
+        };
+        let legal = &made.before_legal.moves;
+        let king_can_move = legal
+            .iter()
+            .any(|m| m.role() == Role::King && !m.is_castle());
+        let rook_can_move = legal
+            .iter()
+            .any(|m| m.from() == Some(rook) && !m.is_castle());
+        let options = ChoiceOptions::of(&[Choice::King, Choice::Rook], |c| match c {
+            Choice::King => king_can_move,
+            _ => rook_can_move,
+        });
+        if options.as_slice().is_empty() {
+            return false;
+        }
+        self.warn_if_hasty(side);
+        self.complete_through(index, true);
+        self.give_choice(side.other(), Law::Regence20, options, rook, rook, true);
+        true
+    }
+
     /// 19ª–20ª "si en alguno de estos casos se toca pieza para enrocar, el
     /// adversario puede hacer mover el rey ó la torre, á no ser que hubiera
     /// dicho compongo": at `side`'s press, the board shows his king moved
@@ -572,11 +653,7 @@ impl Referee {
         let on_board = self.board.occupied();
         let changes = self.board.changes();
         let Some((castling, rook)) = CastlingSide::ALL.into_iter().find_map(|castling| {
-            let file = match castling {
-                CastlingSide::KingSide => File::H,
-                CastlingSide::QueenSide => File::A,
-            };
-            let rook = Square::from_coords(file, back);
+            let rook = rook_home(castling, side);
             let (king_to, rook_to) = (castling.king_to(side), castling.rook_to(side));
             if board.piece_at(rook) != Some(Role::Rook.of(side))
                 || board.occupied().contains(king_to)
@@ -949,6 +1026,15 @@ impl Referee {
         };
         (!self.legal.moves.contains(&m)).then_some(m)
     }
+}
+
+/// The square a rook castling on `castling` stands on at the start.
+fn rook_home(castling: CastlingSide, side: Color) -> Square {
+    let file = match castling {
+        CastlingSide::KingSide => File::H,
+        CastlingSide::QueenSide => File::A,
+    };
+    Square::from_coords(file, side.fold_wb(Rank::First, Rank::Eighth))
 }
 
 /// The position after the player having the move in `position` passes his

@@ -1065,6 +1065,14 @@ impl Referee {
         {
             self.turn.releases.push(m);
         }
+        // 1858, 20ª: a king set down where castling would put it, when
+        // castling is not allowed there, was touched to castle.
+        if self.rules.laws == Laws::Regence1858
+            && let Some((from, Some(piece))) = taken
+            && piece.role == Role::King
+        {
+            self.note_castling_touch(from, sq, piece);
+        }
         self.review_board();
     }
 
