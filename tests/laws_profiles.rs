@@ -1016,3 +1016,60 @@ fn regence_20_compongo_excuses_a_touch_to_castle_given_up() {
 {"t":2500,"effect":"move","side":"white","n":1,"uci":"b1c3","san":"Nc3","white_ms":297500,"black_ms":300000}"#,
     );
 }
+
+/// 1858, 15ª after the press: White plays e4, presses, and on Black's time
+/// plays Nf3 too. The board credits the hands to Black, the player having
+/// the move (his displacement); Black's claim says they were White's: it
+/// is upheld under 15ª as the demand to undo, the knight is White's
+/// displacement, set back on White's clock, and Black's own move follows
+/// with no obligation from White's knight.
+#[test]
+fn regence_15_a_second_move_after_the_press_is_undone_on_the_opponents_claim() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":6000,"ev":"lift","sq":"g1"}
+{"t":6200,"ev":"place","sq":"f3"}
+{"t":7000,"ev":"claim","side":"black"}
+{"t":8000,"ev":"lift","sq":"f3"}
+{"t":8200,"ev":"place","sq":"g1"}
+{"t":9000,"ev":"lift","sq":"e7"}
+{"t":9200,"ev":"place","sq":"e5"}
+{"t":10000,"ev":"press","side":"black"}
+{"t":11000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":297000,"black_ms":300000}
+{"t":6000,"effect":"displaced","side":"black","squares":["g1"]}
+{"t":7000,"effect":"claim","side":"black","law":"1858.15","upheld":true}
+{"t":7000,"effect":"displaced","side":"white","squares":["g1","f3"]}
+{"t":8200,"effect":"restored","side":"white","ms":1200}
+{"t":10000,"effect":"move","side":"black","n":1,"uci":"e7e5","san":"e5","white_ms":295800,"black_ms":294200}"#,
+    );
+}
+
+/// 1858, 15ª: a claim with no second move on the board fails, as any
+/// claim with nothing to claim (noted under 4.8), and changes nothing.
+#[test]
+fn regence_15_a_claim_with_no_second_move_fails() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"claim","side":"black"}
+{"t":5000,"ev":"lift","sq":"e7"}
+{"t":5200,"ev":"place","sq":"e5"}
+{"t":6000,"ev":"press","side":"black"}
+{"t":7000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":297000,"black_ms":300000}
+{"t":4000,"effect":"claim","side":"black","law":"4.8","upheld":false}
+{"t":6000,"effect":"move","side":"black","n":1,"uci":"e7e5","san":"e5","white_ms":297000,"black_ms":297000}"#,
+    );
+}

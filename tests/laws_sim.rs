@@ -299,3 +299,38 @@ fn the_choosers_buttons_answer_a_castling_not_allowed_through_the_daemon() {
         "{sim:#?}"
     );
 }
+
+/// 1858, 15ª after the press through the daemon: Black's claim that White
+/// moved again on his time is upheld as `tocada replay` upholds it.
+#[test]
+fn a_claim_of_a_second_move_through_the_daemon_decides_what_replay_decides() {
+    let script = r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":6000,"ev":"lift","sq":"g1"}
+{"t":6200,"ev":"place","sq":"f3"}
+{"t":7000,"ev":"claim","side":"black"}
+{"t":8000,"ev":"lift","sq":"f3"}
+{"t":8200,"ev":"place","sq":"g1"}
+{"t":9000,"ev":"lift","sq":"e7"}
+{"t":9200,"ev":"place","sq":"e5"}
+{"t":10000,"ev":"press","side":"black"}
+{"t":11000,"ev":"end"}
+"#;
+    let (sim, bare) = sim(script, true);
+    assert_eq!(untimed(&sim), untimed(&bare), "{sim:#?}\n{bare:#?}");
+    let acts: Vec<Value> = untimed(&sim)[2..].to_vec();
+    assert_eq!(
+        acts,
+        [
+            json!({"effect":"displaced","side":"black","squares":["g1"]}),
+            json!({"effect":"claim","side":"black","law":"1858.15","upheld":true}),
+            json!({"effect":"displaced","side":"white","squares":["g1","f3"]}),
+            json!({"effect":"restored","side":"white","ms":1200}),
+            json!({"effect":"move","side":"black","n":1,"uci":"e7e5","san":"e5"}),
+        ],
+        "{sim:#?}"
+    );
+}

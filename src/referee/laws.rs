@@ -517,6 +517,78 @@ impl Referee {
         true
     }
 
+    /// 15ª on a claim: `side`, having the move, his clock running and no
+    /// move of his made, claims that the board shows a second move of his
+    /// opponent, made after the opponent's press: a legal move of the
+    /// opponent's as if `side` had passed, and nothing else changed. The
+    /// board credited those hands to `side` (the player having the move);
+    /// the claim says they were the opponent's, which a board cannot see.
+    /// Upheld: the claim demands the undo ("si se lo exige el contrario"),
+    /// so the pieces are the opponent's displacement, set back on his
+    /// clock (7.4.1), and `side`'s contacts with them bind him to nothing.
+    /// Whether the claim was upheld.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn moved_after_press_claimed(&mut self, side: Color) -> bool {
+        let offender = side.other();
+        if self.position.turn() != side
+            || self.clock.running() != Some(side)
+            || self.clock.is_paused()
+            || self.restoring
+            || !self.uncompleted.is_empty()
+            || self.history.last().is_none_or(|ply| ply.mv.is_none())
+            || self
+                .displacement
+                .as_ref()
+                .is_some_and(|d| d.side != side && d.side != offender)
+        {
+            return false;
+        }
+        let Some(passed) = passed_turn(&self.position) else {
+            return false;
+        };
+        let legal = Legal::of(&passed);
+        let on_board = self.board.occupied();
+        let changes = self.board.changes();
+        let occupied = passed.board().occupied();
+        let Some(second) = legal
+            .moves
+            .iter()
+            .copied()
+            .find(|m| shows(occupied, on_board, Bitboard::EMPTY, changes, offender, *m))
+        else {
+            return false;
+        };
+        let squares = (on_board ^ self.position.board().occupied()).with(second.to());
+        self.turn
+            .contacts
+            .retain(|c| !(squares.contains(c.square) && c.piece.color == offender));
+        self.emit(Effect::Claim {
+            side,
+            law: Law::Regence15,
+            upheld: true,
+        });
+        if self
+            .displacement
+            .as_ref()
+            .is_some_and(|d| d.side == offender)
+        {
+            return true;
+        }
+        self.knocked = Bitboard::EMPTY;
+        self.clock.charge(Some(offender), self.now);
+        self.displacement = Some(super::Displacement {
+            side: offender,
+            squares,
+            used_before: self.clock.used(offender),
+        });
+        self.emit(Effect::Displaced {
+            side: offender,
+            squares: squares.into_iter().collect(),
+        });
+        true
+    }
+
     /// The player having the move passes his turn (15ª: his opponent
     /// moved again): `passed` is the position after it, `legal` its legal
     /// moves. Recorded as a null move (`--`, `0000`) that counts for
