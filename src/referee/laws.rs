@@ -537,10 +537,6 @@ impl Referee {
             || self.restoring
             || !self.uncompleted.is_empty()
             || self.history.last().is_none_or(|ply| ply.mv.is_none())
-            || self
-                .displacement
-                .as_ref()
-                .is_some_and(|d| d.side != side && d.side != offender)
         {
             return false;
         }
