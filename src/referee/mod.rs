@@ -1038,17 +1038,17 @@ impl Referee {
 
     fn place(&mut self, sq: Square, identity: Option<Piece>) {
         let mover = self.position.turn();
-        let taken =
-            match self
-                .board
-                .place(sq, identity, mover, self.rules.laws == Laws::Regence1858)
-            {
-                Ok(taken) => taken,
-                Err(_) => {
-                    self.contradictions += 1;
-                    return;
-                }
-            };
+        // Under the 1858 laws a player may capture with his second move of
+        // two, while his opponent has the move: the capturer is told from
+        // the captured piece by the square, not by whose turn it is.
+        let capturer = self.rules.laws == Laws::Regence1858;
+        let taken = match self.board.place(sq, identity, mover, capturer) {
+            Ok(taken) => taken,
+            Err(_) => {
+                self.contradictions += 1;
+                return;
+            }
+        };
         if self.restoring {
             self.review_restoring();
             return;
