@@ -1073,3 +1073,42 @@ fn regence_15_a_claim_with_no_second_move_fails() {
 {"t":6000,"effect":"move","side":"black","n":1,"uci":"e7e5","san":"e5","white_ms":297000,"black_ms":297000}"#,
     );
 }
+
+/// 1858, 20ª, the rook first: Rf1 is a rook's move, made when released
+/// (4.7); the king set down on g1 after it, castling across the attacked
+/// f1 not being allowed, shows the touch to castle. At the press the rook's
+/// move is completed and Black chooses `king`: it is taken back, the board
+/// set back, and the king must move.
+#[test]
+fn regence_20_rook_first_then_king_gives_king_or_rook() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858","fen":"4k3/8/8/8/8/8/5r2/4K2R w K - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"h1"}
+{"t":1200,"ev":"place","sq":"f1"}
+{"t":1400,"ev":"lift","sq":"e1"}
+{"t":1600,"ev":"place","sq":"g1"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"choose","side":"black","option":"king"}
+{"t":3500,"ev":"lift","sq":"f1"}
+{"t":3600,"ev":"place","sq":"h1"}
+{"t":3700,"ev":"lift","sq":"g1"}
+{"t":3800,"ev":"place","sq":"e1"}
+{"t":4000,"ev":"lift","sq":"h1"}
+{"t":4200,"ev":"place","sq":"h4"}
+{"t":4500,"ev":"press","side":"white"}
+{"t":4800,"ev":"lift","sq":"h4"}
+{"t":4900,"ev":"place","sq":"h1"}
+{"t":5000,"ev":"lift","sq":"e1"}
+{"t":5200,"ev":"place","sq":"d1"}
+{"t":5500,"ev":"press","side":"white"}
+{"t":6000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2000,"effect":"move","side":"white","n":1,"uci":"h1f1","san":"Rf1","white_ms":298000,"black_ms":300000}
+{"t":2000,"effect":"choice","side":"black","law":"1858.20","options":["king","rook"]}
+{"t":3000,"effect":"takeback","side":"white","n":1,"san":"Rf1"}
+{"t":4500,"effect":"violation","side":"white","law":"1858.20","detail":"Penalty: move the king"}
+{"t":5500,"effect":"move","side":"white","n":1,"uci":"e1d1","san":"Kd1","white_ms":297500,"black_ms":300000}"#,
+    );
+}

@@ -614,19 +614,29 @@ impl Referee {
     }
 
     /// 20ª at `piece`'s release on `to`, lifted from `from`: the king of the
-    /// player having the move, from its square onto the square castling on
-    /// one side would put it, with that side's rook on its own square and
-    /// castling there not allowed, touched without *compongo*: the turn
-    /// records the touch to castle, which the press rules on.
+    /// player having the move (or of the player whose rook, set down first,
+    /// made a rook's move he has not pressed), from its square onto the
+    /// square castling on one side would put it, with that side's rook on
+    /// its own square and castling there not allowed, touched without
+    /// *compongo*: the turn records the touch to castle, which the press
+    /// rules on.
     #[cold]
     #[inline(never)]
     pub(super) fn note_castling_touch(&mut self, from: Square, to: Square, piece: Piece) {
         let side = piece.color;
-        if self.position.turn() != side || self.turn.castling.is_some() {
-            return;
-        }
+        // His turn's, or, the rook set down first as a rook's move (made
+        // when released, 4.7), that of the move he has not pressed yet.
+        let previous = match self.uncompleted.back() {
+            _ if self.position.turn() == side => false,
+            Some(last) if last.side == side && self.clock.running() == Some(side) => true,
+            _ => return,
+        };
+        let (before, legal, turn) = match self.uncompleted.back() {
+            Some(last) if previous => (&last.before, &*last.before_legal, &last.turn),
+            _ => (&self.position, &*self.legal, &self.turn),
+        };
         let back = side.fold_wb(Rank::First, Rank::Eighth);
-        if from != Square::from_coords(File::E, back) {
+        if turn.castling.is_some() || from != Square::from_coords(File::E, back) {
             return;
         }
         let Some(castling) = CastlingSide::ALL
@@ -636,24 +646,29 @@ impl Referee {
             return;
         };
         let rook = rook_home(castling, side);
-        let board = self.position.board();
+        let board = before.board();
         if board.piece_at(from) != Some(piece)
             || board.piece_at(rook) != Some(Role::Rook.of(side))
-            || self
-                .legal
+            || legal
                 .moves
                 .iter()
                 .any(|m| m.is_castle() && m.castling_side() == Some(castling))
         {
             return;
         }
-        let touched = self
-            .turn
+        // Compongo said before the king was touched (the previous mover's
+        // own pieces leave no contact: his turn's announcement counts).
+        let compongo = turn
             .contacts
             .iter()
-            .find(|c| c.square == from && c.piece == piece);
-        if touched.is_some_and(|c| !c.adjusting) {
-            self.turn.castling = Some(rook);
+            .find(|c| c.square == from && c.piece == piece)
+            .map_or(turn.adjusting, |c| c.adjusting);
+        if compongo {
+            return;
+        }
+        match self.uncompleted.back_mut() {
+            Some(last) if previous => last.turn.castling = Some(rook),
+            _ => self.turn.castling = Some(rook),
         }
     }
 
