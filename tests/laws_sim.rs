@@ -334,3 +334,33 @@ fn a_claim_of_a_second_move_through_the_daemon_decides_what_replay_decides() {
         "{sim:#?}"
     );
 }
+
+/// The same claim made with the clock's claim gesture (the claimant's
+/// adjust button twice within 600 ms) on the device models.
+#[test]
+fn the_claim_gesture_claims_a_second_move_through_the_daemon() {
+    let script = r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":6000,"ev":"lift","sq":"g1"}
+{"t":6200,"ev":"place","sq":"f3"}
+{"t":7000,"ev":"adjust","side":"black"}
+{"t":7200,"ev":"adjust","side":"black"}
+{"t":8000,"ev":"lift","sq":"f3"}
+{"t":8200,"ev":"place","sq":"g1"}
+{"t":11000,"ev":"end"}
+"#;
+    let acts: Vec<Value> = untimed(&sim(script, false).0)[2..].to_vec();
+    assert_eq!(
+        acts,
+        [
+            json!({"effect":"displaced","side":"black","squares":["g1"]}),
+            json!({"effect":"claim","side":"black","law":"1858.15","upheld":true}),
+            json!({"effect":"displaced","side":"white","squares":["g1","f3"]}),
+            json!({"effect":"restored","side":"white","ms":1000}),
+        ],
+        "{acts:#?}"
+    );
+}
