@@ -6,57 +6,11 @@
 
 mod support {
     pub mod cli;
+    pub mod sim;
 }
 
 use serde_json::Value;
-use support::cli::tocada;
-
-fn run(args: &[&str]) -> (String, String, i32) {
-    let out = tocada().args(args).output().expect("tocada runs");
-    (
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-        out.status.code().unwrap_or(-1),
-    )
-}
-
-fn effects(output: &str) -> Vec<Value> {
-    output
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a JSON line"))
-        .collect()
-}
-
-/// The effects of `script` through `tocada sim --script` and `tocada replay`.
-fn sim_and_replay(script: &str) -> (Vec<Value>, Vec<Value>) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("script.jsonl");
-    std::fs::write(&path, script).unwrap();
-    let path = path.to_str().unwrap();
-    let (sim, err, code) = run(&["sim", "--script", path]);
-    assert_eq!(code, 0, "{err}");
-    let (bare, err, code) = run(&["replay", path]);
-    assert_eq!(code, 0, "{err}");
-    (effects(&sim), effects(&bare))
-}
-
-/// The effects without their instants: a move completed by a release is
-/// seen at the board's next poll in the simulator.
-fn untimed(effects: &[Value]) -> Vec<Value> {
-    effects
-        .iter()
-        .map(|e| {
-            let mut e = e.clone();
-            e.as_object_mut().unwrap().remove("t");
-            if e["effect"] == "move" {
-                let e = e.as_object_mut().unwrap();
-                e.remove("white_ms");
-                e.remove("black_ms");
-            }
-            e
-        })
-        .collect()
-}
+use support::sim::{effects, run, sim_and_replay, untimed};
 
 #[test]
 fn waive_takeback_and_adjudicate_through_the_daemon_decide_what_replay_decides() {

@@ -734,3 +734,381 @@ fn regence_11_taking_ones_own_piece_obliges_one_of_the_two() {
 {"t":14000,"effect":"move","side":"white","n":2,"uci":"d2d4","san":"d4","white_ms":290000,"black_ms":296000}"#,
     );
 }
+
+/// 1858, 15ª: White plays e4 and then Nf3 before pressing. The press
+/// completes e4, Black's turn is recorded as passed (`--`), Nf3 after it,
+/// and Black chooses `undo`: Nf3 and the passed turn are taken back, the
+/// clocks put back to the start of Black's turn, and White sets the
+/// knight back on his own time (1.5 s); then Black plays.
+#[test]
+fn regence_15_a_second_move_is_undone_at_the_opponents_demand() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":2000,"ev":"lift","sq":"g1"}
+{"t":2500,"ev":"place","sq":"f3"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"choose","side":"white","option":"undo"}
+{"t":4500,"ev":"choose","side":"black","option":"rook"}
+{"t":5000,"ev":"choose","side":"black","option":"undo"}
+{"t":6000,"ev":"lift","sq":"f3"}
+{"t":6500,"ev":"place","sq":"g1"}
+{"t":7000,"ev":"lift","sq":"e7"}
+{"t":7500,"ev":"place","sq":"e5"}
+{"t":8000,"ev":"press","side":"black"}
+{"t":9000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"move","side":"black","n":1,"uci":"0000","san":"--","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"move","side":"white","n":2,"uci":"g1f3","san":"Nf3","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"choice","side":"black","law":"1858.15","options":["undo","keep"]}
+{"t":5000,"effect":"takeback","side":"white","n":2,"san":"Nf3"}
+{"t":5000,"effect":"takeback","side":"black","n":1,"san":"--"}
+{"t":8000,"effect":"move","side":"black","n":1,"uci":"e7e5","san":"e5","white_ms":295500,"black_ms":298500}"#,
+    );
+}
+
+/// 1858, 15ª: Black chooses `keep`: both moves stand, and the score reads
+/// as it was played, Black's turn passed (`1. e4 -- 2. Nf3 e5`).
+#[test]
+fn regence_15_keep_lets_both_moves_stand_and_the_score_shows_the_passed_turn() {
+    let script = r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":2000,"ev":"lift","sq":"g1"}
+{"t":2500,"ev":"place","sq":"f3"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":5000,"ev":"choose","side":"black","option":"keep"}
+{"t":6000,"ev":"lift","sq":"e7"}
+{"t":6500,"ev":"place","sq":"e5"}
+{"t":7000,"ev":"press","side":"black"}
+{"t":9000,"ev":"end"}
+"#;
+    assert_replays(
+        script,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"move","side":"black","n":1,"uci":"0000","san":"--","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"move","side":"white","n":2,"uci":"g1f3","san":"Nf3","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"choice","side":"black","law":"1858.15","options":["undo","keep"]}
+{"t":7000,"effect":"move","side":"black","n":2,"uci":"e7e5","san":"e5","white_ms":297000,"black_ms":296000}"#,
+    );
+    let lines: Vec<String> = script.lines().map(str::to_owned).collect();
+    let tags = tocada::pgn::Tags {
+        event: "t".into(),
+        site: "?".into(),
+        date: "????.??.??".into(),
+        round: "-".into(),
+        white: "?".into(),
+        black: "?".into(),
+        time_control: "300".into(),
+    };
+    let pgn = tocada::transcript::pgn_from_lines(&lines, tags).expect("the lines make a game");
+    let moves = pgn.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        moves.contains("1. e4 {[%clk 0:04:57]} -- {[%clk 0:05:00]} 2. Nf3 {[%clk 0:04:57]}"),
+        "{pgn}"
+    );
+    assert!(moves.contains("2... e5 {[%clk 0:04:56]}"), "{pgn}");
+}
+
+/// 1858, 15ª: the opponent who does not demand the undo before his own
+/// move has let the second move stand (as 14ª for a false move): a later
+/// `choose` is dropped.
+#[test]
+fn regence_15_the_demand_lapses_with_the_opponents_move() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":2000,"ev":"lift","sq":"e4"}
+{"t":2500,"ev":"place","sq":"e5"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"lift","sq":"d7"}
+{"t":4500,"ev":"place","sq":"d5"}
+{"t":5000,"ev":"press","side":"black"}
+{"t":6000,"ev":"choose","side":"black","option":"undo"}
+{"t":7000,"ev":"lift","sq":"g1"}
+{"t":7500,"ev":"place","sq":"f3"}
+{"t":8000,"ev":"press","side":"white"}
+{"t":9000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"move","side":"black","n":1,"uci":"0000","san":"--","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"move","side":"white","n":2,"uci":"e4e5","san":"e5","white_ms":297000,"black_ms":300000}
+{"t":3000,"effect":"choice","side":"black","law":"1858.15","options":["undo","keep"]}
+{"t":5000,"effect":"move","side":"black","n":2,"uci":"d7d5","san":"d5","white_ms":297000,"black_ms":298000}
+{"t":8000,"effect":"move","side":"white","n":3,"uci":"g1f3","san":"Nf3","white_ms":294000,"black_ms":298000}"#,
+    );
+}
+
+/// 1858, 19ª–20ª: castling through f1, which Black's rook attacks (one of
+/// the six cases today's rules forbid as well). White puts his king on g1
+/// and his rook on f1 and presses: nothing is completed, no illegal move
+/// is counted, and Black chooses `king`. The board set back, Rh4 is
+/// refused under 20ª, Kd1 completes.
+#[test]
+fn regence_20_castling_through_an_attacked_square_gives_king_or_rook() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858","fen":"4k3/8/8/8/8/8/5r2/4K2R w K - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e1"}
+{"t":1200,"ev":"place","sq":"g1"}
+{"t":1400,"ev":"lift","sq":"h1"}
+{"t":1600,"ev":"place","sq":"f1"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"choose","side":"black","option":"king"}
+{"t":3500,"ev":"lift","sq":"f1"}
+{"t":3600,"ev":"place","sq":"h1"}
+{"t":3700,"ev":"lift","sq":"g1"}
+{"t":3800,"ev":"place","sq":"e1"}
+{"t":4000,"ev":"lift","sq":"h1"}
+{"t":4200,"ev":"place","sq":"h4"}
+{"t":4500,"ev":"press","side":"white"}
+{"t":4800,"ev":"lift","sq":"h4"}
+{"t":4900,"ev":"place","sq":"h1"}
+{"t":5000,"ev":"lift","sq":"e1"}
+{"t":5200,"ev":"place","sq":"d1"}
+{"t":5500,"ev":"press","side":"white"}
+{"t":6000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2000,"effect":"choice","side":"black","law":"1858.20","options":["king","rook"]}
+{"t":4500,"effect":"violation","side":"white","law":"1858.20","detail":"Penalty: move the king"}
+{"t":5500,"effect":"move","side":"white","n":1,"uci":"e1d1","san":"Kd1","white_ms":294500,"black_ms":300000}"#,
+    );
+}
+
+/// 1858, 19ª–20ª: a bishop stands between ("cuando hay pieza
+/// intermedia"); the king set down on g1, the rook left on h1, is a touch
+/// to castle: Black chooses `rook`, and the rook must move.
+#[test]
+fn regence_20_the_king_alone_put_beside_a_piece_between_gives_king_or_rook() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858","fen":"4k3/8/8/8/8/8/8/4KB1R w K - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e1"}
+{"t":1200,"ev":"place","sq":"g1"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"choose","side":"black","option":"rook"}
+{"t":3700,"ev":"lift","sq":"g1"}
+{"t":3800,"ev":"place","sq":"e1"}
+{"t":4000,"ev":"lift","sq":"h1"}
+{"t":4200,"ev":"place","sq":"h5"}
+{"t":4500,"ev":"press","side":"white"}
+{"t":6000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2000,"effect":"choice","side":"black","law":"1858.20","options":["king","rook"]}
+{"t":4500,"effect":"move","side":"white","n":1,"uci":"h1h5","san":"Rh5","white_ms":295500,"black_ms":300000}"#,
+    );
+}
+
+/// 1858, 20ª "á no ser que hubiera dicho compongo": the king touched after
+/// the adjust button is not touched to castle, so no choice; pressed on
+/// the board, the castling is an illegal move as under `fide-2023`.
+#[test]
+fn regence_20_compongo_before_the_touch_gives_no_choice() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858","fen":"4k3/8/8/8/8/8/5r2/4K2R w K - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":500,"ev":"adjust","side":"white"}
+{"t":1000,"ev":"lift","sq":"e1"}
+{"t":1200,"ev":"place","sq":"g1"}
+{"t":1400,"ev":"lift","sq":"h1"}
+{"t":1600,"ev":"place","sq":"f1"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":6000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2000,"effect":"violation","side":"white","law":"7.5.1","detail":"Illegal move: restore e1 f1 g1 h1 and make a legal move"}
+{"t":2000,"effect":"time_added","side":"black","ms":120000,"law":"7.5.5"}"#,
+    );
+}
+
+/// 1858, 20ª: castling out of the knight's check, with neither king nor
+/// rook able to move: no penalty can be given, so the press is refused
+/// under 20ª without the penalty of an illegal move (no time added), and
+/// White, the board set back, parries the check as he likes.
+#[test]
+fn regence_20_no_penalty_when_neither_piece_can_move() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858","fen":"5rk1/8/8/8/8/3n4/3PP3/3QK2R w K - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e1"}
+{"t":1200,"ev":"place","sq":"g1"}
+{"t":1400,"ev":"lift","sq":"h1"}
+{"t":1600,"ev":"place","sq":"f1"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"lift","sq":"f1"}
+{"t":3100,"ev":"place","sq":"h1"}
+{"t":3200,"ev":"lift","sq":"g1"}
+{"t":3300,"ev":"place","sq":"e1"}
+{"t":4000,"ev":"lift","sq":"d3"}
+{"t":4100,"ev":"lift","sq":"e2"}
+{"t":4200,"ev":"place","sq":"d3"}
+{"t":4500,"ev":"press","side":"white"}
+{"t":6000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2000,"effect":"violation","side":"white","law":"1858.20","detail":"Castling is not allowed here: restore e1 f1 g1 h1 and move"}
+{"t":4500,"effect":"move","side":"white","n":1,"uci":"e2d3","san":"exd3","white_ms":295500,"black_ms":300000}"#,
+    );
+}
+
+/// 1858, 20ª for a touch to castle given up: White sets his king on g1
+/// (castling across f1, which Black's rook attacks, is not allowed), takes
+/// it back to e1 and plays Nc3. The move is completed, and Black chooses
+/// `rook` in place of 7ª's touched king: Nc3 is taken back and the rook
+/// must move.
+#[test]
+fn regence_20_a_touch_to_castle_given_up_gives_king_or_rook() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858","fen":"4k3/8/8/8/8/8/5r2/1N2K2R w K - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e1"}
+{"t":1200,"ev":"place","sq":"g1"}
+{"t":1500,"ev":"lift","sq":"g1"}
+{"t":1700,"ev":"place","sq":"e1"}
+{"t":2000,"ev":"lift","sq":"b1"}
+{"t":2200,"ev":"place","sq":"c3"}
+{"t":2500,"ev":"press","side":"white"}
+{"t":3000,"ev":"choose","side":"black","option":"rook"}
+{"t":3500,"ev":"lift","sq":"c3"}
+{"t":3700,"ev":"place","sq":"b1"}
+{"t":4000,"ev":"lift","sq":"h1"}
+{"t":4200,"ev":"place","sq":"h5"}
+{"t":4500,"ev":"press","side":"white"}
+{"t":6000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2500,"effect":"move","side":"white","n":1,"uci":"b1c3","san":"Nc3","white_ms":297500,"black_ms":300000}
+{"t":2500,"effect":"choice","side":"black","law":"1858.20","options":["king","rook"]}
+{"t":3000,"effect":"takeback","side":"white","n":1,"san":"Nc3"}
+{"t":4500,"effect":"move","side":"white","n":1,"uci":"h1h5","san":"Rh5","white_ms":298500,"black_ms":300000}"#,
+    );
+}
+
+/// 1858, 20ª: after *compongo* the king set on g1 and taken back was no
+/// touch to castle, and the adjust excused the touch: Nc3 stands.
+#[test]
+fn regence_20_compongo_excuses_a_touch_to_castle_given_up() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858","fen":"4k3/8/8/8/8/8/5r2/1N2K2R w K - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":500,"ev":"adjust","side":"white"}
+{"t":1000,"ev":"lift","sq":"e1"}
+{"t":1200,"ev":"place","sq":"g1"}
+{"t":1500,"ev":"lift","sq":"g1"}
+{"t":1700,"ev":"place","sq":"e1"}
+{"t":2000,"ev":"lift","sq":"b1"}
+{"t":2200,"ev":"place","sq":"c3"}
+{"t":2500,"ev":"press","side":"white"}
+{"t":6000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2500,"effect":"move","side":"white","n":1,"uci":"b1c3","san":"Nc3","white_ms":297500,"black_ms":300000}"#,
+    );
+}
+
+/// 1858, 15ª after the press: White plays e4, presses, and on Black's time
+/// plays Nf3 too. The board credits the hands to Black, the player having
+/// the move (his displacement); Black's claim says they were White's: it
+/// is upheld under 15ª as the demand to undo, the knight is White's
+/// displacement, set back on White's clock, and Black's own move follows
+/// with no obligation from White's knight.
+#[test]
+fn regence_15_a_second_move_after_the_press_is_undone_on_the_opponents_claim() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":6000,"ev":"lift","sq":"g1"}
+{"t":6200,"ev":"place","sq":"f3"}
+{"t":7000,"ev":"claim","side":"black"}
+{"t":8000,"ev":"lift","sq":"f3"}
+{"t":8200,"ev":"place","sq":"g1"}
+{"t":9000,"ev":"lift","sq":"e7"}
+{"t":9200,"ev":"place","sq":"e5"}
+{"t":10000,"ev":"press","side":"black"}
+{"t":11000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":297000,"black_ms":300000}
+{"t":6000,"effect":"displaced","side":"black","squares":["g1"]}
+{"t":7000,"effect":"claim","side":"black","law":"1858.15","upheld":true}
+{"t":7000,"effect":"displaced","side":"white","squares":["g1","f3"]}
+{"t":8200,"effect":"restored","side":"white","ms":1200}
+{"t":10000,"effect":"move","side":"black","n":1,"uci":"e7e5","san":"e5","white_ms":295800,"black_ms":294200}"#,
+    );
+}
+
+/// 1858, 15ª: a claim with no second move on the board fails, as any
+/// claim with nothing to claim (noted under 4.8), and changes nothing.
+#[test]
+fn regence_15_a_claim_with_no_second_move_fails() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":4000,"ev":"claim","side":"black"}
+{"t":5000,"ev":"lift","sq":"e7"}
+{"t":5200,"ev":"place","sq":"e5"}
+{"t":6000,"ev":"press","side":"black"}
+{"t":7000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":3000,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":297000,"black_ms":300000}
+{"t":4000,"effect":"claim","side":"black","law":"4.8","upheld":false}
+{"t":6000,"effect":"move","side":"black","n":1,"uci":"e7e5","san":"e5","white_ms":297000,"black_ms":297000}"#,
+    );
+}
+
+/// 1858, 20ª, the rook first: Rf1 is a rook's move, made when released
+/// (4.7); the king set down on g1 after it, castling across the attacked
+/// f1 not being allowed, shows the touch to castle. At the press the rook's
+/// move is completed and Black chooses `king`: it is taken back, the board
+/// set back, and the king must move.
+#[test]
+fn regence_20_rook_first_then_king_gives_king_or_rook() {
+    assert_replays(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858","fen":"4k3/8/8/8/8/8/5r2/4K2R w K - 0 1"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"h1"}
+{"t":1200,"ev":"place","sq":"f1"}
+{"t":1400,"ev":"lift","sq":"e1"}
+{"t":1600,"ev":"place","sq":"g1"}
+{"t":2000,"ev":"press","side":"white"}
+{"t":3000,"ev":"choose","side":"black","option":"king"}
+{"t":3500,"ev":"lift","sq":"f1"}
+{"t":3600,"ev":"place","sq":"h1"}
+{"t":3700,"ev":"lift","sq":"g1"}
+{"t":3800,"ev":"place","sq":"e1"}
+{"t":4000,"ev":"lift","sq":"h1"}
+{"t":4200,"ev":"place","sq":"h4"}
+{"t":4500,"ev":"press","side":"white"}
+{"t":4800,"ev":"lift","sq":"h4"}
+{"t":4900,"ev":"place","sq":"h1"}
+{"t":5000,"ev":"lift","sq":"e1"}
+{"t":5200,"ev":"place","sq":"d1"}
+{"t":5500,"ev":"press","side":"white"}
+{"t":6000,"ev":"end"}
+"#,
+        r#"{"t":0,"effect":"started","side":"white"}
+{"t":2000,"effect":"move","side":"white","n":1,"uci":"h1f1","san":"Rf1","white_ms":298000,"black_ms":300000}
+{"t":2000,"effect":"choice","side":"black","law":"1858.20","options":["king","rook"]}
+{"t":3000,"effect":"takeback","side":"white","n":1,"san":"Rf1"}
+{"t":4500,"effect":"violation","side":"white","law":"1858.20","detail":"Penalty: move the king"}
+{"t":5500,"effect":"move","side":"white","n":1,"uci":"e1d1","san":"Kd1","white_ms":297500,"black_ms":300000}"#,
+    );
+}

@@ -11,7 +11,9 @@ mod support {
 use proptest::prelude::*;
 use shakmaty::CastlingMode;
 use shakmaty::uci::UciMove;
-use shakmaty::{Color, Position, Square};
+use shakmaty::{
+    CastlingSide, Chess, Color, EnPassantMode, File, FromSetup, Position, Rank, Role, Square,
+};
 use support::referee::hands;
 use tocada::{Choice, Effect, Input, Laws, Millis, Referee, Rules};
 
@@ -23,6 +25,14 @@ enum Step {
     /// A piece of the side to move (the n-th) lifted and put on the m-th
     /// empty square, then a press: mostly a false move.
     False(usize, usize),
+    /// The hands of the n-th legal move, then of the m-th legal move of
+    /// the same side as if the opponent had passed, then a press: two
+    /// moves in a row (1858, 15ª).
+    Twice(usize, usize),
+    /// The king and the rook of the side to move set down as if castling
+    /// on the n-th side, whether castling is allowed or not, then a press
+    /// (1858, 20ª).
+    Castle(usize),
 }
 
 fn side() -> impl Strategy<Value = Color> {
@@ -37,6 +47,8 @@ fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
         6 => (0usize..64, any::<bool>()).prop_map(|(n, press)| Step::Legal(n, press)),
         3 => (0usize..16, 0usize..64).prop_map(|(n, m)| Step::False(n, m)),
+        2 => (0usize..64, 0usize..64).prop_map(|(n, m)| Step::Twice(n, m)),
+        1 => (0usize..2).prop_map(Step::Castle),
         2 => side().prop_map(|s| Step::Raw(Input::Press(s))),
         1 => square().prop_map(|s| Step::Raw(Input::Lift(s))),
         1 => square().prop_map(|s| Step::Raw(Input::Place(s, None))),
@@ -78,6 +90,61 @@ fn expand(referee: &Referee, step: &Step) -> Vec<Input> {
             let from = own[n % own.len()];
             let to = empty[m % empty.len()];
             vec![Input::Lift(from), Input::Place(to, None), Input::Press(us)]
+        }
+        Step::Twice(n, m) => {
+            let us = position.turn();
+            let moves = position.legal_moves();
+            if moves.is_empty() {
+                return Vec::new();
+            }
+            let first = moves[n % moves.len()];
+            let uci = UciMove::from_move(first, CastlingMode::Standard).to_string();
+            let mut inputs = hands(position, &uci);
+            let mut after = position.clone();
+            after.play_unchecked(first);
+            let mut setup = after.to_setup(EnPassantMode::Legal);
+            setup.swap_turn();
+            let Ok(passed) = Chess::from_setup(setup, CastlingMode::Standard) else {
+                return inputs;
+            };
+            let seconds = passed.legal_moves();
+            if !seconds.is_empty() {
+                let second = seconds[m % seconds.len()];
+                let uci = UciMove::from_move(second, CastlingMode::Standard).to_string();
+                inputs.extend(hands(&passed, &uci));
+            }
+            inputs.push(Input::Press(us));
+            inputs
+        }
+        Step::Castle(n) => {
+            let us = position.turn();
+            let side = CastlingSide::ALL[n % 2];
+            let back = us.fold_wb(Rank::First, Rank::Eighth);
+            let king = Square::from_coords(File::E, back);
+            let rook = Square::from_coords(
+                if side == CastlingSide::KingSide {
+                    File::H
+                } else {
+                    File::A
+                },
+                back,
+            );
+            let board = position.board();
+            let (king_to, rook_to) = (side.king_to(us), side.rook_to(us));
+            if board.king_of(us) != Some(king)
+                || board.piece_at(rook) != Some(Role::Rook.of(us))
+                || board.occupied().contains(king_to)
+                || board.occupied().contains(rook_to)
+            {
+                return Vec::new();
+            }
+            vec![
+                Input::Lift(king),
+                Input::Place(king_to, None),
+                Input::Lift(rook),
+                Input::Place(rook_to, None),
+                Input::Press(us),
+            ]
         }
     }
 }

@@ -5,58 +5,20 @@
 
 mod support {
     pub mod cli;
+    pub mod sim;
 }
 
 use serde_json::{Value, json};
-use support::cli::tocada;
-
-fn run(args: &[&str]) -> (String, String, i32) {
-    let out = tocada().args(args).output().expect("tocada runs");
-    (
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-        out.status.code().unwrap_or(-1),
-    )
-}
-
-fn effects(output: &str) -> Vec<Value> {
-    output
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a JSON line"))
-        .collect()
-}
+use support::sim::{sim_and_replay, sim_only, untimed};
 
 /// The effects of `script` through `tocada sim --script` (and, when
 /// `replay_too`, through `tocada replay`).
 fn sim(script: &str, replay_too: bool) -> (Vec<Value>, Vec<Value>) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("script.jsonl");
-    std::fs::write(&path, script).unwrap();
-    let path = path.to_str().unwrap();
-    let (sim, err, code) = run(&["sim", "--script", path]);
-    assert_eq!(code, 0, "{err}");
-    if !replay_too {
-        return (effects(&sim), Vec::new());
+    if replay_too {
+        sim_and_replay(script)
+    } else {
+        (sim_only(script), Vec::new())
     }
-    let (bare, err, code) = run(&["replay", path]);
-    assert_eq!(code, 0, "{err}");
-    (effects(&sim), effects(&bare))
-}
-
-/// The effects without their instants and clock times: a move completed
-/// by a release is seen at the board's next poll in the simulator.
-fn untimed(effects: &[Value]) -> Vec<Value> {
-    effects
-        .iter()
-        .map(|e| {
-            let mut e = e.clone();
-            let o = e.as_object_mut().unwrap();
-            o.remove("t");
-            o.remove("white_ms");
-            o.remove("black_ms");
-            e
-        })
-        .collect()
 }
 
 /// 1.e4 d5, then White touches d5 and plays Nf3 (1858, 9ª).
@@ -229,5 +191,176 @@ fn an_unsupervised_claim_through_the_daemon_decides_what_replay_decides() {
             json!({"effect":"result","result":"0-1","reason":"illegal_moves"}),
         ],
         "{sim:#?}"
+    );
+}
+
+/// 1858, 15ª through the daemon: White plays e4 and Nf3 before pressing;
+/// the press records Black's turn as passed, and Black's `undo` takes both
+/// back, as `tocada replay` decides.
+#[test]
+fn a_second_move_undone_through_the_daemon_decides_what_replay_decides() {
+    let script = r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":2000,"ev":"lift","sq":"g1"}
+{"t":2500,"ev":"place","sq":"f3"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":5000,"ev":"choose","side":"black","option":"undo"}
+{"t":6000,"ev":"lift","sq":"f3"}
+{"t":6500,"ev":"place","sq":"g1"}
+{"t":7000,"ev":"lift","sq":"e7"}
+{"t":7500,"ev":"place","sq":"e5"}
+{"t":8000,"ev":"press","side":"black"}
+{"t":9000,"ev":"end"}
+"#;
+    let (sim, bare) = sim(script, true);
+    assert_eq!(untimed(&sim), untimed(&bare), "{sim:#?}\n{bare:#?}");
+    let acts: Vec<Value> = untimed(&sim)[1..].to_vec();
+    assert_eq!(
+        acts,
+        [
+            json!({"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4"}),
+            json!({"effect":"move","side":"black","n":1,"uci":"0000","san":"--"}),
+            json!({"effect":"move","side":"white","n":2,"uci":"g1f3","san":"Nf3"}),
+            json!({"effect":"choice","side":"black","law":"1858.15","options":["undo","keep"]}),
+            json!({"effect":"takeback","side":"white","n":2,"san":"Nf3"}),
+            json!({"effect":"takeback","side":"black","n":1,"san":"--"}),
+            json!({"effect":"move","side":"black","n":1,"uci":"e7e5","san":"e5"}),
+        ],
+        "{sim:#?}"
+    );
+}
+
+/// 1858, 20ª through the daemon with the chooser's buttons: White's king
+/// has left its square and come back (1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4.
+/// Ke2 Nf6 5. Ke1 d6), so castling is not allowed; White sets his king and
+/// rook down as if castling and presses. Black's adjust button marks
+/// `rook`, his draw button answers, and the rook must move.
+#[test]
+fn the_choosers_buttons_answer_a_castling_not_allowed_through_the_daemon() {
+    let moves = [
+        ("e2", "e4"),
+        ("e7", "e5"),
+        ("g1", "f3"),
+        ("b8", "c6"),
+        ("f1", "c4"),
+        ("f8", "c5"),
+        ("e1", "e2"),
+        ("g8", "f6"),
+        ("e2", "e1"),
+        ("d7", "d6"),
+    ];
+    let mut script = String::from(
+        r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+"#,
+    );
+    let mut t = 1_000;
+    for (i, (from, to)) in moves.iter().enumerate() {
+        let side = if i % 2 == 0 { "white" } else { "black" };
+        script += &format!(
+            "{{\"t\":{t},\"ev\":\"lift\",\"sq\":\"{from}\"}}\n{{\"t\":{},\"ev\":\"place\",\"sq\":\"{to}\"}}\n{{\"t\":{},\"ev\":\"press\",\"side\":\"{side}\"}}\n",
+            t + 300,
+            t + 800
+        );
+        t += 1_000;
+    }
+    script += r#"{"t":11000,"ev":"lift","sq":"e1"}
+{"t":11200,"ev":"place","sq":"g1"}
+{"t":11400,"ev":"lift","sq":"h1"}
+{"t":11600,"ev":"place","sq":"f1"}
+{"t":12000,"ev":"press","side":"white"}
+{"t":13000,"ev":"adjust","side":"black"}
+{"t":13500,"ev":"draw","side":"black"}
+{"t":14000,"ev":"lift","sq":"f1"}
+{"t":14100,"ev":"place","sq":"h1"}
+{"t":14200,"ev":"lift","sq":"g1"}
+{"t":14300,"ev":"place","sq":"e1"}
+{"t":15000,"ev":"lift","sq":"e1"}
+{"t":15200,"ev":"place","sq":"f1"}
+{"t":15500,"ev":"press","side":"white"}
+{"t":16000,"ev":"lift","sq":"f1"}
+{"t":16200,"ev":"place","sq":"e1"}
+{"t":16500,"ev":"lift","sq":"h1"}
+{"t":16700,"ev":"place","sq":"g1"}
+{"t":17000,"ev":"press","side":"white"}
+{"t":18000,"ev":"end"}
+"#;
+    let (sim, _) = sim(&script, false);
+    let acts: Vec<Value> = untimed(&sim)[11..].to_vec();
+    assert_eq!(
+        acts,
+        [
+            json!({"effect":"choice","side":"black","law":"1858.20","options":["king","rook"]}),
+            json!({"effect":"violation","side":"white","law":"1858.20","detail":"Penalty: move the piece from h1"}),
+            json!({"effect":"move","side":"white","n":6,"uci":"h1g1","san":"Rg1"}),
+        ],
+        "{sim:#?}"
+    );
+}
+
+/// 1858, 15ª after the press through the daemon: Black's claim that White
+/// moved again on his time is upheld as `tocada replay` upholds it.
+#[test]
+fn a_claim_of_a_second_move_through_the_daemon_decides_what_replay_decides() {
+    let script = r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":6000,"ev":"lift","sq":"g1"}
+{"t":6200,"ev":"place","sq":"f3"}
+{"t":7000,"ev":"claim","side":"black"}
+{"t":8000,"ev":"lift","sq":"f3"}
+{"t":8200,"ev":"place","sq":"g1"}
+{"t":9000,"ev":"lift","sq":"e7"}
+{"t":9200,"ev":"place","sq":"e5"}
+{"t":10000,"ev":"press","side":"black"}
+{"t":11000,"ev":"end"}
+"#;
+    let (sim, bare) = sim(script, true);
+    assert_eq!(untimed(&sim), untimed(&bare), "{sim:#?}\n{bare:#?}");
+    let acts: Vec<Value> = untimed(&sim)[2..].to_vec();
+    assert_eq!(
+        acts,
+        [
+            json!({"effect":"displaced","side":"black","squares":["g1"]}),
+            json!({"effect":"claim","side":"black","law":"1858.15","upheld":true}),
+            json!({"effect":"displaced","side":"white","squares":["g1","f3"]}),
+            json!({"effect":"restored","side":"white","ms":1200}),
+            json!({"effect":"move","side":"black","n":1,"uci":"e7e5","san":"e5"}),
+        ],
+        "{sim:#?}"
+    );
+}
+
+/// The same claim made with the clock's claim gesture (the claimant's
+/// adjust button twice within 600 ms) on the device models.
+#[test]
+fn the_claim_gesture_claims_a_second_move_through_the_daemon() {
+    let script = r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}
+{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"place","sq":"e4"}
+{"t":3000,"ev":"press","side":"white"}
+{"t":6000,"ev":"lift","sq":"g1"}
+{"t":6200,"ev":"place","sq":"f3"}
+{"t":7000,"ev":"adjust","side":"black"}
+{"t":7200,"ev":"adjust","side":"black"}
+{"t":8000,"ev":"lift","sq":"f3"}
+{"t":8200,"ev":"place","sq":"g1"}
+{"t":11000,"ev":"end"}
+"#;
+    let acts: Vec<Value> = untimed(&sim(script, false).0)[2..].to_vec();
+    assert_eq!(
+        acts,
+        [
+            json!({"effect":"displaced","side":"black","squares":["g1"]}),
+            json!({"effect":"claim","side":"black","law":"1858.15","upheld":true}),
+            json!({"effect":"displaced","side":"white","squares":["g1","f3"]}),
+            json!({"effect":"restored","side":"white","ms":1000}),
+        ],
+        "{acts:#?}"
     );
 }

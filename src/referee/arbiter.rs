@@ -7,7 +7,7 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::{Mutex, PoisonError};
 
-use shakmaty::san::SanPlus;
+use shakmaty::san::{San, SanPlus};
 use shakmaty::{Chess, KnownOutcome, Move, Position};
 
 use super::clock::Snapshot;
@@ -99,7 +99,9 @@ pub struct Adjudication {
 /// is rare and replays the moves from the start instead.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Ply {
-    pub mv: Move,
+    /// `None`: the turn passed without a move, the player having moved
+    /// twice in a row (1858, 15ª).
+    pub mv: Option<Move>,
     pub clock: Snapshot,
 }
 
@@ -185,11 +187,24 @@ impl Referee {
         }
         let mut before: Chess = self.rules.start.clone();
         for earlier in &self.history {
-            before.play_unchecked(earlier.mv);
+            match earlier.mv {
+                Some(mv) => before.play_unchecked(mv),
+                None => {
+                    if let Some(passed) = super::laws::passed_turn(&before) {
+                        before = passed;
+                    }
+                }
+            }
         }
         let side = before.turn();
         let number = before.fullmoves().get();
-        let san = notation::san(SanPlus::from_move(before.clone(), ply.mv));
+        let san = notation::san(match ply.mv {
+            Some(mv) => SanPlus::from_move(before.clone(), mv),
+            None => SanPlus {
+                san: San::Null,
+                suffix: None,
+            },
+        });
         self.keys.pop();
         self.legal = Legal::of(&before);
         self.position = before;
@@ -223,6 +238,11 @@ impl Referee {
         if self.board.occupied() == self.position.board().occupied() {
             self.board.sync(&self.position);
             self.restoring = false;
+            // A second move undone (1858, 15ª) was set back on its
+            // mover's time: the clock of the player having the move runs.
+            if self.rules.laws == super::Laws::Regence1858 {
+                self.clock.charge(None, self.now);
+            }
         }
     }
 }

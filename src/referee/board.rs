@@ -112,20 +112,30 @@ impl PhysicalBoard {
 
     /// A piece was put on `sq`; returns the lifted piece it is taken to be,
     /// with the square it came from. Without an identity from the board, the
-    /// piece is the latest one `mover` lifted, else the latest lifted at all.
+    /// piece is the latest one `mover` lifted, else the latest lifted at all;
+    /// with `capturer`, first a piece held from another square than `sq`
+    /// when the piece lifted from `sq` is held too (it was captured: the
+    /// 1858 profile, where the mover may be the player who moves twice).
     pub fn place(
         &mut self,
         sq: Square,
         identity: Option<Piece>,
         mover: Color,
+        capturer: bool,
     ) -> Result<Option<(Square, Option<Piece>)>, Contradiction> {
         if self.occupied.contains(sq) {
             return Err(Contradiction);
         }
         self.occupied.add(sq);
         self.changes.placed.add(sq);
+        let captured = capturer && self.hand.iter().any(|(from, _)| *from == sq);
         let index = identity
             .and_then(|p| self.hand.iter().rposition(|(_, held)| *held == Some(p)))
+            .or_else(|| {
+                captured
+                    .then(|| self.hand.iter().rposition(|(from, _)| *from != sq))
+                    .flatten()
+            })
             .or_else(|| {
                 self.hand
                     .iter()

@@ -31,6 +31,14 @@ impl Referee {
             .as_ref()
             .is_some_and(|c| c.offender == side.other())
             && self.history.last().is_some();
+        // 1858, 15ª: the opponent moved again after his press, which the
+        // board credited to the claimant's hand.
+        if !upheld
+            && self.rules.laws == super::Laws::Regence1858
+            && self.moved_after_press_claimed(side)
+        {
+            return;
+        }
         let Some(claimable) = self.claimable.take_if(|_| upheld) else {
             self.emit(Effect::Claim {
                 side,

@@ -246,7 +246,9 @@ pub enum Effect {
         /// Whose clock runs.
         side: Color,
     },
-    /// A move was completed, in game order.
+    /// A move was completed, in game order. Under `regence-1858` a turn
+    /// passed over by the opponent's two moves in a row (15ª) is a null
+    /// move: UCI `0000`, SAN `--`.
     Move(CompletedMove),
     /// A rule was broken. In strict enforcement the press that would have
     /// completed the move was refused and the offender's clock runs on.

@@ -53,9 +53,11 @@ pub enum Law {
     /// 1858, 13ª: a false move: it stands, the piece goes elsewhere, or
     /// the king is played.
     Regence13,
-    /// 1858, 19ª–20ª: castling in one of the seven cases it is forbidden
-    /// (the one a board lets through: the rook attacked): the opponent
-    /// makes him move the king or the rook.
+    /// 1858, 15ª: a player who moved twice in a row undoes the second
+    /// move if his opponent demands it.
+    Regence15,
+    /// 1858, 19ª–20ª: castling in one of the seven cases it is forbidden:
+    /// the opponent makes him move the king or the rook.
     Regence20,
     /// 1858, 22ª: a touched piece that cannot move without leaving its
     /// king in check: the king is played.
@@ -64,7 +66,7 @@ pub enum Law {
 
 impl Law {
     /// Every law, in article order.
-    pub const ALL: [Law; 24] = [
+    pub const ALL: [Law; 25] = [
         Law::Adjust,
         Law::TouchedOwn,
         Law::TouchedOpponent,
@@ -87,6 +89,7 @@ impl Law {
         Law::Regence11,
         Law::Regence12,
         Law::Regence13,
+        Law::Regence15,
         Law::Regence20,
         Law::Regence22,
     ];
@@ -117,6 +120,7 @@ impl Law {
             Law::Regence11 => "1858.11",
             Law::Regence12 => "1858.12",
             Law::Regence13 => "1858.13",
+            Law::Regence15 => "1858.15",
             Law::Regence20 => "1858.20",
             Law::Regence22 => "1858.22",
         }

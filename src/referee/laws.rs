@@ -9,13 +9,18 @@ use std::fmt;
 use std::str::FromStr;
 
 use shakmaty::attacks::attacks;
-use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
+use shakmaty::san::{San, SanPlus};
+use shakmaty::uci::UciMove;
+use shakmaty::{
+    Bitboard, CastlingSide, Chess, Color, EnPassantMode, File, FromSetup, Move, Piece, Position,
+    Rank, Role, Square,
+};
 
 use super::legal::Legal;
 
 use super::claim::Claimable;
 use super::touch::{Breach, Contact, Turn, capture_square};
-use super::{Effect, Law, Laws, Referee};
+use super::{CompletedMove, Completion, Effect, Law, Laws, Referee, notation, shows};
 
 /// An answer to a choice the laws give a player (`Input::Choose`). The
 /// names are the replay format's, per 1858 law: 9ª `take` `leave` `king`;
@@ -246,9 +251,23 @@ impl Referee {
             Choice::Capture => Some(Penalty::Capture(pending.target)),
             // 10ª: the piece put back, then any move.
             Choice::Restore => None,
+            // 15ª: the second move is taken back with the turn it passed
+            // over, and set back on its mover's time; then the chooser
+            // plays, his clock as it stood when his turn began.
+            Choice::Undo => {
+                if self.take_back_completed()
+                    && self.history.last().is_some_and(|ply| ply.mv.is_none())
+                {
+                    self.take_back_completed();
+                }
+                if self.restoring {
+                    self.clock.charge(Some(side.other()), self.now);
+                }
+                return;
+            }
             // The move stands: if it ended the game (a mate that broke a
             // law waits for the choice), the game ends now.
-            Choice::Leave | Choice::Stand | Choice::Keep | Choice::Undo => {
+            Choice::Leave | Choice::Stand | Choice::Keep => {
                 if self.uncompleted.is_empty()
                     && let Some((outcome, reason)) = self.ending(self.position.is_check())
                 {
@@ -326,6 +345,11 @@ impl Referee {
         if self.rules.laws != Laws::Regence1858 {
             return Some(breach);
         }
+        // 20ª: pieces touched to castle, then another move: the opponent's
+        // choice of king or rook takes the place of 7ª.
+        if self.imposed != Some(side) && self.castling_given_up(side, index) {
+            return None;
+        }
         let made = &self.uncompleted[index];
         if matches!(breach.law, Law::TouchedOwn | Law::Released)
             && made.mv.role() == Role::King
@@ -368,7 +392,7 @@ impl Referee {
                     });
                 self.warn_if_hasty(side);
                 self.complete_through(index, true);
-                self.give_choice(side.other(), Law::Regence9, options, subject, subject);
+                self.give_choice(side.other(), Law::Regence9, options, subject, subject, true);
                 None
             }
             // 7ª: the touched piece is played, the piece set down stays.
@@ -413,20 +437,364 @@ impl Referee {
         }
         self.warn_if_hasty(side);
         self.complete_through(index, true);
-        self.give_choice(side.other(), Law::Regence20, options, rook, rook);
+        self.give_choice(side.other(), Law::Regence20, options, rook, rook, true);
         true
     }
 
-    /// The 1858 laws at a press whose move obeyed article 4: castling
-    /// with the rook attacked (19ª), an enemy piece touched that could not
-    /// be taken (9ª). Whether the press was dealt with.
+    /// The 1858 laws at a press whose move obeyed article 4: a second
+    /// move made after it (15ª), castling with the rook attacked (19ª), an
+    /// enemy piece touched that could not be taken (9ª). Whether the press
+    /// was dealt with.
     #[cold]
     #[inline(never)]
     pub(super) fn regence_press(&mut self, side: Color, index: usize) -> bool {
         self.imposed != Some(side)
-            && (self.pinned_touch_refuses(side, index)
+            && (self.played_twice(side, index)
+                || self.castling_given_up(side, index)
+                || self.pinned_touch_refuses(side, index)
                 || self.castling_with_rook_attacked(side, index)
                 || self.untaken_touch(side, index))
+    }
+
+    /// 15ª "si uno juega dos veces, es obligado á deshacer la segunda si
+    /// se lo exige el contrario": at `side`'s press, the board shows the
+    /// move he made (at `index`, the last made) and after it a second move
+    /// of his own, legal as if his opponent had passed his turn, his hands
+    /// empty and nothing else changed. The press completes the first move;
+    /// the opponent's turn is recorded as passed (`--`), the second move is
+    /// completed after it, and the opponent chooses `undo` (both taken
+    /// back, the second set back on its mover's time, then the opponent
+    /// plays) or `keep` (it stands, and he plays). Whether the press was
+    /// dealt with.
+    fn played_twice(&mut self, side: Color, index: usize) -> bool {
+        if index + 1 != self.uncompleted.len()
+            || self.displacement.is_some()
+            || self.knocked.any()
+            || self.board.changes().placed.is_empty()
+        {
+            return false;
+        }
+        let on_board = self.board.occupied();
+        let changes = self.board.changes();
+        // After a check the turn cannot pass: the king would stand en prise.
+        let Some(passed) = passed_turn(&self.position) else {
+            return false;
+        };
+        let legal = Legal::of(&passed);
+        let occupied = passed.board().occupied();
+        let sensed = |sq| self.board.sensed_at(sq).map(|p| p.role);
+        let Some(second) = legal.moves.iter().copied().find(|m| {
+            shows(occupied, on_board, Bitboard::EMPTY, changes, side, *m)
+                && m.promotion()
+                    .is_none_or(|role| role == sensed(m.to()).unwrap_or(Role::Queen))
+        }) else {
+            return false;
+        };
+        self.warn_if_hasty(side);
+        self.complete_through(index, true);
+        if self.result.is_some() {
+            return true;
+        }
+        self.pass_turn(passed, legal);
+        // What the hands did making the second move was his, not the
+        // contacts of the player whose turn passed.
+        self.turn.clear();
+        // A second move that would end the game ends it only if it is kept.
+        self.make_unended(second, changes);
+        if let Some(index) = self.uncompleted.iter().position(|u| u.side == side) {
+            self.complete_with(index, Completion::NextMove);
+        }
+        let options = ChoiceOptions::of(&[Choice::Undo, Choice::Keep], |_| true);
+        let from = second.from().unwrap_or(second.to());
+        self.give_choice(
+            side.other(),
+            Law::Regence15,
+            options,
+            from,
+            second.to(),
+            true,
+        );
+        true
+    }
+
+    /// 15ª on a claim: `side`, having the move, his clock running and no
+    /// move of his made, claims that the board shows a second move of his
+    /// opponent, made after the opponent's press: a legal move of the
+    /// opponent's as if `side` had passed, and nothing else changed. The
+    /// board credited those hands to `side` (the player having the move);
+    /// the claim says they were the opponent's, which a board cannot see.
+    /// Upheld: the claim demands the undo ("si se lo exige el contrario"),
+    /// so the pieces are the opponent's displacement, set back on his
+    /// clock (7.4.1), and `side`'s contacts with them bind him to nothing.
+    /// Whether the claim was upheld.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn moved_after_press_claimed(&mut self, side: Color) -> bool {
+        let offender = side.other();
+        if self.position.turn() != side
+            || self.clock.running() != Some(side)
+            || self.clock.is_paused()
+            || self.restoring
+            || !self.uncompleted.is_empty()
+            || self.history.last().is_none_or(|ply| ply.mv.is_none())
+        {
+            return false;
+        }
+        let Some(passed) = passed_turn(&self.position) else {
+            return false;
+        };
+        let legal = Legal::of(&passed);
+        let on_board = self.board.occupied();
+        let changes = self.board.changes();
+        let occupied = passed.board().occupied();
+        let Some(second) = legal
+            .moves
+            .iter()
+            .copied()
+            .find(|m| shows(occupied, on_board, Bitboard::EMPTY, changes, offender, *m))
+        else {
+            return false;
+        };
+        let squares = (on_board ^ self.position.board().occupied()).with(second.to());
+        self.turn
+            .contacts
+            .retain(|c| !(squares.contains(c.square) && c.piece.color == offender));
+        self.emit(Effect::Claim {
+            side,
+            law: Law::Regence15,
+            upheld: true,
+        });
+        if self
+            .displacement
+            .as_ref()
+            .is_some_and(|d| d.side == offender)
+        {
+            return true;
+        }
+        self.knocked = Bitboard::EMPTY;
+        self.clock.charge(Some(offender), self.now);
+        self.displacement = Some(super::Displacement {
+            side: offender,
+            squares,
+            used_before: self.clock.used(offender),
+        });
+        self.emit(Effect::Displaced {
+            side: offender,
+            squares: squares.into_iter().collect(),
+        });
+        true
+    }
+
+    /// The player having the move passes his turn (15ª: his opponent
+    /// moved again): `passed` is the position after it, `legal` its legal
+    /// moves. Recorded as a null move (`--`, `0000`) that counts for
+    /// neither clock, so that the score reads as it was played.
+    fn pass_turn(&mut self, passed: Chess, legal: Box<Legal>) {
+        let side = self.position.turn();
+        let number = self.position.fullmoves().get();
+        self.history.push(super::arbiter::Ply {
+            mv: None,
+            clock: self.turn_began,
+        });
+        self.position = passed;
+        let old = std::mem::replace(&mut self.legal, legal);
+        self.spare_legal = Some(old);
+        self.keys.push(super::key(&self.position));
+        self.emit(Effect::Move(CompletedMove {
+            side,
+            number,
+            uci: notation::uci(UciMove::Null),
+            san: notation::san(SanPlus {
+                san: San::Null,
+                suffix: None,
+            }),
+            white_ms: self.clock.remaining(Color::White),
+            black_ms: self.clock.remaining(Color::Black),
+        }));
+    }
+
+    /// 20ª at `piece`'s release on `to`, lifted from `from`: the king of the
+    /// player having the move (or of the player whose rook, set down first,
+    /// made a rook's move he has not pressed), from its square onto the
+    /// square castling on one side would put it, with that side's rook on
+    /// its own square and castling there not allowed, touched without
+    /// *compongo*: the turn records the touch to castle, which the press
+    /// rules on.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn note_castling_touch(&mut self, from: Square, to: Square, piece: Piece) {
+        let side = piece.color;
+        // His turn's, or, the rook set down first as a rook's move (made
+        // when released, 4.7), that of the move he has not pressed yet.
+        let previous = match self.uncompleted.back() {
+            _ if self.position.turn() == side => false,
+            Some(last) if last.side == side && self.clock.running() == Some(side) => true,
+            _ => return,
+        };
+        let (before, legal, turn) = match self.uncompleted.back() {
+            Some(last) if previous => (&last.before, &*last.before_legal, &last.turn),
+            _ => (&self.position, &*self.legal, &self.turn),
+        };
+        let back = side.fold_wb(Rank::First, Rank::Eighth);
+        if turn.castling.is_some() || from != Square::from_coords(File::E, back) {
+            return;
+        }
+        let Some(castling) = CastlingSide::ALL
+            .into_iter()
+            .find(|castling| castling.king_to(side) == to)
+        else {
+            return;
+        };
+        let rook = rook_home(castling, side);
+        let board = before.board();
+        if board.piece_at(from) != Some(piece)
+            || board.piece_at(rook) != Some(Role::Rook.of(side))
+            || legal
+                .moves
+                .iter()
+                .any(|m| m.is_castle() && m.castling_side() == Some(castling))
+        {
+            return;
+        }
+        // Compongo said before the king was touched (the previous mover's
+        // own pieces leave no contact: his turn's announcement counts).
+        let compongo = turn
+            .contacts
+            .iter()
+            .find(|c| c.square == from && c.piece == piece)
+            .map_or(turn.adjusting, |c| c.adjusting);
+        if compongo {
+            return;
+        }
+        match self.uncompleted.back_mut() {
+            Some(last) if previous => last.turn.castling = Some(rook),
+            _ => self.turn.castling = Some(rook),
+        }
+    }
+
+    /// 20ª when the player who touched his pieces to castle where castling
+    /// is not allowed set them back and made another move (at `index`):
+    /// it is completed, then the opponent chooses `king` or `rook` (each
+    /// offered if it could move), which takes it back and binds him to
+    /// move that piece. Whether the press was dealt with; without an
+    /// option there is no penalty and the move is ruled as any other.
+    fn castling_given_up(&mut self, side: Color, index: usize) -> bool {
+        let made = &self.uncompleted[index];
+        let Some(rook) = made.turn.castling else {
+            return false;
+        };
+        let legal = &made.before_legal.moves;
+        let king_can_move = legal
+            .iter()
+            .any(|m| m.role() == Role::King && !m.is_castle());
+        let rook_can_move = legal
+            .iter()
+            .any(|m| m.from() == Some(rook) && !m.is_castle());
+        let options = ChoiceOptions::of(&[Choice::King, Choice::Rook], |c| match c {
+            Choice::King => king_can_move,
+            _ => rook_can_move,
+        });
+        if options.as_slice().is_empty() {
+            return false;
+        }
+        self.warn_if_hasty(side);
+        self.complete_through(index, true);
+        self.give_choice(side.other(), Law::Regence20, options, rook, rook, true);
+        true
+    }
+
+    /// 19ª–20ª "si en alguno de estos casos se toca pieza para enrocar, el
+    /// adversario puede hacer mover el rey ó la torre, á no ser que hubiera
+    /// dicho compongo": at `side`'s press, the board shows his king moved
+    /// from its square two squares towards a rook on its own square, the
+    /// rook left there or put beside the king, and castling on that side is
+    /// not legal (the six cases today's rules forbid as well: the press
+    /// showed no legal move). Nothing is completed (his clock runs on); the
+    /// opponent chooses `king` or `rook`, which must be moved once the
+    /// board is set back (not castling: 21ª). A king touched after
+    /// `compongo` (the adjust button) is not touched to castle: the press
+    /// is left to the rules of an illegal move. When neither piece can
+    /// move no penalty can be given: the press is refused, without one.
+    /// Whether the press was dealt with.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn castling_touched(&mut self, side: Color) -> bool {
+        if self.rules.laws != Laws::Regence1858
+            || self.displacement.is_some()
+            || self.knocked.any()
+            || self.position.turn() != side
+            || self.uncompleted.iter().any(|u| u.side == side)
+        {
+            return false;
+        }
+        let board = self.position.board();
+        let back = side.fold_wb(Rank::First, Rank::Eighth);
+        let king = Square::from_coords(File::E, back);
+        if board.piece_at(king) != Some(Role::King.of(side)) {
+            return false;
+        }
+        let on_board = self.board.occupied();
+        let changes = self.board.changes();
+        let Some((castling, rook)) = CastlingSide::ALL.into_iter().find_map(|castling| {
+            let rook = rook_home(castling, side);
+            let (king_to, rook_to) = (castling.king_to(side), castling.rook_to(side));
+            if board.piece_at(rook) != Some(Role::Rook.of(side))
+                || board.occupied().contains(king_to)
+            {
+                return None;
+            }
+            let king_moved = board.occupied().without(king).with(king_to);
+            let both_moved = king_moved.without(rook).with(rook_to);
+            let shows = (on_board == king_moved
+                || (!board.occupied().contains(rook_to)
+                    && on_board == both_moved
+                    && changes.lifted.contains(rook)))
+                && changes.lifted.contains(king)
+                && changes.placed.contains(king_to);
+            shows.then_some((castling, rook))
+        }) else {
+            return false;
+        };
+        let legal = &self.legal.moves;
+        if legal
+            .iter()
+            .any(|m| m.is_castle() && m.castling_side() == Some(castling))
+        {
+            return false;
+        }
+        // Compongo said before the king was touched: no touch to castle.
+        let touched = self
+            .turn
+            .contacts
+            .iter()
+            .find(|c| c.square == king && c.piece == Role::King.of(side));
+        if touched.is_none_or(|c| c.adjusting) {
+            return false;
+        }
+        let king_can_move = legal
+            .iter()
+            .any(|m| m.role() == Role::King && !m.is_castle());
+        let rook_can_move = legal
+            .iter()
+            .any(|m| m.from() == Some(rook) && !m.is_castle());
+        let options = ChoiceOptions::of(&[Choice::King, Choice::Rook], |c| match c {
+            Choice::King => king_can_move,
+            _ => rook_can_move,
+        });
+        if options.as_slice().is_empty() {
+            let restore = self.squares_to_restore();
+            self.rule(
+                side,
+                Breach {
+                    law: Law::Regence20,
+                    detail: format!("Castling is not allowed here: restore {restore} and move"),
+                },
+                false,
+            );
+            return true;
+        }
+        self.give_choice(side.other(), Law::Regence20, options, rook, rook, false);
+        true
     }
 
     /// 22ª "tocada pieza que deja en jaque al rey, se juega este; y si
@@ -486,10 +854,12 @@ impl Referee {
         let options = ChoiceOptions::of(&[Choice::Leave, Choice::King], |_| true);
         self.warn_if_hasty(side);
         self.complete_through(index, true);
-        self.give_choice(side.other(), Law::Regence9, options, subject, subject);
+        self.give_choice(side.other(), Law::Regence9, options, subject, subject, true);
         true
     }
 
+    /// Waits for `chooser`'s choice among `options` under `law`;
+    /// `completed` says whether the offence was completed as a move.
     fn give_choice(
         &mut self,
         chooser: Color,
@@ -497,6 +867,7 @@ impl Referee {
         options: ChoiceOptions,
         subject: Square,
         target: Square,
+        completed: bool,
     ) {
         if self.result.is_some() {
             return;
@@ -507,7 +878,7 @@ impl Referee {
             options,
             subject,
             target,
-            completed: !matches!(law, Law::Regence10 | Law::Regence11),
+            completed,
         });
         self.emit(Effect::Choice {
             side: chooser,
@@ -572,7 +943,7 @@ impl Referee {
                 let options = ChoiceOptions::of(&[Choice::Capture, Choice::Move], |c| {
                     c == Choice::Capture || elsewhere
                 });
-                self.give_choice(side.other(), Law::Regence12, options, from, m.to());
+                self.give_choice(side.other(), Law::Regence12, options, from, m.to(), true);
             }
             _ => {
                 // A false move that leaves its own king attacked cannot
@@ -590,7 +961,7 @@ impl Referee {
                         _ => stand,
                     },
                 );
-                self.give_choice(side.other(), Law::Regence13, options, from, from);
+                self.give_choice(side.other(), Law::Regence13, options, from, from, true);
             }
         }
         true
@@ -633,7 +1004,7 @@ impl Referee {
         let options = ChoiceOptions::of(&[Choice::Take, Choice::Restore], |c| {
             c != Choice::Take || capturable
         });
-        self.give_choice(side.other(), Law::Regence10, options, from, from);
+        self.give_choice(side.other(), Law::Regence10, options, from, from, false);
         true
     }
 
@@ -674,7 +1045,7 @@ impl Referee {
         if options.as_slice().is_empty() {
             return false;
         }
-        self.give_choice(side.other(), Law::Regence11, options, first, second);
+        self.give_choice(side.other(), Law::Regence11, options, first, second, false);
         true
     }
 
@@ -740,6 +1111,28 @@ impl Referee {
     }
 }
 
+/// The square a rook castling on `castling` stands on at the start.
+fn rook_home(castling: CastlingSide, side: Color) -> Square {
+    let file = match castling {
+        CastlingSide::KingSide => File::H,
+        CastlingSide::QueenSide => File::A,
+    };
+    Square::from_coords(file, side.fold_wb(Rank::First, Rank::Eighth))
+}
+
+/// The position after the player having the move in `position` passes his
+/// turn (a null move: the move counters go on as after a move), if it can:
+/// not when he is in check, where the king would be left en prise.
+pub(super) fn passed_turn(position: &Chess) -> Option<Chess> {
+    let mut setup = position.to_setup(EnPassantMode::Legal);
+    if setup.turn == Color::Black {
+        setup.fullmoves = setup.fullmoves.saturating_add(1);
+    }
+    setup.halfmoves = setup.halfmoves.saturating_add(1);
+    setup.swap_turn();
+    Chess::from_setup(setup, position.castles().mode()).ok()
+}
+
 /// Whether the first piece the mover touched (with intent) is his own, not
 /// the king, and could go somewhere by its kind's moves but has no legal
 /// move: every move of it would leave his king in check (22ª).
@@ -769,5 +1162,195 @@ fn pinned_first(before: &Chess, legal: &Legal, contacts: &[Contact]) -> bool {
             captures.any() || ahead.is_some()
         }
         _ => (attacks(first.square, piece, occupied) & !board.by_color(us)).any(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The 1858 laws driven sans-IO: a fake clock advanced by hand, every
+    //! effect asserted.
+
+    use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, Chess, Color, Square};
+
+    use super::Choice;
+    use crate::referee::{Effect, Input, Laws, Millis, Referee, Rules};
+
+    const WHITE: Color = Color::White;
+    const BLACK: Color = Color::Black;
+
+    fn sq(name: &str) -> Square {
+        name.parse().unwrap()
+    }
+
+    /// A 5-minute game under `regence-1858` from `fen`, Black's press at 0
+    /// started.
+    fn started(fen: &str) -> Referee {
+        let start: Chess = fen
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let mut referee = Referee::new(Rules {
+            time_control: "300".parse().unwrap(),
+            laws: Laws::Regence1858,
+            start,
+            ..Rules::default()
+        });
+        referee.handle(0, Input::Press(BLACK)).unwrap();
+        assert_eq!(said(&mut referee), ["started white"]);
+        referee
+    }
+
+    /// The effects since the last call, in a word each.
+    fn said(referee: &mut Referee) -> Vec<String> {
+        std::iter::from_fn(|| referee.poll_effect())
+            .map(|(_, effect)| match effect {
+                Effect::Started { side } => format!("started {side}"),
+                Effect::Move(m) => {
+                    format!("move {} {} {} {}", m.side, m.san, m.white_ms, m.black_ms)
+                }
+                Effect::Choice { side, law, options } => {
+                    format!("choice {side} {law} {:?}", options.as_slice())
+                }
+                Effect::TakenBack { side, number, san } => {
+                    format!("takeback {side} {number} {san}")
+                }
+                Effect::Violation(r) => format!("violation {} {} {}", r.side, r.law, r.detail),
+                Effect::Result { outcome, reason } => format!("result {outcome:?} {reason:?}"),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    /// `side`'s piece lifted from `from` at `t` and put on `to` 200 ms later.
+    fn shift(referee: &mut Referee, t: Millis, from: &str, to: &str) {
+        referee.handle(t, Input::Lift(sq(from))).unwrap();
+        referee.handle(t + 200, Input::Place(sq(to), None)).unwrap();
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    #[test]
+    fn regence_15_undo_sets_the_second_move_back_on_its_movers_time() {
+        let mut referee = started(START);
+        shift(&mut referee, 1_000, "e2", "e4");
+        shift(&mut referee, 2_000, "g1", "f3");
+        referee.handle(3_000, Input::Press(WHITE)).unwrap();
+        assert_eq!(
+            said(&mut referee),
+            [
+                "move white e4 297000 300000",
+                "move black -- 297000 300000",
+                "move white Nf3 297000 300000",
+                "choice black 1858.15 [Undo, Keep]",
+            ]
+        );
+        assert_eq!(referee.ticking(), Some(BLACK));
+        referee
+            .handle(5_000, Input::Choose(BLACK, Choice::Undo))
+            .unwrap();
+        assert_eq!(
+            said(&mut referee),
+            ["takeback white 2 Nf3", "takeback black 1 --"]
+        );
+        // Black's two seconds of thought are given back; White's hands on
+        // the board now cost White.
+        assert_eq!(referee.remaining(BLACK, 5_000), 300_000);
+        assert_eq!(referee.ticking(), Some(WHITE));
+        referee.handle_timeout(6_000).unwrap();
+        assert_eq!(referee.remaining(WHITE, 6_000), 296_000);
+        shift(&mut referee, 6_000, "f3", "g1");
+        assert_eq!(referee.ticking(), Some(BLACK));
+        assert_eq!(referee.remaining(WHITE, 6_200), 295_800);
+        shift(&mut referee, 7_000, "e7", "e5");
+        referee.handle(8_000, Input::Press(BLACK)).unwrap();
+        assert_eq!(said(&mut referee), ["move black e5 295800 298200"]);
+        assert_eq!(referee.refused_choices(), 0);
+    }
+
+    #[test]
+    fn regence_15_a_second_move_that_mates_ends_the_game_only_if_kept() {
+        const SCHOLAR: &str = "r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 0 1";
+        for (choice, ends) in [(Choice::Keep, true), (Choice::Undo, false)] {
+            let mut referee = started(SCHOLAR);
+            shift(&mut referee, 1_000, "a2", "a3");
+            referee.handle(2_000, Input::Lift(sq("f7"))).unwrap();
+            shift(&mut referee, 2_100, "h5", "f7");
+            referee.handle(3_000, Input::Press(WHITE)).unwrap();
+            assert_eq!(
+                said(&mut referee),
+                [
+                    "move white a3 297000 300000",
+                    "move black -- 297000 300000",
+                    "move white Qxf7# 297000 300000",
+                    "choice black 1858.15 [Undo, Keep]",
+                ]
+            );
+            assert_eq!(referee.result(), None, "the mate waits for the choice");
+            referee.handle(4_000, Input::Choose(BLACK, choice)).unwrap();
+            let effects = said(&mut referee);
+            if ends {
+                assert_eq!(
+                    effects,
+                    [format!(
+                        "result Decisive {{ winner: White }} {:?}",
+                        crate::referee::Reason::Checkmate
+                    )]
+                );
+            } else {
+                assert_eq!(effects, ["takeback white 2 Qxf7#", "takeback black 1 --"]);
+                assert_eq!(referee.result(), None);
+            }
+        }
+    }
+
+    #[test]
+    fn regence_15_a_second_move_after_check_is_not_read_as_one() {
+        // After Bb5+ Black's turn cannot pass (his king would stand in
+        // check): nothing is read as a second move, the press completes
+        // the check alone.
+        let mut referee = started("4k3/4p3/8/8/8/8/4P3/4KB2 w - - 0 1");
+        shift(&mut referee, 1_000, "f1", "b5");
+        shift(&mut referee, 2_000, "e1", "d1");
+        referee.handle(3_000, Input::Press(WHITE)).unwrap();
+        let effects = said(&mut referee);
+        assert!(
+            effects
+                .iter()
+                .all(|e| !e.contains("1858.15") && !e.contains("--")),
+            "{effects:?}"
+        );
+    }
+
+    #[test]
+    fn regence_20_the_chosen_piece_is_played_once_the_board_is_set_back() {
+        // O-O-O across d1, which the rook on d8 attacks.
+        let mut referee = started("3r2k1/8/8/8/8/8/8/R3K3 w Q - 0 1");
+        shift(&mut referee, 1_000, "e1", "c1");
+        shift(&mut referee, 1_400, "a1", "d1");
+        referee.handle(2_000, Input::Press(WHITE)).unwrap();
+        assert_eq!(said(&mut referee), ["choice black 1858.20 [King, Rook]"]);
+        // Nothing completed: White's clock runs while Black chooses.
+        assert_eq!(referee.ticking(), Some(WHITE));
+        referee
+            .handle(2_500, Input::Choose(WHITE, Choice::King))
+            .unwrap();
+        referee
+            .handle(3_000, Input::Choose(BLACK, Choice::Rook))
+            .unwrap();
+        assert_eq!(referee.refused_choices(), 1);
+        shift(&mut referee, 3_500, "d1", "a1");
+        shift(&mut referee, 3_700, "c1", "e1");
+        shift(&mut referee, 4_000, "e1", "e2");
+        referee.handle(4_500, Input::Press(WHITE)).unwrap();
+        assert_eq!(
+            said(&mut referee),
+            ["violation white 1858.20 Penalty: move the piece from a1"]
+        );
+        shift(&mut referee, 5_000, "e2", "e1");
+        shift(&mut referee, 5_500, "a1", "a8");
+        referee.handle(6_000, Input::Press(WHITE)).unwrap();
+        assert_eq!(said(&mut referee), ["move white Ra8 294000 300000"]);
     }
 }

@@ -821,8 +821,11 @@ impl Referee {
 
     /// A press by the player whose clock runs when he has made no move on the board.
     fn press_without_move(&mut self, side: Color) {
-        // 1858, 10ª: an enemy piece moved, for the opponent to judge.
-        if self.rules.laws == Laws::Regence1858 && self.enemy_piece_moved(side) {
+        // 1858, 10ª: an enemy piece moved, for the opponent to judge; 20ª:
+        // the pieces touched to castle where castling is not allowed.
+        if self.rules.laws == Laws::Regence1858
+            && (self.enemy_piece_moved(side) || self.castling_touched(side))
+        {
             return;
         }
         let mask = self.off_board();
@@ -972,7 +975,7 @@ impl Referee {
                 return;
             };
             self.history.push(Ply {
-                mv: made.mv,
+                mv: Some(made.mv),
                 clock: self.turn_began,
             });
             self.claimable = None;
@@ -1035,7 +1038,11 @@ impl Referee {
 
     fn place(&mut self, sq: Square, identity: Option<Piece>) {
         let mover = self.position.turn();
-        let taken = match self.board.place(sq, identity, mover) {
+        // Under the 1858 laws a player may capture with his second move of
+        // two, while his opponent has the move: the capturer is told from
+        // the captured piece by the square, not by whose turn it is.
+        let capturer = self.rules.laws == Laws::Regence1858;
+        let taken = match self.board.place(sq, identity, mover, capturer) {
             Ok(taken) => taken,
             Err(_) => {
                 self.contradictions += 1;
@@ -1057,6 +1064,14 @@ impl Referee {
             && !self.completes_released_castling(from, sq)
         {
             self.turn.releases.push(m);
+        }
+        // 1858, 20ª: a king set down where castling would put it, when
+        // castling is not allowed there, was touched to castle.
+        if self.rules.laws == Laws::Regence1858
+            && let Some((from, Some(piece))) = taken
+            && piece.role == Role::King
+        {
+            self.note_castling_touch(from, sq, piece);
         }
         self.review_board();
     }
@@ -1269,6 +1284,24 @@ impl Referee {
     /// game at once if the game is over (5.1.1, 5.2, 9.6).
     /// `changes` are the squares the hands changed making it.
     fn make(&mut self, m: Move, changes: Changes) {
+        let check = self.make_unended(m, changes);
+        if let Some((outcome, reason)) = self.ending(check) {
+            // 5.1.1, 5.2.1: the move ends the game only if it was made in
+            // accordance with article 4; one that broke it is ruled on at
+            // the press like any other, and ends the game once completed.
+            let lawful = self.uncompleted.back().is_none_or(|made| {
+                touch::check(&made.before, &made.before_legal, &made.turn, made.mv).is_ok()
+            });
+            if lawful {
+                self.finish(outcome, reason);
+            }
+        }
+    }
+
+    /// [`Referee::make`] but for the end of the game, which the caller
+    /// rules on (a second move in a row waits for the opponent's choice,
+    /// 1858, 15ª). Whether the side to move is now in check.
+    fn make_unended(&mut self, m: Move, changes: Changes) -> bool {
         let side = self.position.turn();
         self.choice_lapses(side);
         // 6.2.1: making his next move completes a player's previous one.
@@ -1313,17 +1346,7 @@ impl Referee {
             turn,
             changes,
         });
-        if let Some((outcome, reason)) = self.ending(check) {
-            // 5.1.1, 5.2.1: the move ends the game only if it was made in
-            // accordance with article 4; one that broke it is ruled on at
-            // the press like any other, and ends the game once completed.
-            let lawful = self.uncompleted.back().is_none_or(|made| {
-                touch::check(&made.before, &made.before_legal, &made.turn, made.mv).is_ok()
-            });
-            if lawful {
-                self.finish(outcome, reason);
-            }
-        }
+        check
     }
 
     /// Whether the game is over in the position on the board, in which the

@@ -25,6 +25,10 @@ pub(crate) struct Turn {
     /// Legal moves whose piece was released on its square, in order (4.7).
     pub releases: Vec<Move>,
     pub adjusting: bool,
+    /// The rook's square of a castling the player touched his pieces for
+    /// where castling is not allowed (1858, 20ª): his king was set down on
+    /// its castling square this turn.
+    pub castling: Option<Square>,
 }
 
 impl Turn {
@@ -33,6 +37,7 @@ impl Turn {
         self.contacts.clear();
         self.releases.clear();
         self.adjusting = false;
+        self.castling = None;
     }
 
     /// How many entries the lists hold without allocating.
