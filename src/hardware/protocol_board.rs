@@ -120,6 +120,10 @@ pub struct Counters {
     pub resets: u32,
     /// Snapshots taken to recover from lost or doubtful events.
     pub resyncs: u32,
+    /// Frames that stayed corrupt (in the board's memory) with good frames
+    /// queued after them: skipped, and their event inferred from those
+    /// frames or from a snapshot.
+    pub skipped_frames: u32,
 }
 
 /// Where the driver is in the life of a connection.
@@ -153,6 +157,16 @@ struct Snapshot {
     time_ms: u32,
 }
 
+/// Where a skipped frame's event goes once it is known.
+#[derive(Debug, Clone, Copy)]
+struct Skipped {
+    /// Its place in `pending`: before the events of the frames after it.
+    at: usize,
+    /// The board's time of the frame after it, the nearest bound on its
+    /// own that the board's clock gives.
+    board_ms: u32,
+}
+
 /// A sensor board on protocol v1, generic over the I2C bus.
 #[derive(Debug)]
 pub struct ProtocolBoard<I2C> {
@@ -166,6 +180,10 @@ pub struct ProtocolBoard<I2C> {
     expected: u16,
     /// Consecutive bad reads at the current FIFO position.
     bad_reads: u8,
+    /// A frame skipped as unreadable whose event is not known yet. The
+    /// first later event of the same read that contradicts the believed
+    /// board reveals it, or else the snapshot taken right after.
+    skipped: Option<Skipped>,
     /// What the driver believes is on the board; `None` before the first
     /// snapshot, which is taken as the starting point without inputs.
     occupancy: Option<u64>,
@@ -189,6 +207,7 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
             nonce_state: 0x5EED_1234,
             expected: 0,
             bad_reads: 0,
+            skipped: None,
             occupancy: None,
             contact: 0,
             pending: Vec::new(),
@@ -337,6 +356,8 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
 
     fn reset_seen(&mut self) {
         self.counters.resets += 1;
+        // The boot snapshot's differences cover it, after the rest.
+        self.skipped = None;
         self.phase = Phase::Identify;
     }
 
@@ -422,13 +443,20 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
                 squares(snap.occupancy & !old).map(|sq| Input::Place(sq, pieces[sq as usize]));
             let untouches = squares(self.contact & !snap.contact).map(Input::Untouch);
             let touches = squares(snap.contact & !self.contact).map(Input::Touch);
-            self.pending.extend(
-                lifts
-                    .chain(places)
-                    .chain(untouches)
-                    .chain(touches)
-                    .map(stamp),
-            );
+            let differences = lifts.chain(places).chain(untouches).chain(touches);
+            match self.skipped.take() {
+                // A skipped frame's change goes where the frame was, before
+                // the frames read after it, and no later than they are.
+                Some(skipped) => {
+                    let at = skipped.at.min(self.pending.len());
+                    let differences = differences.map(|input| BoardEvent {
+                        input,
+                        board_ms: Some(skipped.board_ms.min(snap.time_ms)),
+                    });
+                    self.pending.splice(at..at, differences);
+                }
+                None => self.pending.extend(differences.map(stamp)),
+            }
         }
         self.occupancy = Some(snap.occupancy);
         self.contact = snap.contact;
@@ -468,57 +496,131 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
             return Ok(());
         }
         let mut buf = [0; size::FRAME * MAX_FRAMES_PER_READ];
+        let frames = &mut buf[..n * size::FRAME];
         // Rule 3: a corrupt frame is re-read at once, up to three times.
         loop {
-            self.write_read(reg::FIFO, &mut buf[..n * size::FRAME])?;
-            let mut ack = None;
-            let mut corrupt = false;
-            for frame in buf[..n * size::FRAME].chunks_exact(size::FRAME) {
-                if crc8(&frame[..9]) != frame[9] {
-                    self.counters.crc_errors += 1;
-                    corrupt = true;
-                    break;
-                }
-                let seq = u16::from_le_bytes([frame[0], frame[1]]);
-                if frame[2] == code::BOOT && !(seq == 0 && self.expected == 1) {
-                    // A reset we had not noticed; the BOOT frame our boot
-                    // snapshot already covers (expected 1) is skipped below.
-                    self.reset_seen();
-                    break;
-                }
-                let ahead = seq.wrapping_sub(self.expected);
-                if ahead >= 0x8000 {
-                    // Seen before: our ACK was lost (or it is the BOOT
-                    // frame the boot snapshot covers, which is no news).
-                    if frame[2] != code::BOOT {
-                        self.counters.duplicates += 1;
-                    }
-                    ack = Some(seq);
+            self.write_read(reg::FIFO, frames)?;
+            let (mut ack, corrupt) = self.take_frames(frames);
+            let mut resync = false;
+            if let Some(bad) = corrupt.filter(|_| self.phase == Phase::Running) {
+                self.bad_reads += 1;
+                if self.bad_reads < BAD_READS {
+                    self.write_ack(ack)?;
                     continue;
                 }
-                if ahead != 0 {
-                    self.counters.sequence_gaps += 1;
-                    self.start_resync();
-                    break;
+                if let Some(next_ms) = self.frame_after_is_next(frames, bad) {
+                    ack = Some(self.skip_unreadable_frame(next_ms));
+                    let (after, corrupt) = self.take_frames(&frames[(bad + 1) * size::FRAME..]);
+                    ack = after.or(ack);
+                    // Not given away by the frames after it: a snapshot,
+                    // now, shows its change (and only what came later).
+                    resync = self.skipped.is_some() || corrupt.is_some();
+                } else {
+                    resync = true;
                 }
-                self.bad_reads = 0;
-                self.expected = self.expected.wrapping_add(1);
-                ack = Some(seq);
-                if !self.frame(frame) {
-                    break;
-                }
             }
-            if let Some(seq) = ack {
-                self.write(&[reg::ACK, seq as u8, (seq >> 8) as u8])?;
-            }
-            if !corrupt || self.phase != Phase::Running {
-                return Ok(());
-            }
-            self.bad_reads += 1;
-            if self.bad_reads >= BAD_READS {
+            self.write_ack(ack)?;
+            if resync && self.phase == Phase::Running {
                 self.start_resync();
-                return Ok(());
             }
+            return Ok(());
+        }
+    }
+
+    /// Checks and applies `frames` in order (rules 3 to 5), up to the first
+    /// corrupt one, whose index it returns with the SEQ to ACK, if any.
+    fn take_frames(&mut self, frames: &[u8]) -> (Option<u16>, Option<usize>) {
+        let mut ack = None;
+        for (i, frame) in frames.chunks_exact(size::FRAME).enumerate() {
+            if crc8(&frame[..9]) != frame[9] {
+                self.counters.crc_errors += 1;
+                return (ack, Some(i));
+            }
+            let seq = u16::from_le_bytes([frame[0], frame[1]]);
+            if frame[2] == code::BOOT && !(seq == 0 && self.expected == 1) {
+                // A reset we had not noticed; the BOOT frame our boot
+                // snapshot already covers (expected 1) is skipped below.
+                self.reset_seen();
+                break;
+            }
+            let ahead = seq.wrapping_sub(self.expected);
+            if ahead >= 0x8000 {
+                // Seen before: our ACK was lost (or it is the BOOT
+                // frame the boot snapshot covers, which is no news).
+                if frame[2] != code::BOOT {
+                    self.counters.duplicates += 1;
+                }
+                ack = Some(seq);
+                continue;
+            }
+            if ahead != 0 {
+                self.counters.sequence_gaps += 1;
+                self.start_resync();
+                break;
+            }
+            self.bad_reads = 0;
+            self.expected = self.expected.wrapping_add(1);
+            ack = Some(seq);
+            if !self.frame(frame) {
+                break;
+            }
+        }
+        (ack, None)
+    }
+
+    fn write_ack(&mut self, ack: Option<u16>) -> Result<(), Error<I2C::Error>> {
+        match ack {
+            Some(seq) => self.write(&[reg::ACK, seq as u8, (seq >> 8) as u8]),
+            None => Ok(()),
+        }
+    }
+
+    /// The board's time of the frame after the bad one at `bad` in
+    /// `frames`, if that frame is good and is the one after `expected`:
+    /// then the bad frame is `expected` itself, and not a repeat whose ACK
+    /// was lost.
+    fn frame_after_is_next(&self, frames: &[u8], bad: usize) -> Option<u32> {
+        let next = frames.chunks_exact(size::FRAME).nth(bad + 1)?;
+        (crc8(&next[..9]) == next[9]
+            && u16::from_le_bytes([next[0], next[1]]) == self.expected.wrapping_add(1))
+        .then(|| u32::from_le_bytes([next[5], next[6], next[7], next[8]]))
+    }
+
+    /// Rule 3 gives up on a frame corrupt in the board's own memory, but a
+    /// snapshot would flush the good frames queued after it, and a
+    /// snapshot says which squares are occupied, not what happened: a
+    /// capture among them would vanish (the captured piece lifted and the
+    /// capturing one set on its square leave that square occupied). So
+    /// when good frames follow it, the frame is ACKed and skipped, the
+    /// frames after it are read as usual, and its event, a single change
+    /// of one square, is inferred: the first later event on that square
+    /// contradicts the believed board (a piece set on an occupied square
+    /// was lifted first), or, if none does, a snapshot taken at once shows
+    /// that change (and what came after). Returns the skipped SEQ, to ACK.
+    fn skip_unreadable_frame(&mut self, next_ms: u32) -> u16 {
+        let seq = self.expected;
+        self.counters.skipped_frames += 1;
+        self.expected = seq.wrapping_add(1);
+        self.bad_reads = 0;
+        self.skipped = Some(Skipped {
+            at: self.pending.len(),
+            board_ms: next_ms,
+        });
+        seq
+    }
+
+    /// The skipped frame's event, if `input` (from a later frame) could not
+    /// happen on the believed board without it: the opposite change of the
+    /// same square, just before it.
+    fn revealed_by(&self, input: Input) -> Option<Input> {
+        let occupied = |sq: Square| self.occupancy.unwrap_or(0) & (1 << sq as u64) != 0;
+        let touched = |sq: Square| self.contact & (1 << sq as u64) != 0;
+        match input {
+            Input::Lift(sq) if !occupied(sq) => Some(Input::Place(sq, None)),
+            Input::Place(sq, _) if occupied(sq) => Some(Input::Lift(sq)),
+            Input::Touch(sq) if touched(sq) => Some(Input::Untouch(sq)),
+            Input::Untouch(sq) if !touched(sq) => Some(Input::Touch(sq)),
+            _ => None,
         }
     }
 
@@ -536,8 +638,32 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
                     None
                 });
                 let bit = 1u64 << square;
-                let occupancy = self.occupancy.get_or_insert(0);
                 let board_ms = Some(u32::from_le_bytes([frame[5], frame[6], frame[7], frame[8]]));
+                if let Some(skipped) = self.skipped {
+                    let seen = match event {
+                        code::LIFT => Input::Lift(sq),
+                        code::PLACE => Input::Place(sq, piece),
+                        code::TOUCH => Input::Touch(sq),
+                        _ => Input::Untouch(sq),
+                    };
+                    if let Some(revealed) = self.revealed_by(seen) {
+                        // A piece lifted from a square believed empty was
+                        // set there by the skipped frame: the piece lifted.
+                        let revealed = match revealed {
+                            Input::Place(sq, None) => Input::Place(sq, piece),
+                            other => other,
+                        };
+                        self.skipped = None;
+                        self.pending.insert(
+                            skipped.at.min(self.pending.len()),
+                            BoardEvent {
+                                input: revealed,
+                                board_ms: Some(skipped.board_ms),
+                            },
+                        );
+                    }
+                }
+                let occupancy = self.occupancy.get_or_insert(0);
                 let input = match event {
                     code::LIFT => {
                         *occupancy &= !bit;
@@ -815,10 +941,11 @@ mod tests {
         });
     }
 
-    /// § 13 C: three bad reads of the same frame, then a snapshot whose
-    /// difference becomes the inputs.
+    /// § 13 C: three bad reads of the same frame, with a good frame after
+    /// it: the bad one is skipped, the good one read, and a snapshot gives
+    /// the skipped frame's change, in its place.
     #[test]
-    fn a_frame_that_stays_corrupt_leads_to_a_resync() {
+    fn a_frame_that_stays_corrupt_is_skipped_and_a_snapshot_gives_its_change() {
         let mut script = handshake();
         script.extend(e2e4());
         let mut bad = vec![0x03, 0x00, 0x01, 0x3A, 0x6E, 0xD1, 0xFB, 0x01, 0x00, 0xF8];
@@ -826,6 +953,8 @@ mod tests {
         script.push(status(0x87, 2));
         script.extend((0..3).map(|_| T::write_read(A, vec![0xC0], bad.clone())));
         script.extend([
+            // SEQ 3 skipped, SEQ 4 read: both ACKed before the snapshot.
+            T::write(A, vec![0x2C, 0x04, 0x00]),
             T::write(A, vec![0x2E, 0x02]),
             status(0x86, 0),
             T::write_read(
@@ -844,12 +973,124 @@ mod tests {
             board.poll(&mut out).unwrap();
             out.clear();
             board.poll(&mut out).unwrap();
+            // f6 from its own frame, with the knight it names.
+            let knight = Some(Piece {
+                color: Color::Black,
+                role: Role::Knight,
+            });
             assert_eq!(
                 out,
-                [Input::Lift(Square::G8), Input::Place(Square::F6, None)]
+                [Input::Lift(Square::G8), Input::Place(Square::F6, knight)]
             );
             let c = board.counters();
-            assert_eq!((c.crc_errors, c.resyncs), (3, 1));
+            assert_eq!((c.crc_errors, c.skipped_frames, c.resyncs), (3, 1, 1));
+        });
+    }
+
+    fn frame(seq: u16, code: u8, square: Square, piece: u8, board_ms: u32) -> Vec<u8> {
+        let mut bytes = seq.to_le_bytes().to_vec();
+        bytes.extend([code, square as u8, piece]);
+        bytes.extend(board_ms.to_le_bytes());
+        with_crc(bytes)
+    }
+
+    /// A capture behind a frame corrupt in the board's memory: the frames
+    /// after it say what it was (a piece set on d5, believed occupied, was
+    /// lifted from it first), so no snapshot is needed and the capture is
+    /// not lost in one.
+    #[test]
+    fn a_frame_that_stays_corrupt_is_read_from_the_frames_after_it() {
+        let mut script = handshake();
+        script.extend(e2e4());
+        let mut d7d5 = frame(3, code::LIFT, Square::D7, b'p', 130_000);
+        d7d5.extend(frame(4, code::PLACE, Square::D5, b'p', 130_400));
+        script.extend([
+            status(0x87, 2),
+            T::write_read(A, vec![0xC0], d7d5),
+            T::write(A, vec![0x2C, 4, 0]),
+        ]);
+        // exd5: d5's pawn lifted (the frame the board holds corrupt), e4's
+        // lifted, set on d5.
+        let mut bad = frame(5, code::LIFT, Square::D5, b'p', 135_000);
+        bad[9] ^= 0xFF;
+        bad.extend(frame(6, code::LIFT, Square::E4, b'P', 135_300));
+        bad.extend(frame(7, code::PLACE, Square::D5, b'P', 135_600));
+        script.push(status(0x87, 3));
+        script.extend((0..3).map(|_| T::write_read(A, vec![0xC0], bad.clone())));
+        script.push(T::write(A, vec![0x2C, 7, 0]));
+        run(&script, |board| {
+            paired(board);
+            let mut out = Vec::new();
+            board.poll(&mut out).unwrap();
+            board.poll(&mut out).unwrap();
+            let mut out = Vec::new();
+            board.poll_stamped(&mut out).unwrap();
+            let pawn = |color| {
+                Some(Piece {
+                    color,
+                    role: Role::Pawn,
+                })
+            };
+            assert_eq!(
+                out,
+                [
+                    BoardEvent {
+                        input: Input::Lift(Square::D5),
+                        board_ms: Some(135_300)
+                    },
+                    BoardEvent {
+                        input: Input::Lift(Square::E4),
+                        board_ms: Some(135_300)
+                    },
+                    BoardEvent {
+                        input: Input::Place(Square::D5, pawn(Color::White)),
+                        board_ms: Some(135_600)
+                    },
+                ]
+            );
+            let c = board.counters();
+            assert_eq!((c.crc_errors, c.skipped_frames, c.resyncs), (3, 1, 0));
+        });
+    }
+
+    /// A frame that stays corrupt with nothing after it is resynchronised
+    /// as § 11 rule 3 says: nothing says which SEQ it has.
+    #[test]
+    fn a_last_frame_that_stays_corrupt_leads_to_a_resync() {
+        let mut script = handshake();
+        script.extend(e2e4());
+        let mut bad = frame(3, code::LIFT, Square::G8, b'n', 131_000);
+        bad[9] ^= 0xFF;
+        script.push(status(0x87, 1));
+        script.extend((0..3).map(|_| T::write_read(A, vec![0xC0], bad.clone())));
+        script.extend([
+            T::write(A, vec![0x2E, 0x02]),
+            status(0x86, 0),
+            T::write_read(
+                A,
+                vec![0x50],
+                with_crc(
+                    [
+                        &[3, 0][..],
+                        &0xBFFF_0000_1000_EFFFu64.to_le_bytes(),
+                        &[0; 8],
+                        &131_050u32.to_le_bytes(),
+                        &[tag::SNAPSHOT],
+                    ]
+                    .concat(),
+                ),
+            ),
+            status(0x86, 0),
+        ]);
+        run(&script, |board| {
+            paired(board);
+            let mut out = Vec::new();
+            board.poll(&mut out).unwrap();
+            out.clear();
+            board.poll(&mut out).unwrap();
+            assert_eq!(out, [Input::Lift(Square::G8)]);
+            let c = board.counters();
+            assert_eq!((c.crc_errors, c.skipped_frames, c.resyncs), (3, 0, 1));
         });
     }
 
