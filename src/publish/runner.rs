@@ -150,6 +150,8 @@ struct Publisher {
     state_published: Option<Mark>,
     /// The broker refused a message (its ACL): wait long before trying again.
     refused: bool,
+    /// Said that the store is not there yet.
+    waiting: bool,
 }
 
 /// Runs the publisher until `shutdown` completes: follows the store at
@@ -174,6 +176,7 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
         last_save: Instant::now(),
         state_published: None,
         refused: false,
+        waiting: false,
     };
     match acked {
         Some(mark) => tracing::info!(
@@ -210,9 +213,14 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
                 Err(err) => {
                     publisher.disconnected();
                     failures += 1;
-                    let wait = if publisher.refused { MAX_BACKOFF } else { backoff };
-                    publisher.refused = false;
-                    report(&publisher.options, &err, failures, wait);
+                    let refused = std::mem::take(&mut publisher.refused);
+                    let wait = if refused { MAX_BACKOFF } else { backoff };
+                    if refused {
+                        // Already said why, as an error.
+                        tracing::info!(retry_in_ms = wait.as_millis() as u64, "disconnected after the refusal");
+                    } else {
+                        report(&publisher.options, &err, failures, wait);
+                    }
                     backoff = (backoff * 2).min(MAX_BACKOFF);
                     tokio::select! {
                         () = &mut shutdown => break,
@@ -287,8 +295,16 @@ impl Publisher {
         let path = &path;
         let store = match Store::open_read_only(path) {
             Ok(store) => store,
-            // Not there yet, or not readable yet: the daemon creates it.
-            Err(StoreError::Open { .. }) => return Ok(()),
+            // Not there yet, not readable yet, or being created (empty, its
+            // schema not committed yet): the daemon makes it at its first
+            // start.
+            Err(err @ (StoreError::Open { .. } | StoreError::NotAGameStore { .. })) => {
+                if !self.waiting {
+                    tracing::info!(store = %path.display(), "waiting for the game store: {err}");
+                    self.waiting = true;
+                }
+                return Ok(());
+            }
             Err(source) => {
                 return Err(PublishError::Store {
                     path: path.clone(),

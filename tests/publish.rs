@@ -1,0 +1,518 @@
+//! `tocada-publish` end to end (issue 14 § 1 and § 3): real daemons
+//! (`tocada run` on the device models) write their game stores, the real
+//! publisher follows each store and publishes to a real Mosquitto on a
+//! loopback port with a password per clock and the hall's ACL, and a
+//! subscriber with the hall's user checks that every stored event of every
+//! game arrived, in order, with the effects the daemon itself produced.
+//! Duplicates are allowed (QoS 1, resends): they are dropped by
+//! `(game, seq)`, as the hall does.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rumqttc::v5::mqttbytes::QoS;
+use rumqttc::v5::mqttbytes::v5::Packet;
+use rumqttc::v5::{Client, Event, MqttOptions};
+use tocada::broadcast::{BoardAddress, BoardState, EventMessage, Topic};
+use tocada::publish::{Mark, PROGRESS_FILE, Progress};
+use tocada::store::{DB_FILE, Store};
+
+mod support {
+    pub mod cli;
+    pub mod daemon;
+    pub mod mosquitto;
+}
+use support::daemon::run_daemon;
+use support::mosquitto::{Mosquitto, clock_acl};
+
+const HALL: &str = "open";
+const HALL_USER: (&str, &str) = ("hall", "hall-pw");
+
+/// White's and Black's first moves of a Ruy Lopez, a line every 250 ms,
+/// then Black resigns.
+const RUY_LOPEZ: &[&str] = &[
+    r#"{"t":0,"ev":"press","side":"black"}"#,
+    r#"{"t":250,"ev":"lift","sq":"e2"}"#,
+    r#"{"t":500,"ev":"place","sq":"e4"}"#,
+    r#"{"t":750,"ev":"press","side":"white"}"#,
+    r#"{"t":1000,"ev":"lift","sq":"e7"}"#,
+    r#"{"t":1250,"ev":"place","sq":"e5"}"#,
+    r#"{"t":1500,"ev":"press","side":"black"}"#,
+    r#"{"t":1750,"ev":"lift","sq":"g1"}"#,
+    r#"{"t":2000,"ev":"place","sq":"f3"}"#,
+    r#"{"t":2250,"ev":"press","side":"white"}"#,
+    r#"{"t":2500,"ev":"lift","sq":"b8"}"#,
+    r#"{"t":2750,"ev":"place","sq":"c6"}"#,
+    r#"{"t":3000,"ev":"press","side":"black"}"#,
+    r#"{"t":3250,"ev":"lift","sq":"f1"}"#,
+    r#"{"t":3500,"ev":"place","sq":"b5"}"#,
+    r#"{"t":3750,"ev":"press","side":"white"}"#,
+    r#"{"t":4000,"ev":"lift","sq":"a7"}"#,
+    r#"{"t":4250,"ev":"place","sq":"a6"}"#,
+    r#"{"t":4500,"ev":"press","side":"black"}"#,
+    r#"{"t":5000,"ev":"resign","side":"black"}"#,
+];
+
+/// A Queen's Gambit declined, faster, then White resigns.
+const QUEENS_GAMBIT: &[&str] = &[
+    r#"{"t":0,"ev":"press","side":"black"}"#,
+    r#"{"t":200,"ev":"lift","sq":"d2"}"#,
+    r#"{"t":400,"ev":"place","sq":"d4"}"#,
+    r#"{"t":600,"ev":"press","side":"white"}"#,
+    r#"{"t":800,"ev":"lift","sq":"d7"}"#,
+    r#"{"t":1000,"ev":"place","sq":"d5"}"#,
+    r#"{"t":1200,"ev":"press","side":"black"}"#,
+    r#"{"t":1400,"ev":"lift","sq":"c2"}"#,
+    r#"{"t":1600,"ev":"place","sq":"c4"}"#,
+    r#"{"t":1800,"ev":"press","side":"white"}"#,
+    r#"{"t":2000,"ev":"lift","sq":"e7"}"#,
+    r#"{"t":2200,"ev":"place","sq":"e6"}"#,
+    r#"{"t":2400,"ev":"press","side":"black"}"#,
+    r#"{"t":2800,"ev":"resign","side":"white"}"#,
+];
+
+fn script(lines: &[&str]) -> String {
+    lines.iter().map(|line| format!("{line}\n")).collect()
+}
+
+/// One clock of the hall: its configuration, the daemon's state directory
+/// (the store), the publisher's own, and what its daemon printed.
+struct Clock {
+    board: u32,
+    dir: tempfile::TempDir,
+    /// The effect lines each daemon run printed, a run per game.
+    games: Vec<Vec<String>>,
+}
+
+impl Clock {
+    /// A clock with the simulated board, publishing as `board` with `user`'s
+    /// credentials to `broker`.
+    fn new(broker: &Mosquitto, board: u32, user: (&str, &str)) -> Clock {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("state")).unwrap();
+        fs::create_dir(dir.path().join("publisher")).unwrap();
+        let credentials = dir.path().join("credentials");
+        fs::write(&credentials, format!("{}:{}\n", user.0, user.1)).unwrap();
+        let config = format!(
+            "[board]\nkind = \"sim\"\nstdin = \"script\"\n\n\
+             [publish]\nbroker = \"{}\"\nhall = \"{HALL}\"\nboard = {board}\n\
+             credentials = \"{}\"\n",
+            broker.url(),
+            credentials.display()
+        );
+        fs::write(dir.path().join("tocada.toml"), config).unwrap();
+        Clock {
+            board,
+            dir,
+            games: Vec::new(),
+        }
+    }
+
+    fn config(&self) -> PathBuf {
+        self.dir.path().join("tocada.toml")
+    }
+
+    fn state(&self) -> PathBuf {
+        self.dir.path().join("state")
+    }
+
+    fn store(&self) -> PathBuf {
+        self.state().join(DB_FILE)
+    }
+
+    fn progress(&self) -> PathBuf {
+        self.dir.path().join("publisher").join(PROGRESS_FILE)
+    }
+
+    /// Starts its publisher, its log in the clock's directory.
+    fn publisher(&self) -> Publisher {
+        let log = self.dir.path().join("publisher.log");
+        let mut command = publish_command();
+        command
+            .arg("--config")
+            .arg(self.config())
+            .arg("--store")
+            .arg(self.store())
+            .arg("--state")
+            .arg(self.dir.path().join("publisher"))
+            .env("RUST_LOG", "info");
+        let child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(fs::File::create(&log).unwrap())
+            .spawn()
+            .expect("tocada-publish starts");
+        Publisher { child, log }
+    }
+
+    /// Plays `lines` on its daemon to the result, then stops it; `during`
+    /// is called once, `at` into the game.
+    fn play(&mut self, lines: &[&str], at: Duration, during: impl FnOnce()) {
+        let (mut daemon, rx) = run_daemon(&self.config(), &self.state(), &script(lines));
+        let start = Instant::now();
+        let deadline = start + Duration::from_secs(60);
+        let mut during = Some(during);
+        let mut effects = Vec::new();
+        while !effects
+            .iter()
+            .any(|line: &String| line.contains(r#""effect":"result""#))
+        {
+            if start.elapsed() >= at
+                && let Some(during) = during.take()
+            {
+                during();
+            }
+            assert!(Instant::now() < deadline, "no result: {effects:?}");
+            if let Ok(line) = rx.recv_timeout(Duration::from_millis(50)) {
+                effects.push(line);
+            }
+        }
+        if let Some(during) = during.take() {
+            during();
+        }
+        stop(&mut daemon);
+        self.games.push(effects);
+    }
+}
+
+/// The publisher's binary, through `TOCADA_TEST_RUNNER` when one is set
+/// (qemu, for the aarch64 run of CI).
+fn publish_command() -> Command {
+    let binary = env!("CARGO_BIN_EXE_tocada-publish");
+    let runner = std::env::var("TOCADA_TEST_RUNNER").unwrap_or_default();
+    let mut words = runner.split_whitespace();
+    match words.next() {
+        Some(program) => {
+            let mut command = Command::new(program);
+            command.args(words).arg(binary);
+            command
+        }
+        None => Command::new(binary),
+    }
+}
+
+/// SIGTERM, as systemd stops a unit, and the exit status.
+fn stop(child: &mut Child) -> std::process::ExitStatus {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    child.wait().unwrap()
+}
+
+struct Publisher {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Publisher {
+    fn log(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Stops it with SIGTERM; it must exit 0 and never have panicked.
+    fn stop(mut self) -> String {
+        let status = stop(&mut self.child);
+        let log = self.log();
+        assert!(status.success(), "{status}: {log}");
+        assert!(!log.contains("panicked"), "{log}");
+        log
+    }
+}
+
+impl Drop for Publisher {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A message the hall's subscriber received.
+#[derive(Debug, Clone)]
+struct Received {
+    topic: String,
+    payload: Vec<u8>,
+    retain: bool,
+}
+
+/// The hall's side: a persistent MQTT session under the hall's user,
+/// subscribed to the whole hall, collecting every message.
+struct Hall {
+    received: Arc<Mutex<Vec<Received>>>,
+    client: Client,
+}
+
+impl Hall {
+    fn subscribe(broker: &Mosquitto, client_id: &str) -> Hall {
+        let mut options = MqttOptions::new(client_id, "127.0.0.1", broker.port());
+        options
+            .set_credentials(HALL_USER.0, HALL_USER.1)
+            .set_clean_start(false)
+            // Kept by the broker through its restart, with what it queued.
+            .set_session_expiry_interval(Some(3600))
+            .set_keep_alive(Duration::from_secs(5));
+        let (client, mut connection) = Client::new(options, 64);
+        let received = Arc::new(Mutex::new(Vec::new()));
+        let subscribed = Arc::new(AtomicBool::new(false));
+        let sink = Arc::clone(&received);
+        let ready = Arc::clone(&subscribed);
+        let resubscribe = client.clone();
+        std::thread::spawn(move || {
+            for event in connection.iter() {
+                match event {
+                    Ok(Event::Incoming(Packet::ConnAck(ack))) if !ack.session_present => {
+                        let _ = resubscribe
+                            .try_subscribe(format!("tocada/{HALL}/+/+"), QoS::AtLeastOnce);
+                    }
+                    Ok(Event::Incoming(Packet::SubAck(_))) => ready.store(true, Ordering::SeqCst),
+                    Ok(Event::Incoming(Packet::Publish(publish))) => {
+                        sink.lock().unwrap().push(Received {
+                            topic: String::from_utf8_lossy(&publish.topic).into_owned(),
+                            payload: publish.payload.to_vec(),
+                            retain: publish.retain,
+                        });
+                    }
+                    Ok(_) => {}
+                    // The broker is down: try again soon, not in a spin.
+                    Err(rumqttc::v5::ConnectionError::RequestsDone) => return,
+                    Err(_) => std::thread::sleep(Duration::from_millis(100)),
+                }
+            }
+        });
+        // Subscribed before any clock publishes.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !subscribed.load(Ordering::SeqCst) {
+            assert!(Instant::now() < deadline, "no SUBACK from the broker");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Hall { received, client }
+    }
+
+    fn received(&self) -> Vec<Received> {
+        self.received.lock().unwrap().clone()
+    }
+
+    /// The events of `board`, in arrival order, duplicates dropped by
+    /// `(game, seq)`.
+    fn events(&self, board: u32) -> Vec<EventMessage> {
+        let mut seen = HashSet::new();
+        self.received()
+            .iter()
+            .filter(|m| topic_of(&m.topic) == Some((board, Topic::Events)))
+            .map(|m| serde_json::from_slice::<EventMessage>(&m.payload).unwrap())
+            .filter(|event| seen.insert((event.game, event.seq)))
+            .collect()
+    }
+
+    /// How many event messages of `board` arrived, duplicates included.
+    fn deliveries(&self, board: u32) -> usize {
+        self.received()
+            .iter()
+            .filter(|m| topic_of(&m.topic) == Some((board, Topic::Events)))
+            .count()
+    }
+
+    fn last_state(&self, board: u32) -> Option<BoardState> {
+        self.received()
+            .iter()
+            .rev()
+            .find(|m| topic_of(&m.topic) == Some((board, Topic::State)))
+            .map(|m| serde_json::from_slice(&m.payload).unwrap())
+    }
+
+    fn statuses(&self, board: u32) -> Vec<String> {
+        self.received()
+            .iter()
+            .filter(|m| topic_of(&m.topic) == Some((board, Topic::Status)))
+            .map(|m| String::from_utf8_lossy(&m.payload).into_owned())
+            .collect()
+    }
+
+    /// Waits until every event in `clock`'s store has arrived (or 60 s).
+    fn wait_for_store(&self, clock: &Clock) {
+        let stored = stored_events(&clock.store()).len();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while self.events(clock.board).len() < stored && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Hall {
+    fn drop(&mut self) {
+        let _ = self.client.try_disconnect();
+    }
+}
+
+fn topic_of(topic: &str) -> Option<(u32, Topic)> {
+    let (address, kind) = BoardAddress::parse_topic(topic)?;
+    (address.hall() == HALL).then_some((address.board(), kind))
+}
+
+/// Every event the daemon stored, in store order: `(game, seq, line)`.
+fn stored_events(store: &Path) -> Vec<(i64, i64, String)> {
+    let store = Store::open_read_only(store).unwrap();
+    store
+        .events_from(i64::MIN, 0, usize::MAX)
+        .unwrap()
+        .into_iter()
+        .map(|event| (event.game, event.seq, event.line))
+        .collect()
+}
+
+/// The checks of the hall's view of one clock: every stored event once,
+/// in order, verbatim; each game's effects as its daemon printed them; the
+/// retained state at the end of the last game.
+fn check_clock(hall: &Hall, clock: &Clock) {
+    let events = hall.events(clock.board);
+    let keys: Vec<(i64, i64)> = events.iter().map(|e| (e.game, e.seq)).collect();
+    assert!(
+        keys.windows(2).all(|pair| pair[0] < pair[1]),
+        "board {}: out of order: {keys:?}",
+        clock.board
+    );
+    let stored = stored_events(&clock.store());
+    assert!(!stored.is_empty());
+    let stored_keys: Vec<(i64, i64)> = stored.iter().map(|(g, s, _)| (*g, *s)).collect();
+    assert_eq!(
+        keys,
+        stored_keys,
+        "board {}: every stored event; the publisher's log:\n{}",
+        clock.board,
+        fs::read_to_string(clock.dir.path().join("publisher.log")).unwrap_or_default()
+    );
+    for (event, (_, _, line)) in events.iter().zip(&stored) {
+        let line: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(event.line, line);
+        assert_eq!(Some(event.t), line["t"].as_u64());
+    }
+
+    // Each game's effects, in order, are those its daemon printed.
+    let mut by_game: BTreeMap<i64, Vec<serde_json::Value>> = BTreeMap::new();
+    for event in &events {
+        by_game
+            .entry(event.game)
+            .or_default()
+            .extend(event.effects.iter().cloned());
+    }
+    assert_eq!(by_game.len(), clock.games.len(), "board {}", clock.board);
+    for ((game, effects), printed) in by_game.iter().zip(&clock.games) {
+        let printed: Vec<serde_json::Value> = printed
+            .iter()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(effects, &printed, "board {} game {game}", clock.board);
+    }
+
+    let state = hall.last_state(clock.board).expect("a retained state");
+    let last = events.last().unwrap();
+    assert_eq!((state.game, state.seq), (last.game, last.seq));
+    let printed_moves: Vec<String> = clock
+        .games
+        .last()
+        .unwrap()
+        .iter()
+        .filter_map(|line| {
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            (value["effect"] == "move").then(|| value["san"].as_str().unwrap().to_owned())
+        })
+        .collect();
+    assert_eq!(state.moves, printed_moves);
+    assert!(state.result.is_some(), "{state:?}");
+    assert_eq!(state.running, None);
+}
+
+fn broker_for(clocks: &[(u32, &str, &str)]) -> Mosquitto {
+    let mut users: Vec<(&str, &str)> = clocks.iter().map(|(_, u, p)| (*u, *p)).collect();
+    users.push(HALL_USER);
+    let acl_clocks: Vec<(&str, u32)> = clocks.iter().map(|(b, u, _)| (*u, *b)).collect();
+    Mosquitto::start(&users, &clock_acl(HALL, &acl_clocks, HALL_USER.0))
+}
+
+#[test]
+fn every_event_of_every_game_of_every_clock_reaches_the_hall_through_a_broker_restart() {
+    let clocks = [(1, "clock-1", "pw-1"), (2, "clock-2", "pw-2")];
+    let mut broker = broker_for(&clocks);
+    let hall = Hall::subscribe(&broker, "hall-every-event");
+    let mut one = Clock::new(&broker, 1, ("clock-1", "pw-1"));
+    let mut two = Clock::new(&broker, 2, ("clock-2", "pw-2"));
+    // Started before the daemons: the stores do not exist yet.
+    let publishers = [one.publisher(), two.publisher()];
+
+    // Board 2 plays its first game in a thread while board 1 plays its
+    // own; the broker is stopped 1.5 s into board 1's game, for 2 s.
+    let two_thread = std::thread::spawn(move || {
+        two.play(QUEENS_GAMBIT, Duration::ZERO, || {});
+        two
+    });
+    let mut stopped_at = None;
+    one.play(RUY_LOPEZ, Duration::from_millis(1500), || {
+        broker.stop();
+        stopped_at = Some(Instant::now());
+    });
+    // The game went on while the broker was down (the daemon never knew).
+    let down_for = Duration::from_secs(2).saturating_sub(stopped_at.unwrap().elapsed());
+    std::thread::sleep(down_for);
+    broker.restart();
+    let mut two = two_thread.join().unwrap();
+
+    // A second game on each clock: the daemon restarted on the same store.
+    one.play(QUEENS_GAMBIT, Duration::ZERO, || {});
+    two.play(RUY_LOPEZ, Duration::ZERO, || {});
+
+    for clock in [&one, &two] {
+        hall.wait_for_store(clock);
+        check_clock(&hall, clock);
+        eprintln!(
+            "board {}: {} events stored, {} delivered",
+            clock.board,
+            stored_events(&clock.store()).len(),
+            hall.deliveries(clock.board)
+        );
+    }
+    // A hall that subscribes late still sees every board at once: the
+    // state and the status are retained.
+    let late = Hall::subscribe(&broker, "hall-late");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while late.received().len() < 4 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for clock in [&one, &two] {
+        let state = late.last_state(clock.board).expect("retained state");
+        assert_eq!(Some(&state), hall.last_state(clock.board).as_ref());
+        assert!(late.received().iter().all(|m| m.retain));
+        assert!(
+            late.events(clock.board).is_empty(),
+            "events are not retained"
+        );
+    }
+    for publisher in publishers {
+        let log = publisher.stop();
+        assert!(log.contains("connected to the broker"), "{log}");
+    }
+    // Board 1's publisher lost the broker and came back.
+    let log1 = fs::read_to_string(one.dir.path().join("publisher.log")).unwrap();
+    assert!(log1.contains("broker unreachable"), "{log1}");
+    assert!(log1.contains("connected to the broker again"), "{log1}");
+    // Each says online when it connects, and offline when it stops.
+    for clock in [&one, &two] {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while hall.statuses(clock.board).last().map(String::as_str) != Some("offline")
+            && Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let statuses = hall.statuses(clock.board);
+        assert!(statuses.iter().any(|s| s == "online"), "{statuses:?}");
+        assert_eq!(statuses.last().map(String::as_str), Some("offline"));
+        // The acknowledged mark on disk is the last event stored.
+        let progress: Progress =
+            serde_json::from_slice(&fs::read(clock.progress()).unwrap()).unwrap();
+        let (game, seq, _) = stored_events(&clock.store()).pop().unwrap();
+        assert_eq!(progress.acked, Mark { game, seq });
+    }
+}
