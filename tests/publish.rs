@@ -131,53 +131,71 @@ impl Clock {
 
     /// Starts its publisher, its log in the clock's directory.
     fn publisher(&self) -> Publisher {
-        let log = self.dir.path().join("publisher.log");
-        let mut command = publish_command();
-        command
-            .arg("--config")
-            .arg(self.config())
-            .arg("--store")
-            .arg(self.store())
-            .arg("--state")
-            .arg(self.dir.path().join("publisher"))
-            .env("RUST_LOG", "info");
-        let child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(fs::File::create(&log).unwrap())
-            .spawn()
-            .expect("tocada-publish starts");
-        Publisher { child, log }
+        start_publisher(self.dir.path())
     }
 
     /// Plays `lines` on its daemon to the result, then stops it; `during`
     /// is called once, `at` into the game.
     fn play(&mut self, lines: &[&str], at: Duration, during: impl FnOnce()) {
+        self.play_with(lines, vec![(at, Box::new(during))]);
+    }
+
+    /// Plays `lines` on its daemon to the result, then stops it; each of
+    /// `during` is called once, at its instant into the game (or at the
+    /// end, if the game ends first), in order.
+    fn play_with(&mut self, lines: &[&str], during: Vec<(Duration, Box<dyn FnOnce() + '_>)>) {
         let (mut daemon, rx) = run_daemon(&self.config(), &self.state(), &script(lines));
         let start = Instant::now();
         let deadline = start + Duration::from_secs(60);
-        let mut during = Some(during);
+        let mut during = std::collections::VecDeque::from(during);
         let mut effects = Vec::new();
         while !effects
             .iter()
             .any(|line: &String| line.contains(r#""effect":"result""#))
         {
-            if start.elapsed() >= at
-                && let Some(during) = during.take()
-            {
-                during();
+            while during.front().is_some_and(|(at, _)| start.elapsed() >= *at) {
+                let (_, act) = during.pop_front().unwrap();
+                act();
             }
             assert!(Instant::now() < deadline, "no result: {effects:?}");
             if let Ok(line) = rx.recv_timeout(Duration::from_millis(50)) {
                 effects.push(line);
             }
         }
-        if let Some(during) = during.take() {
-            during();
+        for (_, act) in during {
+            act();
         }
         stop(&mut daemon);
         self.games.push(effects);
     }
+}
+
+/// Starts the publisher of the clock in `dir` (its configuration, store
+/// and state directory as [`Clock`] lays them out), its log there.
+fn start_publisher(dir: &Path) -> Publisher {
+    let log = dir.join("publisher.log");
+    let mut command = publish_command();
+    command
+        .arg("--config")
+        .arg(dir.join("tocada.toml"))
+        .arg("--store")
+        .arg(dir.join("state").join(DB_FILE))
+        .arg("--state")
+        .arg(dir.join("publisher"))
+        .env("RUST_LOG", "info");
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(
+            fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&log)
+                .unwrap(),
+        )
+        .spawn()
+        .expect("tocada-publish starts");
+    Publisher { child, log }
 }
 
 /// The publisher's binary, through `TOCADA_TEST_RUNNER` when one is set
@@ -515,4 +533,317 @@ fn every_event_of_every_game_of_every_clock_reaches_the_hall_through_a_broker_re
         let (game, seq, _) = stored_events(&clock.store()).pop().unwrap();
         assert_eq!(progress.acked, Mark { game, seq });
     }
+}
+
+#[test]
+fn a_publisher_started_mid_game_and_restarted_resumes_from_its_state() {
+    let broker = broker_for(&[(3, "clock-3", "pw-3")]);
+    let hall = Hall::subscribe(&broker, "hall-restart");
+    let mut clock = Clock::new(&broker, 3, ("clock-3", "pw-3"));
+    let dir = clock.dir.path().to_path_buf();
+    let progress = clock.progress();
+
+    // The publisher's first start comes 1 s into the game: it publishes
+    // the game in progress from its setup. It is stopped (as systemd
+    // stops it) 3 s in, and started again after the game.
+    let publisher = std::cell::RefCell::new(None);
+    let mark = std::cell::Cell::new(None);
+    clock.play_with(
+        RUY_LOPEZ,
+        vec![
+            (
+                Duration::from_millis(1000),
+                Box::new(|| *publisher.borrow_mut() = Some(start_publisher(&dir))),
+            ),
+            (
+                Duration::from_millis(3000),
+                Box::new(|| {
+                    let log = publisher.borrow_mut().take().unwrap().stop();
+                    assert!(log.contains("first start"), "{log}");
+                    let saved: Progress = serde_json::from_slice(&fs::read(&progress).unwrap())
+                        .unwrap_or_else(|err| panic!("{err}: {log}"));
+                    mark.set(Some(saved.acked));
+                }),
+            ),
+        ],
+    );
+    let mark = mark.get().unwrap();
+    assert_eq!(mark.game, 1);
+    assert!(mark.seq > 3, "{mark:?}: 2 s of a game published");
+    let stored = stored_events(&clock.store());
+    assert!(
+        stored.last().unwrap().1 > mark.seq + 3,
+        "events stored after the stop"
+    );
+
+    let again = clock.publisher();
+    hall.wait_for_store(&clock);
+    let log = again.stop();
+    check_clock(&hall, &clock);
+    assert!(log.contains("resuming after the last event"), "{log}");
+    // Resumed from the mark: nothing up to it was sent twice.
+    let up_to_mark = hall
+        .received()
+        .iter()
+        .filter(|m| topic_of(&m.topic) == Some((3, Topic::Events)))
+        .map(|m| serde_json::from_slice::<EventMessage>(&m.payload).unwrap())
+        .filter(|e| {
+            Mark {
+                game: e.game,
+                seq: e.seq,
+            } <= mark
+        })
+        .count();
+    assert_eq!(up_to_mark as i64, mark.seq + 1);
+}
+
+/// Waits until `log` says `what` (or 10 s), and returns it.
+fn wait_for_log(publisher: &Publisher, what: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let log = publisher.log();
+        if log.contains(what) || Instant::now() > deadline {
+            return log;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn the_acl_keeps_a_clock_to_its_own_board_and_the_broker_its_users() {
+    let broker = broker_for(&[(4, "clock-4", "pw-4"), (5, "clock-5", "pw-5")]);
+    let hall = Hall::subscribe(&broker, "hall-acl");
+
+    // Board 5 in the configuration, board 4's user in the credentials:
+    // every message it sends is under tocada/open/5/, which the ACL keeps
+    // from clock-4.
+    let mut impostor = Clock::new(&broker, 5, ("clock-4", "pw-4"));
+    let wrong_password = Clock::new(&broker, 4, ("clock-4", "not-pw-4"));
+    let publishers = [impostor.publisher(), wrong_password.publisher()];
+    impostor.play(QUEENS_GAMBIT, Duration::ZERO, || {});
+
+    let log = wait_for_log(&publishers[0], "refuses this clock's messages");
+    assert!(log.contains("refuses this clock's messages"), "{log}");
+    assert!(log.contains("NotAuthorized"), "{log}");
+    let log = wait_for_log(&publishers[1], "the broker refused this clock");
+    assert!(log.contains("the broker refused this clock"), "{log}");
+    assert!(log.contains("publish.credentials"), "{log}");
+
+    for publisher in publishers {
+        publisher.stop();
+    }
+    // Nothing of either reached the hall, and nothing counts as published.
+    let received: Vec<String> = hall.received().into_iter().map(|m| m.topic).collect();
+    assert!(received.is_empty(), "{received:?}");
+    assert!(!wrong_password.progress().exists());
+    if let Ok(saved) = fs::read(impostor.progress()) {
+        let saved: Progress = serde_json::from_slice(&saved).unwrap();
+        assert_eq!(saved.acked, Mark::before(1), "only where it would start");
+    }
+    assert!(
+        broker.log().contains("Denied PUBLISH") || broker.log().contains("not authorised"),
+        "{}",
+        broker.log()
+    );
+}
+
+/// Runs `tocada-publish ARGS` to its end (or 20 s): exit code and stderr.
+fn publish_exits(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
+    let mut child = publish_command()
+        .args(args)
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    use std::io::Read as _;
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (status.code(), stderr)
+}
+
+#[test]
+fn bad_input_is_a_clear_error_never_a_panic() {
+    use std::ffi::OsStr;
+    use tocada::exit::{EX_CONFIG, EX_DATAERR, EX_NOINPUT};
+
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("publisher");
+    fs::create_dir(&state).unwrap();
+    let credentials = dir.path().join("credentials");
+    fs::write(&credentials, "clock-9:pw-9\n").unwrap();
+    // A port nobody listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let config = |publish: &str| {
+        let path = dir.path().join("tocada.toml");
+        fs::write(&path, format!("[board]\nkind = \"sim\"\n{publish}")).unwrap();
+        path
+    };
+    let good = format!(
+        "[publish]\nbroker = \"mqtt://127.0.0.1:{closed}\"\nhall = \"{HALL}\"\nboard = 9\n\
+         credentials = \"{}\"\n",
+        credentials.display()
+    );
+    let store = dir.path().join("nowhere.sqlite");
+    let run = |config: &Path| {
+        publish_exits(&[
+            OsStr::new("--config"),
+            config.as_os_str(),
+            OsStr::new("--store"),
+            store.as_os_str(),
+            OsStr::new("--state"),
+            state.as_os_str(),
+        ])
+    };
+
+    // No [publish]: publishing is off, and the unit says so.
+    let (code, stderr) = run(&config(""));
+    assert_eq!(code, Some(EX_CONFIG.into()), "{stderr}");
+    assert!(stderr.contains("no [publish] section"), "{stderr}");
+
+    // A bad value names its key, here and in check-config.
+    let bad = config(&good.replace("board = 9", "board = 0"));
+    let (code, stderr) = run(&bad);
+    assert_eq!(code, Some(EX_CONFIG.into()), "{stderr}");
+    assert!(
+        stderr.contains("publish.board: 0 is not a board number"),
+        "{stderr}"
+    );
+    let check = support::cli::tocada()
+        .arg("check-config")
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(check.status.code(), Some(EX_CONFIG.into()));
+    assert!(String::from_utf8_lossy(&check.stderr).contains("publish.board"));
+    let tls = config(&good.replace("mqtt://", "mqtts://"));
+    let (code, stderr) = run(&tls);
+    assert_eq!(code, Some(EX_CONFIG.into()), "{stderr}");
+    assert!(
+        stderr.contains("publish.broker: mqtts:// is not supported"),
+        "{stderr}"
+    );
+
+    // check-config shows where a good section publishes.
+    let check = support::cli::tocada()
+        .arg("check-config")
+        .arg(config(&good))
+        .output()
+        .unwrap();
+    assert!(check.status.success());
+    let summary = String::from_utf8_lossy(&check.stdout).into_owned();
+    assert!(
+        summary.contains(&format!(
+            "published to mqtt://127.0.0.1:{closed} as board 9 of hall {HALL}"
+        )),
+        "{summary}"
+    );
+
+    // A missing credentials file.
+    let missing = config(&good.replace("credentials\"", "credentials-gone\""));
+    let (code, stderr) = run(&missing);
+    assert_eq!(code, Some(EX_NOINPUT.into()), "{stderr}");
+    assert!(
+        stderr.contains("credentials-gone") && stderr.contains("(publish.credentials)"),
+        "{stderr}"
+    );
+    // One that is not user:password.
+    fs::write(&credentials, "just-a-password\n").unwrap();
+    let (code, stderr) = run(&config(&good));
+    assert_eq!(code, Some(EX_CONFIG.into()), "{stderr}");
+    assert!(
+        stderr.contains("expected one line user:password"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("just-a-password"), "{stderr}");
+    fs::write(&credentials, "clock-9:pw-9\n").unwrap();
+
+    // A damaged state file.
+    fs::write(state.join(PROGRESS_FILE), "{\"acked\":").unwrap();
+    let (code, stderr) = run(&config(&good));
+    assert_eq!(code, Some(EX_DATAERR.into()), "{stderr}");
+    assert!(
+        stderr.contains(PROGRESS_FILE) && stderr.contains("remove it"),
+        "{stderr}"
+    );
+    fs::remove_file(state.join(PROGRESS_FILE)).unwrap();
+
+    // An unreachable broker: it says so and keeps trying, until stopped.
+    let publisher = start_publisher_with(&config(&good), &store, &state, dir.path());
+    let log = wait_for_log(&publisher, "broker unreachable");
+    assert!(log.contains("broker unreachable"), "{log}");
+    assert!(log.contains(&format!("127.0.0.1:{closed}")), "{log}");
+    std::thread::sleep(Duration::from_millis(700));
+    let log = publisher.stop();
+    assert!(
+        log.contains("failures=2") || log.contains("retry_in_ms"),
+        "{log}"
+    );
+}
+
+/// A publisher with the paths given.
+fn start_publisher_with(config: &Path, store: &Path, state: &Path, logs: &Path) -> Publisher {
+    let log = logs.join("publisher.log");
+    let child = publish_command()
+        .arg("--config")
+        .arg(config)
+        .arg("--store")
+        .arg(store)
+        .arg("--state")
+        .arg(state)
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    Publisher { child, log }
+}
+
+#[test]
+fn tocada_publish_runs_the_publisher_with_its_arguments() {
+    // Under qemu's user-mode emulator (the aarch64 run of CI) `tocada`
+    // cannot exec an aarch64 program by itself: natively only.
+    if std::env::var_os("TOCADA_TEST_RUNNER").is_some() {
+        eprintln!("skipped under TOCADA_TEST_RUNNER");
+        return;
+    }
+    let output = support::cli::tocada()
+        .args(["publish", "--help"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let help = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        help.contains("tocada-publish") && help.contains("--from-start"),
+        "{help}"
+    );
+
+    let output = support::cli::tocada()
+        .args(["publish", "--config", "/nonexistent/tocada.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(tocada::exit::EX_CONFIG.into()));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("tocada-publish: /nonexistent/tocada.toml"),
+        "{stderr}"
+    );
 }
