@@ -9,37 +9,10 @@ use std::process::ExitCode;
 use clap::Parser;
 use tocada::config::{self, Config};
 use tocada::exit::{EX_CANTCREAT, EX_CONFIG, FAILURE};
-use tocada::publish::{self, Credentials, Options};
-
-/// Where the publisher keeps its own state when systemd gives no
-/// `$STATE_DIRECTORY` (`StateDirectory=tocada-publish`).
-const STATE_DIRECTORY: &str = "/var/lib/tocada-publish";
-
-/// Publish this clock's games to the hall's MQTT broker, as `[publish]` in
-/// the clock's configuration says.
-#[derive(Parser)]
-#[command(name = "tocada-publish", version)]
-struct Args {
-    /// The clock's configuration file, with its `[publish]` section.
-    #[arg(long, default_value = config::DEFAULT_PATH)]
-    config: PathBuf,
-    /// The clock's game store; by default `games.sqlite` in the
-    /// configuration's `[state] directory`.
-    #[arg(long, value_name = "FILE")]
-    store: Option<PathBuf>,
-    /// The publisher's own state directory (the last event the broker
-    /// acknowledged); by default `$STATE_DIRECTORY`, else
-    /// /var/lib/tocada-publish.
-    #[arg(long, value_name = "DIR")]
-    state: Option<PathBuf>,
-    /// On a first start (no state yet), publish every game in the store,
-    /// not only from the game in progress on.
-    #[arg(long)]
-    from_start: bool,
-}
+use tocada::publish::{self, Credentials, Options, PublishCli, STATE_DIRECTORY};
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = PublishCli::parse();
     tocada::logging::init(None);
     match options(&args) {
         Ok(options) => run(options),
@@ -52,7 +25,7 @@ fn main() -> ExitCode {
 }
 
 /// Everything checked before the first connection.
-fn options(args: &Args) -> Result<Options, (u8, String)> {
+fn options(args: &PublishCli) -> Result<Options, (u8, String)> {
     // The clock's own state directory is the default store's, whatever
     // this unit's $STATE_DIRECTORY says.
     let config = Config::load_with_state(&args.config, Path::new(config::STATE_DIRECTORY))

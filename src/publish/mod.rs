@@ -18,6 +18,7 @@
 //! - [`credentials`]: the clock's `user:password` for the broker.
 //! - [`runner`]: the thin tokio shell: polls the store, publishes with QoS 1
 //!   through `rumqttc`, reconnects with a backoff, resends from the mark.
+//! - [`cli`]: the program's command line.
 //!
 //! Nothing is lost: an event counts as published only once the broker has
 //! acknowledged it and every event before it, and every connection starts
@@ -27,11 +28,13 @@
 //! [`EventMessage`]: crate::broadcast::EventMessage
 //! [`BoardState`]: crate::broadcast::BoardState
 
+pub mod cli;
 pub mod credentials;
 pub mod follower;
 pub mod progress;
 pub mod runner;
 
+pub use cli::{PublishCli, STATE_DIRECTORY};
 pub use credentials::{Credentials, CredentialsError};
 pub use follower::{Follower, Mark, Pushed};
 pub use progress::{PROGRESS_FILE, Progress, ProgressError};
