@@ -871,3 +871,35 @@ fn the_publishers_man_page_is_its_command_line() {
     );
     assert!(page.contains("from\\-start"), "{page}");
 }
+
+/// The shipped configuration documents `[publish]` commented out (off by
+/// default), and uncommented it is a valid section.
+#[test]
+fn the_shipped_configuration_shows_publish_commented_out() {
+    use tocada::config::Config;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("packaging/tocada.toml");
+    let text = fs::read_to_string(&path).unwrap();
+    assert_eq!(Config::parse(&text, "tocada.toml").unwrap().publish, None);
+    let uncommented = [
+        "[publish]",
+        "broker =",
+        "hall =",
+        "board =",
+        "credentials =",
+    ]
+    .iter()
+    .fold(text.clone(), |text, key| {
+        assert!(text.contains(&format!("# {key}")), "{key}");
+        text.replace(&format!("# {key}"), key)
+    });
+    let publish = Config::parse(&uncommented, "tocada.toml")
+        .unwrap()
+        .publish
+        .unwrap();
+    assert_eq!(publish.broker.to_string(), "mqtt://hall.local:1883");
+    assert_eq!(publish.address.root(), "tocada/open-2026/12");
+    assert_eq!(
+        publish.credentials.as_deref(),
+        Some(Path::new("/etc/tocada/publish.credentials"))
+    );
+}
