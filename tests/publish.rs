@@ -266,9 +266,13 @@ struct Hall {
 
 impl Hall {
     fn subscribe(broker: &Mosquitto, client_id: &str) -> Hall {
+        Hall::subscribe_as(broker, client_id, HALL_USER)
+    }
+
+    fn subscribe_as(broker: &Mosquitto, client_id: &str, user: (&str, &str)) -> Hall {
         let mut options = MqttOptions::new(client_id, "127.0.0.1", broker.port());
         options
-            .set_credentials(HALL_USER.0, HALL_USER.1)
+            .set_credentials(user.0, user.1)
             .set_clean_start(false)
             // Kept by the broker through its restart, with what it queued.
             .set_session_expiry_interval(Some(3600))
@@ -902,4 +906,68 @@ fn the_shipped_configuration_shows_publish_commented_out() {
         publish.credentials.as_deref(),
         Some(Path::new("/etc/tocada/publish.credentials"))
     );
+}
+
+/// `packaging/mosquitto/make-hall` writes the files a hall's broker needs
+/// with the ACL the tests use, and a clock publishes with what it wrote.
+#[test]
+fn make_hall_writes_the_brokers_users_and_acl_and_each_clocks_credentials() {
+    use tocada::publish::Credentials;
+    let dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("packaging/mosquitto/make-hall");
+    let status = Command::new(&script)
+        .args([HALL, "3"])
+        .arg(dir.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let acl = fs::read_to_string(dir.path().join("tocada.acl")).unwrap();
+    assert_eq!(
+        acl,
+        clock_acl(
+            HALL,
+            &[("clock-1", 1), ("clock-2", 2), ("clock-3", 3)],
+            "hall"
+        )
+    );
+    let example = fs::read_to_string(script.with_file_name("acl.example")).unwrap();
+    assert!(example.contains(&clock_acl(
+        "open-2026",
+        &[("clock-1", 1), ("clock-2", 2)],
+        "hall"
+    )));
+    let users: Vec<Credentials> = (1..=3)
+        .map(|board| dir.path().join(format!("clocks/board-{board}.credentials")))
+        .chain([dir.path().join("hall.credentials")])
+        .map(|path| Credentials::load(&path).unwrap())
+        .collect();
+    let passwords: HashSet<&str> = users.iter().map(|c| c.password.as_str()).collect();
+    assert_eq!(passwords.len(), 4, "a password each");
+    let passwd = fs::read_to_string(dir.path().join("tocada.passwd")).unwrap();
+    for user in &users {
+        assert!(passwd.contains(&format!("{}:$7$", user.user)), "{passwd}");
+        assert!(!passwd.contains(&user.password), "hashed");
+    }
+    let refused = Command::new(&script)
+        .args(["a/b", "3"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(64));
+
+    // A broker with those users and that ACL; board 2's Pi with its file.
+    let pairs: Vec<(&str, &str)> = users
+        .iter()
+        .map(|c| (c.user.as_str(), c.password.as_str()))
+        .collect();
+    let broker = Mosquitto::start(&pairs, &acl);
+    let hall = Hall::subscribe_as(&broker, "hall-make-hall", pairs[3]);
+    let clock = Clock::new(&broker, 2, pairs[1]);
+    let publisher = clock.publisher();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while hall.statuses(2).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(hall.statuses(2), ["online"], "{}", publisher.log());
+    publisher.stop();
 }
