@@ -971,3 +971,26 @@ fn make_hall_writes_the_brokers_users_and_acl_and_each_clocks_credentials() {
     assert_eq!(hall.statuses(2), ["online"], "{}", publisher.log());
     publisher.stop();
 }
+
+/// A state file whose mark is past every game of the store (the store was
+/// wiped or replaced, the publisher's state kept): the publisher says so
+/// and starts over instead of waiting for a game id the store may take
+/// days to reach.
+#[test]
+fn a_mark_from_another_store_starts_over_with_a_warning() {
+    let broker = broker_for(&[(6, "clock-6", "pw-6")]);
+    let hall = Hall::subscribe(&broker, "hall-new-store");
+    let mut clock = Clock::new(&broker, 6, ("clock-6", "pw-6"));
+    fs::write(clock.progress(), r#"{"acked":{"game":99,"seq":5}}"#).unwrap();
+    let dir = clock.dir.path().to_path_buf();
+    let publisher = std::cell::RefCell::new(None);
+    // Started once the game is stored, so that the store is there to
+    // compare the mark with.
+    clock.play(QUEENS_GAMBIT, Duration::from_millis(500), || {
+        *publisher.borrow_mut() = Some(start_publisher(&dir));
+    });
+    hall.wait_for_store(&clock);
+    let log = publisher.into_inner().unwrap().stop();
+    assert!(log.contains("a new store"), "{log}");
+    check_clock(&hall, &clock);
+}

@@ -312,6 +312,26 @@ impl Publisher {
                 });
             }
         };
+        // A mark in a game the store never reached: this is not the store
+        // it was taken on (wiped, replaced). Waiting for that game id would
+        // publish nothing for days: start again as on a first start.
+        if let Some(acked) = self.acked {
+            let last = store.last_event().map_err(|source| PublishError::Store {
+                path: path.clone(),
+                source,
+            })?;
+            if last.is_none_or(|(game, _)| game < acked.game) {
+                tracing::warn!(
+                    game = acked.game,
+                    seq = acked.seq,
+                    "the store has no game as far as the last one published: a new store; \
+                     publishing it as on a first start"
+                );
+                self.acked = None;
+                self.saved = None;
+                self.follower = Follower::new(None);
+            }
+        }
         if self.acked.is_none() && !self.options.from_start {
             let start = first_start(&store).map_err(|source| PublishError::Store {
                 path: path.clone(),
