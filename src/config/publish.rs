@@ -216,4 +216,53 @@ mod tests {
                 .contains("not supported")
         );
     }
+
+    #[test]
+    fn every_fault_of_the_section_names_its_key() {
+        use crate::config::Config;
+        let good = "broker = \"mqtt://hall.local\"\nhall = \"open\"\nboard = 3\n";
+        let publish = Config::parse(&format!("[publish]\n{good}"), "t.toml")
+            .unwrap()
+            .publish
+            .unwrap();
+        assert_eq!(publish.address.events_topic(), "tocada/open/3/events");
+        assert_eq!(publish.credentials, None);
+        for (text, key, says) in [
+            ("hall = \"open\"\nboard = 3\n", "publish.broker", "missing"),
+            (
+                "broker = \"mqtt://h\"\nboard = 3\n",
+                "publish.hall",
+                "missing",
+            ),
+            (
+                "broker = \"mqtt://h\"\nhall = \"open\"\n",
+                "publish.board",
+                "missing",
+            ),
+            (
+                "broker = \"mqtt://h\"\nhall = \"open/2\"\nboard = 3\n",
+                "publish.hall",
+                "'/'",
+            ),
+            (
+                "broker = \"mqtt://h\"\nhall = \"open\"\nboard = -1\n",
+                "publish.board",
+                "expected 1 or more",
+            ),
+            (
+                "broker = \"mqtt://h\"\nhall = \"open\"\nboard = 3\ncredentials = \"pw\"\n",
+                "publish.credentials",
+                "not an absolute path",
+            ),
+            (
+                "broker = \"mqtt://h\"\nhall = \"open\"\nboard = 3\nport = 1\n",
+                "publish.port",
+                "unknown key",
+            ),
+        ] {
+            let err = Config::parse(&format!("[publish]\n{text}"), "t.toml").unwrap_err();
+            assert_eq!(err.key(), Some(key), "{err}");
+            assert!(err.to_string().contains(says), "{err}");
+        }
+    }
 }
