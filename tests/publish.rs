@@ -262,6 +262,8 @@ struct Received {
 struct Hall {
     received: Arc<Mutex<Vec<Received>>>,
     client: Client,
+    /// Set when dropped: the subscriber's thread ends.
+    done: Arc<AtomicBool>,
 }
 
 impl Hall {
@@ -282,9 +284,14 @@ impl Hall {
         let subscribed = Arc::new(AtomicBool::new(false));
         let sink = Arc::clone(&received);
         let ready = Arc::clone(&subscribed);
+        let done = Arc::new(AtomicBool::new(false));
+        let finished = Arc::clone(&done);
         let resubscribe = client.clone();
         std::thread::spawn(move || {
             for event in connection.iter() {
+                if finished.load(Ordering::SeqCst) {
+                    return;
+                }
                 match event {
                     Ok(Event::Incoming(Packet::ConnAck(ack))) if !ack.session_present => {
                         let _ = resubscribe
@@ -311,7 +318,11 @@ impl Hall {
             assert!(Instant::now() < deadline, "no SUBACK from the broker");
             std::thread::sleep(Duration::from_millis(20));
         }
-        Hall { received, client }
+        Hall {
+            received,
+            client,
+            done,
+        }
     }
 
     fn received(&self) -> Vec<Received> {
@@ -366,6 +377,7 @@ impl Hall {
 
 impl Drop for Hall {
     fn drop(&mut self) {
+        self.done.store(true, Ordering::SeqCst);
         let _ = self.client.try_disconnect();
     }
 }
