@@ -1,8 +1,14 @@
-//! The command line: `tocada run`, `replay`, `sim`, `check-config` and
-//! `export`, as `main.rs` parses it and the man page
+//! The command line: `tocada run`, `replay`, `sim`, `check-config`,
+//! `export`, `publish` and `hall`, as `main.rs` parses it and the man page
 //! (`packaging/tocada.1`, written by `tests/manpage.rs`) documents it.
+//!
+//! `publish` and `hall` are programs of their own (`tocada-publish`,
+//! `tocada-hall`: the network code stays out of the clock's binary), run
+//! git-style by [`exec_sibling`].
 
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 
@@ -66,6 +72,32 @@ pub enum Command {
         #[arg(default_value = crate::config::DEFAULT_PATH)]
         file: PathBuf,
     },
+    /// Publish this clock's games to the hall's MQTT broker, as `[publish]` in
+    /// the configuration says: runs tocada-publish, installed beside tocada,
+    /// with ARGS (tocada publish --help lists them).
+    #[command(disable_help_flag = true)]
+    Publish {
+        /// tocada-publish's arguments.
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "ARGS"
+        )]
+        args: Vec<OsString>,
+    },
+    /// The arbiter's hall: every clock of a tournament on one page, from the
+    /// broker: runs tocada-hall, installed beside tocada, with ARGS (tocada
+    /// hall --help lists them).
+    #[command(disable_help_flag = true)]
+    Hall {
+        /// tocada-hall's arguments.
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "ARGS"
+        )]
+        args: Vec<OsString>,
+    },
     /// Print the PGN of every finished game in the store, oldest first.
     Export {
         /// Only games started on this day or later (local time), YYYY-MM-DD.
@@ -75,4 +107,92 @@ pub enum Command {
         #[arg(long, value_name = "PATH", default_value = crate::export::DEFAULT_DB)]
         db: PathBuf,
     },
+}
+
+/// Why [`exec_sibling`] could not run its program.
+#[derive(Debug)]
+pub enum SiblingError {
+    /// Neither beside `tocada` nor on `PATH`.
+    Missing {
+        /// The program's name.
+        program: String,
+        /// Where it was looked for beside `tocada`.
+        beside: Option<PathBuf>,
+    },
+    /// Found, but it could not be started.
+    Exec {
+        /// The program's path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl SiblingError {
+    /// The exit code: [`crate::exit::EX_UNAVAILABLE`] for a program that
+    /// is not installed, [`crate::exit::FAILURE`] for one that would not start.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            SiblingError::Missing { .. } => crate::exit::EX_UNAVAILABLE,
+            SiblingError::Exec { .. } => crate::exit::FAILURE,
+        }
+    }
+}
+
+impl fmt::Display for SiblingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SiblingError::Missing { program, beside } => {
+                write!(f, "{program} is not installed: not found ")?;
+                if let Some(beside) = beside {
+                    write!(f, "in {} nor ", beside.display())?;
+                }
+                write!(
+                    f,
+                    "on PATH (the Debian package installs it in /usr/bin; from the \
+                     sources, `cargo build --release --bins` builds it beside tocada)"
+                )
+            }
+            SiblingError::Exec { path, source } => {
+                write!(f, "cannot run {}: {source}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for SiblingError {}
+
+/// Where `program` is: in the directory of the running `tocada` first (an
+/// installed package, a cargo target directory), then on `PATH`.
+pub fn find_sibling(program: &str) -> Result<PathBuf, SiblingError> {
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf));
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    beside
+        .iter()
+        .cloned()
+        .chain(std::env::split_paths(&path))
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+        .ok_or_else(|| SiblingError::Missing {
+            program: program.to_owned(),
+            beside,
+        })
+}
+
+/// Runs `program` with `args` in place of this process, git-style (its
+/// signals, exit code and output are the command's own); returns only if
+/// it could not.
+pub fn exec_sibling(program: &str, args: &[OsString]) -> SiblingError {
+    use std::os::unix::process::CommandExt;
+    let path = match find_sibling(program) {
+        Ok(path) => path,
+        Err(err) => return err,
+    };
+    let source = std::process::Command::new(&path)
+        .arg0(program)
+        .args(args)
+        .exec();
+    SiblingError::Exec { path, source }
 }

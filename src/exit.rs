@@ -17,7 +17,9 @@
 //! - reading or writing that fails midway (a closed pipe, a full disk):
 //!   [`EX_IOERR`];
 //! - a game store another process holds locked: [`EX_TEMPFAIL`], worth
-//!   trying again.
+//!   trying again;
+//! - a program a command hands over to (`tocada publish` runs
+//!   `tocada-publish`) that is not installed: [`EX_UNAVAILABLE`].
 //!
 //! [`CODES`] lists them with when each is returned, for the man page
 //! (`packaging/tocada.1`) and the README.
@@ -37,6 +39,9 @@ pub const EX_DATAERR: u8 = 65;
 /// `EX_NOINPUT`: an input file named on the command line could not be
 /// opened.
 pub const EX_NOINPUT: u8 = 66;
+/// `EX_UNAVAILABLE`: a program the command runs is not installed
+/// (`tocada publish` without `tocada-publish` beside `tocada`).
+pub const EX_UNAVAILABLE: u8 = 69;
 /// `EX_CANTCREAT`: a file the command writes could not be created.
 pub const EX_CANTCREAT: u8 = 73;
 /// `EX_IOERR`: reading or writing failed midway.
@@ -58,7 +63,7 @@ that cannot be created is 73.";
 
 /// Every exit code with its `sysexits.h` name and the commands that return
 /// it, in the words of the man page's EXIT STATUS section.
-pub const CODES: [(u8, &str, &str); 9] = [
+pub const CODES: [(u8, &str, &str); 10] = [
     (0, "success", "every command"),
     (
         FAILURE,
@@ -73,17 +78,22 @@ pub const CODES: [(u8, &str, &str); 9] = [
     (
         EX_DATAERR,
         "EX_DATAERR",
-        "replay, sim --script: a bad or non-UTF-8 line in the script; export, sim --db: a file that is not a tocada game store, or one from a newer tocada",
+        "replay, sim --script: a bad or non-UTF-8 line in the script; export, sim --db, publish: a file that is not a tocada game store, or one from a newer tocada; publish: its state file is damaged",
     ),
     (
         EX_NOINPUT,
         "EX_NOINPUT",
-        "replay, sim --script, export: the file named cannot be opened (missing, unreadable, a directory)",
+        "replay, sim --script, export: the file named cannot be opened (missing, unreadable, a directory); publish: the credentials file cannot be read",
+    ),
+    (
+        EX_UNAVAILABLE,
+        "EX_UNAVAILABLE",
+        "publish, hall: the program tocada-publish or tocada-hall is not installed beside tocada nor on PATH",
     ),
     (
         EX_CANTCREAT,
         "EX_CANTCREAT",
-        "sim --script: a face PNG cannot be written; sim --db: the store cannot be created or written",
+        "sim --script: a face PNG cannot be written; sim --db: the store cannot be created or written; publish: its state directory or state file cannot be written",
     ),
     (
         EX_IOERR,
@@ -98,6 +108,6 @@ pub const CODES: [(u8, &str, &str); 9] = [
     (
         EX_CONFIG,
         "EX_CONFIG",
-        "run, sim --config, check-config: the configuration file is missing, unreadable, not UTF-8 or bad; run: a state directory or game store it cannot use (missing, not a directory, read-only, another program's, a newer tocada's, damaged); systemd does not restart",
+        "run, sim --config, check-config: the configuration file is missing, unreadable, not UTF-8 or bad; run: a state directory or game store it cannot use (missing, not a directory, read-only, another program's, a newer tocada's, damaged); publish: no [publish] section, or a credentials file that is not one line user:password; systemd does not restart",
     ),
 ];

@@ -47,6 +47,10 @@
 //!   devices, and the same drivers on the device models.
 //! - [`broadcast`]: the MQTT topics and messages between a clock's
 //!   publisher and a hall, written once for both ends.
+//! - `publish` (cargo feature `net`, on by default and in the package):
+//!   `tocada publish`, the program beside the daemon that follows the game
+//!   store read-only and publishes every event to the hall's MQTT broker.
+//!   The daemon never uses it: the clock has no network code.
 //! - [`logging`]: the daemon's log, to the systemd journal under systemd and
 //!   to stderr everywhere else.
 //!
@@ -101,6 +105,8 @@ pub mod logging;
 pub mod models;
 pub mod pgn;
 pub mod protocol;
+#[cfg(feature = "net")]
+pub mod publish;
 pub mod referee;
 pub mod rig;
 pub mod session;

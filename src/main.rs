@@ -152,6 +152,16 @@ fn main() -> ExitCode {
                 ExitCode::from(err.exit_code())
             }
         },
+        Command::Publish { args } => {
+            let err = tocada::cli::exec_sibling("tocada-publish", &args);
+            eprintln!("tocada publish: {err}");
+            ExitCode::from(err.exit_code())
+        }
+        Command::Hall { args } => {
+            let err = tocada::cli::exec_sibling("tocada-hall", &args);
+            eprintln!("tocada hall: {err}");
+            ExitCode::from(err.exit_code())
+        }
         Command::Export { since, db } => {
             match tocada::export::export(&db, since.as_deref(), &mut io::stdout().lock()) {
                 Ok(_) => ExitCode::SUCCESS,

@@ -93,6 +93,21 @@ pub struct FinishedGame {
     pub pgn: String,
 }
 
+/// One stored event, as a follower of the store reads it
+/// ([`Store::events_from`]): its place, its instant and its replay line,
+/// verbatim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// The game it belongs to.
+    pub game: GameId,
+    /// Its place in the game, from 0 (the setup line).
+    pub seq: i64,
+    /// Its instant in the game, milliseconds.
+    pub t: i64,
+    /// Its replay line, as stored.
+    pub line: String,
+}
+
 /// How the store keeps its commits, as SQLite reports it for this
 /// connection: for the daemon's log and for tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -391,6 +406,73 @@ impl Store {
     }
 }
 
+/// Following the store from another process (the publisher): reads that
+/// never write, so a read-only connection does.
+impl Store {
+    /// SQLite's `data_version`: it changes when another connection has
+    /// committed since this one last looked, so a follower polls it and
+    /// reads only when something new was stored.
+    pub fn data_version(&self) -> Result<i64, StoreError> {
+        Ok(self
+            .conn
+            .pragma_query_value(None, "data_version", |row| row.get(0))?)
+    }
+
+    /// Up to `limit` stored events from `(game, seq)` on, in store order
+    /// (by game, then by seq): one descent of the `(game, seq)` key, then
+    /// a walk along it, however large the store.
+    pub fn events_from(
+        &self,
+        game: GameId,
+        seq: i64,
+        limit: usize,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let mut statement = self.conn.prepare_cached(EVENTS_FROM)?;
+        let events = statement
+            .query_map(rusqlite::params![game, seq, limit], |row| {
+                Ok(StoredEvent {
+                    game: row.get(0)?,
+                    seq: row.get(1)?,
+                    t: row.get(2)?,
+                    line: row.get(3)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(events)
+    }
+
+    /// The last event stored, by game then seq: `None` in a store without
+    /// games.
+    pub fn last_event(&self) -> Result<Option<(GameId, i64)>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT game, seq FROM event ORDER BY game DESC, seq DESC LIMIT 1",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?)
+    }
+
+    /// The game begun last that has no result, if any: only its id.
+    pub fn unfinished_id(&self) -> Result<Option<GameId>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT id FROM game WHERE result IS NULL ORDER BY id DESC LIMIT 1",
+                [],
+                |row| row.get(0),
+            )
+            .optional()?)
+    }
+}
+
+/// The events from a place on: a row value, so that SQLite walks the
+/// primary key from `(?1, ?2)` rather than scanning the table.
+const EVENTS_FROM: &str = "SELECT game, seq, t, line FROM event \
+     WHERE (game, seq) >= (?1, ?2) ORDER BY game, seq LIMIT ?3";
+
 /// The local calendar day of `at` in PGN form (`YYYY.MM.DD`), computed the
 /// way the store dates a game, for the `Date` tag of a game being recorded.
 pub fn pgn_date(at: SystemTime) -> Result<String, StoreError> {
@@ -670,6 +752,28 @@ mod tests {
         assert_eq!(
             early, late,
             "VM steps to store an event after 10 and 100k events"
+        );
+    }
+
+    #[test]
+    fn following_the_store_walks_the_key_and_never_scans() {
+        let store = Store::open_in_memory().unwrap();
+        let plan: Vec<String> = store
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {EVENTS_FROM}"))
+            .unwrap()
+            .query_map(rusqlite::params![1, 0, 10], |row| row.get::<_, String>(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(
+            plan.iter()
+                .any(|step| step.contains("SEARCH event USING PRIMARY KEY")),
+            "{plan:?}"
+        );
+        assert!(
+            !plan.iter().any(|step| step.contains("TEMP B-TREE")),
+            "{plan:?}"
         );
     }
 

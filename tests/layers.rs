@@ -90,6 +90,37 @@ const PGN_BELOW_THE_SESSION: Rule = Rule {
     why: "the session writes its PGN with crate::pgn, so the PGN may not reach back up through the replay format (session -> pgn -> transcript -> session)",
 };
 
+const THE_CLOCK_HAS_NO_NETWORK: Rule = Rule {
+    covers: &[
+        "src/daemon/",
+        "src/daemon.rs",
+        "src/session/",
+        "src/session.rs",
+        "src/referee/",
+        "src/referee.rs",
+        "src/hardware/",
+        "src/hardware.rs",
+        "src/models/",
+        "src/models.rs",
+        "src/rig/",
+        "src/rig.rs",
+        "src/store.rs",
+        "src/store/",
+        "src/transcript/",
+        "src/transcript.rs",
+    ],
+    forbidden: Forbidden::These(&["publish", "hall"]),
+    why: "the clock has no network: the publisher and the hall (feature `net`) use the store and the replay format, never the other way round",
+};
+
+const THE_PUBLISHER_WITHOUT_THE_CLOCKS_DEVICES: Rule = Rule {
+    covers: &["src/publish/", "src/publish.rs"],
+    forbidden: Forbidden::These(&[
+        "daemon", "rig", "hardware", "models", "sim", "session", "hall",
+    ]),
+    why: "the publisher runs with no device and beside the clock: it reads the store and replays through the transcript, and drives no hardware, model or session",
+};
+
 /// What `src/lib.rs` declares: its modules, and which module each root
 /// re-export comes from.
 #[derive(Debug, Default)]
@@ -531,6 +562,16 @@ fn the_referee_uses_nothing_of_the_crate_but_itself() {
     check(REFEREE_AT_THE_BOTTOM);
 }
 
+#[test]
+fn the_clock_does_not_use_the_publisher_or_the_hall() {
+    check(THE_CLOCK_HAS_NO_NETWORK);
+}
+
+#[test]
+fn the_publisher_does_not_use_the_clocks_devices() {
+    check(THE_PUBLISHER_WITHOUT_THE_CLOCKS_DEVICES);
+}
+
 /// The checker itself: each rule fails on a fake source that breaks it,
 /// and passes its near misses.
 mod checker {
@@ -538,6 +579,7 @@ mod checker {
 
     const LIB: &str = "pub mod daemon;\npub mod face;\npub mod frame;\npub mod referee;\n\
         pub mod session;\npub mod sim;\npub mod transcript;\npub mod rig;\n\
+        #[cfg(feature = \"net\")]\npub mod publish;\n\
         pub use referee::{\n    Effect, Millis,\n    Referee,\n};\npub use shakmaty::KnownOutcome;\n";
 
     fn krate() -> Crate {
@@ -546,6 +588,31 @@ mod checker {
 
     fn broken(rule: Rule, path: &str, src: &str) -> Vec<String> {
         violations(&krate(), &rule, path, src)
+    }
+
+    #[test]
+    fn the_network_rules_catch_the_clock_using_the_publisher_and_back() {
+        let daemon = broken(
+            THE_CLOCK_HAS_NO_NETWORK,
+            "src/daemon/shell.rs",
+            "use crate::publish::Follower;\nfn f() {}\n",
+        );
+        assert_eq!(daemon.len(), 1, "{daemon:?}");
+        assert!(
+            broken(
+                THE_CLOCK_HAS_NO_NETWORK,
+                "src/store.rs",
+                "// the publisher (crate::publish) reads this\nfn f() {}\n",
+            )
+            .is_empty()
+        );
+        let publisher = broken(
+            THE_PUBLISHER_WITHOUT_THE_CLOCKS_DEVICES,
+            "src/publish/runner.rs",
+            "use crate::rig::Rig;\nuse crate::transcript::Feed;\n",
+        );
+        assert_eq!(publisher.len(), 1, "{publisher:?}");
+        assert!(krate().modules.contains("publish"));
     }
 
     #[test]

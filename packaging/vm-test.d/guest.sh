@@ -217,6 +217,20 @@ lifecycle() {
     journalctl -u tocada.service --since "@$since" -o cat | grep -q 'not the restored game' &&
         bad "the new release refused the script after the upgrade"
 
+    # The publisher beside the clock (issue 14): installed neither enabled
+    # nor started, under its own user, who can read the live store (its
+    # WAL and shared-memory index too) read-only through the tocada group.
+    [ "$(systemctl show -P UnitFileState tocada-publish.service)" = disabled ] &&
+        [ "$(systemctl show -P ActiveState tocada-publish.service)" = inactive ] &&
+        ok "tocada-publish.service installed, neither enabled nor started" ||
+        bad "tocada-publish.service: $(systemctl show -P LoadState,UnitFileState,ActiveState tocada-publish.service | tr '\n' ' ')"
+    local readable
+    readable=$(setpriv --reuid=tocada-publish --regid=tocada-publish --init-groups \
+        sqlite3 -readonly "$db" 'select count(*) from event' 2>&1)
+    [[ $readable =~ ^[0-9]+$ ]] && [ "$readable" -gt 0 ] &&
+        ok "the tocada-publish user reads the live store, read-only ($readable events)" ||
+        bad "the tocada-publish user cannot read the store: $readable ($(ls -la /var/lib/tocada | tr '\n' '|'))"
+
     # The watchdog: a stopped loop is killed and restarted. Timed from the
     # monotonic clock before the signal to the new process's start as
     # systemd stamped it, so this script's polling adds nothing.

@@ -20,6 +20,7 @@
 //! ```
 
 mod error;
+mod publish;
 mod raw;
 mod validate;
 mod warning;
@@ -38,6 +39,7 @@ use crate::words;
 use crate::{Enforcement, GameMode, IncrementMode, Laws, Rules, TimeControl};
 
 pub use error::ConfigError;
+pub use publish::{BrokerUrl, MQTT_PORT, PublishConfig};
 pub use warning::ConfigWarning;
 
 /// Where the Debian package installs the configuration, and where the daemon
@@ -53,7 +55,7 @@ pub use crate::exit::EX_CONFIG;
 pub const MAX_FILE_BYTES: u64 = 256 * 1024;
 
 /// The state directory when systemd gives none (`StateDirectory=tocada`).
-const STATE_DIRECTORY: &str = "/var/lib/tocada";
+pub const STATE_DIRECTORY: &str = "/var/lib/tocada";
 
 /// The whole configuration, every value checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,6 +74,9 @@ pub struct Config {
     pub state: StateConfig,
     /// `[[preset]]`: the time controls offered in the menu, in file order.
     pub presets: Vec<Preset>,
+    /// `[publish]`: where `tocada-publish` sends the games; `None` (no
+    /// section, the default) publishes nothing.
+    pub publish: Option<PublishConfig>,
 }
 
 /// `[clock]`: what the clock shows when it is switched on.
@@ -280,6 +285,18 @@ impl Config {
         Ok(config)
     }
 
+    /// As [`Config::load`], with `state_directory` as `[state] directory`'s
+    /// default instead of `$STATE_DIRECTORY`: for a program beside the
+    /// daemon (`tocada-publish`), whose own state directory is not the
+    /// clock's.
+    pub fn load_with_state(path: &Path, state_directory: &Path) -> Result<Config, ConfigError> {
+        let origin = path.display().to_string();
+        let text = read_limited(path).map_err(|err| ConfigError::read(&origin, err))?;
+        let config = validate::parse(&text, &origin, state_directory)?;
+        config.check_paths(&origin)?;
+        Ok(config)
+    }
+
     /// Checks the paths the file names against this machine, where they
     /// exist: a state directory that is a file, or an I2C bus that is a
     /// directory, would only fail later, at `run`, with a code systemd
@@ -306,6 +323,19 @@ impl Config {
                 "board.serial",
                 None,
                 &format!("{} is a directory, not a serial device", serial.display()),
+            ));
+        }
+        if let Some(credentials) = self.publish.as_ref().and_then(|p| p.credentials.as_ref())
+            && std::fs::metadata(credentials).is_ok_and(|meta| meta.is_dir())
+        {
+            return Err(ConfigError::at_key(
+                origin,
+                "publish.credentials",
+                None,
+                &format!(
+                    "{} is a directory, not a file of user:password",
+                    credentials.display()
+                ),
             ));
         }
         let bus = &self.i2c.bus;
@@ -407,9 +437,18 @@ impl Config {
             None => format!("polled every {} ms", self.board.poll_ms),
         };
         let presets: Vec<&str> = self.presets.iter().map(|p| p.name.as_str()).collect();
+        let publish = match &self.publish {
+            Some(publish) => format!(
+                "; published to {} as board {} of hall {}",
+                publish.broker,
+                publish.address.board(),
+                publish.address.hall()
+            ),
+            None => String::new(),
+        };
         format!(
             "{board} ({polling}) on {bus}, OLED at {oled:#04x}; White on the {white} lever; \
-             {enforcement} enforcement{laws}; presets {presets} (power-on {preset}); state in {state}",
+             {enforcement} enforcement{laws}; presets {presets} (power-on {preset}); state in {state}{publish}",
             bus = self.i2c.bus.display(),
             oled = self.i2c.oled_address,
             white = self.clock.white,
@@ -439,6 +478,7 @@ impl Default for Config {
             pins: PinsConfig::default(),
             state: StateConfig::default(),
             presets: default_presets(),
+            publish: None,
         }
     }
 }

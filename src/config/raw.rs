@@ -22,6 +22,8 @@ pub(super) struct RawConfig {
     pub state: Option<RawState>,
     /// `[[preset]]` tables; `None` keeps the default presets.
     pub preset: Option<Vec<RawPreset>>,
+    /// `[publish]`; `None` publishes nothing.
+    pub publish: Option<super::publish::RawPublish>,
 }
 
 /// `[clock]`.

@@ -137,6 +137,10 @@ impl Checker<'_> {
             None => default_presets(),
         };
         let clock = self.clock_preset(white, raw.clock.unwrap_or_default(), &presets)?;
+        let publish = raw
+            .publish
+            .map(|publish| super::publish::check(publish, self.origin))
+            .transpose()?;
         Ok(Config {
             clock,
             rules,
@@ -145,6 +149,7 @@ impl Checker<'_> {
             pins,
             state,
             presets,
+            publish,
         })
     }
 

@@ -1,0 +1,268 @@
+//! `[publish]`: where `tocada-publish` sends this clock's games (issue 14).
+//! Off unless the section is there; the clock daemon itself never reads it
+//! beyond checking it.
+//!
+//! ```toml
+//! [publish]
+//! broker = "mqtt://hall.local:1883"
+//! hall = "open-2026"
+//! board = 12
+//! credentials = "/etc/tocada/publish.credentials"
+//! ```
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+use super::ConfigError;
+use super::raw::Integer;
+use crate::broadcast::BoardAddress;
+
+/// The MQTT port a broker listens on unless the URL says otherwise.
+pub const MQTT_PORT: u16 = 1883;
+
+/// `[publish]`, every value checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublishConfig {
+    /// The broker, from `broker`.
+    pub broker: BrokerUrl,
+    /// This clock's place: `hall` and `board`, the root of its topics
+    /// `tocada/<hall>/<board>/`.
+    pub address: BoardAddress,
+    /// The file holding this clock's `user:password` for the broker
+    /// (`credentials`); `None` connects without a user name, which a
+    /// hall's broker refuses.
+    pub credentials: Option<PathBuf>,
+}
+
+/// A broker's address: `mqtt://host[:port]` (`tcp://` is read the same).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrokerUrl {
+    /// Its host name or address (an IPv6 address without brackets).
+    pub host: String,
+    /// Its port, [`MQTT_PORT`] unless given.
+    pub port: u16,
+}
+
+impl BrokerUrl {
+    /// Reads `mqtt://host[:port]`, or says why it cannot, in words for the
+    /// configuration's error message.
+    pub fn parse(text: &str) -> Result<BrokerUrl, String> {
+        let Some((scheme, rest)) = text.split_once("://") else {
+            return Err(format!(
+                "\"{text}\" is not a broker URL: expected mqtt://HOST or mqtt://HOST:PORT"
+            ));
+        };
+        match scheme {
+            "mqtt" | "tcp" => {}
+            "mqtts" | "ssl" | "tls" | "wss" | "ws" => {
+                return Err(format!(
+                    "{scheme}:// is not supported: tocada publishes over plain MQTT \
+                     (mqtt://) on the tournament's LAN; across the internet, bridge the \
+                     hall's broker (README, \"Publishing\")"
+                ));
+            }
+            other => {
+                return Err(format!(
+                    "unknown scheme \"{other}://\": expected mqtt://HOST or mqtt://HOST:PORT"
+                ));
+            }
+        }
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        if rest.contains(['/', '@', '?', '#']) || rest.chars().any(char::is_whitespace) {
+            return Err(format!(
+                "\"{text}\": only a host and a port, no user, path or query \
+                 (the user and password go in `credentials`)"
+            ));
+        }
+        let (host, port) = if let Some(v6) = rest.strip_prefix('[') {
+            let Some((host, after)) = v6.split_once(']') else {
+                return Err(format!("\"{text}\": an IPv6 address needs its closing ']'"));
+            };
+            (host, after.strip_prefix(':'))
+        } else {
+            match rest.split_once(':') {
+                Some((host, port)) => (host, Some(port)),
+                None => (rest, None),
+            }
+        };
+        if host.is_empty() {
+            return Err(format!("\"{text}\" names no host"));
+        }
+        let port = match port {
+            None => MQTT_PORT,
+            Some(port) => match port.parse::<u16>() {
+                Ok(port) if port > 0 => port,
+                _ => return Err(format!("\"{port}\" is not a port: expected 1..=65535")),
+            },
+        };
+        Ok(BrokerUrl {
+            host: host.to_owned(),
+            port,
+        })
+    }
+}
+
+impl fmt::Display for BrokerUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.host.contains(':') {
+            write!(f, "mqtt://[{}]:{}", self.host, self.port)
+        } else {
+            write!(f, "mqtt://{}:{}", self.host, self.port)
+        }
+    }
+}
+
+/// `[publish]` as serde reads it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [publish] table")]
+pub(super) struct RawPublish {
+    pub broker: Option<String>,
+    pub hall: Option<String>,
+    pub board: Option<Integer>,
+    pub credentials: Option<String>,
+}
+
+/// Checks `[publish]`; errors start with `origin` and name the key.
+pub(super) fn check(raw: RawPublish, origin: &str) -> Result<PublishConfig, ConfigError> {
+    let fail = |key: &str, why: &str| ConfigError::at_key(origin, key, None, why);
+    let broker = raw.broker.ok_or_else(|| {
+        fail(
+            "publish.broker",
+            "missing: the broker's URL, such as \"mqtt://hall.local:1883\"",
+        )
+    })?;
+    let broker = BrokerUrl::parse(broker.trim()).map_err(|why| fail("publish.broker", &why))?;
+    let hall = raw.hall.ok_or_else(|| {
+        fail(
+            "publish.hall",
+            "missing: the hall's name, the same on every clock of the tournament",
+        )
+    })?;
+    let board = match raw.board {
+        None => return Err(fail("publish.board", "missing: this clock's board number")),
+        Some(Integer(board)) => u32::try_from(board)
+            .ok()
+            .filter(|&board| board >= 1)
+            .ok_or_else(|| {
+                fail(
+                    "publish.board",
+                    &format!("{board} is not a board number: expected 1 or more"),
+                )
+            })?,
+    };
+    let address = BoardAddress::new(&hall, board)
+        .map_err(|err| fail("publish.hall", &format!("\"{hall}\": {err}")))?;
+    let credentials = match raw.credentials {
+        None => None,
+        Some(path) => {
+            let path = PathBuf::from(path);
+            if !path.is_absolute() {
+                return Err(fail(
+                    "publish.credentials",
+                    &format!(
+                        "\"{}\" is not an absolute path: expected a file such as \
+                         /etc/tocada/publish.credentials",
+                        path.display()
+                    ),
+                ));
+            }
+            Some(path)
+        }
+    };
+    Ok(PublishConfig {
+        broker,
+        address,
+        credentials,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broker_urls_are_a_host_and_a_port() {
+        let url = |host: &str, port| BrokerUrl {
+            host: host.to_owned(),
+            port,
+        };
+        assert_eq!(
+            BrokerUrl::parse("mqtt://hall.local"),
+            Ok(url("hall.local", 1883))
+        );
+        assert_eq!(
+            BrokerUrl::parse("mqtt://10.0.0.2:1884/"),
+            Ok(url("10.0.0.2", 1884))
+        );
+        assert_eq!(BrokerUrl::parse("tcp://[::1]:1885"), Ok(url("::1", 1885)));
+        assert_eq!(url("::1", 1885).to_string(), "mqtt://[::1]:1885");
+        for bad in [
+            "hall.local",
+            "mqtt://",
+            "mqtt://host:0",
+            "mqtt://host:99999",
+            "mqtt://user:pw@host",
+            "mqtt://host/topic",
+            "http://host",
+            "mqtt://[::1",
+        ] {
+            assert!(BrokerUrl::parse(bad).is_err(), "{bad}");
+        }
+        assert!(
+            BrokerUrl::parse("mqtts://host")
+                .unwrap_err()
+                .contains("not supported")
+        );
+    }
+
+    #[test]
+    fn every_fault_of_the_section_names_its_key() {
+        use crate::config::Config;
+        let good = "broker = \"mqtt://hall.local\"\nhall = \"open\"\nboard = 3\n";
+        let publish = Config::parse(&format!("[publish]\n{good}"), "t.toml")
+            .unwrap()
+            .publish
+            .unwrap();
+        assert_eq!(publish.address.events_topic(), "tocada/open/3/events");
+        assert_eq!(publish.credentials, None);
+        for (text, key, says) in [
+            ("hall = \"open\"\nboard = 3\n", "publish.broker", "missing"),
+            (
+                "broker = \"mqtt://h\"\nboard = 3\n",
+                "publish.hall",
+                "missing",
+            ),
+            (
+                "broker = \"mqtt://h\"\nhall = \"open\"\n",
+                "publish.board",
+                "missing",
+            ),
+            (
+                "broker = \"mqtt://h\"\nhall = \"open/2\"\nboard = 3\n",
+                "publish.hall",
+                "'/'",
+            ),
+            (
+                "broker = \"mqtt://h\"\nhall = \"open\"\nboard = -1\n",
+                "publish.board",
+                "expected 1 or more",
+            ),
+            (
+                "broker = \"mqtt://h\"\nhall = \"open\"\nboard = 3\ncredentials = \"pw\"\n",
+                "publish.credentials",
+                "not an absolute path",
+            ),
+            (
+                "broker = \"mqtt://h\"\nhall = \"open\"\nboard = 3\nport = 1\n",
+                "publish.port",
+                "unknown key",
+            ),
+        ] {
+            let err = Config::parse(&format!("[publish]\n{text}"), "t.toml").unwrap_err();
+            assert_eq!(err.key(), Some(key), "{err}");
+            assert!(err.to_string().contains(says), "{err}");
+        }
+    }
+}

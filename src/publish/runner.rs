@@ -1,0 +1,572 @@
+//! The thin tokio shell around the [`Follower`]: it follows the store
+//! (read-only, polling SQLite's `data_version`), hands the follower what
+//! was stored, publishes what it gives with QoS 1, and moves the
+//! [`progress`](super::progress) mark as the broker acknowledges.
+//!
+//! On every connection it starts again from the last acknowledged event
+//! (a clean MQTT session: nothing half-sent is kept), so a broker restart,
+//! a network cut and a reboot all come down to the same resend. At most
+//! [`WINDOW`] events are unacknowledged at a time.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use rumqttc::Outgoing;
+use rumqttc::v5::mqttbytes::QoS;
+use rumqttc::v5::mqttbytes::v5::{ConnectReturnCode, LastWill, Packet, PubAckReason};
+use rumqttc::v5::{AsyncClient, ConnectionError, Event, EventLoop, MqttOptions};
+
+use super::credentials::{Credentials, CredentialsError};
+use super::follower::{Follower, Mark, Pushed};
+use super::progress::{self, PROGRESS_FILE, Progress, ProgressError};
+use crate::broadcast::{BoardAddress, OFFLINE, ONLINE};
+use crate::config::BrokerUrl;
+use crate::store::{Store, StoreError};
+
+/// Events sent and not yet acknowledged, at most.
+pub const WINDOW: usize = 64;
+
+/// How often the store is looked at for new events.
+pub const POLL: Duration = Duration::from_millis(200);
+
+/// How often, at most, the acknowledged mark is written to the disk: a
+/// write per event would wear a Pi's SD card for nothing (a mark a few
+/// seconds old only means a few events are sent twice).
+pub const SAVE_EVERY: Duration = Duration::from_secs(5);
+
+/// The keep-alive: the broker gives up on a silent clock (and publishes
+/// its last will) after one and a half of these.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(10);
+
+/// The longest wait between two connection attempts.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// Everything the publisher needs, checked.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The broker.
+    pub broker: BrokerUrl,
+    /// This clock's place in the hall, the root of its topics.
+    pub address: BoardAddress,
+    /// The clock's user and password, if the broker wants them.
+    pub credentials: Option<Credentials>,
+    /// The daemon's game store (`games.sqlite`), opened read-only; it may
+    /// not exist yet.
+    pub store: PathBuf,
+    /// The publisher's own state directory, where [`PROGRESS_FILE`] lives.
+    pub state_directory: PathBuf,
+    /// With no state file yet, publish every game in the store rather than
+    /// from the game in progress on.
+    pub from_start: bool,
+}
+
+/// Why the publisher stopped.
+#[derive(Debug)]
+pub enum PublishError {
+    /// The credentials file is missing or wrong.
+    Credentials(CredentialsError),
+    /// The publisher's state file is damaged, unreadable or unwritable.
+    Progress(ProgressError),
+    /// The game store exists but is not one this publisher can follow.
+    Store {
+        /// The store's path.
+        path: PathBuf,
+        /// Why.
+        source: StoreError,
+    },
+}
+
+impl PublishError {
+    /// The exit code ([`crate::exit`]).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            PublishError::Credentials(err) => err.exit_code(),
+            PublishError::Progress(err) => err.exit_code(),
+            PublishError::Store { source, .. } => source.exit_code_reading(),
+        }
+    }
+}
+
+impl fmt::Display for PublishError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PublishError::Credentials(err) => err.fmt(f),
+            PublishError::Progress(err) => err.fmt(f),
+            PublishError::Store { path, source } => {
+                write!(
+                    f,
+                    "cannot follow the game store {}: {source}",
+                    path.display()
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for PublishError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PublishError::Credentials(err) => Some(err),
+            PublishError::Progress(err) => Some(err),
+            PublishError::Store { source, .. } => Some(source),
+        }
+    }
+}
+
+impl From<ProgressError> for PublishError {
+    fn from(err: ProgressError) -> PublishError {
+        PublishError::Progress(err)
+    }
+}
+
+/// A message handed to the client, until the broker acknowledges it: the
+/// event it carries (`None` for the status and the board's state).
+#[derive(Debug)]
+struct Sent {
+    mark: Option<Mark>,
+    pkid: Option<u16>,
+    acked: bool,
+}
+
+/// The publisher's state between two events of the loop.
+struct Publisher {
+    options: Options,
+    client: AsyncClient,
+    follower: Follower,
+    store: Option<Store>,
+    /// The store's `data_version` when a read last came back short: nothing
+    /// new until it changes.
+    caught_up_at: Option<i64>,
+    /// Messages handed to the client, oldest first.
+    sent: VecDeque<Sent>,
+    connected: bool,
+    acked: Option<Mark>,
+    saved: Option<Mark>,
+    last_save: Instant,
+    /// The `seq` and game of the last board state published.
+    state_published: Option<Mark>,
+    /// The broker refused a message (its ACL): wait long before trying again.
+    refused: bool,
+    /// Said that the store is not there yet.
+    waiting: bool,
+}
+
+/// Runs the publisher until `shutdown` completes: follows the store at
+/// `options.store` and publishes under `options.address` to
+/// `options.broker`. Broker and network failures are retried with a
+/// backoff for ever; only a store or state file that cannot be used stops
+/// it.
+pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result<(), PublishError> {
+    let progress_path = options.state_directory.join(PROGRESS_FILE);
+    let acked = progress::load(&progress_path)?.map(|progress| progress.acked);
+    let (client, mut eventloop) = AsyncClient::new(mqtt_options(&options), 4 * WINDOW);
+    let mut publisher = Publisher {
+        follower: Follower::new(acked),
+        options,
+        client,
+        store: None,
+        caught_up_at: None,
+        sent: VecDeque::new(),
+        connected: false,
+        acked,
+        saved: acked,
+        last_save: Instant::now(),
+        state_published: None,
+        refused: false,
+        waiting: false,
+    };
+    match acked {
+        Some(mark) => tracing::info!(
+            game = mark.game,
+            seq = mark.seq,
+            "resuming after the last event the broker acknowledged"
+        ),
+        None => tracing::info!("no events published yet"),
+    }
+    tokio::pin!(shutdown);
+    let mut ticks = tokio::time::interval(POLL);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut backoff = Duration::from_millis(500);
+    let mut failures = 0u32;
+    loop {
+        tokio::select! {
+            () = &mut shutdown => break,
+            _ = ticks.tick() => {
+                publisher.open_store()?;
+                publisher.fill();
+                publisher.save_if_due(false)?;
+            }
+            event = eventloop.poll() => match event {
+                Ok(event) => {
+                    if publisher.handle(event) {
+                        if failures > 0 {
+                            tracing::info!(failures, "connected to the broker again");
+                        }
+                        failures = 0;
+                        backoff = Duration::from_millis(500);
+                    }
+                    publisher.fill();
+                }
+                Err(err) => {
+                    publisher.disconnected();
+                    failures += 1;
+                    let refused = std::mem::take(&mut publisher.refused);
+                    let wait = if refused { MAX_BACKOFF } else { backoff };
+                    if refused {
+                        // Already said why, as an error.
+                        tracing::info!(retry_in_ms = wait.as_millis() as u64, "disconnected after the refusal");
+                    } else {
+                        report(&publisher.options, &err, failures, wait);
+                    }
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                    tokio::select! {
+                        () = &mut shutdown => break,
+                        () = tokio::time::sleep(wait) => {}
+                    }
+                }
+            },
+        }
+    }
+    publisher.stop(&mut eventloop).await;
+    publisher.save_if_due(true)?;
+    Ok(())
+}
+
+/// The client's options: a clean session (every connection resends from
+/// the acknowledged mark), the last will, the keep-alive.
+fn mqtt_options(options: &Options) -> MqttOptions {
+    let address = &options.address;
+    let client_id = format!("tocada-{}-{}", address.hall(), address.board());
+    let mut mqtt = MqttOptions::new(client_id, options.broker.host.clone(), options.broker.port);
+    mqtt.set_clean_start(true)
+        .set_keep_alive(KEEP_ALIVE)
+        .set_connection_timeout(5)
+        .set_outgoing_inflight_upper_limit(u16::try_from(2 * WINDOW).unwrap_or(u16::MAX))
+        .set_last_will(LastWill::new(
+            address.status_topic(),
+            OFFLINE,
+            QoS::AtLeastOnce,
+            true,
+            None,
+        ));
+    if let Some(credentials) = &options.credentials {
+        mqtt.set_credentials(credentials.user.clone(), credentials.password.clone());
+    }
+    mqtt
+}
+
+/// Logs a lost or refused connection: the first at warning, then one in
+/// ten, so a broker down for an hour does not fill the journal.
+fn report(options: &Options, err: &ConnectionError, failures: u32, wait: Duration) {
+    let broker = &options.broker;
+    let why = match err {
+        ConnectionError::ConnectionRefused(
+            code @ (ConnectReturnCode::BadUserNamePassword | ConnectReturnCode::NotAuthorized),
+        ) => format!(
+            "the broker refused this clock ({code:?}): check the user and password in \
+             publish.credentials, and the broker's password file and ACL"
+        ),
+        ConnectionError::ConnectionRefused(code) => format!("the broker refused ({code:?})"),
+        other => other.to_string(),
+    };
+    if failures == 1 || failures.is_multiple_of(10) {
+        tracing::warn!(
+            %broker,
+            failures,
+            retry_in_ms = wait.as_millis() as u64,
+            "broker unreachable: {why}"
+        );
+    } else {
+        tracing::debug!(%broker, failures, "broker unreachable: {why}");
+    }
+}
+
+impl Publisher {
+    /// Opens the store if it is not open yet: it may not exist before the
+    /// daemon's first game. Once open, decides where a first start begins.
+    fn open_store(&mut self) -> Result<(), PublishError> {
+        if self.store.is_some() {
+            return Ok(());
+        }
+        let path = self.options.store.clone();
+        let path = &path;
+        let store = match Store::open_read_only(path) {
+            Ok(store) => store,
+            // Not there yet, not readable yet, or being created (empty, its
+            // schema not committed yet): the daemon makes it at its first
+            // start.
+            Err(err @ (StoreError::Open { .. } | StoreError::NotAGameStore { .. })) => {
+                if !self.waiting {
+                    tracing::info!(store = %path.display(), "waiting for the game store: {err}");
+                    self.waiting = true;
+                }
+                return Ok(());
+            }
+            Err(source) => {
+                return Err(PublishError::Store {
+                    path: path.clone(),
+                    source,
+                });
+            }
+        };
+        // A mark in a game the store never reached: this is not the store
+        // it was taken on (wiped, replaced). Waiting for that game id would
+        // publish nothing for days: start again as on a first start.
+        if let Some(acked) = self.acked {
+            let last = store.last_event().map_err(|source| PublishError::Store {
+                path: path.clone(),
+                source,
+            })?;
+            if last.is_none_or(|(game, _)| game < acked.game) {
+                tracing::warn!(
+                    game = acked.game,
+                    seq = acked.seq,
+                    "the store has no game as far as the last one published: a new store; \
+                     publishing it as on a first start"
+                );
+                self.acked = None;
+                self.saved = None;
+                self.follower = Follower::new(None);
+            }
+        }
+        if self.acked.is_none() && !self.options.from_start {
+            let start = first_start(&store).map_err(|source| PublishError::Store {
+                path: path.clone(),
+                source,
+            })?;
+            if let Some(start) = start {
+                tracing::info!(
+                    game = start.game,
+                    "first start: publishing from the game in progress on"
+                );
+                self.acked = Some(start);
+                self.follower = Follower::new(Some(start));
+                self.save_if_due(true)?;
+            }
+        }
+        tracing::info!(store = %path.display(), "following the game store");
+        self.store = Some(store);
+        Ok(())
+    }
+
+    /// Handles one event of the client; true when it is a new connection.
+    fn handle(&mut self, event: Event) -> bool {
+        match event {
+            Event::Incoming(Packet::ConnAck(_)) => {
+                tracing::info!(broker = %self.options.broker, topics = %self.options.address.root(), "connected to the broker");
+                self.connected = true;
+                self.sent.clear();
+                // Start again from what the broker acknowledged.
+                self.follower = Follower::new(self.acked);
+                self.state_published = None;
+                self.caught_up_at = None;
+                self.publish(
+                    self.options.address.status_topic(),
+                    ONLINE.into(),
+                    true,
+                    None,
+                );
+                return true;
+            }
+            Event::Outgoing(Outgoing::Publish(pkid)) => {
+                if let Some(sent) = self.sent.iter_mut().find(|sent| sent.pkid.is_none()) {
+                    sent.pkid = Some(pkid);
+                }
+            }
+            Event::Incoming(Packet::PubAck(ack)) => {
+                let refused = !matches!(
+                    ack.reason,
+                    PubAckReason::Success | PubAckReason::NoMatchingSubscribers
+                );
+                let Some(sent) = self
+                    .sent
+                    .iter_mut()
+                    .find(|sent| sent.pkid == Some(ack.pkid) && !sent.acked)
+                else {
+                    return false;
+                };
+                if refused {
+                    tracing::error!(
+                        reason = ?ack.reason,
+                        topics = %self.options.address.root(),
+                        "the broker refuses this clock's messages: check [publish] hall and \
+                         board against the user in publish.credentials and the broker's ACL"
+                    );
+                    self.refused = true;
+                    // Nothing after it may count as delivered: reconnect
+                    // and resend from the mark, after a long wait.
+                    let _ = self.client.try_disconnect();
+                    self.connected = false;
+                    return false;
+                }
+                sent.acked = true;
+                while self.sent.front().is_some_and(|sent| sent.acked) {
+                    if let Some(Sent {
+                        mark: Some(mark), ..
+                    }) = self.sent.pop_front()
+                    {
+                        self.acked = Some(mark);
+                    }
+                }
+            }
+            Event::Incoming(Packet::Disconnect(disconnect)) => {
+                tracing::warn!(reason = ?disconnect.reason_code, "the broker disconnected");
+                self.connected = false;
+            }
+            _ => {}
+        }
+        false
+    }
+
+    /// The connection is gone: whatever was sent and not acknowledged will
+    /// be sent again from the mark once it is back.
+    fn disconnected(&mut self) {
+        self.connected = false;
+        self.sent.clear();
+    }
+
+    fn publish(&mut self, topic: String, payload: Vec<u8>, retain: bool, mark: Option<Mark>) {
+        match self
+            .client
+            .try_publish(topic, QoS::AtLeastOnce, retain, payload)
+        {
+            Ok(()) => self.sent.push_back(Sent {
+                mark,
+                pkid: None,
+                acked: false,
+            }),
+            // The request queue is four windows deep: full only when the
+            // loop is gone. Resent from the mark on the next connection.
+            Err(err) => {
+                tracing::warn!("cannot queue a message: {err}");
+                self.connected = false;
+            }
+        }
+    }
+
+    /// Reads what was stored since, up to the window, and publishes it;
+    /// then the board's state, when it changed.
+    fn fill(&mut self) {
+        if !self.connected {
+            return;
+        }
+        // Taken out while publishing, which needs `self` whole.
+        let Some(store) = self.store.take() else {
+            return;
+        };
+        self.fill_from(&store);
+        self.store = Some(store);
+    }
+
+    fn fill_from(&mut self, store: &Store) {
+        let version = match store.data_version() {
+            Ok(version) => version,
+            Err(err) => {
+                tracing::warn!("cannot read the game store: {err}");
+                return;
+            }
+        };
+        if self.caught_up_at == Some(version) {
+            return;
+        }
+        loop {
+            let in_flight = self.sent.iter().filter(|sent| sent.mark.is_some()).count();
+            let room = WINDOW.saturating_sub(in_flight);
+            if room == 0 {
+                break;
+            }
+            let from = self.follower.read_from();
+            let events = match store.events_from(from.game, from.seq, room) {
+                Ok(events) => events,
+                Err(err) => {
+                    tracing::warn!("cannot read the game store: {err}");
+                    return;
+                }
+            };
+            let short = events.len() < room;
+            let mut messages = Vec::new();
+            for event in &events {
+                if let Pushed::Message(message) = self.follower.push(event) {
+                    messages.push(message);
+                }
+            }
+            let topic = self.options.address.events_topic();
+            for message in messages {
+                let mark = Mark {
+                    game: message.game,
+                    seq: message.seq,
+                };
+                let payload = serde_json::to_vec(&message).expect("messages are JSON");
+                self.publish(topic.clone(), payload, false, Some(mark));
+            }
+            if short {
+                self.caught_up_at = Some(version);
+                break;
+            }
+        }
+        let last = self.follower.last();
+        if last.is_some() && last != self.state_published {
+            if let Some(state) = self.follower.board_state() {
+                let payload = serde_json::to_vec(&state).expect("states are JSON");
+                self.publish(self.options.address.state_topic(), payload, true, None);
+            }
+            self.state_published = last;
+        }
+    }
+
+    /// Writes the acknowledged mark when it moved and [`SAVE_EVERY`] has
+    /// passed, or at once with `now`.
+    fn save_if_due(&mut self, now: bool) -> Result<(), ProgressError> {
+        let Some(acked) = self.acked else {
+            return Ok(());
+        };
+        if self.saved == Some(acked) || (!now && self.last_save.elapsed() < SAVE_EVERY) {
+            return Ok(());
+        }
+        let path = self.options.state_directory.join(PROGRESS_FILE);
+        progress::save(&path, &Progress { acked })?;
+        self.saved = Some(acked);
+        self.last_save = Instant::now();
+        Ok(())
+    }
+
+    /// A clean stop: the clock says it is offline (its will is for
+    /// a drop), the acknowledgements still on the way are taken, and the
+    /// connection is closed.
+    async fn stop(&mut self, eventloop: &mut EventLoop) {
+        if !self.connected {
+            return;
+        }
+        self.publish(
+            self.options.address.status_topic(),
+            OFFLINE.into(),
+            true,
+            None,
+        );
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+        while !self.sent.is_empty() {
+            match tokio::time::timeout_at(deadline, eventloop.poll()).await {
+                Ok(Ok(event)) => {
+                    self.handle(event);
+                }
+                Ok(Err(_)) | Err(_) => break,
+            }
+        }
+        let _ = self.client.try_disconnect();
+        let _ = tokio::time::timeout_at(deadline, eventloop.poll()).await;
+        tracing::info!("disconnected from the broker");
+    }
+}
+
+/// Where a publisher without a state file starts: before the game in
+/// progress, else after the last event stored (the clock's history is not
+/// the hall's); `None` in a store without games (everything is new).
+fn first_start(store: &Store) -> Result<Option<Mark>, StoreError> {
+    if let Some(game) = store.unfinished_id()? {
+        return Ok(Some(Mark::before(game)));
+    }
+    Ok(store.last_event()?.map(|(game, seq)| Mark { game, seq }))
+}
