@@ -165,6 +165,12 @@ struct Skipped {
     /// The board's time of the frame after it, the nearest bound on its
     /// own that the board's clock gives.
     board_ms: u32,
+    /// Squares whose occupancy, and whose contact, the frames after it
+    /// changed. Its own square is not among them (the first of those
+    /// would have contradicted the believed board and revealed it), so a
+    /// snapshot's difference on one of them is later news.
+    occupancy_seen: u64,
+    contact_seen: u64,
 }
 
 /// A sensor board on protocol v1, generic over the I2C bus.
@@ -446,14 +452,27 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
             let differences = lifts.chain(places).chain(untouches).chain(touches);
             match self.skipped.take() {
                 // A skipped frame's change goes where the frame was, before
-                // the frames read after it, and no later than they are.
+                // the frames read after it, and no later than they are; a
+                // change of a square those frames changed came after them.
                 Some(skipped) => {
+                    let (later, skipped_change): (Vec<Input>, Vec<Input>) =
+                        differences.partition(|input| {
+                            let (seen, sq) = match *input {
+                                Input::Lift(sq) | Input::Place(sq, _) => {
+                                    (skipped.occupancy_seen, sq)
+                                }
+                                Input::Touch(sq) | Input::Untouch(sq) => (skipped.contact_seen, sq),
+                                _ => (0, Square::A1),
+                            };
+                            seen & (1 << sq as u64) != 0
+                        });
                     let at = skipped.at.min(self.pending.len());
-                    let differences = differences.map(|input| BoardEvent {
+                    let in_place = skipped_change.into_iter().map(|input| BoardEvent {
                         input,
                         board_ms: Some(skipped.board_ms.min(snap.time_ms)),
                     });
-                    self.pending.splice(at..at, differences);
+                    self.pending.splice(at..at, in_place);
+                    self.pending.extend(later.into_iter().map(stamp));
                 }
                 None => self.pending.extend(differences.map(stamp)),
             }
@@ -605,6 +624,8 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
         self.skipped = Some(Skipped {
             at: self.pending.len(),
             board_ms: next_ms,
+            occupancy_seen: 0,
+            contact_seen: 0,
         });
         seq
     }
@@ -661,6 +682,12 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
                                 board_ms: Some(skipped.board_ms),
                             },
                         );
+                    }
+                }
+                if let Some(skipped) = self.skipped.as_mut() {
+                    match event {
+                        code::LIFT | code::PLACE => skipped.occupancy_seen |= bit,
+                        _ => skipped.contact_seen |= bit,
                     }
                 }
                 let occupancy = self.occupancy.get_or_insert(0);
