@@ -1026,6 +1026,13 @@ impl Referee {
                 }
                 self.knocked.add(sq);
             }
+            // The displacer taking up a piece he displaced is re-establishing
+            // it (7.4.1), not touching it with intent to move (4.2.2).
+            Ok(Some(piece))
+                if self
+                    .displacement
+                    .as_ref()
+                    .is_some_and(|d| d.side == piece.color && d.squares.contains(sq)) => {}
             Ok(Some(piece)) => self.contact(sq, piece),
             Ok(None) => {}
             Err(_) => {
