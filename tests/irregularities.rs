@@ -544,3 +544,30 @@ fn re_establishing_a_displaced_piece_is_no_touch_that_rejects_a_draw_offer() {
         }]
     );
 }
+
+#[test]
+fn a_knocked_piece_taken_up_in_its_players_turn_may_go_straight_to_its_move() {
+    // Taken off f3 and released on a square the g1 knight can go to, in
+    // White's turn: his move from g1 (4.7), which re-establishes g1. Put
+    // down on f3 again it is Nf3; on h3, Nh3.
+    for (to, uci, san) in [("f3", "g1f3", "Nf3"), ("h3", "g1h3", "Nh3")] {
+        let mut game = knight_knocked_onto_f3();
+        assert_eq!(game.play(5_000, "e7e5"), []);
+        assert_eq!(Game::moves(&game.at(5_600, Input::Press(BLACK))), ["e5"]);
+        assert_eq!(game.at(7_000, Input::Lift(sq("f3"))), [], "{to}");
+        assert!(!game.referee.awaits_press(WHITE), "in hand, not made");
+        assert_eq!(
+            game.at(7_300, Input::Place(sq(to), None)),
+            [Effect::Restored {
+                side: WHITE,
+                ms: 4_200
+            }],
+            "{to}"
+        );
+        assert_eq!(
+            game.at(8_000, Input::Press(WHITE)),
+            [completed(WHITE, 2, uci, san, (5_452_500, 5_429_500))],
+            "{to}"
+        );
+    }
+}

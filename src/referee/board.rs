@@ -110,6 +110,13 @@ impl PhysicalBoard {
         Ok(piece)
     }
 
+    /// Counts the squares of `home` as lifted from: a displaced piece
+    /// taken up from the square it was knocked onto is the piece of its
+    /// own square, which its player's move may start from.
+    pub fn lifted_from(&mut self, home: Bitboard) {
+        self.changes.lifted |= home;
+    }
+
     /// A piece was put on `sq`; returns the lifted piece it is taken to be,
     /// with the square it came from. Without an identity from the board, the
     /// piece is the latest one `mover` lifted, else the latest lifted at all;
