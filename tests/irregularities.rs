@@ -7,7 +7,10 @@ mod support {
 
 use shakmaty::{Piece, Role};
 use support::referee::*;
-use tocada::{Effect, Enforcement, GameMode, Input, KnownOutcome, Law, Reason, Rules, Ruling};
+use tocada::{
+    CompletedMove, Effect, Enforcement, GameMode, Input, KnownOutcome, Law, MoveText, Reason,
+    Rules, Ruling,
+};
 
 fn laws(effects: &[Effect]) -> Vec<(Law, bool)> {
     effects
@@ -347,4 +350,224 @@ fn a_move_cannot_be_made_while_pieces_are_displaced() {
             squares: vec![sq("a7")]
         }]
     );
+}
+
+/// A completed move, as the referee reports it.
+fn completed(
+    side: shakmaty::Color,
+    number: u32,
+    uci: &str,
+    san: &str,
+    clocks: (u64, u64),
+) -> Effect {
+    Effect::Move(CompletedMove {
+        side,
+        number,
+        uci: MoveText::new(uci).unwrap(),
+        san: MoveText::new(san).unwrap(),
+        white_ms: clocks.0,
+        black_ms: clocks.1,
+    })
+}
+
+/// 1.e4 pressed at 2 600; at 3 100, inside the knock window of that press,
+/// White knocks his g1 knight off and at 3 300 puts it down on f3, the
+/// wrong square: his displacement of g1 and f3 (7.4.1), charged to him
+/// from the knock. Black's clock ran 500 ms.
+fn knight_knocked_onto_f3() -> Game {
+    let mut game = Game::started(Rules::default());
+    assert_eq!(game.play(2_000, "e2e4"), []);
+    assert_eq!(
+        game.at(2_600, Input::Press(WHITE)),
+        [completed(WHITE, 1, "e2e4", "e4", (5_427_400, 5_400_000))]
+    );
+    assert_eq!(
+        game.at(3_100, Input::Lift(sq("g1"))),
+        [Effect::Displaced {
+            side: WHITE,
+            squares: vec![sq("g1")]
+        }]
+    );
+    assert_eq!(game.at(3_300, Input::Place(sq("f3"), None)), []);
+    assert_eq!(game.referee.ticking(), Some(WHITE));
+    game
+}
+
+/// The position after 1.e4 e5, which the board must show once the knight
+/// is back: no move of White's is made by re-establishing it.
+const AFTER_E4_E5: &str = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
+
+#[test]
+fn a_knocked_piece_put_on_a_wrong_square_is_restored_by_its_displacer_inside_the_opponents_knock_window()
+ {
+    let mut game = knight_knocked_onto_f3();
+    // Black moves and presses while the knight stands on f3; his clock
+    // stopped at the knock, White's ran for the displacement.
+    assert_eq!(game.play(5_000, "e7e5"), []);
+    assert_eq!(
+        game.at(5_600, Input::Press(BLACK)),
+        [completed(BLACK, 1, "e7e5", "e5", (5_424_900, 5_429_500))]
+    );
+    // White, on his own time and inside the knock window of Black's press,
+    // takes the knight off f3 (it is not back yet: nothing happens, and the
+    // knock's lift and place made in Black's turn are no move of White's)...
+    assert_eq!(game.at(7_000, Input::Lift(sq("f3"))), []);
+    assert_eq!(game.referee.position(), &fen(AFTER_E4_E5));
+    assert!(!game.referee.awaits_press(WHITE));
+    // ...and puts it back on g1: his displacement ends, 4 200 ms since the
+    // knock, and nothing is charged to Black, who touched nothing.
+    assert_eq!(
+        game.at(7_300, Input::Place(sq("g1"), None)),
+        [Effect::Restored {
+            side: WHITE,
+            ms: 4_200
+        }]
+    );
+    assert_eq!(game.referee.position(), &fen(AFTER_E4_E5));
+    assert_eq!(game.referee.ticking(), Some(WHITE));
+    assert_eq!(game.referee.remaining(BLACK, 7_300), 5_429_500);
+    // Ng1-f3 afterwards is White's move like any other: no touch-move
+    // ruling for the knight taken up to be re-established.
+    assert_eq!(game.play(9_000, "g1f3"), []);
+    assert_eq!(
+        game.at(9_600, Input::Press(WHITE)),
+        [completed(WHITE, 2, "g1f3", "Nf3", (5_450_900, 5_429_500))]
+    );
+}
+
+#[test]
+fn a_knocked_piece_put_on_a_wrong_square_is_restored_before_the_opponent_moves() {
+    let mut game = knight_knocked_onto_f3();
+    // Still in Black's turn and inside the knock window of White's press.
+    assert_eq!(game.at(3_600, Input::Lift(sq("f3"))), []);
+    assert_eq!(
+        game.at(3_800, Input::Place(sq("g1"), None)),
+        [Effect::Restored {
+            side: WHITE,
+            ms: 700
+        }]
+    );
+    // Black's clock runs again: his move is his own.
+    assert_eq!(game.referee.ticking(), Some(BLACK));
+    assert_eq!(game.play(5_000, "e7e5"), []);
+    assert_eq!(
+        game.at(5_600, Input::Press(BLACK)),
+        // White: 700 ms of displacement. Black: 500 ms before the knock,
+        // 1 800 ms after the knight was back, 30 s increment.
+        [completed(BLACK, 1, "e7e5", "e5", (5_426_700, 5_427_700))]
+    );
+    assert_eq!(game.play(7_000, "g1f3"), []);
+    assert_eq!(Game::moves(&game.at(7_500, Input::Press(WHITE))), ["Nf3"]);
+}
+
+#[test]
+fn a_knocked_piece_put_on_a_wrong_square_is_restored_after_the_opponents_move() {
+    let mut game = knight_knocked_onto_f3();
+    assert_eq!(game.play(5_000, "e7e5"), []);
+    assert_eq!(Game::moves(&game.at(5_600, Input::Press(BLACK))), ["e5"]);
+    // Long after Black's press: White's time, White's displacement.
+    assert_eq!(game.at(9_000, Input::Lift(sq("f3"))), []);
+    assert_eq!(
+        game.at(9_300, Input::Place(sq("g1"), None)),
+        [Effect::Restored {
+            side: WHITE,
+            ms: 6_200
+        }]
+    );
+    assert_eq!(game.referee.position(), &fen(AFTER_E4_E5));
+    // Re-establishing the knight obliges White to move nothing (4.3.1):
+    // he plays a pawn.
+    assert_eq!(game.play(10_000, "d2d4"), []);
+    let effects = game.at(10_500, Input::Press(WHITE));
+    assert_eq!(laws(&effects), []);
+    assert_eq!(Game::moves(&effects), ["d4"]);
+}
+
+#[test]
+fn near_miss_a_knocked_piece_held_over_the_opponents_move_and_released_in_turn_is_a_move() {
+    // White knocks the knight off and holds it while Black moves and
+    // presses; he releases it on f3 in his own turn: a move (4.7), which
+    // re-establishes g1 too. Unlike a knight put down on f3 in Black's turn.
+    let mut game = Game::started(Rules::default());
+    game.play_and_press(2_000, "e2e4"); // pressed at 2 400
+    assert_eq!(
+        game.at(3_000, Input::Lift(sq("g1"))),
+        [Effect::Displaced {
+            side: WHITE,
+            squares: vec![sq("g1")]
+        }]
+    );
+    assert_eq!(Game::moves(&game.play_and_press(4_000, "e7e5")), ["e5"]);
+    assert_eq!(game.referee.position(), &fen(AFTER_E4_E5));
+    assert_eq!(
+        game.at(5_000, Input::Place(sq("f3"), None)),
+        [Effect::Restored {
+            side: WHITE,
+            ms: 2_000
+        }]
+    );
+    assert!(game.referee.awaits_press(WHITE));
+    let effects = game.at(5_300, Input::Press(WHITE));
+    assert_eq!(laws(&effects), []);
+    assert_eq!(Game::moves(&effects), ["Nf3"]);
+}
+
+#[test]
+fn re_establishing_a_displaced_piece_is_no_touch_that_rejects_a_draw_offer() {
+    let mut game = knight_knocked_onto_f3();
+    assert_eq!(game.play(5_000, "e7e5"), []);
+    assert_eq!(
+        game.at(5_300, Input::Draw(BLACK)),
+        [Effect::DrawOffer {
+            side: BLACK,
+            proper: true
+        }]
+    );
+    assert_eq!(Game::moves(&game.at(5_600, Input::Press(BLACK))), ["e5"]);
+    // White takes up his displaced knight to put it back: no intent to
+    // move it (4.2.2), so Black's offer stands (9.1.2.1)...
+    assert_eq!(game.at(8_000, Input::Lift(sq("f3"))), []);
+    assert_eq!(
+        game.at(8_300, Input::Place(sq("g1"), None)),
+        [Effect::Restored {
+            side: WHITE,
+            ms: 5_200
+        }]
+    );
+    assert_eq!(game.referee.draw_offer(), Some(BLACK));
+    // ...until he touches a piece to move it.
+    assert_eq!(
+        game.at(9_000, Input::Lift(sq("d2"))),
+        [Effect::DrawDeclined {
+            side: BLACK,
+            how: tocada::Rejection::Touch
+        }]
+    );
+}
+
+#[test]
+fn a_knocked_piece_taken_up_in_its_players_turn_may_go_straight_to_its_move() {
+    // Taken off f3 and released on a square the g1 knight can go to, in
+    // White's turn: his move from g1 (4.7), which re-establishes g1. Put
+    // down on f3 again it is Nf3; on h3, Nh3.
+    for (to, uci, san) in [("f3", "g1f3", "Nf3"), ("h3", "g1h3", "Nh3")] {
+        let mut game = knight_knocked_onto_f3();
+        assert_eq!(game.play(5_000, "e7e5"), []);
+        assert_eq!(Game::moves(&game.at(5_600, Input::Press(BLACK))), ["e5"]);
+        assert_eq!(game.at(7_000, Input::Lift(sq("f3"))), [], "{to}");
+        assert!(!game.referee.awaits_press(WHITE), "in hand, not made");
+        assert_eq!(
+            game.at(7_300, Input::Place(sq(to), None)),
+            [Effect::Restored {
+                side: WHITE,
+                ms: 4_200
+            }],
+            "{to}"
+        );
+        assert_eq!(
+            game.at(8_000, Input::Press(WHITE)),
+            [completed(WHITE, 2, uci, san, (5_452_500, 5_429_500))],
+            "{to}"
+        );
+    }
 }

@@ -110,6 +110,13 @@ impl PhysicalBoard {
         Ok(piece)
     }
 
+    /// Counts the squares of `home` as lifted from: a displaced piece
+    /// taken up from the square it was knocked onto is the piece of its
+    /// own square, which its player's move may start from.
+    pub fn lifted_from(&mut self, home: Bitboard) {
+        self.changes.lifted |= home;
+    }
+
     /// A piece was put on `sq`; returns the lifted piece it is taken to be,
     /// with the square it came from. Without an identity from the board, the
     /// piece is the latest one `mover` lifted, else the latest lifted at all;
@@ -154,13 +161,23 @@ impl PhysicalBoard {
     /// which stay as the hands left them: as [`Self::sync_keeping`],
     /// refreshing only the squares the move or the hands changed (every
     /// other square still holds the piece the last sync put there).
+    ///
+    /// The hands' doings are forgotten, on the squares of `keep` too: a
+    /// move is made when its piece is released in its player's turn (4.7),
+    /// so a piece lifted and put down before this move (knocked off and put
+    /// back on another square) is no part of the next player's move. A
+    /// piece still in a hand stays lifted: released later, it may be one.
     pub fn sync_after(&mut self, position: &Chess, moved: Bitboard, keep: Bitboard) {
         let board = position.board();
         self.occupied = (board.occupied() & !keep) | (self.occupied & keep);
         for sq in (moved | self.changes.lifted | self.changes.placed) & !keep {
             self.pieces[usize::from(sq)] = board.piece_at(sq);
         }
-        self.keep_only(keep);
+        self.hand.retain(|(sq, _)| keep.contains(*sq));
+        self.changes = Changes {
+            lifted: self.hand.iter().map(|(sq, _)| *sq).collect(),
+            placed: Bitboard::EMPTY,
+        };
         debug_assert!(
             {
                 let mut whole = self.clone();

@@ -1026,6 +1026,23 @@ impl Referee {
                 }
                 self.knocked.add(sq);
             }
+            // The displacer taking up a piece he displaced is re-establishing
+            // it (7.4.1), not touching it with intent to move (4.2.2). In his
+            // own turn he may put it straight on a square its own square's
+            // piece can go to: that is his move (4.7), from its own square.
+            Ok(Some(piece))
+                if self
+                    .displacement
+                    .as_ref()
+                    .is_some_and(|d| d.side == piece.color && d.squares.contains(sq)) =>
+            {
+                if self.position.turn() == piece.color {
+                    let home = self.displaced()
+                        & !self.board.occupied()
+                        & self.position.board().by_piece(piece);
+                    self.board.lifted_from(home);
+                }
+            }
             Ok(Some(piece)) => self.contact(sq, piece),
             Ok(None) => {}
             Err(_) => {
