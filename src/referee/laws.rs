@@ -421,24 +421,7 @@ impl Referee {
         {
             return false;
         }
-        let legal = &made.before_legal.moves;
-        let king_can_move = legal
-            .iter()
-            .any(|m| m.role() == Role::King && !m.is_castle());
-        let rook_can_move = legal
-            .iter()
-            .any(|m| m.from() == Some(rook) && !m.is_castle());
-        let options = ChoiceOptions::of(&[Choice::King, Choice::Rook], |c| match c {
-            Choice::King => king_can_move,
-            _ => rook_can_move,
-        });
-        if options.as_slice().is_empty() {
-            return false;
-        }
-        self.warn_if_hasty(side);
-        self.complete_through(index, true);
-        self.give_choice(side.other(), Law::Regence20, options, rook, rook, true);
-        true
+        self.king_or_rook(side, index, rook)
     }
 
     /// The 1858 laws at a press whose move obeyed article 4: a second
@@ -683,7 +666,15 @@ impl Referee {
         let Some(rook) = made.turn.castling else {
             return false;
         };
-        let legal = &made.before_legal.moves;
+        self.king_or_rook(side, index, rook)
+    }
+
+    /// 20ª's choice for `side`'s opponent after the move at `index`, made
+    /// with his pieces touched to castle with `rook`: `king` or `rook`,
+    /// each offered if it could make a move other than castling from the
+    /// position before it. Whether there was anything to choose.
+    fn king_or_rook(&mut self, side: Color, index: usize, rook: Square) -> bool {
+        let legal = &self.uncompleted[index].before_legal.moves;
         let king_can_move = legal
             .iter()
             .any(|m| m.role() == Role::King && !m.is_castle());
