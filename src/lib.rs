@@ -47,6 +47,10 @@
 //!   devices, and the same drivers on the device models.
 //! - [`broadcast`]: the MQTT topics and messages between a clock's
 //!   publisher and a hall, written once for both ends.
+//! - [`hall`] (cargo feature `net`, on by default, never in the clock
+//!   daemon's binary): `tocada hall`, which subscribes to a hall's clocks
+//!   through the broker, rebuilds every game through the transcript, and
+//!   serves the arbiter's page and the PGN feed.
 //! - [`logging`]: the daemon's log, to the systemd journal under systemd and
 //!   to stderr everywhere else.
 //!
@@ -96,6 +100,8 @@ pub mod export;
 pub mod face;
 pub mod frame;
 pub mod gesture;
+#[cfg(feature = "net")]
+pub mod hall;
 pub mod hardware;
 pub mod logging;
 pub mod models;
