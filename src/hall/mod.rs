@@ -15,10 +15,14 @@
 //!   binary), the arbiter's page behind a login ([`auth`]) and the public
 //!   PGN feed, configured by its own TOML file ([`config`]).
 
+pub mod auth;
+pub mod config;
 pub mod game;
 pub mod ingest;
 pub mod store;
 
+pub use auth::{Sessions, hash_password, verify_password};
+pub use config::{ConfigError, HallConfig};
 pub use game::{Added, Game, RulingEntry};
 pub use ingest::{
     BoardView, Counters, Dropped, Hall, Ingested, MAX_PAYLOAD, MAX_SEQ, Pairing, Round, RulingView,
