@@ -19,7 +19,10 @@ pub mod auth;
 pub mod config;
 pub mod game;
 pub mod ingest;
+pub mod mqtt;
+pub mod runner;
 pub mod store;
+pub mod web;
 
 pub use auth::{Sessions, hash_password, verify_password};
 pub use config::{ConfigError, HallConfig};
