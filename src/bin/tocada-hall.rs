@@ -5,43 +5,14 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
 use tocada::exit::{EX_DATAERR, EX_IOERR};
+use tocada::hall::cli::{Command, HallCli};
 use tocada::hall::config::DEFAULT_PATH;
 use tocada::hall::{HallConfig, hash_password};
 
-/// Every clock of a tournament hall on one arbiter's screen and in a live
-/// PGN feed, through an MQTT broker.
-#[derive(Parser)]
-#[command(name = "tocada-hall", version)]
-struct Cli {
-    #[command(subcommand)]
-    command: Option<Command>,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Subscribe to the hall and serve the arbiter's page and the PGN feed
-    /// (the default).
-    Run {
-        /// The hall's configuration.
-        #[arg(long, default_value = DEFAULT_PATH)]
-        config: PathBuf,
-    },
-    /// Check the hall's configuration and exit: 0 if it is good, 78 with
-    /// the key at fault if not.
-    CheckConfig {
-        /// The hall's configuration.
-        #[arg(long, default_value = DEFAULT_PATH)]
-        config: PathBuf,
-    },
-    /// Read a password on standard input (its first line) and print its
-    /// argon2 hash, for `password_hash` in the configuration.
-    HashPassword,
-}
-
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = HallCli::parse();
     match cli.command.unwrap_or(Command::Run {
         config: PathBuf::from(DEFAULT_PATH),
     }) {

@@ -16,6 +16,7 @@
 //!   PGN feed, configured by its own TOML file ([`config`]).
 
 pub mod auth;
+pub mod cli;
 pub mod config;
 pub mod game;
 pub mod ingest;

@@ -95,6 +95,9 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
                     Err(err) => tracing::error!(topic = %publish.topic, "cannot store: {err}"),
                 }
             }
+            Ok(Event::Incoming(Packet::SubAck(ack))) => {
+                tracing::info!(filter = %filter, codes = ?ack.return_codes, "subscribed");
+            }
             Ok(_) => {}
             Err(err) => {
                 if connected {

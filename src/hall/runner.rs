@@ -3,6 +3,7 @@
 //! SIGTERM or Ctrl-C.
 
 use std::fmt;
+use std::future::IntoFuture;
 use std::sync::Arc;
 
 use super::config::{HallConfig, read_credentials};
@@ -53,6 +54,16 @@ pub async fn run(
     config: HallConfig,
     ready: impl FnOnce(std::net::SocketAddr),
 ) -> Result<(), RunError> {
+    run_until(config, ready, shutdown()).await
+}
+
+/// Runs the hall of `config` until `stop` completes (the tests' way to
+/// stop one).
+pub async fn run_until(
+    config: HallConfig,
+    ready: impl FnOnce(std::net::SocketAddr),
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), RunError> {
     let credentials = match &config.credentials {
         Some(path) => Some(read_credentials(path).map_err(RunError::Credentials)?),
         None => None,
@@ -80,9 +91,20 @@ pub async fn run(
     };
     let mqtt = tokio::spawn(mqtt::run(subscription, Arc::clone(&shared)));
     ready(address);
-    let served = axum::serve(listener, router(shared))
-        .with_graceful_shutdown(shutdown())
-        .await;
+    // Graceful, but not forever: a live page's event stream never ends
+    // by itself, so open connections get two seconds after the stop.
+    let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = axum::serve(listener, router(shared)).with_graceful_shutdown(async move {
+        stop.await;
+        let _ = stopping.send(());
+    });
+    let served = tokio::select! {
+        served = server.into_future() => served,
+        _ = async {
+            let _ = stopped.await;
+            tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        } => Ok(()),
+    };
     mqtt.abort();
     served.map_err(|err| RunError::Serve(err.to_string()))
 }
