@@ -670,3 +670,216 @@ fn the_committed_man_page_is_what_the_command_line_gives() {
         "packaging/tocada-hall.1 is out of date: run TOCADA_BLESS=1 cargo test --test hall man_page"
     );
 }
+
+/// `chromium` and `chromedriver` (Debian's `chromium` and
+/// `chromium-driver`), if both are installed.
+fn browser_programs() -> Option<(PathBuf, PathBuf)> {
+    let find = |name: &str| {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|candidate| candidate.is_file())
+    };
+    let found = find("chromium").zip(find("chromedriver"));
+    if found.is_none() {
+        eprintln!(
+            "chromium or chromedriver is not installed (apt-get install chromium chromium-driver): test skipped"
+        );
+    }
+    found
+}
+
+/// A chromedriver on a free loopback port, killed on drop.
+struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_driver(chromedriver: &Path) -> Driver {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(chromedriver)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver starts");
+    let driver = Driver { child, port };
+    assert!(
+        eventually(Duration::from_secs(20), || std::net::TcpStream::connect((
+            "127.0.0.1",
+            port
+        ))
+        .is_ok()),
+        "chromedriver does not listen"
+    );
+    driver
+}
+
+/// The arbiter's page in headless Chromium: the login refuses a wrong
+/// password, an action without the login is refused, and a move made on a
+/// simulated clock shows on the page within a second.
+#[test]
+fn in_a_real_browser_the_arbiter_logs_in_and_sees_a_move_within_a_second() {
+    use fantoccini::{ClientBuilder, Locator};
+
+    if !have_broker() {
+        return;
+    }
+    let Some((chromium, chromedriver)) = browser_programs() else {
+        return;
+    };
+    let broker = broker(&[1]);
+    let dir = tempfile::tempdir().unwrap();
+    let hall = start_hall(&write_config(dir.path(), &broker, true));
+    let driver = start_driver(&chromedriver);
+    let base = format!("http://{}", hall.addr);
+    let clock = Clock::connect(&broker, 1, 1);
+    let (lines, effects) = real_game(0, 9);
+    let first_move = lines
+        .iter()
+        .position(|l| l.contains("\"press\"") && l.contains("\"white\""))
+        .unwrap();
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut capabilities = serde_json::Map::new();
+        capabilities.insert(
+            "goog:chromeOptions".to_owned(),
+            serde_json::json!({
+                "binary": chromium,
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=420,900"],
+            }),
+        );
+        let browser = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(capabilities)
+            .connect(&format!("http://127.0.0.1:{}", driver.port))
+            .await
+            .expect("a Chromium session");
+
+        // Not logged in: the page sends the browser to the login.
+        browser.goto(&format!("{base}/arbiter")).await.unwrap();
+        assert_eq!(browser.current_url().await.unwrap().path(), "/login");
+
+        // An action without the login, from the page's own origin: refused.
+        let status = browser
+            .execute(
+                "return fetch('/arbiter/acknowledge', {method: 'POST', \
+                 body: new URLSearchParams({csrf: 'x', board: 1, game: 1, ruling: 0})}) \
+                 .then(r => r.status);",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(status, 401);
+
+        // A wrong password: refused, still on the login.
+        let log_in = |password: &'static str| {
+            let browser = browser.clone();
+            async move {
+                browser
+                    .find(Locator::Id("name"))
+                    .await
+                    .unwrap()
+                    .send_keys("ana")
+                    .await
+                    .unwrap();
+                browser
+                    .find(Locator::Id("password"))
+                    .await
+                    .unwrap()
+                    .send_keys(password)
+                    .await
+                    .unwrap();
+                browser
+                    .find(Locator::Id("login"))
+                    .await
+                    .unwrap()
+                    .click()
+                    .await
+                    .unwrap();
+            }
+        };
+        log_in("not the password").await;
+        let refusal = browser
+            .wait()
+            .for_element(Locator::Id("message"))
+            .await
+            .unwrap();
+        assert_eq!(refusal.text().await.unwrap(), "Wrong name or password.");
+        assert_eq!(browser.current_url().await.unwrap().path(), "/login");
+
+        // The right one: the arbiter's page, board 1 on it, live.
+        log_in(PASSWORD).await;
+        browser
+            .wait()
+            .for_element(Locator::Css("#board-1"))
+            .await
+            .unwrap();
+        assert_eq!(browser.current_url().await.unwrap().path(), "/arbiter");
+        let live = browser.find(Locator::Id("live")).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while live.text().await.unwrap() != "live" && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(live.text().await.unwrap(), "live");
+
+        // A move on the clock: on the page within a second.
+        let sent = Instant::now();
+        for (seq, line) in lines.iter().enumerate().take(first_move + 1) {
+            clock.publish(message(1, seq, line, &effects[seq]));
+        }
+        let mut shown = None;
+        while sent.elapsed() < Duration::from_secs(5) {
+            let meta = browser
+                .find(Locator::Css("#board-1 .meta"))
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            if meta.starts_with("1 move, last ") {
+                shown = Some(sent.elapsed());
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let shown = shown.unwrap_or_else(|| panic!("the move never showed: {}", hall.log()));
+        eprintln!("the move showed on the page {shown:?} after it was published");
+        assert!(shown < Duration::from_secs(1), "shown after {shown:?}");
+        // The position drawn, and the clock running for Black.
+        let squares = browser
+            .find_all(Locator::Css("#board-1 .position span"))
+            .await
+            .unwrap();
+        assert_eq!(squares.len(), 64);
+        let running = browser
+            .find(Locator::Css("#board-1 .clock.running"))
+            .await
+            .unwrap();
+        assert_eq!(
+            running.attr("data-side").await.unwrap().as_deref(),
+            Some("black")
+        );
+        // TOCADA_HALL_SCREENSHOT=page.png: the page as the arbiter's phone shows it.
+        if let Some(path) = std::env::var_os("TOCADA_HALL_SCREENSHOT") {
+            std::fs::write(path, browser.screenshot().await.unwrap()).unwrap();
+        }
+        browser.close().await.unwrap();
+    });
+    clock.close();
+}

@@ -71,7 +71,7 @@ function card(entry) {
     el("span", {}, "♚ " + (v.black || "Black")), clock(entry, "black")));
   if (v.fen) node.append(position(v.fen));
   const meta = [];
-  if (v.moves) meta.push(`${v.moves} moves, last ${v.last_move}`);
+  if (v.moves) meta.push(`${v.moves} move${v.moves === 1 ? "" : "s"}, last ${v.last_move}`);
   if (v.to_move && !v.result) meta.push(`${v.to_move} to move`);
   if (v.from_state) meta.push("from the clock's state");
   if (v.waiting) meta.push(`${v.waiting} events waiting`);
