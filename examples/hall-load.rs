@@ -294,13 +294,23 @@ fn run(args: Args) -> ExitCode {
     let times = times.lock().unwrap();
     // Catch-up: from the restart until every event published before it is
     // visible.
-    let caught_up = times
+    // `never` if one of them never became visible.
+    let before: Vec<_> = times
         .published
         .iter()
         .filter(|(_, at)| **at < restarted)
-        .filter_map(|(key, _)| times.visible.get(key))
-        .max()
-        .map_or(0, |at| at.saturating_duration_since(restarted).as_millis());
+        .map(|(key, _)| times.visible.get(key))
+        .collect();
+    let caught_up = if before.iter().any(Option::is_none) {
+        "never".to_owned()
+    } else {
+        before
+            .iter()
+            .flatten()
+            .max()
+            .map_or(0, |at| at.saturating_duration_since(restarted).as_millis())
+            .to_string()
+    };
     let mut latencies: Vec<u128> = times
         .published
         .iter()
@@ -322,11 +332,33 @@ fn run(args: Args) -> ExitCode {
     let store_events = http::get(addr, "/arbiter/boards", Some(&cookie));
     let counted: serde_json::Value = serde_json::from_str(&store_events.body).unwrap_or_default();
     let lost = total.saturating_sub(times.visible.len());
+    // The lost ones, for whoever chases them: board, seq, and when each
+    // was published relative to the broker's stop.
+    let mut missing: Vec<(u32, usize, i128)> = times
+        .published
+        .iter()
+        .filter(|(key, _)| !times.visible.contains_key(key))
+        .map(|(&(board, seq), at)| {
+            let offset = if *at >= outage_start {
+                at.duration_since(outage_start).as_millis() as i128
+            } else {
+                -(outage_start.duration_since(*at).as_millis() as i128)
+            };
+            (board, seq, offset)
+        })
+        .collect();
+    missing.sort_unstable();
+    for (board, seq, offset) in missing.iter().take(20) {
+        eprintln!(
+            "hall-load: lost board {board} seq {seq}, published {offset} ms after the broker's stop"
+        );
+    }
     hall.stop();
     println!(
-        "catchup_ms={caught_up} published_before_restart={published_before_restart} hall_events={} hall_duplicates={} hall_cpu_s={cpu_s:.1} wall_s={:.0}",
+        "catchup_ms={caught_up} published_before_restart={published_before_restart} hall_events={} hall_duplicates={} hall_dropped={} hall_cpu_s={cpu_s:.1} wall_s={:.0}",
         counted["counters"]["events"],
         counted["counters"]["duplicates"],
+        counted["counters"]["dropped"],
         start.elapsed().as_secs_f64()
     );
     println!(
@@ -356,7 +388,9 @@ async fn clock(
         .set_credentials(format!("clock-{board}"), format!("pw-{board}"))
         .set_clean_session(false)
         .set_keep_alive(Duration::from_secs(30))
-        .set_inflight(100);
+        // A window wider than a game: rumqttc never reuses a packet id
+        // within one (it wraps them at the window).
+        .set_inflight(1000);
     let (client, mut eventloop) = AsyncClient::new(options, 100_000);
     let pump = tokio::spawn(async move {
         loop {

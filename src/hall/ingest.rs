@@ -181,9 +181,9 @@ pub struct BoardView {
     pub board: u32,
     /// Its current game's id in the clock's store.
     pub game: Option<i64>,
-    /// The players.
+    /// White's name, from the round's pairings.
     pub white: String,
-    /// The players.
+    /// Black's name.
     pub black: String,
     /// The position, FEN.
     pub fen: Option<String>,
@@ -431,8 +431,8 @@ impl Hall {
         boards
     }
 
-    /// Board `board` at a glance, changed since `since` (the board's
-    /// change counter): `None` if it is not, or the hall does not know it.
+    /// Board `board` at a glance: `None` if the hall does not know it (no
+    /// message and no pairing).
     pub fn board_view(&self, board: u32) -> Option<BoardView> {
         let pairing = self.round.pairings.get(&board).cloned();
         let entry = self.boards.get(&board);
