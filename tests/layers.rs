@@ -628,7 +628,12 @@ mod checker {
             ]
         );
         assert!(
-            broken(NETWORK_AT_THE_EDGE, "src/hall/web.rs", "use crate::session;\n").is_empty()
+            broken(
+                NETWORK_AT_THE_EDGE,
+                "src/hall/web.rs",
+                "use crate::session;\n"
+            )
+            .is_empty()
         );
     }
 
