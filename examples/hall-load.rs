@@ -103,6 +103,7 @@ fn main() -> ExitCode {
 
 /// The hall's own process: `tocada-hall run` through the library.
 fn hall(config: PathBuf) -> ExitCode {
+    tocada::logging::init(Some("warn"));
     let config = match tocada::hall::HallConfig::load(&config) {
         Ok(config) => config,
         Err(err) => {
@@ -291,6 +292,41 @@ fn run(args: Args) -> ExitCode {
         }
     });
     let (cpu_s, rss_kib) = hall.usage();
+    let store_events = http::get(addr, "/arbiter/boards", Some(&cookie));
+    let counted: serde_json::Value = serde_json::from_str(&store_events.body).unwrap_or_default();
+    // Where were the missing ones? A hall started again on the same store
+    // and session gets what the broker still holds for it.
+    let missing_before = total.saturating_sub(times.lock().unwrap().visible.len());
+    if missing_before > 0 {
+        hall.stop();
+        hall = HallChild::start(&config);
+        std::thread::sleep(Duration::from_secs(10));
+        let after = http::post(
+            hall.addr,
+            "/login",
+            None,
+            &format!("name=load&password={}", PASSWORD.replace(' ', "+")),
+        );
+        let cookie = after
+            .header("set-cookie")
+            .unwrap_or("")
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .to_owned();
+        let boards: serde_json::Value =
+            serde_json::from_str(&http::get(hall.addr, "/arbiter/boards", Some(&cookie)).body)
+                .unwrap_or_default();
+        eprintln!(
+            "hall-load: {missing_before} events missing; a hall started again on the same store and session then holds {} of {total}",
+            boards["boards"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|b| b["events"].as_u64().unwrap_or(0))
+                .sum::<u64>()
+        );
+    }
     let times = times.lock().unwrap();
     // Catch-up: from the restart until every event published before it is
     // visible.
@@ -329,8 +365,7 @@ fn run(args: Args) -> ExitCode {
             .copied()
             .unwrap_or(0)
     };
-    let store_events = http::get(addr, "/arbiter/boards", Some(&cookie));
-    let counted: serde_json::Value = serde_json::from_str(&store_events.body).unwrap_or_default();
+
     let lost = total.saturating_sub(times.visible.len());
     // The lost ones, for whoever chases them: board, seq, and when each
     // was published relative to the broker's stop.

@@ -7,6 +7,7 @@
 //! (manual acks): a hall killed between the two gets the message again,
 //! and the core drops the duplicate.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -62,7 +63,25 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
     // which alone drains it: large enough never to fill between polls.
     let (client, mut eventloop) = AsyncClient::new(options, 10_000);
     let mut connected = false;
+    // Stored, to acknowledge. The request channel this loop alone drains
+    // can be full after a broker's restart floods the hall with what it
+    // queued: an ack refused then is kept and offered again, never
+    // dropped (a dropped ack holds one of the broker's in-flight slots for
+    // the hall until the next connection, and enough of them stall it).
+    let mut unacked: VecDeque<rumqttc::Publish> = VecDeque::new();
     loop {
+        while let Some(publish) = unacked.front() {
+            match client.try_ack(publish) {
+                Ok(()) => {
+                    unacked.pop_front();
+                }
+                Err(rumqttc::ClientError::TryRequest(_)) => break,
+                Err(err) => {
+                    tracing::warn!("cannot acknowledge a message: {err}");
+                    unacked.pop_front();
+                }
+            }
+        }
         match eventloop.poll().await {
             Ok(Event::Incoming(Packet::ConnAck(ack))) => {
                 connected = true;
@@ -86,9 +105,7 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
                         if let Ingested::Dropped(why) = &ingested {
                             tracing::warn!(topic = %publish.topic, "message dropped: {why}");
                         }
-                        if let Err(err) = client.try_ack(&publish) {
-                            tracing::warn!("cannot acknowledge a message: {err}");
-                        }
+                        unacked.push_back(publish);
                         shared.notify();
                     }
                     // Not acknowledged: the broker sends it again.
