@@ -51,6 +51,10 @@
 //!   `tocada publish`, the program beside the daemon that follows the game
 //!   store read-only and publishes every event to the hall's MQTT broker.
 //!   The daemon never uses it: the clock has no network code.
+//! - [`hall`] (cargo feature `net`, on by default, never in the clock
+//!   daemon's binary): `tocada hall`, which subscribes to a hall's clocks
+//!   through the broker, rebuilds every game through the transcript, and
+//!   serves the arbiter's page and the PGN feed.
 //! - [`logging`]: the daemon's log, to the systemd journal under systemd and
 //!   to stderr everywhere else.
 //!
@@ -100,6 +104,8 @@ pub mod export;
 pub mod face;
 pub mod frame;
 pub mod gesture;
+#[cfg(feature = "net")]
+pub mod hall;
 pub mod hardware;
 pub mod logging;
 pub mod models;

@@ -11,7 +11,8 @@
 //!
 //! The layers, bottom up: the referee; the face (a leaf); the hardware
 //! drivers and the device models; the PGN; the session; the replay format;
-//! the rig; the daemon; the simulator. Each rule below is one test, which fails
+//! the rig; the daemon; the simulator; at the edge, the hall and the
+//! publisher (feature `net`), which the clock's layers never use. Each rule below is one test, which fails
 //! naming every file and line that breaks it, and each can fail: the
 //! checker's own tests break every rule on a small fake source.
 
@@ -43,6 +44,25 @@ const DAEMON_WITHOUT_SIM: Rule = Rule {
     covers: &["src/daemon/", "src/daemon.rs"],
     forbidden: Forbidden::These(&["sim"]),
     why: "the daemon builds without the simulator (feature `sim`)",
+};
+
+const NETWORK_AT_THE_EDGE: Rule = Rule {
+    covers: &[
+        "src/daemon/",
+        "src/daemon.rs",
+        "src/session/",
+        "src/session.rs",
+        "src/referee/",
+        "src/referee.rs",
+        "src/hardware/",
+        "src/hardware.rs",
+        "src/models/",
+        "src/models.rs",
+        "src/rig/",
+        "src/rig.rs",
+    ],
+    forbidden: Forbidden::These(&["hall", "publish"]),
+    why: "the clock has no network: the hall and the publisher (feature `net`) use the clock's modules, never the other way round",
 };
 
 const DRIVERS_BELOW_THE_SHELL: Rule = Rule {
@@ -533,6 +553,11 @@ fn the_daemon_does_not_use_the_simulator() {
 }
 
 #[test]
+fn the_clock_does_not_use_the_hall_or_the_publisher() {
+    check(NETWORK_AT_THE_EDGE);
+}
+
+#[test]
 fn the_referee_drivers_models_and_rig_do_not_use_the_session_daemon_or_simulator() {
     check(DRIVERS_BELOW_THE_SHELL);
 }
@@ -653,6 +678,29 @@ mod checker {
         assert_eq!(
             broken(DAEMON_WITHOUT_SIM, "src/daemon/mod.rs", "use super::sim;\n"),
             ["src/daemon/mod.rs:1: uses crate::sim"]
+        );
+    }
+
+    #[test]
+    fn the_network_rule_fails_on_a_use_of_the_hall_or_the_publisher() {
+        assert_eq!(
+            broken(
+                NETWORK_AT_THE_EDGE,
+                "src/daemon/shell.rs",
+                "use crate::hall::Hall;\nuse crate::publish;\n"
+            ),
+            [
+                "src/daemon/shell.rs:1: uses crate::hall",
+                "src/daemon/shell.rs:2: uses crate::publish"
+            ]
+        );
+        assert!(
+            broken(
+                NETWORK_AT_THE_EDGE,
+                "src/hall/web.rs",
+                "use crate::session;\n"
+            )
+            .is_empty()
         );
     }
 

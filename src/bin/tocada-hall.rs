@@ -1,0 +1,102 @@
+//! `tocada-hall`: the hall of issue 14 on the arbiter's machine. Thin: the
+//! command line here, everything else in `tocada::hall`.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use tocada::exit::{EX_DATAERR, EX_IOERR};
+use tocada::hall::cli::{Command, HallCli};
+use tocada::hall::config::DEFAULT_PATH;
+use tocada::hall::{HallConfig, hash_password};
+
+fn main() -> ExitCode {
+    let cli = HallCli::parse();
+    match cli.command.unwrap_or(Command::Run {
+        config: PathBuf::from(DEFAULT_PATH),
+    }) {
+        Command::Run { config } => run(config),
+        Command::CheckConfig {
+            config: config_path,
+        } => match HallConfig::load(&config_path) {
+            Ok(config) => {
+                println!(
+                    "{}: ok: hall {:?}, broker {}:{}, listening on {}, {} arbiter(s), {} board(s) paired, public PGN {}",
+                    config_path.display(),
+                    config.hall,
+                    config.broker.host,
+                    config.broker.port,
+                    config.listen,
+                    config.arbiters.len(),
+                    config.round.pairings.len(),
+                    if config.public_pgn { "on" } else { "off" },
+                );
+                ExitCode::SUCCESS
+            }
+            Err(err) => {
+                eprintln!("tocada-hall: {err}");
+                ExitCode::from(err.exit_code())
+            }
+        },
+        Command::HashPassword => hash_from_stdin(),
+    }
+}
+
+fn hash_from_stdin() -> ExitCode {
+    let mut input = String::new();
+    if let Err(err) = std::io::stdin().read_to_string(&mut input) {
+        eprintln!("tocada-hall: cannot read the password: {err}");
+        return ExitCode::from(EX_IOERR);
+    }
+    let password = input.lines().next().unwrap_or("");
+    if password.is_empty() {
+        eprintln!("tocada-hall: no password on standard input (its first line)");
+        return ExitCode::from(EX_DATAERR);
+    }
+    match hash_password(password) {
+        Ok(hash) => {
+            println!("{hash}");
+            ExitCode::SUCCESS
+        }
+        Err(why) => {
+            eprintln!("tocada-hall: {why}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(path: PathBuf) -> ExitCode {
+    tocada::logging::init(None);
+    let config = match HallConfig::load(&path) {
+        Ok(config) => config,
+        Err(err) => {
+            tracing::error!("{err}");
+            eprintln!("tocada-hall: {err}");
+            return ExitCode::from(err.exit_code());
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("tocada-hall: cannot start: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let served = runtime.block_on(tocada::hall::runner::run(config, |address| {
+        // Type=notify: systemd hears the hall is up once it listens.
+        let _ = sd_notify::notify(&[sd_notify::NotifyState::Ready]);
+        println!("tocada-hall: listening on http://{address}");
+    }));
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            tracing::error!("{err}");
+            eprintln!("tocada-hall: {err}");
+            ExitCode::from(err.exit_code())
+        }
+    }
+}

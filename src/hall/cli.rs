@@ -1,0 +1,40 @@
+//! The command line of `tocada-hall`, which its binary parses and
+//! `packaging/tocada-hall.1` documents.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use super::config::DEFAULT_PATH;
+
+/// Every clock of a tournament hall on one arbiter's screen and in a live
+/// PGN feed, through an MQTT broker.
+#[derive(Parser)]
+#[command(name = "tocada-hall", version)]
+pub struct HallCli {
+    #[command(subcommand)]
+    /// What to do; `run` if nothing.
+    pub command: Option<Command>,
+}
+
+/// The commands of `tocada-hall`.
+#[derive(Subcommand)]
+pub enum Command {
+    /// Subscribe to the hall and serve the arbiter's page and the PGN feed
+    /// (the default).
+    Run {
+        /// The hall's configuration.
+        #[arg(long, default_value = DEFAULT_PATH)]
+        config: PathBuf,
+    },
+    /// Check the hall's configuration and exit: 0 if it is good, 78 with
+    /// the key at fault if not.
+    CheckConfig {
+        /// The hall's configuration.
+        #[arg(long, default_value = DEFAULT_PATH)]
+        config: PathBuf,
+    },
+    /// Read a password on standard input (its first line) and print its
+    /// argon2 hash, for `password_hash` in the configuration.
+    HashPassword,
+}

@@ -1,0 +1,451 @@
+//! The hall's own configuration, `/etc/tocada/hall.toml`: a separate file
+//! from the clock's, every value checked when it is loaded, each error
+//! naming its key.
+//!
+//! ```toml
+//! hall = "open-2026"                      # the topic level tocada/<hall>/…
+//! broker = "mqtt://192.168.1.10:1883"     # Mosquitto on the LAN
+//! credentials = "/etc/tocada/hall.credentials"  # one line: user:password
+//! listen = "0.0.0.0:8080"                 # the arbiter's page and the feed
+//! store = "/var/lib/tocada-hall/hall.sqlite"
+//! public_pgn = true                       # /pgn/round and /pgn/<board>
+//!
+//! [round]
+//! event = "Club open 2026"
+//! site = "Casino de Madrid"
+//! date = "2026.11.24"
+//! round = "3"
+//!
+//! [[arbiter]]
+//! name = "ana"
+//! password_hash = "$argon2id$v=19$m=19456,t=2,p=1$…"  # tocada-hall hash-password
+//!
+//! [[board]]
+//! number = 1
+//! white = "Morphy, Paul"
+//! black = "Anderssen, Adolf"
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::ingest::{Pairing, Round};
+use crate::broadcast::BoardAddress;
+
+/// Where the hall's configuration is read unless told otherwise.
+pub const DEFAULT_PATH: &str = "/etc/tocada/hall.toml";
+
+/// A hall configuration that cannot be used: the file, the key, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The file.
+    pub origin: String,
+    /// The key at fault (`arbiter[0].password_hash`), if the error is one
+    /// key's.
+    pub key: Option<String>,
+    /// What is wrong.
+    pub why: String,
+}
+
+impl ConfigError {
+    fn at(origin: &str, key: &str, why: impl Into<String>) -> ConfigError {
+        ConfigError {
+            origin: origin.to_owned(),
+            key: Some(key.to_owned()),
+            why: why.into(),
+        }
+    }
+
+    /// The exit code: [`EX_CONFIG`](crate::exit::EX_CONFIG).
+    pub fn exit_code(&self) -> u8 {
+        crate::exit::EX_CONFIG
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.key {
+            Some(key) => write!(f, "{}: {key}: {}", self.origin, self.why),
+            None => write!(f, "{}: {}", self.origin, self.why),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    hall: String,
+    broker: String,
+    credentials: Option<PathBuf>,
+    client_id: Option<String>,
+    #[serde(default = "default_listen")]
+    listen: String,
+    #[serde(default = "default_store")]
+    store: PathBuf,
+    #[serde(default = "yes")]
+    public_pgn: bool,
+    #[serde(default)]
+    round: RawRound,
+    #[serde(default)]
+    arbiter: Vec<RawArbiter>,
+    #[serde(default)]
+    board: Vec<RawBoard>,
+}
+
+fn default_listen() -> String {
+    "0.0.0.0:8080".to_owned()
+}
+
+fn default_store() -> PathBuf {
+    PathBuf::from("/var/lib/tocada-hall/hall.sqlite")
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawRound {
+    #[serde(default)]
+    event: String,
+    #[serde(default)]
+    site: String,
+    #[serde(default)]
+    date: String,
+    #[serde(default)]
+    round: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawArbiter {
+    name: String,
+    password_hash: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBoard {
+    number: u32,
+    #[serde(default)]
+    white: String,
+    #[serde(default)]
+    black: String,
+}
+
+/// The broker to subscribe to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Broker {
+    /// Its host name or address.
+    pub host: String,
+    /// Its port (1883 unless the URL says).
+    pub port: u16,
+}
+
+/// An arbiter who may log in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Arbiter {
+    /// The login name, logged with every action.
+    pub name: String,
+    /// The argon2 PHC string (`tocada-hall hash-password`).
+    pub password_hash: String,
+}
+
+/// The hall's configuration, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HallConfig {
+    /// The hall's name, as in the clocks' topics.
+    pub hall: String,
+    /// The broker.
+    pub broker: Broker,
+    /// The file with the hall's broker login, `user:password` on one line.
+    pub credentials: Option<PathBuf>,
+    /// The MQTT client id: fixed, so the broker keeps the hall's session
+    /// (and queues its events) while it is down.
+    pub client_id: String,
+    /// Where the web side listens.
+    pub listen: SocketAddr,
+    /// The hall's SQLite store.
+    pub store: PathBuf,
+    /// Whether `/pgn/…` answers without a login.
+    pub public_pgn: bool,
+    /// The round: tags and pairings.
+    pub round: Round,
+    /// Who may log in.
+    pub arbiters: Vec<Arbiter>,
+}
+
+/// Reads `mqtt://host[:port]` (or `tcp://`, or a bare `host[:port]`).
+pub fn parse_broker_url(url: &str) -> Result<Broker, String> {
+    let rest = url
+        .strip_prefix("mqtt://")
+        .or_else(|| url.strip_prefix("tcp://"))
+        .unwrap_or(url);
+    if rest.contains("://") {
+        return Err(format!(
+            "{url:?}: only mqtt:// is supported (a hall's broker is on its LAN)"
+        ));
+    }
+    let rest = rest.trim_end_matches('/');
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((host, port)) if !host.ends_with(']') || host.starts_with('[') => (
+            host,
+            port.parse::<u16>().map_err(|_| {
+                format!("{url:?}: the port {port:?} is not a number from 1 to 65535")
+            })?,
+        ),
+        _ => (rest, 1883),
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.is_empty() || port == 0 {
+        return Err(format!("{url:?}: expected mqtt://HOST[:PORT]"));
+    }
+    Ok(Broker {
+        host: host.to_owned(),
+        port,
+    })
+}
+
+/// The login in a credentials file: `user:password` on its first line.
+pub fn read_credentials(path: &Path) -> Result<(String, String), String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+    let line = text.lines().next().unwrap_or("").trim_end();
+    match line.split_once(':') {
+        Some((user, password)) if !user.is_empty() => Ok((user.to_owned(), password.to_owned())),
+        _ => Err(format!(
+            "{}: expected one line user:password",
+            path.display()
+        )),
+    }
+}
+
+impl HallConfig {
+    /// Reads and checks the file at `path`.
+    pub fn load(path: &Path) -> Result<HallConfig, ConfigError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|err| ConfigError {
+            origin: origin.clone(),
+            key: None,
+            why: format!("cannot read: {err}"),
+        })?;
+        HallConfig::parse(&text, &origin)
+    }
+
+    /// Checks a configuration's text; `origin` starts every error.
+    pub fn parse(text: &str, origin: &str) -> Result<HallConfig, ConfigError> {
+        let deserializer = toml::Deserializer::parse(text).map_err(|err| ConfigError {
+            origin: origin.to_owned(),
+            key: None,
+            why: err.message().to_owned(),
+        })?;
+        let raw: Raw = serde_path_to_error::deserialize(deserializer).map_err(|err| {
+            let key = err.path().to_string();
+            let why = err.inner().message().to_owned();
+            if key == "." {
+                ConfigError {
+                    origin: origin.to_owned(),
+                    key: None,
+                    why,
+                }
+            } else {
+                ConfigError::at(origin, &key, why)
+            }
+        })?;
+        let at = |key: &str, why: String| ConfigError::at(origin, key, why);
+        BoardAddress::new(&raw.hall, 0).map_err(|err| at("hall", err.to_string()))?;
+        let broker = parse_broker_url(&raw.broker).map_err(|why| at("broker", why))?;
+        let listen: SocketAddr = raw.listen.parse().map_err(|_| {
+            at(
+                "listen",
+                format!("{:?} is not an address and port (0.0.0.0:8080)", raw.listen),
+            )
+        })?;
+        if raw.store.as_os_str().is_empty() {
+            return Err(at("store", "empty path".to_owned()));
+        }
+        let client_id = raw
+            .client_id
+            .unwrap_or_else(|| format!("tocada-hall-{}", raw.hall));
+        if client_id.is_empty() || client_id.len() > 128 {
+            return Err(at("client_id", "from 1 to 128 bytes".to_owned()));
+        }
+        if raw.arbiter.is_empty() {
+            return Err(ConfigError {
+                origin: origin.to_owned(),
+                key: Some("arbiter".to_owned()),
+                why: "no [[arbiter]]: nobody could log in to the arbiter's page".to_owned(),
+            });
+        }
+        let mut arbiters: Vec<Arbiter> = Vec::new();
+        for (i, arbiter) in raw.arbiter.into_iter().enumerate() {
+            if arbiter.name.trim().is_empty()
+                || arbiter.name.len() > 64
+                || arbiter.name.chars().any(char::is_control)
+            {
+                return Err(at(
+                    &format!("arbiter[{i}].name"),
+                    "from 1 to 64 printable characters".to_owned(),
+                ));
+            }
+            if arbiters.iter().any(|a| a.name == arbiter.name) {
+                return Err(at(
+                    &format!("arbiter[{i}].name"),
+                    format!("{:?} is already an arbiter", arbiter.name),
+                ));
+            }
+            super::auth::check_hash(&arbiter.password_hash)
+                .map_err(|why| at(&format!("arbiter[{i}].password_hash"), why))?;
+            arbiters.push(Arbiter {
+                name: arbiter.name,
+                password_hash: arbiter.password_hash,
+            });
+        }
+        let mut pairings = BTreeMap::new();
+        for (i, board) in raw.board.into_iter().enumerate() {
+            if pairings
+                .insert(
+                    board.number,
+                    Pairing {
+                        white: board.white,
+                        black: board.black,
+                    },
+                )
+                .is_some()
+            {
+                return Err(at(
+                    &format!("board[{i}].number"),
+                    format!("board {} is paired twice", board.number),
+                ));
+            }
+        }
+        let date = raw.round.date;
+        if !date.is_empty() && !is_pgn_date(&date) {
+            return Err(at(
+                "round.date",
+                format!("{date:?} is not a PGN date (YYYY.MM.DD)"),
+            ));
+        }
+        let mut round = Round {
+            pairings,
+            ..Round::default()
+        };
+        round.tags.event = raw.round.event;
+        round.tags.site = raw.round.site;
+        round.tags.date = date;
+        round.tags.round = raw.round.round;
+        Ok(HallConfig {
+            hall: raw.hall,
+            broker,
+            credentials: raw.credentials,
+            client_id,
+            listen,
+            store: raw.store,
+            public_pgn: raw.public_pgn,
+            round,
+            arbiters,
+        })
+    }
+}
+
+fn is_pgn_date(date: &str) -> bool {
+    let parts: Vec<&str> = date.split('.').collect();
+    parts.len() == 3
+        && [4, 2, 2]
+            .iter()
+            .zip(&parts)
+            .all(|(n, p)| p.len() == *n && p.chars().all(|c| c.is_ascii_digit() || c == '?'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$ZnBWY8V1mJ5y8m8QbF0f3S7t9k9q0vT3xQ0Gz0b1Q2c";
+
+    fn config(extra: &str) -> String {
+        format!(
+            "hall = \"open\"\nbroker = \"mqtt://127.0.0.1:1884\"\n{extra}\n[[arbiter]]\nname = \"ana\"\npassword_hash = \"{HASH}\"\n"
+        )
+    }
+
+    #[test]
+    fn a_whole_config_is_read_with_its_defaults() {
+        let text = config(
+            "public_pgn = false\n[round]\nevent = \"Open\"\ndate = \"2026.11.24\"\n[[board]]\nnumber = 4\nwhite = \"A\"\nblack = \"B\"\n",
+        );
+        // [round] and [[board]] before [[arbiter]] in TOML would swallow it:
+        // the arbiter table comes last in config(), so it parses.
+        let config = HallConfig::parse(&text, "hall.toml").unwrap();
+        assert_eq!(
+            config.broker,
+            Broker {
+                host: "127.0.0.1".into(),
+                port: 1884
+            }
+        );
+        assert_eq!(config.client_id, "tocada-hall-open");
+        assert_eq!(config.listen, "0.0.0.0:8080".parse().unwrap());
+        assert!(!config.public_pgn);
+        assert_eq!(config.round.tags.event, "Open");
+        assert_eq!(config.round.pairings[&4].white, "A");
+        assert_eq!(config.arbiters[0].name, "ana");
+    }
+
+    #[test]
+    fn each_error_names_its_key() {
+        let cases = [
+            (config("").replace("open", "op/en"), "hall"),
+            (
+                config("").replace("mqtt://127.0.0.1:1884", "https://x"),
+                "broker",
+            ),
+            (config("").replace("1884", "99999"), "broker"),
+            (config("listen = \"everywhere\""), "listen"),
+            (config("colour = \"blue\""), "colour"),
+            (config("public_pgn = \"yes\""), "public_pgn"),
+            (
+                config("").replace(HASH, "hunter2"),
+                "arbiter[0].password_hash",
+            ),
+            (
+                config("").replace(HASH, "$pbkdf2-sha256$i=1000$c2FsdA$aGFzaA"),
+                "arbiter[0].password_hash",
+            ),
+            (
+                config("[[board]]\nnumber = 1\n[[board]]\nnumber = 1\n"),
+                "board[1].number",
+            ),
+            (config("[round]\ndate = \"24/11/2026\""), "round.date"),
+        ];
+        for (text, key) in cases {
+            let err = HallConfig::parse(&text, "hall.toml").unwrap_err();
+            assert!(
+                err.key.as_deref().is_some_and(|k| k.starts_with(key)),
+                "{key}: {err}"
+            );
+            assert!(err.to_string().starts_with("hall.toml: "), "{err}");
+        }
+        let no_arbiter = "hall = \"open\"\nbroker = \"mqtt://h\"\n";
+        let err = HallConfig::parse(no_arbiter, "hall.toml").unwrap_err();
+        assert_eq!(err.key.as_deref(), Some("arbiter"), "{err}");
+        let err = HallConfig::parse("hall = ", "hall.toml").unwrap_err();
+        assert_eq!(err.key, None);
+    }
+
+    #[test]
+    fn broker_urls() {
+        assert_eq!(parse_broker_url("mqtt://hall.lan").unwrap().port, 1883);
+        assert_eq!(parse_broker_url("tcp://10.0.0.2:1999/").unwrap().port, 1999);
+        assert_eq!(parse_broker_url("[::1]:1884").unwrap().host, "::1");
+        assert!(parse_broker_url("mqtt://").is_err());
+        assert!(parse_broker_url("mqtts://h").is_err());
+    }
+}

@@ -1,0 +1,898 @@
+//! The hall's sans-IO core: MQTT messages in (topic, payload, the instant
+//! they arrived), the store and every board's rebuilt game updated, views
+//! and PGN out. No sockets, no clock reads: the runner passes both in.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use serde::Serialize;
+use shakmaty::Color;
+
+use super::game::{Added, Game, RulingEntry};
+use super::store::HallStore;
+use crate::broadcast::{BoardAddress, BoardState, EventMessage, OFFLINE, ONLINE, Running, Topic};
+use crate::pgn::Tags;
+use crate::transcript::parse_line;
+
+/// The longest payload taken, bytes: a replay line and its effects are a
+/// few hundred bytes; anything this big is not a clock's.
+pub const MAX_PAYLOAD: usize = 64 * 1024;
+
+/// The highest `seq` taken: a game of ten hours with a checkpoint every
+/// half second stays far below it; a larger one is garbage that would
+/// only wait forever for the events before it.
+pub const MAX_SEQ: i64 = 10_000_000;
+
+/// Who plays on a board this round.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Pairing {
+    /// White's name.
+    pub white: String,
+    /// Black's name.
+    pub black: String,
+}
+
+/// The round the hall plays: the PGN's tags, and the pairings by board.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Round {
+    /// Event, site, date and round (the players come from the pairings,
+    /// the time control from each game).
+    pub tags: Tags,
+    /// Who plays on each board.
+    pub pairings: BTreeMap<u32, Pairing>,
+}
+
+/// Why a message was dropped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Dropped {
+    /// The topic is not one of a hall's (`tocada/<hall>/<board>/…`).
+    Topic,
+    /// The topic belongs to another hall.
+    OtherHall,
+    /// Over [`MAX_PAYLOAD`] bytes.
+    TooLarge,
+    /// The payload is not the topic's JSON message.
+    Payload(String),
+    /// `seq` below 0 or over [`MAX_SEQ`], or a game id below 0.
+    Seq,
+    /// The event's line is not a replay line, or disagrees with the
+    /// message's `t`.
+    Line(String),
+}
+
+impl Dropped {
+    /// A short name, for the counters.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Dropped::Topic => "topic",
+            Dropped::OtherHall => "other_hall",
+            Dropped::TooLarge => "too_large",
+            Dropped::Payload(_) => "payload",
+            Dropped::Seq => "seq",
+            Dropped::Line(_) => "line",
+        }
+    }
+}
+
+impl std::fmt::Display for Dropped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Dropped::Topic => f.write_str("not a hall topic"),
+            Dropped::OtherHall => f.write_str("another hall's topic"),
+            Dropped::TooLarge => write!(f, "payload over {MAX_PAYLOAD} bytes"),
+            Dropped::Payload(why) => write!(f, "bad payload: {why}"),
+            Dropped::Seq => write!(f, "seq or game out of range"),
+            Dropped::Line(why) => write!(f, "bad line: {why}"),
+        }
+    }
+}
+
+/// What a message did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ingested {
+    /// A new event, stored; `fed` lines were fed to its game (0 while an
+    /// earlier one is missing, more when it filled a gap).
+    Event {
+        /// The board.
+        board: u32,
+        /// The game.
+        game: i64,
+        /// The event's seq.
+        seq: i64,
+        /// Lines fed to the game.
+        fed: usize,
+    },
+    /// An event the hall already had.
+    Duplicate {
+        /// The board.
+        board: u32,
+    },
+    /// A board's retained state, newer than the one kept.
+    State {
+        /// The board.
+        board: u32,
+    },
+    /// A state older than the one kept (a retained message seen again).
+    StaleState {
+        /// The board.
+        board: u32,
+    },
+    /// The publisher's connection: online or not.
+    Status {
+        /// The board.
+        board: u32,
+        /// `true` for [`ONLINE`].
+        online: bool,
+    },
+    /// Counted and dropped.
+    Dropped(Dropped),
+}
+
+/// The counts a hall keeps since it started.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Counters {
+    /// New events stored.
+    pub events: u64,
+    /// Events already had.
+    pub duplicates: u64,
+    /// States and statuses taken.
+    pub states: u64,
+    /// Messages dropped, by reason ([`Dropped::name`]).
+    pub dropped: BTreeMap<&'static str, u64>,
+}
+
+#[derive(Debug, Default)]
+struct Board {
+    games: BTreeMap<i64, Game>,
+    state: Option<BoardState>,
+    online: Option<bool>,
+    /// Acknowledged rulings: (game, index) → arbiter.
+    acks: HashMap<(i64, usize), String>,
+    /// Bumped at every change: the page asks for what changed since.
+    version: u64,
+}
+
+impl Board {
+    /// The game on the board now: the newest one the hall has lines of.
+    fn current(&self) -> Option<(i64, &Game)> {
+        self.games.iter().next_back().map(|(id, game)| (*id, game))
+    }
+}
+
+/// A ruling in the arbiter's log, with who acknowledged it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RulingView {
+    /// Its index among the game's effects.
+    pub index: usize,
+    /// The game's instant, ms.
+    pub t: u64,
+    /// In words.
+    pub text: String,
+    /// The effect line.
+    pub effect: serde_json::Value,
+    /// The arbiter who acknowledged it, if one did.
+    pub acknowledged_by: Option<String>,
+}
+
+/// A board at a glance, for the arbiter's page.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BoardView {
+    /// The board number.
+    pub board: u32,
+    /// Its current game's id in the clock's store.
+    pub game: Option<i64>,
+    /// White's name, from the round's pairings.
+    pub white: String,
+    /// Black's name.
+    pub black: String,
+    /// The position, FEN.
+    pub fen: Option<String>,
+    /// `white` or `black`.
+    pub to_move: Option<&'static str>,
+    /// White's time left at the last event, ms.
+    pub white_ms: Option<u64>,
+    /// Black's time left at the last event, ms.
+    pub black_ms: Option<u64>,
+    /// Whose clock runs.
+    pub running: Option<Running>,
+    /// The moves played.
+    pub moves: usize,
+    /// The last move, SAN.
+    pub last_move: Option<String>,
+    /// The last ruling.
+    pub last_ruling: Option<RulingView>,
+    /// Rulings no arbiter has acknowledged.
+    pub unacknowledged: usize,
+    /// The result token, once over.
+    pub result: Option<String>,
+    /// The result in words.
+    pub result_text: Option<String>,
+    /// Whose flag fell.
+    pub flag: Option<&'static str>,
+    /// The publisher's connection, if it said.
+    pub online: Option<bool>,
+    /// Events fed.
+    pub events: usize,
+    /// Events waiting for an earlier one.
+    pub waiting: usize,
+    /// The transcript's complaint about a line, if any.
+    pub fault: Option<String>,
+    /// `true` when the hall has not every event of the game from its start
+    /// and shows the clock's retained state instead.
+    pub from_state: bool,
+    /// The board's change counter.
+    pub version: u64,
+}
+
+/// A hall: every board's games, rebuilt from the events as they arrive.
+#[derive(Debug)]
+pub struct Hall {
+    name: String,
+    store: HallStore,
+    round: Round,
+    boards: BTreeMap<u32, Board>,
+    counters: Counters,
+    version: u64,
+}
+
+fn side(color: Color) -> &'static str {
+    match color {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+impl Hall {
+    /// The hall `name` on the store at `path`, every stored game rebuilt.
+    pub fn open(name: &str, path: &Path, round: Round) -> rusqlite::Result<Hall> {
+        Hall::with_store(name, HallStore::open(path, name)?, round)
+    }
+
+    /// The hall on a store already open (in memory in the tests).
+    pub fn with_store(name: &str, store: HallStore, round: Round) -> rusqlite::Result<Hall> {
+        let mut hall = Hall {
+            name: name.to_owned(),
+            store,
+            round,
+            boards: BTreeMap::new(),
+            counters: Counters::default(),
+            version: 0,
+        };
+        for (board, game, seq, line) in hall.store.events()? {
+            hall.board_mut(board)
+                .games
+                .entry(game)
+                .or_default()
+                .add(seq, line);
+        }
+        for (board, state, status) in hall.store.boards()? {
+            let entry = hall.board_mut(board);
+            entry.state = state.and_then(|s| serde_json::from_str(&s).ok());
+            entry.online = status.map(|s| s == ONLINE);
+        }
+        for (board, game, ruling, arbiter) in hall.store.acks()? {
+            hall.board_mut(board).acks.insert((game, ruling), arbiter);
+        }
+        Ok(hall)
+    }
+
+    fn board_mut(&mut self, board: u32) -> &mut Board {
+        self.version += 1;
+        let version = self.version;
+        let entry = self.boards.entry(board).or_default();
+        entry.version = version;
+        entry
+    }
+
+    /// The hall's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The counts since the hall started.
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// The store, to read.
+    pub fn store(&self) -> &HallStore {
+        &self.store
+    }
+
+    /// The hall's change counter: it grows at every change of any board.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// Takes one message as it came from the broker, at `now_ms` (any
+    /// clock: it is stored as the arrival time). A bad message is counted
+    /// and dropped; only the store failing is an error.
+    pub fn receive(
+        &mut self,
+        topic: &str,
+        payload: &[u8],
+        now_ms: u64,
+    ) -> rusqlite::Result<Ingested> {
+        let ingested = self.take(topic, payload, now_ms)?;
+        match &ingested {
+            Ingested::Event { .. } => self.counters.events += 1,
+            Ingested::Duplicate { .. } => self.counters.duplicates += 1,
+            Ingested::State { .. } | Ingested::StaleState { .. } | Ingested::Status { .. } => {
+                self.counters.states += 1
+            }
+            Ingested::Dropped(why) => *self.counters.dropped.entry(why.name()).or_default() += 1,
+        }
+        Ok(ingested)
+    }
+
+    fn take(&mut self, topic: &str, payload: &[u8], now_ms: u64) -> rusqlite::Result<Ingested> {
+        let dropped = |why| Ok(Ingested::Dropped(why));
+        let Some((address, kind)) = BoardAddress::parse_topic(topic) else {
+            return dropped(Dropped::Topic);
+        };
+        if address.hall() != self.name {
+            return dropped(Dropped::OtherHall);
+        }
+        if payload.len() > MAX_PAYLOAD {
+            return dropped(Dropped::TooLarge);
+        }
+        let board = address.board();
+        match kind {
+            Topic::Events => {
+                let message: EventMessage = match serde_json::from_slice(payload) {
+                    Ok(message) => message,
+                    Err(err) => return dropped(Dropped::Payload(err.to_string())),
+                };
+                if !(0..=MAX_SEQ).contains(&message.seq) || message.game < 0 {
+                    return dropped(Dropped::Seq);
+                }
+                if !message.line.is_object() {
+                    return dropped(Dropped::Line("not a JSON object".to_owned()));
+                }
+                let line = message.line.to_string();
+                match parse_line(&line) {
+                    Ok(Some(parsed)) if parsed.t == message.t => {}
+                    Ok(Some(parsed)) => {
+                        return dropped(Dropped::Line(format!(
+                            "t {} in the line, {} in the message",
+                            parsed.t, message.t
+                        )));
+                    }
+                    Ok(None) => return dropped(Dropped::Line("empty".to_owned())),
+                    Err(err) => return dropped(Dropped::Line(err.to_string())),
+                }
+                if !self.store.insert_event(
+                    board,
+                    message.game,
+                    message.seq,
+                    message.t,
+                    &line,
+                    now_ms,
+                )? {
+                    return Ok(Ingested::Duplicate { board });
+                }
+                let entry = self.board_mut(board);
+                let game = entry.games.entry(message.game).or_default();
+                let fed = match game.add(message.seq, line) {
+                    Added::Fed(n) => n,
+                    Added::Pending | Added::Duplicate => 0,
+                };
+                Ok(Ingested::Event {
+                    board,
+                    game: message.game,
+                    seq: message.seq,
+                    fed,
+                })
+            }
+            Topic::State => {
+                let state: BoardState = match serde_json::from_slice(payload) {
+                    Ok(state) => state,
+                    Err(err) => return dropped(Dropped::Payload(err.to_string())),
+                };
+                let newer = match &self.boards.get(&board).and_then(|b| b.state.as_ref()) {
+                    Some(kept) => (state.game, state.seq) > (kept.game, kept.seq),
+                    None => true,
+                };
+                if !newer {
+                    return Ok(Ingested::StaleState { board });
+                }
+                let text = serde_json::to_string(&state).unwrap_or_default();
+                self.store.set_state(board, &text)?;
+                self.board_mut(board).state = Some(state);
+                Ok(Ingested::State { board })
+            }
+            Topic::Status => {
+                let online = match payload {
+                    p if p == ONLINE.as_bytes() => true,
+                    p if p == OFFLINE.as_bytes() => false,
+                    _ => {
+                        return dropped(Dropped::Payload(format!(
+                            "status is neither {ONLINE:?} nor {OFFLINE:?}"
+                        )));
+                    }
+                };
+                self.store
+                    .set_status(board, if online { ONLINE } else { OFFLINE })?;
+                self.board_mut(board).online = Some(online);
+                Ok(Ingested::Status { board, online })
+            }
+        }
+    }
+
+    /// The boards the hall knows, in order.
+    pub fn boards(&self) -> Vec<u32> {
+        let mut boards: Vec<u32> = self.boards.keys().copied().collect();
+        for board in self.round.pairings.keys() {
+            if !self.boards.contains_key(board) {
+                boards.push(*board);
+            }
+        }
+        boards.sort_unstable();
+        boards
+    }
+
+    /// Board `board` at a glance: `None` if the hall does not know it (no
+    /// message and no pairing).
+    pub fn board_view(&self, board: u32) -> Option<BoardView> {
+        let pairing = self.round.pairings.get(&board).cloned();
+        let entry = self.boards.get(&board);
+        if entry.is_none() && pairing.is_none() {
+            return None;
+        }
+        let pairing = pairing.unwrap_or_default();
+        let mut view = BoardView {
+            board,
+            game: None,
+            white: pairing.white,
+            black: pairing.black,
+            fen: None,
+            to_move: None,
+            white_ms: None,
+            black_ms: None,
+            running: None,
+            moves: 0,
+            last_move: None,
+            last_ruling: None,
+            unacknowledged: 0,
+            result: None,
+            result_text: None,
+            flag: None,
+            online: None,
+            events: 0,
+            waiting: 0,
+            fault: None,
+            from_state: false,
+            version: 0,
+        };
+        let Some(entry) = entry else {
+            return Some(view);
+        };
+        view.online = entry.online;
+        view.version = entry.version;
+        let current = entry.current();
+        // The game rebuilt from its events, when the hall has it from the
+        // start at least as far as the clock's retained state goes.
+        let complete = current.filter(|(id, game)| {
+            !game.lines().is_empty()
+                && entry.state.as_ref().is_none_or(|s| {
+                    s.game < *id || (s.game == *id && game.last_seq() >= Some(s.seq))
+                })
+        });
+        match (complete, &entry.state) {
+            (Some((id, game)), _) => {
+                let moves = game.moves();
+                let rulings = self.rulings_of(board, id, game);
+                view.game = Some(id);
+                view.fen = game.fen();
+                view.to_move = game.to_move().map(side);
+                if let Some((white, black)) = game.clocks() {
+                    view.white_ms = Some(white);
+                    view.black_ms = Some(black);
+                }
+                view.running = game.running();
+                view.moves = moves.len();
+                view.last_move = moves.last().cloned();
+                view.unacknowledged = rulings
+                    .iter()
+                    .filter(|r| r.acknowledged_by.is_none())
+                    .count();
+                view.last_ruling = rulings.into_iter().last();
+                if let Some((token, words)) = game.result() {
+                    view.result = Some(token.to_owned());
+                    view.result_text = Some(words);
+                }
+                view.flag = game.flag().map(side);
+                view.events = game.lines().len();
+                view.waiting = game.pending();
+                view.fault = game.fault().map(|f| f.to_string());
+            }
+            (None, Some(state)) => {
+                view.game = Some(state.game);
+                view.fen = Some(state.fen.clone());
+                view.to_move = state
+                    .fen
+                    .split(' ')
+                    .nth(1)
+                    .map(|c| if c == "b" { "black" } else { "white" });
+                view.white_ms = Some(state.white_ms);
+                view.black_ms = Some(state.black_ms);
+                view.running = state.running;
+                view.moves = state.moves.len();
+                view.last_move = state.moves.last().cloned();
+                view.last_ruling = state.last_ruling.clone().map(|effect| RulingView {
+                    index: 0,
+                    t: effect.get("t").and_then(|t| t.as_u64()).unwrap_or(0),
+                    text: effect
+                        .get("effect")
+                        .and_then(|e| e.as_str())
+                        .unwrap_or("ruling")
+                        .to_owned(),
+                    effect,
+                    acknowledged_by: None,
+                });
+                view.result = state.result.clone();
+                view.from_state = true;
+                if let Some((_, game)) = current {
+                    view.waiting = game.pending();
+                }
+            }
+            (None, None) => {}
+        }
+        Some(view)
+    }
+
+    /// Every board at a glance, in order.
+    pub fn board_views(&self) -> Vec<BoardView> {
+        self.boards()
+            .into_iter()
+            .filter_map(|b| self.board_view(b))
+            .collect()
+    }
+
+    /// The boards changed since the hall's change counter read `since`.
+    pub fn changed_since(&self, since: u64) -> Vec<BoardView> {
+        self.boards
+            .iter()
+            .filter(|(_, b)| b.version > since)
+            .filter_map(|(n, _)| self.board_view(*n))
+            .collect()
+    }
+
+    fn rulings_of(&self, board: u32, id: i64, game: &Game) -> Vec<RulingView> {
+        let acks = self.boards.get(&board).map(|b| &b.acks);
+        game.rulings()
+            .into_iter()
+            .map(
+                |RulingEntry {
+                     index,
+                     t,
+                     text,
+                     effect,
+                 }| RulingView {
+                    index,
+                    t,
+                    text,
+                    effect,
+                    acknowledged_by: acks.and_then(|a| a.get(&(id, index)).cloned()),
+                },
+            )
+            .collect()
+    }
+
+    /// The full log of rulings of a board's current game.
+    pub fn rulings(&self, board: u32) -> Option<(i64, Vec<RulingView>)> {
+        let (id, game) = self.boards.get(&board)?.current()?;
+        Some((id, self.rulings_of(board, id, game)))
+    }
+
+    /// `arbiter` acknowledges ruling `index` of game `game` on `board`, at
+    /// `now_ms`: `Ok(false)` if there is no such ruling or it already was.
+    /// It changes nothing in the game.
+    pub fn acknowledge(
+        &mut self,
+        board: u32,
+        game: i64,
+        index: usize,
+        arbiter: &str,
+        now_ms: u64,
+    ) -> rusqlite::Result<bool> {
+        let exists = self
+            .boards
+            .get(&board)
+            .and_then(|b| b.games.get(&game))
+            .is_some_and(|g| g.rulings().iter().any(|r| r.index == index));
+        if !exists
+            || !self
+                .store
+                .acknowledge(board, game, index, arbiter, now_ms)?
+        {
+            return Ok(false);
+        }
+        self.board_mut(board)
+            .acks
+            .insert((game, index), arbiter.to_owned());
+        Ok(true)
+    }
+
+    fn tags(&self, board: u32) -> Tags {
+        let mut tags = self.round.tags.clone();
+        if let Some(pairing) = self.round.pairings.get(&board) {
+            tags.white = pairing.white.clone();
+            tags.black = pairing.black.clone();
+        }
+        tags
+    }
+
+    /// The PGN of game `game` on `board` (its current game if `None`).
+    pub fn pgn(&mut self, board: u32, game: Option<i64>) -> Option<String> {
+        let tags = self.tags(board);
+        let entry = self.boards.get_mut(&board)?;
+        let game = match game {
+            Some(id) => entry.games.get_mut(&id)?,
+            None => entry.games.values_mut().next_back()?,
+        };
+        if game.lines().is_empty() {
+            return None;
+        }
+        Some(game.pgn(&tags).to_owned())
+    }
+
+    /// The round's PGN: every board's current game, board by board, one
+    /// blank line between games.
+    pub fn round_pgn(&mut self) -> String {
+        let mut out = String::new();
+        for board in self.boards() {
+            if let Some(pgn) = self.pgn(board, None) {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(pgn.trim_end_matches('\n'));
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Rules;
+    use crate::gesture::{Style, script_from_sans};
+    use crate::transcript::{Event, Line, input_to_json, line_to_json};
+    use shakmaty::Chess;
+
+    /// The lines of a short real game (the Opera game's first moves), as a
+    /// clock stores them: the setup, then every hand on the board.
+    fn game_lines() -> Vec<String> {
+        let rules = Rules {
+            time_control: "300+2".parse().unwrap(),
+            ..Rules::default()
+        };
+        let script = script_from_sans(
+            Chess::default(),
+            ["e4", "e5", "Nf3", "d6", "d4", "Bg4"],
+            Style::all().next().unwrap(),
+            7,
+        )
+        .unwrap();
+        let mut lines = vec![line_to_json(&Line {
+            t: 0,
+            event: Event::Setup(Box::new(rules)),
+        })];
+        lines.extend(script.events().iter().map(|&(t, i)| input_to_json(t, &i)));
+        lines
+    }
+
+    fn message(game: i64, seq: i64, line: &str) -> Vec<u8> {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        serde_json::to_vec(&EventMessage {
+            game,
+            seq,
+            t: value["t"].as_u64().unwrap(),
+            line: value,
+            effects: vec![],
+        })
+        .unwrap()
+    }
+
+    fn hall() -> Hall {
+        let mut round = Round::default();
+        round.tags.event = "Club open".to_owned();
+        round.pairings.insert(
+            3,
+            Pairing {
+                white: "Morphy, Paul".to_owned(),
+                black: "Isouard, Charles".to_owned(),
+            },
+        );
+        Hall::with_store("open", HallStore::in_memory("open").unwrap(), round).unwrap()
+    }
+
+    const EVENTS: &str = "tocada/open/3/events";
+
+    #[test]
+    fn every_event_once_in_any_order_makes_the_game_the_clock_played() {
+        let lines = game_lines();
+        let mut hall = hall();
+        // Reversed, and every event twice: QoS 1 after a broker restart.
+        for (seq, line) in lines.iter().enumerate().rev() {
+            for _ in 0..2 {
+                hall.receive(EVENTS, &message(5, seq as i64, line), 1)
+                    .unwrap();
+            }
+        }
+        assert_eq!(hall.counters().events, lines.len() as u64);
+        assert_eq!(hall.counters().duplicates, lines.len() as u64);
+        assert_eq!(hall.store().count_events().unwrap(), lines.len() as u64);
+        let view = hall.board_view(3).unwrap();
+        assert_eq!(view.game, Some(5));
+        assert_eq!(view.white, "Morphy, Paul");
+        assert_eq!(view.moves, 6);
+        assert_eq!(view.last_move.as_deref(), Some("Bg4"));
+        assert_eq!(view.to_move, Some("white"));
+        assert_eq!(view.running, Some(Running::White));
+        assert!(!view.from_state);
+        assert_eq!(view.waiting, 0);
+        let pgn = hall.pgn(3, None).unwrap();
+        assert!(pgn.contains("[White \"Morphy, Paul\"]"), "{pgn}");
+        assert!(pgn.contains("[Event \"Club open\"]"), "{pgn}");
+        // Every move with its clock.
+        assert_eq!(pgn.matches("[%clk ").count(), 6, "{pgn}");
+        assert!(pgn.contains("3. d4 {[%clk"), "{pgn}");
+        // The same PGN as the clock's own export of those lines.
+        let tags = hall.tags(3);
+        assert_eq!(
+            pgn,
+            crate::transcript::pgn_from_lines(&lines, tags).unwrap()
+        );
+        assert_eq!(hall.round_pgn(), pgn);
+    }
+
+    #[test]
+    fn a_restarted_hall_rebuilds_every_game_from_its_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hall.sqlite");
+        let lines = game_lines();
+        {
+            let mut hall = Hall::open("open", &path, Round::default()).unwrap();
+            for (seq, line) in lines.iter().enumerate().skip(1) {
+                hall.receive(EVENTS, &message(1, seq as i64, line), 1)
+                    .unwrap();
+            }
+            // The setup line missing: nothing fed yet.
+            assert_eq!(hall.board_view(3).unwrap().moves, 0);
+        }
+        let mut hall = Hall::open("open", &path, Round::default()).unwrap();
+        let got = hall.receive(EVENTS, &message(1, 0, &lines[0]), 2).unwrap();
+        assert_eq!(
+            got,
+            Ingested::Event {
+                board: 3,
+                game: 1,
+                seq: 0,
+                fed: lines.len()
+            }
+        );
+        assert_eq!(hall.board_view(3).unwrap().moves, 6);
+        assert_eq!(
+            hall.receive(EVENTS, &message(1, 4, &lines[4]), 3).unwrap(),
+            Ingested::Duplicate { board: 3 }
+        );
+    }
+
+    #[test]
+    fn bad_messages_are_counted_and_dropped() {
+        let mut hall = hall();
+        let good = message(1, 0, &game_lines()[0]);
+        let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+            ("tocada/open/3/moves", good.clone(), "topic"),
+            ("tocada/other/3/events", good.clone(), "other_hall"),
+            (EVENTS, b"not json".to_vec(), "payload"),
+            (EVENTS, vec![0xff, 0xfe], "payload"),
+            (EVENTS, vec![b' '; MAX_PAYLOAD + 1], "too_large"),
+            (EVENTS, message(1, -1, r#"{"t":0,"ev":"pause"}"#), "seq"),
+            (
+                EVENTS,
+                message(1, MAX_SEQ + 1, r#"{"t":0,"ev":"pause"}"#),
+                "seq",
+            ),
+            (EVENTS, message(1, 0, r#"{"t":0,"ev":"jump"}"#), "line"),
+            (
+                EVENTS,
+                br#"{"game":1,"seq":0,"t":5,"line":{"t":0,"ev":"pause"},"effects":[]}"#.to_vec(),
+                "line",
+            ),
+            (
+                EVENTS,
+                br#"{"game":1,"seq":0,"t":0,"line":"pause","effects":[]}"#.to_vec(),
+                "line",
+            ),
+            ("tocada/open/3/status", b"maybe".to_vec(), "payload"),
+            ("tocada/open/3/state", b"{}".to_vec(), "payload"),
+        ];
+        for (topic, payload, reason) in &cases {
+            match hall.receive(topic, payload, 1).unwrap() {
+                Ingested::Dropped(why) => assert_eq!(why.name(), *reason, "{topic} {why}"),
+                other => panic!("{topic}: {other:?}"),
+            }
+        }
+        assert_eq!(
+            hall.counters().dropped.values().sum::<u64>(),
+            cases.len() as u64
+        );
+        assert_eq!(hall.counters().events, 0);
+        assert_eq!(hall.store().count_events().unwrap(), 0);
+        // Still takes good messages.
+        assert!(matches!(
+            hall.receive(EVENTS, &good, 1).unwrap(),
+            Ingested::Event { fed: 1, .. }
+        ));
+    }
+
+    #[test]
+    fn a_board_known_only_by_its_retained_state_shows_that_state() {
+        let mut hall = hall();
+        let state = BoardState {
+            game: 4,
+            seq: 90,
+            fen: "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2".to_owned(),
+            white_ms: 290_000,
+            black_ms: 288_000,
+            running: Some(Running::White),
+            last_ruling: None,
+            result: None,
+            moves: vec!["e4".to_owned(), "e5".to_owned()],
+        };
+        let payload = serde_json::to_vec(&state).unwrap();
+        assert_eq!(
+            hall.receive("tocada/open/7/state", &payload, 1).unwrap(),
+            Ingested::State { board: 7 }
+        );
+        assert_eq!(
+            hall.receive("tocada/open/7/state", &payload, 2).unwrap(),
+            Ingested::StaleState { board: 7 }
+        );
+        hall.receive("tocada/open/7/status", b"offline", 3).unwrap();
+        let view = hall.board_view(7).unwrap();
+        assert!(view.from_state);
+        assert_eq!(view.moves, 2);
+        assert_eq!(view.black_ms, Some(288_000));
+        assert_eq!(view.online, Some(false));
+        // Board 3 is in the pairings without a message yet.
+        assert_eq!(hall.boards(), [3, 7]);
+    }
+
+    #[test]
+    fn an_acknowledgement_names_its_arbiter_and_only_real_rulings_take_one() {
+        let mut hall = hall();
+        let lines = [
+            r#"{"t":0,"ev":"setup","time_control":"60+0"}"#,
+            r#"{"t":0,"ev":"press","side":"black"}"#,
+            r#"{"t":1000,"ev":"pause"}"#,
+        ];
+        for (seq, line) in lines.iter().enumerate() {
+            hall.receive(EVENTS, &message(2, seq as i64, line), 1)
+                .unwrap();
+        }
+        let (game, log) = hall.rulings(3).unwrap();
+        assert_eq!(game, 2);
+        assert_eq!(log.len(), 1);
+        let index = log[0].index;
+        assert_eq!(hall.board_view(3).unwrap().unacknowledged, 1);
+        assert!(!hall.acknowledge(3, 2, index + 5, "ana", 9).unwrap());
+        assert!(hall.acknowledge(3, 2, index, "ana", 9).unwrap());
+        assert!(!hall.acknowledge(3, 2, index, "bea", 10).unwrap());
+        let view = hall.board_view(3).unwrap();
+        assert_eq!(view.unacknowledged, 0);
+        assert_eq!(
+            view.last_ruling.unwrap().acknowledged_by.as_deref(),
+            Some("ana")
+        );
+        // The game is untouched by it.
+        assert_eq!(
+            hall.pgn(3, None).unwrap().matches("Clock paused").count(),
+            1
+        );
+    }
+}

@@ -1,0 +1,130 @@
+//! The hall's MQTT side (rumqttc): one subscription to
+//! `tocada/<hall>/+/+` at QoS 1 in a persistent session (a fixed client
+//! id, `clean_session = false`), so the broker keeps what the clocks
+//! publish while the hall is down and hands it over when it comes back.
+//!
+//! Each message is acknowledged only once the core has stored it
+//! (manual acks): a hall killed between the two gets the message again,
+//! and the core drops the duplicate.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
+
+use super::ingest::{Ingested, MAX_PAYLOAD};
+use super::web::{Shared, wall_ms};
+use crate::broadcast::hall_filter;
+
+/// How to reach the broker.
+#[derive(Debug, Clone)]
+pub struct Subscription {
+    /// The hall's name.
+    pub hall: String,
+    /// The broker's host.
+    pub host: String,
+    /// Its port.
+    pub port: u16,
+    /// The fixed client id the broker keeps the session under.
+    pub client_id: String,
+    /// The hall's login at the broker, if it needs one.
+    pub credentials: Option<(String, String)>,
+}
+
+/// How long to wait before connecting again after the broker is lost.
+const RETRY: Duration = Duration::from_secs(1);
+
+/// Takes the hall's messages into `shared` forever, reconnecting after
+/// every loss of the broker.
+pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
+    let filter = match hall_filter(&subscription.hall) {
+        Ok(filter) => filter,
+        Err(err) => {
+            tracing::error!("cannot subscribe: {err}");
+            return;
+        }
+    };
+    let mut options = MqttOptions::new(
+        subscription.client_id.clone(),
+        subscription.host.clone(),
+        subscription.port,
+    );
+    options
+        .set_clean_session(false)
+        .set_manual_acks(true)
+        .set_keep_alive(Duration::from_secs(15))
+        .set_max_packet_size(MAX_PAYLOAD + 1024, MAX_PAYLOAD + 1024)
+        .set_inflight(100);
+    if let Some((user, password)) = &subscription.credentials {
+        options.set_credentials(user.clone(), password.clone());
+    }
+    // Acks and the subscription go through this channel to the loop below,
+    // which alone drains it: large enough never to fill between polls.
+    let (client, mut eventloop) = AsyncClient::new(options, 10_000);
+    let mut connected = false;
+    // Stored, to acknowledge. The request channel this loop alone drains
+    // can be full after a broker's restart floods the hall with what it
+    // queued: an ack refused then is kept and offered again, never
+    // dropped (a dropped ack holds one of the broker's in-flight slots for
+    // the hall until the next connection, and enough of them stall it).
+    let mut unacked: VecDeque<rumqttc::Publish> = VecDeque::new();
+    loop {
+        while let Some(publish) = unacked.front() {
+            match client.try_ack(publish) {
+                Ok(()) => {
+                    unacked.pop_front();
+                }
+                Err(rumqttc::ClientError::TryRequest(_)) => break,
+                Err(err) => {
+                    tracing::warn!("cannot acknowledge a message: {err}");
+                    unacked.pop_front();
+                }
+            }
+        }
+        match eventloop.poll().await {
+            Ok(Event::Incoming(Packet::ConnAck(ack))) => {
+                connected = true;
+                tracing::info!(
+                    broker = %format!("{}:{}", subscription.host, subscription.port),
+                    session_present = ack.session_present,
+                    "connected to the broker"
+                );
+                // Again on every connection: harmless when the broker kept
+                // the session, needed when it did not.
+                if let Err(err) = client.try_subscribe(filter.clone(), QoS::AtLeastOnce) {
+                    tracing::error!("cannot subscribe to {filter}: {err}");
+                }
+            }
+            Ok(Event::Incoming(Packet::Publish(publish))) => {
+                let taken = shared
+                    .hall()
+                    .receive(&publish.topic, &publish.payload, wall_ms());
+                match taken {
+                    Ok(ingested) => {
+                        if let Ingested::Dropped(why) = &ingested {
+                            tracing::warn!(topic = %publish.topic, "message dropped: {why}");
+                        }
+                        unacked.push_back(publish);
+                        shared.notify();
+                    }
+                    // Not acknowledged: the broker sends it again.
+                    Err(err) => tracing::error!(topic = %publish.topic, "cannot store: {err}"),
+                }
+            }
+            Ok(Event::Incoming(Packet::SubAck(ack))) => {
+                tracing::info!(filter = %filter, codes = ?ack.return_codes, "subscribed");
+            }
+            Ok(_) => {}
+            Err(err) => {
+                if connected {
+                    tracing::warn!("lost the broker: {err}");
+                } else {
+                    tracing::debug!("cannot reach the broker: {err}");
+                }
+                connected = false;
+                tokio::time::sleep(RETRY).await;
+            }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! The thin runner of `tocada-hall run`: the store opened, the MQTT
+//! subscription and the web server started on one tokio runtime, until
+//! SIGTERM or Ctrl-C.
+
+use std::fmt;
+use std::future::IntoFuture;
+use std::sync::Arc;
+
+use super::config::{HallConfig, read_credentials};
+use super::ingest::Hall;
+use super::mqtt::{self, Subscription};
+use super::web::{Shared, router};
+use crate::exit::{EX_CONFIG, EX_IOERR};
+
+/// Why the hall could not run.
+#[derive(Debug)]
+pub enum RunError {
+    /// The broker's credentials file cannot be read.
+    Credentials(String),
+    /// The store cannot be opened.
+    Store(String),
+    /// The listen address cannot be bound.
+    Listen(String),
+    /// The server failed.
+    Serve(String),
+}
+
+impl RunError {
+    /// The exit code ([`crate::exit`]).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            RunError::Credentials(_) => EX_CONFIG,
+            RunError::Store(_) | RunError::Listen(_) | RunError::Serve(_) => EX_IOERR,
+        }
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Credentials(why) => write!(f, "credentials: {why}"),
+            RunError::Store(why) => write!(f, "store: {why}"),
+            RunError::Listen(why) => write!(f, "listen: {why}"),
+            RunError::Serve(why) => write!(f, "server: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Runs the hall of `config` until SIGTERM or Ctrl-C. `ready` is called
+/// with the address the web side listens on once it does.
+pub async fn run(
+    config: HallConfig,
+    ready: impl FnOnce(std::net::SocketAddr),
+) -> Result<(), RunError> {
+    run_until(config, ready, shutdown()).await
+}
+
+/// Runs the hall of `config` until `stop` completes (the tests' way to
+/// stop one).
+pub async fn run_until(
+    config: HallConfig,
+    ready: impl FnOnce(std::net::SocketAddr),
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), RunError> {
+    let credentials = match &config.credentials {
+        Some(path) => Some(read_credentials(path).map_err(RunError::Credentials)?),
+        None => None,
+    };
+    if let Some(dir) = config.store.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|err| RunError::Store(format!("{}: {err}", dir.display())))?;
+    }
+    let hall = Hall::open(&config.hall, &config.store, config.round.clone())
+        .map_err(|err| RunError::Store(format!("{}: {err}", config.store.display())))?;
+    let shared = Shared::new(hall, config.arbiters.clone(), config.public_pgn);
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|err| RunError::Listen(format!("{}: {err}", config.listen)))?;
+    let address = listener
+        .local_addr()
+        .map_err(|err| RunError::Listen(err.to_string()))?;
+    tracing::info!(hall = %config.hall, %address, store = %config.store.display(), "hall serving");
+    let subscription = Subscription {
+        hall: config.hall.clone(),
+        host: config.broker.host.clone(),
+        port: config.broker.port,
+        client_id: config.client_id.clone(),
+        credentials,
+    };
+    let mqtt = tokio::spawn(mqtt::run(subscription, Arc::clone(&shared)));
+    ready(address);
+    // Graceful, but not forever: a live page's event stream never ends
+    // by itself, so open connections get two seconds after the stop.
+    let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = axum::serve(listener, router(shared)).with_graceful_shutdown(async move {
+        stop.await;
+        let _ = stopping.send(());
+    });
+    let served = tokio::select! {
+        served = server.into_future() => served,
+        _ = async {
+            let _ = stopped.await;
+            tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        } => Ok(()),
+    };
+    mqtt.abort();
+    served.map_err(|err| RunError::Serve(err.to_string()))
+}
+
+async fn shutdown() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = async {
+            match term.as_mut() {
+                Some(term) => { term.recv().await; }
+                None => std::future::pending::<()>().await,
+            }
+        } => {}
+    }
+    tracing::info!("hall stopping");
+}

@@ -1,0 +1,211 @@
+//! The hall's own SQLite store: every event of every board as it arrived,
+//! one row per (hall, board, game, seq), the boards' retained states and
+//! statuses, and the arbiters' acknowledgements. A restarted hall rebuilds
+//! every game from it.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS event (
+    hall TEXT NOT NULL,
+    board INTEGER NOT NULL,
+    game INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    t INTEGER NOT NULL,
+    line TEXT NOT NULL,
+    received_ms INTEGER NOT NULL,
+    PRIMARY KEY (hall, board, game, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS board (
+    hall TEXT NOT NULL,
+    board INTEGER NOT NULL,
+    state TEXT,
+    status TEXT,
+    PRIMARY KEY (hall, board)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ack (
+    hall TEXT NOT NULL,
+    board INTEGER NOT NULL,
+    game INTEGER NOT NULL,
+    ruling INTEGER NOT NULL,
+    arbiter TEXT NOT NULL,
+    at_ms INTEGER NOT NULL,
+    PRIMARY KEY (hall, board, game, ruling)
+) WITHOUT ROWID;
+";
+
+/// A stored event: board, game, seq and its line.
+pub type StoredEvent = (u32, i64, i64, String);
+
+/// An acknowledged ruling: board, game, the ruling's index and who.
+pub type StoredAck = (u32, i64, usize, String);
+
+/// A board's stored row: its number, retained state (JSON) and status.
+pub type StoredBoard = (u32, Option<String>, Option<String>);
+
+/// The hall's database.
+#[derive(Debug)]
+pub struct HallStore {
+    conn: Connection,
+    hall: String,
+}
+
+impl HallStore {
+    /// Opens (creating if need be) the store at `path` for hall `hall`.
+    pub fn open(path: &Path, hall: &str) -> rusqlite::Result<HallStore> {
+        let conn = Connection::open(path)?;
+        // WAL: the web side reads while the ingest writes; NORMAL: a power
+        // cut may lose the last events, which the broker resends (QoS 1,
+        // persistent session) only if not yet acknowledged, so the store
+        // commits before the hall acknowledges; see the runner.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        HallStore::init(conn, hall)
+    }
+
+    /// A store in memory, for tests.
+    pub fn in_memory(hall: &str) -> rusqlite::Result<HallStore> {
+        HallStore::init(Connection::open_in_memory()?, hall)
+    }
+
+    fn init(conn: Connection, hall: &str) -> rusqlite::Result<HallStore> {
+        conn.execute_batch(SCHEMA)?;
+        Ok(HallStore {
+            conn,
+            hall: hall.to_owned(),
+        })
+    }
+
+    /// Stores an event; `false` if the store already had it (a duplicate).
+    pub fn insert_event(
+        &self,
+        board: u32,
+        game: i64,
+        seq: i64,
+        t: u64,
+        line: &str,
+        received_ms: u64,
+    ) -> rusqlite::Result<bool> {
+        let n = self
+            .conn
+            .prepare_cached(
+                "INSERT OR IGNORE INTO event (hall, board, game, seq, t, line, received_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                self.hall,
+                board,
+                game,
+                seq,
+                t as i64,
+                line,
+                received_ms as i64
+            ])?;
+        Ok(n == 1)
+    }
+
+    /// Every stored event of the hall, by board, game and seq.
+    pub fn events(&self) -> rusqlite::Result<Vec<StoredEvent>> {
+        let mut statement = self.conn.prepare(
+            "SELECT board, game, seq, line FROM event WHERE hall = ?1 ORDER BY board, game, seq",
+        )?;
+        let rows = statement.query_map([&self.hall], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })?;
+        rows.collect()
+    }
+
+    /// How many events the store holds for the hall.
+    pub fn count_events(&self) -> rusqlite::Result<u64> {
+        self.conn.query_row(
+            "SELECT count(*) FROM event WHERE hall = ?1",
+            [&self.hall],
+            |row| row.get::<_, i64>(0).map(|n| n as u64),
+        )
+    }
+
+    /// Keeps a board's retained state (JSON).
+    pub fn set_state(&self, board: u32, state: &str) -> rusqlite::Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO board (hall, board, state) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (hall, board) DO UPDATE SET state = excluded.state",
+            )?
+            .execute(params![self.hall, board, state])?;
+        Ok(())
+    }
+
+    /// Keeps a board's status (`online`, `offline`).
+    pub fn set_status(&self, board: u32, status: &str) -> rusqlite::Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO board (hall, board, status) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (hall, board) DO UPDATE SET status = excluded.status",
+            )?
+            .execute(params![self.hall, board, status])?;
+        Ok(())
+    }
+
+    /// Every board's stored state and status.
+    pub fn boards(&self) -> rusqlite::Result<Vec<StoredBoard>> {
+        let mut statement = self
+            .conn
+            .prepare("SELECT board, state, status FROM board WHERE hall = ?1 ORDER BY board")?;
+        let rows = statement.query_map([&self.hall], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })?;
+        rows.collect()
+    }
+
+    /// Records that `arbiter` acknowledged a ruling; `false` if it already
+    /// was.
+    pub fn acknowledge(
+        &self,
+        board: u32,
+        game: i64,
+        ruling: usize,
+        arbiter: &str,
+        at_ms: u64,
+    ) -> rusqlite::Result<bool> {
+        let n = self.conn.execute(
+            "INSERT OR IGNORE INTO ack (hall, board, game, ruling, arbiter, at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![self.hall, board, game, ruling as i64, arbiter, at_ms as i64],
+        )?;
+        Ok(n == 1)
+    }
+
+    /// Who acknowledged a ruling, if anyone.
+    pub fn acknowledged_by(
+        &self,
+        board: u32,
+        game: i64,
+        ruling: usize,
+    ) -> rusqlite::Result<Option<String>> {
+        self.conn
+            .query_row(
+                "SELECT arbiter FROM ack WHERE hall = ?1 AND board = ?2 AND game = ?3 AND ruling = ?4",
+                params![self.hall, board, game, ruling as i64],
+                |row| row.get(0),
+            )
+            .optional()
+    }
+
+    /// Every acknowledgement of the hall.
+    pub fn acks(&self) -> rusqlite::Result<Vec<StoredAck>> {
+        let mut statement = self
+            .conn
+            .prepare("SELECT board, game, ruling, arbiter FROM ack WHERE hall = ?1")?;
+        let rows = statement.query_map([&self.hall], |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get::<_, i64>(2)? as usize,
+                row.get(3)?,
+            ))
+        })?;
+        rows.collect()
+    }
+}

@@ -1,0 +1,442 @@
+//! The hall's web side (axum): the arbiter's page behind a login, its live
+//! updates as server-sent events, one arbiter's action (acknowledging a
+//! ruling), and the public PGN feed. Plain HTML, CSS and JavaScript served
+//! from the binary: no build step, nothing fetched from elsewhere.
+//!
+//! | URL | who | what |
+//! |---|---|---|
+//! | `GET /login`, `POST /login` | anyone | the login form; a session cookie (HttpOnly, SameSite=Strict) |
+//! | `POST /logout` | arbiter, CSRF token | ends the session |
+//! | `GET /arbiter` | arbiter | every board at a glance |
+//! | `GET /arbiter/boards` | arbiter | the same as JSON |
+//! | `GET /arbiter/boards/{board}` | arbiter | a board's full log of rulings |
+//! | `GET /arbiter/events` | arbiter | server-sent events: the boards that changed |
+//! | `POST /arbiter/acknowledge` | arbiter, CSRF token | marks a ruling seen, logged with who |
+//! | `GET /pgn/round` | anyone, unless `public_pgn = false` | every board's current game |
+//! | `GET /pgn/{board}`, `GET /pgn/{board}/{game}` | the same | one game |
+//!
+//! No endpoint changes a game: the hall only reads the clocks.
+
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use axum::Form;
+use axum::Json;
+use axum::Router;
+use axum::extract::rejection::FormRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use tokio::sync::watch;
+
+use super::auth::{Sessions, same_token, verify_password};
+use super::config::Arbiter;
+use super::ingest::Hall;
+
+/// The session cookie's name.
+pub const COOKIE: &str = "tocada_hall";
+
+/// How long the live page waits after a change to send it with the ones
+/// that follow: many events a second become a few messages.
+const BATCH: Duration = Duration::from_millis(100);
+
+const PAGE: &str = include_str!("page/arbiter.html");
+const LOGIN: &str = include_str!("page/login.html");
+const SCRIPT: &str = include_str!("page/arbiter.js");
+const STYLE: &str = include_str!("page/hall.css");
+
+/// What the web side and the MQTT side share.
+pub struct Shared {
+    hall: Mutex<Hall>,
+    sessions: Mutex<Sessions>,
+    arbiters: Vec<Arbiter>,
+    public_pgn: bool,
+    changed: watch::Sender<u64>,
+    started: Instant,
+}
+
+impl Shared {
+    /// The shared state of a hall served to `arbiters`.
+    pub fn new(hall: Hall, arbiters: Vec<Arbiter>, public_pgn: bool) -> Arc<Shared> {
+        let (changed, _) = watch::channel(hall.version());
+        Arc::new(Shared {
+            hall: Mutex::new(hall),
+            sessions: Mutex::new(Sessions::new()),
+            arbiters,
+            public_pgn,
+            changed,
+            started: Instant::now(),
+        })
+    }
+
+    /// The hall, locked. A panic elsewhere while it was held leaves it as
+    /// it was: every change is one store write and one map update.
+    pub fn hall(&self) -> MutexGuard<'_, Hall> {
+        self.hall
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn sessions(&self) -> MutexGuard<'_, Sessions> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Tells the live pages that the hall changed.
+    pub fn notify(&self) {
+        let version = self.hall().version();
+        self.changed.send_replace(version);
+    }
+
+    /// Milliseconds since the server started: the sessions' clock.
+    fn now_ms(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+}
+
+/// Milliseconds since the Unix epoch: when a message arrived, as stored.
+pub fn wall_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The hall's routes.
+pub fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/", get(|| async { Redirect::to("/arbiter") }))
+        .route("/login", get(login_page).post(login))
+        .route("/logout", post(logout))
+        .route("/hall.css", get(|| async { asset(STYLE, "text/css") }))
+        .route(
+            "/arbiter.js",
+            get(|| async { asset(SCRIPT, "text/javascript") }),
+        )
+        .route("/arbiter", get(arbiter_page))
+        .route("/arbiter/boards", get(boards))
+        .route("/arbiter/boards/{board}", get(board_log))
+        .route("/arbiter/events", get(events))
+        .route("/arbiter/acknowledge", post(acknowledge))
+        .route("/pgn/round", get(round_pgn))
+        .route("/pgn/{board}", get(board_pgn))
+        .route("/pgn/{board}/{game}", get(game_pgn))
+        .with_state(shared)
+}
+
+fn asset(body: &'static str, kind: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, kind)], body).into_response()
+}
+
+/// The pages allow scripts, styles and connections from the hall only.
+fn html(status: StatusCode, body: String) -> Response {
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'self'; frame-ancestors 'none'",
+            ),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+fn cookie_token(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .find_map(|pair| {
+            let (name, value) = pair.trim().split_once('=')?;
+            (name == COOKIE).then(|| value.to_owned())
+        })
+}
+
+/// The logged-in arbiter and the session's CSRF token, if the cookie is
+/// a live session's.
+fn session(shared: &Shared, headers: &HeaderMap) -> Option<(String, String, String)> {
+    let token = cookie_token(headers)?;
+    let session = shared.sessions().get(&token, shared.now_ms())?;
+    Some((token, session.arbiter, session.csrf))
+}
+
+fn login_form(message: &str) -> String {
+    LOGIN.replace("{{message}}", &escape(message))
+}
+
+async fn login_page() -> Response {
+    html(StatusCode::OK, login_form(""))
+}
+
+#[derive(Deserialize)]
+struct LoginForm {
+    name: String,
+    password: String,
+}
+
+async fn login(State(shared): State<Arc<Shared>>, Form(form): Form<LoginForm>) -> Response {
+    let arbiter = shared.arbiters.iter().find(|a| a.name == form.name);
+    // An unknown name costs a hash like a known one: the answer's delay
+    // does not tell which names exist.
+    let hash = arbiter
+        .map_or(DECOY_HASH, |a| a.password_hash.as_str())
+        .to_owned();
+    let password = form.password;
+    let good = tokio::task::spawn_blocking(move || verify_password(&hash, &password))
+        .await
+        .unwrap_or(false);
+    let Some(arbiter) = arbiter.filter(|_| good) else {
+        tracing::warn!(name = %form.name, "arbiter login refused: wrong name or password");
+        return html(
+            StatusCode::UNAUTHORIZED,
+            login_form("Wrong name or password."),
+        );
+    };
+    let now = shared.now_ms();
+    let token = match shared.sessions().open(&arbiter.name, now) {
+        Ok(token) => token,
+        Err(why) => {
+            tracing::error!("cannot open a session: {why}");
+            return html(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                login_form("The hall cannot open a session."),
+            );
+        }
+    };
+    tracing::info!(arbiter = %arbiter.name, "arbiter logged in");
+    let cookie = format!("{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/");
+    let mut response = Redirect::to("/arbiter").into_response();
+    if let Ok(value) = HeaderValue::from_str(&cookie) {
+        response.headers_mut().insert(header::SET_COOKIE, value);
+    }
+    response
+}
+
+/// A hash of no one's password, verified when the name is unknown.
+const DECOY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$ZGVjb3lzYWx0ZGVjb3k$0K3nQe9y6cTt4a8l0p1Wm2pP8nM0v0Qv5qLr8m3eM0g";
+
+#[derive(Deserialize)]
+struct CsrfForm {
+    #[serde(default)]
+    csrf: String,
+}
+
+async fn logout(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    Form(form): Form<CsrfForm>,
+) -> Response {
+    match session(&shared, &headers) {
+        Some((token, arbiter, csrf)) if same_token(&csrf, &form.csrf) => {
+            shared.sessions().close(&token);
+            tracing::info!(arbiter = %arbiter, "arbiter logged out");
+            let mut response = Redirect::to("/login").into_response();
+            response.headers_mut().insert(
+                header::SET_COOKIE,
+                HeaderValue::from_static(
+                    "tocada_hall=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0",
+                ),
+            );
+            response
+        }
+        Some(_) => (StatusCode::FORBIDDEN, "bad CSRF token").into_response(),
+        None => (StatusCode::UNAUTHORIZED, "log in first").into_response(),
+    }
+}
+
+async fn arbiter_page(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let Some((_, arbiter, csrf)) = session(&shared, &headers) else {
+        return Redirect::to("/login").into_response();
+    };
+    let hall = shared.hall().name().to_owned();
+    let page = PAGE
+        .replace("{{hall}}", &escape(&hall))
+        .replace("{{arbiter}}", &escape(&arbiter))
+        .replace("{{csrf}}", &escape(&csrf));
+    html(StatusCode::OK, page)
+}
+
+fn unauthorized() -> Response {
+    (StatusCode::UNAUTHORIZED, "log in first").into_response()
+}
+
+async fn boards(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    if session(&shared, &headers).is_none() {
+        return unauthorized();
+    }
+    let hall = shared.hall();
+    Json(serde_json::json!({
+        "hall": hall.name(),
+        "version": hall.version(),
+        "boards": hall.board_views(),
+        "counters": hall.counters(),
+    }))
+    .into_response()
+}
+
+async fn board_log(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    Path(board): Path<u32>,
+) -> Response {
+    if session(&shared, &headers).is_none() {
+        return unauthorized();
+    }
+    let hall = shared.hall();
+    match (hall.board_view(board), hall.rulings(board)) {
+        (Some(view), Some((game, rulings))) => Json(serde_json::json!({
+            "board": view,
+            "game": game,
+            "moves": view.moves,
+            "rulings": rulings,
+        }))
+        .into_response(),
+        (Some(view), None) => {
+            Json(serde_json::json!({"board": view, "game": null, "rulings": []})).into_response()
+        }
+        _ => (StatusCode::NOT_FOUND, "no such board").into_response(),
+    }
+}
+
+async fn events(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let Some((token, _, _)) = session(&shared, &headers) else {
+        return unauthorized();
+    };
+    let receiver = shared.changed.subscribe();
+    let seen = *receiver.borrow();
+    let stream = futures_util::stream::unfold(
+        (receiver, seen, shared, token),
+        |(mut receiver, seen, shared, token)| async move {
+            receiver.changed().await.ok()?;
+            tokio::time::sleep(BATCH).await;
+            // A session closed or gone idle ends its stream.
+            shared.sessions().get(&token, shared.now_ms())?;
+            let (version, changed) = {
+                let hall = shared.hall();
+                (hall.version(), hall.changed_since(seen))
+            };
+            let data = serde_json::to_string(&changed).unwrap_or_else(|_| "[]".to_owned());
+            let event = Event::default().event("boards").data(data);
+            Some((
+                Ok::<_, Infallible>(event),
+                (receiver, version, shared, token),
+            ))
+        },
+    );
+    Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+#[derive(Deserialize)]
+struct AcknowledgeForm {
+    /// Missing is refused as a wrong token is (403), not as a bad form.
+    #[serde(default)]
+    csrf: String,
+    board: u32,
+    game: i64,
+    ruling: usize,
+}
+
+async fn acknowledge(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    form: Result<Form<AcknowledgeForm>, FormRejection>,
+) -> Response {
+    let Some((_, arbiter, csrf)) = session(&shared, &headers) else {
+        tracing::warn!("acknowledgement refused: not logged in");
+        return unauthorized();
+    };
+    let Ok(Form(form)) = form else {
+        tracing::warn!(arbiter = %arbiter, "acknowledgement refused: a form without its fields");
+        return (StatusCode::BAD_REQUEST, "board, game, ruling and csrf").into_response();
+    };
+    if !same_token(&csrf, &form.csrf) {
+        tracing::warn!(arbiter = %arbiter, "acknowledgement refused: bad CSRF token");
+        return (StatusCode::FORBIDDEN, "bad CSRF token").into_response();
+    }
+    let done = shared
+        .hall()
+        .acknowledge(form.board, form.game, form.ruling, &arbiter, wall_ms());
+    match done {
+        Ok(true) => {
+            tracing::info!(
+                arbiter = %arbiter,
+                board = form.board,
+                game = form.game,
+                ruling = form.ruling,
+                "ruling acknowledged"
+            );
+            shared.notify();
+            Json(serde_json::json!({"acknowledged_by": arbiter})).into_response()
+        }
+        Ok(false) => (
+            StatusCode::CONFLICT,
+            "no such ruling, or already acknowledged",
+        )
+            .into_response(),
+        Err(err) => {
+            tracing::error!("cannot store an acknowledgement: {err}");
+            (StatusCode::INTERNAL_SERVER_ERROR, "the store failed").into_response()
+        }
+    }
+}
+
+fn pgn_response(pgn: Option<String>) -> Response {
+    match pgn {
+        Some(pgn) => (
+            [
+                (
+                    header::CONTENT_TYPE,
+                    "application/x-chess-pgn; charset=utf-8",
+                ),
+                (header::CACHE_CONTROL, "no-cache"),
+                (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+            ],
+            pgn,
+        )
+            .into_response(),
+        None => (StatusCode::NOT_FOUND, "no such game").into_response(),
+    }
+}
+
+async fn round_pgn(State(shared): State<Arc<Shared>>) -> Response {
+    if !shared.public_pgn {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    pgn_response(Some(shared.hall().round_pgn()))
+}
+
+async fn board_pgn(State(shared): State<Arc<Shared>>, Path(board): Path<u32>) -> Response {
+    if !shared.public_pgn {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    pgn_response(shared.hall().pgn(board, None))
+}
+
+async fn game_pgn(
+    State(shared): State<Arc<Shared>>,
+    Path((board, game)): Path<(u32, i64)>,
+) -> Response {
+    if !shared.public_pgn {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    pgn_response(shared.hall().pgn(board, Some(game)))
+}

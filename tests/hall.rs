@@ -1,0 +1,885 @@
+//! Black-box tests of `tocada-hall` (issue 14 §2, §3): the built binary
+//! against a real Mosquitto on a loopback port with a password per clock
+//! and an ACL, judged over HTTP. The clocks are simulated by rumqttc
+//! clients publishing, event by event, the replay lines of real games
+//! (tests/data) as hands play them on a sensor board, the way a clock's
+//! publisher sends its store.
+
+mod support {
+    pub mod http;
+    pub mod lines;
+    pub mod mosquitto;
+    pub mod parsed;
+    pub mod pgn;
+}
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use rumqttc::{Client, MqttOptions, QoS};
+use tocada::broadcast::{BoardAddress, EventMessage};
+use tocada::gesture::Script;
+use tocada::pgn::Tags;
+use tocada::transcript::{Feed, Policy, Read, Reader, effect_to_json, pgn_from_lines};
+
+use support::http::{EventStream, get, post};
+use support::lines::game_lines;
+use support::mosquitto::{Mosquitto, clock_acl, mosquitto_program};
+use support::pgn::reference_games;
+
+const HALL: &str = "open";
+const PASSWORD: &str = "correct horse";
+
+/// The arbiter's hash, made once: argon2 is slow in a debug build.
+fn arbiter_hash() -> &'static str {
+    static HASH: OnceLock<String> = OnceLock::new();
+    HASH.get_or_init(|| tocada::hall::hash_password(PASSWORD).unwrap())
+}
+
+/// Whether Mosquitto is installed; without it (a developer's machine
+/// without the package) the broker tests say so and pass.
+fn have_broker() -> bool {
+    let found = mosquitto_program().is_some();
+    if !found {
+        eprintln!("mosquitto is not installed (apt-get install mosquitto): test skipped");
+    }
+    found
+}
+
+/// A broker for `clocks` boards, each with its own user, and the hall's.
+fn broker(clocks: &[u32]) -> Mosquitto {
+    let users: Vec<(String, String)> = clocks
+        .iter()
+        .map(|b| (format!("clock-{b}"), format!("pw-{b}")))
+        .chain([("hall".to_owned(), "pw-hall".to_owned())])
+        .collect();
+    let refs: Vec<(&str, &str)> = users
+        .iter()
+        .map(|(u, p)| (u.as_str(), p.as_str()))
+        .collect();
+    let acl_clocks: Vec<(&str, u32)> = users
+        .iter()
+        .zip(clocks)
+        .map(|((u, _), b)| (u.as_str(), *b))
+        .collect();
+    Mosquitto::start(&refs, &clock_acl(HALL, &acl_clocks, "hall"))
+}
+
+/// A running `tocada-hall run`, killed on drop.
+struct HallProcess {
+    child: Child,
+    addr: SocketAddr,
+    log: PathBuf,
+}
+
+impl Drop for HallProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl HallProcess {
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// SIGTERM, as systemd stops it, and wait.
+    fn stop(mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// Writes the hall's configuration into `dir`.
+fn write_config(dir: &Path, broker: &Mosquitto, public_pgn: bool) -> PathBuf {
+    std::fs::write(dir.join("credentials"), "hall:pw-hall\n").unwrap();
+    let config = format!(
+        "hall = \"{HALL}\"\n\
+         broker = \"{url}\"\n\
+         credentials = \"{dir}/credentials\"\n\
+         listen = \"127.0.0.1:0\"\n\
+         store = \"{dir}/hall.sqlite\"\n\
+         public_pgn = {public_pgn}\n\
+         [round]\nevent = \"Hall test\"\nround = \"1\"\n\
+         [[arbiter]]\nname = \"ana\"\npassword_hash = \"{hash}\"\n\
+         [[board]]\nnumber = 1\nwhite = \"Kasparov, Garry\"\nblack = \"Deep Blue\"\n",
+        url = broker.url(),
+        dir = dir.display(),
+        hash = arbiter_hash(),
+    );
+    let path = dir.join("hall.toml");
+    std::fs::write(&path, config).unwrap();
+    path
+}
+
+fn hall_command() -> Command {
+    let binary = env!("CARGO_BIN_EXE_tocada-hall");
+    let runner = std::env::var("TOCADA_TEST_RUNNER").unwrap_or_default();
+    let mut words = runner.split_whitespace();
+    match words.next() {
+        Some(program) => {
+            let mut command = Command::new(program);
+            command.args(words).arg(binary);
+            command
+        }
+        None => Command::new(binary),
+    }
+}
+
+/// Starts `tocada-hall run` on `config` and waits until it listens.
+fn start_hall(config: &Path) -> HallProcess {
+    let log = config.with_extension("log");
+    let mut child = hall_command()
+        .args(["run", "--config"])
+        .arg(config)
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("tocada-hall starts");
+    let stdout = child.stdout.take().unwrap();
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("tocada-hall: listening on http://")
+        .unwrap_or_else(|| {
+            panic!(
+                "tocada-hall said {line:?}: {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            )
+        })
+        .parse()
+        .unwrap();
+    let hall = HallProcess { child, addr, log };
+    // Subscribed: from now on the broker keeps what the hall misses.
+    assert!(
+        eventually(Duration::from_secs(20), || hall
+            .log()
+            .contains("subscribed")),
+        "tocada-hall did not subscribe: {}",
+        hall.log()
+    );
+    hall
+}
+
+/// A real game's replay lines, as a clock stores them, with the effects
+/// each line produced when replayed (the publisher sends both).
+fn real_game(index: usize, seed: u64) -> (Vec<String>, Vec<Vec<serde_json::Value>>) {
+    let game = &reference_games()[index];
+    let script = game.play_into(Script::varied(game.start(), false, seed));
+    let lines = game_lines(&game.rules(), script.events());
+    let mut reader = Reader::new(Policy::RESTORE);
+    let mut feed = Feed::new();
+    let effects = lines
+        .iter()
+        .map(|line| {
+            let mut out = Vec::new();
+            if let Read::Line(parsed) = reader.push_str(line) {
+                feed.line(parsed, |t, e| {
+                    out.push(serde_json::from_str(&effect_to_json(t, &e)).unwrap())
+                })
+                .unwrap();
+            }
+            out
+        })
+        .collect();
+    (lines, effects)
+}
+
+fn message(game: i64, seq: usize, line: &str, effects: &[serde_json::Value]) -> Vec<u8> {
+    let value: serde_json::Value = serde_json::from_str(line).unwrap();
+    serde_json::to_vec(&EventMessage {
+        game,
+        seq: seq as i64,
+        t: value["t"].as_u64().unwrap(),
+        line: value,
+        effects: effects.to_vec(),
+    })
+    .unwrap()
+}
+
+/// A simulated clock's MQTT connection: its user, QoS 1.
+struct Clock {
+    client: Client,
+    board: u32,
+    pump: std::thread::JoinHandle<()>,
+    closing: Arc<AtomicBool>,
+}
+
+impl Clock {
+    fn connect(broker: &Mosquitto, board: u32, user: u32) -> Clock {
+        let mut options =
+            MqttOptions::new(format!("clock-{board}-{user}"), "127.0.0.1", broker.port());
+        options.set_credentials(format!("clock-{user}"), format!("pw-{user}"));
+        options.set_keep_alive(Duration::from_secs(30));
+        let (client, mut connection) = Client::new(options, 10_000);
+        let closing = Arc::new(AtomicBool::new(false));
+        let stop = Arc::clone(&closing);
+        let pump = std::thread::spawn(move || {
+            for event in connection.iter() {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                if event.is_err() {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
+        });
+        Clock {
+            client,
+            board,
+            pump,
+            closing,
+        }
+    }
+
+    fn publish(&self, payload: Vec<u8>) {
+        let topic = BoardAddress::new(HALL, self.board).unwrap().events_topic();
+        self.client
+            .publish(topic, QoS::AtLeastOnce, false, payload)
+            .unwrap();
+    }
+
+    fn publish_game(&self, game: i64, lines: &[String], effects: &[Vec<serde_json::Value>]) {
+        for (seq, line) in lines.iter().enumerate() {
+            self.publish(message(game, seq, line, &effects[seq]));
+        }
+    }
+
+    /// Disconnects; the pump ends at the next event (the disconnect
+    /// itself).
+    fn close(self) {
+        self.closing.store(true, Ordering::Relaxed);
+        let _ = self.client.disconnect();
+        let _ = self.pump.join();
+    }
+}
+
+/// Polls `check` until it is true or `within` passes.
+fn eventually(within: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + within;
+    while Instant::now() < deadline {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    check()
+}
+
+fn tags(board: u32) -> Tags {
+    let mut tags = Tags {
+        event: "Hall test".to_owned(),
+        round: "1".to_owned(),
+        ..Tags::default()
+    };
+    if board == 1 {
+        tags.white = "Kasparov, Garry".to_owned();
+        tags.black = "Deep Blue".to_owned();
+    }
+    tags
+}
+
+/// Logs in as the arbiter: the session cookie (`name=value`) and the page.
+fn log_in(addr: SocketAddr) -> (String, String) {
+    let response = post(
+        addr,
+        "/login",
+        None,
+        &format!("name=ana&password={}", PASSWORD.replace(' ', "+")),
+    );
+    assert_eq!(response.status, 303, "{response:?}");
+    let set_cookie = response.header("set-cookie").unwrap().to_owned();
+    assert!(set_cookie.contains("HttpOnly"), "{set_cookie}");
+    assert!(set_cookie.contains("SameSite=Strict"), "{set_cookie}");
+    let cookie = set_cookie.split(';').next().unwrap().to_owned();
+    let page = get(addr, "/arbiter", Some(&cookie));
+    assert_eq!(page.status, 200);
+    (cookie, page.body)
+}
+
+fn csrf_of(page: &str) -> String {
+    let start = page.find("name=\"csrf\" content=\"").unwrap() + 21;
+    page[start..start + 64].to_owned()
+}
+
+#[test]
+fn every_event_of_every_game_reaches_the_hall_and_its_pgn_feed() {
+    if !have_broker() {
+        return;
+    }
+    let broker = broker(&[1, 2, 3]);
+    let dir = tempfile::tempdir().unwrap();
+    let hall = start_hall(&write_config(dir.path(), &broker, true));
+    let games: Vec<_> = (0..3).map(|i| real_game(i, 11 + i as u64)).collect();
+    let clocks: Vec<Clock> = (1..=3).map(|b| Clock::connect(&broker, b, b)).collect();
+    for (clock, (lines, effects)) in clocks.iter().zip(&games) {
+        clock.publish_game(7, lines, effects);
+        // A resend from the start after a broker restart: duplicates.
+        clock.publish_game(7, &lines[..10], &effects[..10]);
+    }
+    for (board, (lines, _)) in (1..=3).zip(&games) {
+        let expected = pgn_from_lines(lines, tags(board)).unwrap();
+        let path = format!("/pgn/{board}");
+        assert!(
+            eventually(Duration::from_secs(30), || get(hall.addr, &path, None).body
+                == expected),
+            "board {board}: the hall's PGN is not the game's:\n{}\nexpected:\n{expected}\nlog:\n{}",
+            get(hall.addr, &path, None).body,
+            hall.log()
+        );
+        // [%clk] on every move.
+        let moves = expected.matches("[%clk ").count();
+        assert!(moves > 20, "{expected}");
+        assert_eq!(
+            get(hall.addr, &format!("/pgn/{board}/7"), None).body,
+            expected
+        );
+    }
+    let round = get(hall.addr, "/pgn/round", None);
+    assert_eq!(round.status, 200);
+    assert!(
+        round
+            .header("content-type")
+            .unwrap()
+            .starts_with("application/x-chess-pgn")
+    );
+    assert_eq!(
+        round.body.matches("[Event \"Hall test\"]").count(),
+        3,
+        "{}",
+        round.body
+    );
+    assert!(round.body.contains("[White \"Kasparov, Garry\"]"));
+    assert_eq!(get(hall.addr, "/pgn/9", None).status, 404);
+
+    // The arbiter's view: every event once, the duplicates counted.
+    let (cookie, _) = log_in(hall.addr);
+    let boards: serde_json::Value =
+        serde_json::from_str(&get(hall.addr, "/arbiter/boards", Some(&cookie)).body).unwrap();
+    let total: usize = games.iter().map(|(l, _)| l.len()).sum();
+    assert_eq!(boards["counters"]["events"], total as u64, "{boards}");
+    assert_eq!(boards["counters"]["duplicates"], 30, "{boards}");
+    for (i, view) in boards["boards"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(view["events"], games[i].0.len() as u64, "{view}");
+        assert!(view["result"].is_string(), "every game is over: {view}");
+    }
+    for clock in clocks {
+        clock.close();
+    }
+}
+
+#[test]
+fn the_hall_gets_what_was_published_while_it_was_down() {
+    if !have_broker() {
+        return;
+    }
+    let broker = broker(&[1]);
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), &broker, true);
+    let (lines, effects) = real_game(1, 5);
+    let clock = Clock::connect(&broker, 1, 1);
+    let hall = start_hall(&config);
+    let half = lines.len() / 2;
+    for (seq, line) in lines.iter().enumerate().take(half) {
+        clock.publish(message(3, seq, line, &effects[seq]));
+    }
+    let pgn_at = |hall: &HallProcess| get(hall.addr, "/pgn/1", None).body;
+    let first_half = pgn_from_lines(&lines[..half], tags(1)).unwrap();
+    assert!(
+        eventually(Duration::from_secs(20), || pgn_at(&hall) == first_half),
+        "{}",
+        hall.log()
+    );
+    // The hall stops (an upgrade, a reboot); the clock plays on.
+    hall.stop();
+    for (seq, line) in lines.iter().enumerate().skip(half) {
+        clock.publish(message(3, seq, line, &effects[seq]));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    // Back with the same client id: the broker kept its session.
+    let hall = start_hall(&config);
+    let whole = pgn_from_lines(&lines, tags(1)).unwrap();
+    assert!(
+        eventually(Duration::from_secs(20), || pgn_at(&hall) == whole),
+        "the hall lost what was published while it was down:\n{}\nlog:\n{}",
+        pgn_at(&hall),
+        hall.log()
+    );
+    clock.close();
+}
+
+#[test]
+fn a_clock_cannot_publish_for_another_board_and_garbage_is_counted() {
+    if !have_broker() {
+        return;
+    }
+    let broker = broker(&[1, 2]);
+    let dir = tempfile::tempdir().unwrap();
+    let hall = start_hall(&write_config(dir.path(), &broker, true));
+    // Clock 1's user publishing as board 2: the ACL drops it.
+    let impostor = Clock::connect(&broker, 2, 1);
+    let (lines, effects) = real_game(0, 1);
+    impostor.publish_game(1, &lines[..5], &effects[..5]);
+    // Board 1's own clock, with junk among good events.
+    let clock = Clock::connect(&broker, 1, 1);
+    clock.publish(b"{\"not\":\"an event\"}".to_vec());
+    clock.publish(message(1, 0, r#"{"t":0,"ev":"jump"}"#, &[]));
+    clock.publish_game(1, &lines[..5], &effects[..5]);
+    let (cookie, _) = log_in(hall.addr);
+    let counters = || -> serde_json::Value {
+        serde_json::from_str::<serde_json::Value>(
+            &get(hall.addr, "/arbiter/boards", Some(&cookie)).body,
+        )
+        .unwrap()["counters"]
+            .clone()
+    };
+    assert!(
+        eventually(Duration::from_secs(20), || counters()["events"] == 5),
+        "{}",
+        counters()
+    );
+    assert_eq!(counters()["dropped"]["payload"], 1, "{}", counters());
+    assert_eq!(counters()["dropped"]["line"], 1, "{}", counters());
+    assert_eq!(
+        get(hall.addr, "/pgn/2", None).status,
+        404,
+        "the ACL let board 2 through"
+    );
+    impostor.close();
+    clock.close();
+}
+
+#[test]
+fn the_arbiters_page_needs_a_login_and_every_action_its_csrf_token() {
+    if !have_broker() {
+        return;
+    }
+    let broker = broker(&[1]);
+    let dir = tempfile::tempdir().unwrap();
+    let hall = start_hall(&write_config(dir.path(), &broker, false));
+    let addr = hall.addr;
+
+    // Without a login: sent to it, or refused.
+    let page = get(addr, "/arbiter", None);
+    assert_eq!(
+        (page.status, page.header("location")),
+        (303, Some("/login"))
+    );
+    assert_eq!(get(addr, "/arbiter/boards", None).status, 401);
+    assert_eq!(get(addr, "/arbiter/events", None).status, 401);
+    assert_eq!(
+        post(
+            addr,
+            "/arbiter/acknowledge",
+            None,
+            "csrf=x&board=1&game=1&ruling=0"
+        )
+        .status,
+        401
+    );
+    // A forged cookie is no login.
+    assert_eq!(
+        get(addr, "/arbiter/boards", Some("tocada_hall=00ff")).status,
+        401
+    );
+    // A wrong password or name is refused, with no cookie.
+    for form in ["name=ana&password=wrong", "name=bob&password=correct+horse"] {
+        let refused = post(addr, "/login", None, form);
+        assert_eq!(refused.status, 401, "{form}");
+        assert!(refused.header("set-cookie").is_none());
+        assert!(refused.body.contains("Wrong name or password"));
+    }
+    // public_pgn = false: no feed.
+    assert_eq!(get(addr, "/pgn/round", None).status, 404);
+
+    // A game with a ruling on board 1: a pause by the arbiter at the clock.
+    let clock = Clock::connect(&broker, 1, 1);
+    let lines = [
+        r#"{"t":0,"ev":"setup","time_control":"300+2"}"#,
+        r#"{"t":0,"ev":"press","side":"black"}"#,
+        r#"{"t":2000,"ev":"pause"}"#,
+    ];
+    for (seq, line) in lines.iter().enumerate() {
+        clock.publish(message(4, seq, line, &[]));
+    }
+    let (cookie, page) = log_in(addr);
+    let csrf = csrf_of(&page);
+    let log = || -> serde_json::Value {
+        serde_json::from_str(&get(addr, "/arbiter/boards/1", Some(&cookie)).body).unwrap()
+    };
+    assert!(
+        eventually(Duration::from_secs(20), || log()["rulings"]
+            .as_array()
+            .is_some_and(|r| !r.is_empty())),
+        "{}",
+        log()
+    );
+    let ruling = log()["rulings"][0]["index"].as_u64().unwrap();
+    let form = |csrf: &str| format!("csrf={csrf}&board=1&game=4&ruling={ruling}");
+    // Without the token, or with another, refused; the ruling unseen.
+    let refused = post(
+        addr,
+        "/arbiter/acknowledge",
+        Some(&cookie),
+        &format!("board=1&game=4&ruling={ruling}"),
+    );
+    assert_eq!(refused.status, 403);
+    assert_eq!(
+        post(
+            addr,
+            "/arbiter/acknowledge",
+            Some(&cookie),
+            &form(&"0".repeat(64))
+        )
+        .status,
+        403
+    );
+    assert!(log()["rulings"][0]["acknowledged_by"].is_null());
+    // With it: done, and the page says who.
+    let done = post(addr, "/arbiter/acknowledge", Some(&cookie), &form(&csrf));
+    assert_eq!(done.status, 200, "{done:?}");
+    assert_eq!(log()["rulings"][0]["acknowledged_by"], "ana");
+    assert_eq!(
+        post(addr, "/arbiter/acknowledge", Some(&cookie), &form(&csrf)).status,
+        409
+    );
+    assert!(
+        eventually(Duration::from_secs(5), || hall
+            .log()
+            .contains("ruling acknowledged arbiter=ana board=1 game=4")),
+        "{}",
+        hall.log()
+    );
+    // Logging out ends the session.
+    assert_eq!(
+        post(addr, "/logout", Some(&cookie), &format!("csrf={csrf}")).status,
+        303
+    );
+    assert_eq!(get(addr, "/arbiter/boards", Some(&cookie)).status, 401);
+    clock.close();
+}
+
+#[test]
+fn a_move_on_a_clock_reaches_the_live_page_within_a_second() {
+    if !have_broker() {
+        return;
+    }
+    let broker = broker(&[1]);
+    let dir = tempfile::tempdir().unwrap();
+    let hall = start_hall(&write_config(dir.path(), &broker, true));
+    let (cookie, _) = log_in(hall.addr);
+    let mut events = EventStream::open(hall.addr, "/arbiter/events", Some(&cookie));
+    assert_eq!(events.status, 200);
+    let clock = Clock::connect(&broker, 1, 1);
+    let (lines, effects) = real_game(2, 3);
+    // Up to White's first press: 1. e4 (or whatever the game opens with).
+    let first_move = lines
+        .iter()
+        .position(|l| l.contains("\"press\"") && l.contains("\"white\""))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500)); // the clock connected
+    let sent = Instant::now();
+    for (seq, line) in lines.iter().enumerate().take(first_move + 1) {
+        clock.publish(message(1, seq, line, &effects[seq]));
+    }
+    let mut seen = None;
+    while let Some(data) = events.next("boards", Duration::from_secs(5)) {
+        let boards: serde_json::Value = serde_json::from_str(&data).unwrap();
+        if boards.as_array().unwrap().iter().any(|b| b["moves"] == 1) {
+            seen = Some(sent.elapsed());
+            break;
+        }
+    }
+    let seen = seen.unwrap_or_else(|| panic!("no move on the live page: {}", hall.log()));
+    assert!(seen < Duration::from_secs(1), "{seen:?}");
+    clock.close();
+}
+
+#[test]
+fn check_config_names_the_key_and_hash_password_reads_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "hall = \"open\"\nbroker = \"mqtt://h\"\nlisten = \"nowhere\"\n",
+    )
+    .unwrap();
+    let out = hall_command()
+        .args(["check-config", "--config"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(78));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bad.toml: listen:"), "{stderr}");
+
+    let mut child = hall_command()
+        .arg("hash-password")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child.stdin.take().unwrap().write_all(b"s3cret\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let hash = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        tocada::hall::verify_password(hash.trim(), "s3cret"),
+        "{hash}"
+    );
+    assert!(!tocada::hall::verify_password(hash.trim(), "s3cret\n"));
+
+    let empty = hall_command()
+        .arg("hash-password")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(empty.status.code(), Some(65));
+}
+
+/// `packaging/tocada-hall.1`, written from the command line by clap_mangen;
+/// `TOCADA_BLESS=1 cargo test --test hall man_page` writes it anew.
+#[test]
+fn the_committed_man_page_is_what_the_command_line_gives() {
+    use clap::CommandFactory;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/packaging/tocada-hall.1");
+    let mut page = Vec::new();
+    clap_mangen::Man::new(tocada::hall::cli::HallCli::command())
+        .render(&mut page)
+        .unwrap();
+    let page = String::from_utf8(page).unwrap();
+    if std::env::var_os("TOCADA_BLESS").is_some() {
+        std::fs::write(path, &page).unwrap();
+    }
+    assert!(
+        std::fs::read_to_string(path).unwrap_or_default() == page,
+        "packaging/tocada-hall.1 is out of date: run TOCADA_BLESS=1 cargo test --test hall man_page"
+    );
+}
+
+/// `chromium` and `chromedriver` (Debian's `chromium` and
+/// `chromium-driver`), if both are installed.
+fn browser_programs() -> Option<(PathBuf, PathBuf)> {
+    let find = |name: &str| {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|candidate| candidate.is_file())
+    };
+    let found = find("chromium").zip(find("chromedriver"));
+    if found.is_none() {
+        eprintln!(
+            "chromium or chromedriver is not installed (apt-get install chromium chromium-driver): test skipped"
+        );
+    }
+    found
+}
+
+/// A chromedriver on a free loopback port, killed on drop.
+struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_driver(chromedriver: &Path) -> Driver {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(chromedriver)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver starts");
+    let driver = Driver { child, port };
+    assert!(
+        eventually(Duration::from_secs(20), || std::net::TcpStream::connect((
+            "127.0.0.1",
+            port
+        ))
+        .is_ok()),
+        "chromedriver does not listen"
+    );
+    driver
+}
+
+/// The arbiter's page in headless Chromium: the login refuses a wrong
+/// password, an action without the login is refused, and a move made on a
+/// simulated clock shows on the page within a second.
+#[test]
+fn in_a_real_browser_the_arbiter_logs_in_and_sees_a_move_within_a_second() {
+    use fantoccini::{ClientBuilder, Locator};
+
+    if !have_broker() {
+        return;
+    }
+    let Some((chromium, chromedriver)) = browser_programs() else {
+        return;
+    };
+    let broker = broker(&[1]);
+    let dir = tempfile::tempdir().unwrap();
+    let hall = start_hall(&write_config(dir.path(), &broker, true));
+    let driver = start_driver(&chromedriver);
+    let base = format!("http://{}", hall.addr);
+    let clock = Clock::connect(&broker, 1, 1);
+    let (lines, effects) = real_game(0, 9);
+    let first_move = lines
+        .iter()
+        .position(|l| l.contains("\"press\"") && l.contains("\"white\""))
+        .unwrap();
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut capabilities = serde_json::Map::new();
+        capabilities.insert(
+            "goog:chromeOptions".to_owned(),
+            serde_json::json!({
+                "binary": chromium,
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=420,900"],
+            }),
+        );
+        let browser = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(capabilities)
+            .connect(&format!("http://127.0.0.1:{}", driver.port))
+            .await
+            .expect("a Chromium session");
+
+        // Not logged in: the page sends the browser to the login.
+        browser.goto(&format!("{base}/arbiter")).await.unwrap();
+        assert_eq!(browser.current_url().await.unwrap().path(), "/login");
+
+        // An action without the login, from the page's own origin: refused.
+        let status = browser
+            .execute(
+                "return fetch('/arbiter/acknowledge', {method: 'POST', \
+                 body: new URLSearchParams({csrf: 'x', board: 1, game: 1, ruling: 0})}) \
+                 .then(r => r.status);",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(status, 401);
+
+        // A wrong password: refused, still on the login.
+        let log_in = |password: &'static str| {
+            let browser = browser.clone();
+            async move {
+                browser
+                    .find(Locator::Id("name"))
+                    .await
+                    .unwrap()
+                    .send_keys("ana")
+                    .await
+                    .unwrap();
+                browser
+                    .find(Locator::Id("password"))
+                    .await
+                    .unwrap()
+                    .send_keys(password)
+                    .await
+                    .unwrap();
+                browser
+                    .find(Locator::Id("login"))
+                    .await
+                    .unwrap()
+                    .click()
+                    .await
+                    .unwrap();
+            }
+        };
+        log_in("not the password").await;
+        let refusal = browser
+            .wait()
+            .for_element(Locator::Id("message"))
+            .await
+            .unwrap();
+        assert_eq!(refusal.text().await.unwrap(), "Wrong name or password.");
+        assert_eq!(browser.current_url().await.unwrap().path(), "/login");
+
+        // The right one: the arbiter's page, board 1 on it, live.
+        log_in(PASSWORD).await;
+        browser
+            .wait()
+            .for_element(Locator::Css("#board-1"))
+            .await
+            .unwrap();
+        assert_eq!(browser.current_url().await.unwrap().path(), "/arbiter");
+        let live = browser.find(Locator::Id("live")).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while live.text().await.unwrap() != "live" && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(live.text().await.unwrap(), "live");
+
+        // A move on the clock: on the page within a second.
+        let sent = Instant::now();
+        for (seq, line) in lines.iter().enumerate().take(first_move + 1) {
+            clock.publish(message(1, seq, line, &effects[seq]));
+        }
+        let mut shown = None;
+        while sent.elapsed() < Duration::from_secs(5) {
+            let meta = browser
+                .find(Locator::Css("#board-1 .meta"))
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            if meta.starts_with("1 move, last ") {
+                shown = Some(sent.elapsed());
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let shown = shown.unwrap_or_else(|| panic!("the move never showed: {}", hall.log()));
+        eprintln!("the move showed on the page {shown:?} after it was published");
+        assert!(shown < Duration::from_secs(1), "shown after {shown:?}");
+        // The position drawn, and the clock running for Black.
+        let squares = browser
+            .find_all(Locator::Css("#board-1 .position span"))
+            .await
+            .unwrap();
+        assert_eq!(squares.len(), 64);
+        let running = browser
+            .find(Locator::Css("#board-1 .clock.running"))
+            .await
+            .unwrap();
+        assert_eq!(
+            running.attr("data-side").await.unwrap().as_deref(),
+            Some("black")
+        );
+        // TOCADA_HALL_SCREENSHOT=page.png: the page as the arbiter's phone shows it.
+        if let Some(path) = std::env::var_os("TOCADA_HALL_SCREENSHOT") {
+            std::fs::write(path, browser.screenshot().await.unwrap()).unwrap();
+        }
+        browser.close().await.unwrap();
+    });
+    clock.close();
+}
