@@ -845,13 +845,12 @@ fn in_a_real_browser_the_arbiter_logs_in_and_sees_a_move_within_a_second() {
         }
         let mut shown = None;
         while sent.elapsed() < Duration::from_secs(5) {
-            let meta = browser
-                .find(Locator::Css("#board-1 .meta"))
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap();
+            // The page redraws a board when news comes: an element found
+            // just before may be gone (stale) when its text is asked for.
+            let meta = match browser.find(Locator::Css("#board-1 .meta")).await {
+                Ok(element) => element.text().await.unwrap_or_default(),
+                Err(_) => String::new(),
+            };
             if meta.starts_with("1 move, last ") {
                 shown = Some(sent.elapsed());
                 break;
@@ -861,20 +860,25 @@ fn in_a_real_browser_the_arbiter_logs_in_and_sees_a_move_within_a_second() {
         let shown = shown.unwrap_or_else(|| panic!("the move never showed: {}", hall.log()));
         eprintln!("the move showed on the page {shown:?} after it was published");
         assert!(shown < Duration::from_secs(1), "shown after {shown:?}");
-        // The position drawn, and the clock running for Black.
-        let squares = browser
-            .find_all(Locator::Css("#board-1 .position span"))
-            .await
-            .unwrap();
-        assert_eq!(squares.len(), 64);
-        let running = browser
-            .find(Locator::Css("#board-1 .clock.running"))
-            .await
-            .unwrap();
-        assert_eq!(
-            running.attr("data-side").await.unwrap().as_deref(),
-            Some("black")
-        );
+        // The position drawn, and the clock running for Black (asked again
+        // if a redraw makes the elements found stale).
+        let mut drawn = None;
+        for _ in 0..50 {
+            let squares = browser
+                .find_all(Locator::Css("#board-1 .position span"))
+                .await
+                .map(|squares| squares.len());
+            let side = match browser.find(Locator::Css("#board-1 .clock.running")).await {
+                Ok(running) => running.attr("data-side").await.ok().flatten(),
+                Err(_) => None,
+            };
+            if let (Ok(squares), Some(side)) = (squares, side) {
+                drawn = Some((squares, side));
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(drawn, Some((64, "black".to_owned())));
         // TOCADA_HALL_SCREENSHOT=page.png: the page as the arbiter's phone shows it.
         if let Some(path) = std::env::var_os("TOCADA_HALL_SCREENSHOT") {
             std::fs::write(path, browser.screenshot().await.unwrap()).unwrap();
