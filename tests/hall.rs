@@ -889,6 +889,7 @@ fn in_a_real_browser_the_arbiter_logs_in_and_sees_a_move_within_a_second() {
 struct Received {
     path: String,
     authorization: String,
+    content_type: String,
     body: String,
     /// What the stand-in answered.
     status: u16,
@@ -914,6 +915,12 @@ impl BroadcastStandIn {
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("")
                 .to_owned();
+            let content_type = request
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_owned();
             let body = axum::body::to_bytes(request.into_body(), 1 << 24)
                 .await
                 .unwrap();
@@ -922,6 +929,7 @@ impl BroadcastStandIn {
             log.push(Received {
                 path,
                 authorization,
+                content_type,
                 body: String::from_utf8(body.to_vec()).unwrap(),
                 status,
             });
@@ -1003,6 +1011,7 @@ fn the_round_is_pushed_to_a_broadcast_with_its_token_and_a_refused_push_is_retri
     for push in &received {
         assert_eq!(push.path, "/api/broadcast/round/r0und1d/push");
         assert_eq!(push.authorization, "Bearer lip_hall_secret");
+        assert!(push.content_type.starts_with("text/plain"), "{push:?}");
     }
     // The whole round as the feed serves it, moves and [%clk] in it.
     let accepted = last_accepted().unwrap();

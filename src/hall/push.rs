@@ -1,7 +1,8 @@
 //! Pushing the round's PGN to a live broadcast (`[push]` in the hall's
 //! configuration): the text of `/pgn/round`, POSTed whole with
 //! `Authorization: Bearer <token>`, the way lichess's broadcast endpoint
-//! `POST /api/broadcast/round/{id}/push` takes it.
+//! `POST /api/broadcast/round/{id}/push` takes it (`text/plain`; its
+//! answer, 200 with a result per game, is logged as a success).
 //!
 //! [`Pacer`] is the sans-IO part: when the next push may go. The task
 //! ([`run`]) pushes when the round's PGN changed since the last push that
@@ -146,7 +147,8 @@ async fn push(
 ) -> Result<StatusCode, String> {
     let request = Request::post(target.url.clone())
         .header(header::AUTHORIZATION, format!("Bearer {}", target.token))
-        .header(header::CONTENT_TYPE, "application/x-chess-pgn")
+        // As lichess documents its push: raw PGN as text/plain.
+        .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
         .body(pgn)
         .map_err(|err| err.to_string())?;
     let response = tokio::time::timeout(TIMEOUT, client.request(request))
