@@ -33,6 +33,7 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Pacer {
     every_ms: u64,
     last_attempt: Option<u64>,
+    last_check: Option<u64>,
     failures: u32,
 }
 
@@ -42,16 +43,28 @@ impl Pacer {
         Pacer {
             every_ms: every_ms.max(1),
             last_attempt: None,
+            last_check: None,
             failures: 0,
         }
     }
 
-    /// The earliest time the next push may go.
+    /// The earliest time the next push may go, and the round's PGN be
+    /// read again to see whether it changed: reading it holds the hall,
+    /// so not more than once an interval either.
     pub fn next_at(&self) -> u64 {
-        match self.last_attempt {
-            None => 0,
-            Some(last) => last.saturating_add(self.wait_ms()),
-        }
+        let pushed = self
+            .last_attempt
+            .map_or(0, |last| last.saturating_add(self.wait_ms()));
+        let checked = self
+            .last_check
+            .map_or(0, |last| last.saturating_add(self.every_ms));
+        pushed.max(checked)
+    }
+
+    /// The round's PGN, read at `now`, was what was last pushed: nothing
+    /// to push.
+    pub fn unchanged(&mut self, now: u64) {
+        self.last_check = Some(now);
     }
 
     /// The wait after the last attempt: `every`, doubled for each failure
@@ -105,22 +118,22 @@ pub async fn run(target: Target, shared: Arc<Shared>) {
     // game (at once after a restart with games in the store).
     let mut pushed: Option<String> = Some(String::new());
     loop {
-        let pgn = shared.hall().round_pgn();
-        if pushed.as_ref() == Some(&pgn) {
-            // Nothing new: wait for the hall to change.
-            if changes.changed().await.is_err() {
-                return;
-            }
-            continue;
-        }
         let wait = pacer.next_at().saturating_sub(now());
         if wait > 0 {
             tokio::time::sleep(Duration::from_millis(wait)).await;
         }
         // The latest text, with whatever came in while waiting.
-        let pgn = shared.hall().round_pgn();
         changes.mark_unchanged();
+        let pgn = shared.hall().round_pgn();
         let at = now();
+        if pushed.as_ref() == Some(&pgn) {
+            // Nothing new: wait for the hall to change.
+            pacer.unchanged(at);
+            if changes.changed().await.is_err() {
+                return;
+            }
+            continue;
+        }
         match push(&client, &target, pgn.clone()).await {
             Ok(status) => {
                 pacer.succeeded(at);
@@ -194,6 +207,20 @@ mod tests {
         pacer.succeeded(5_000_000);
         assert_eq!(pacer.next_at(), 5_005_000);
         assert_eq!(pacer.failures(), 0);
+    }
+
+    #[test]
+    fn an_unchanged_round_is_read_again_no_sooner_than_an_interval() {
+        let mut pacer = Pacer::new(5_000);
+        pacer.succeeded(1_000);
+        pacer.unchanged(7_000);
+        assert_eq!(pacer.next_at(), 12_000);
+        // Backing off counts from the failed push, reading from the read.
+        pacer.failed(12_000);
+        pacer.unchanged(12_500);
+        assert_eq!(pacer.next_at(), 22_000);
+        pacer.unchanged(30_000);
+        assert_eq!(pacer.next_at(), 35_000);
     }
 
     #[test]
