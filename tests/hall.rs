@@ -904,6 +904,10 @@ struct BroadcastStandIn {
 
 impl BroadcastStandIn {
     fn start(refuse: usize) -> BroadcastStandIn {
+        BroadcastStandIn::start_at("127.0.0.1:0", refuse)
+    }
+
+    fn start_at(address: &str, refuse: usize) -> BroadcastStandIn {
         use axum::extract::{Request, State};
         type Log = Arc<std::sync::Mutex<Vec<Received>>>;
         async fn record(State((log, refuse)): State<(Log, usize)>, request: Request) -> u16 {
@@ -935,7 +939,7 @@ impl BroadcastStandIn {
             status
         }
         let received: Log = Arc::default();
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let listener = std::net::TcpListener::bind(address).unwrap();
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
         let state = (Arc::clone(&received), refuse);
@@ -1026,6 +1030,64 @@ fn the_round_is_pushed_to_a_broadcast_with_its_token_and_a_refused_push_is_retri
     assert_eq!(stand_in.received().len(), count);
     // The token is never logged.
     assert!(!hall.log().contains("lip_hall_secret"), "{}", hall.log());
+    clock.close();
+    hall.stop();
+}
+
+#[test]
+fn a_broadcast_that_is_down_is_retried_and_the_hall_goes_on() {
+    if !have_broker() {
+        return;
+    }
+    let broker = broker(&[1]);
+    // A port nobody listens on, yet.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), &broker, true);
+    std::fs::write(dir.path().join("push-token"), "lip_t\n").unwrap();
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&format!(
+        "[push]\nurl = \"http://127.0.0.1:{port}/push\"\ntoken_file = \"{}/push-token\"\nevery_s = 1\n",
+        dir.path().display()
+    ));
+    std::fs::write(&config, text).unwrap();
+    let hall = start_hall(&config);
+    let (lines, effects) = real_game(1, 9);
+    let clock = Clock::connect(&broker, 1, 1);
+    clock.publish_game(2, &lines, &effects);
+    let expected = pgn_from_lines(&lines, tags(1)).unwrap();
+    // Refused connections: logged, retried, and the game still comes in.
+    assert!(
+        eventually(Duration::from_secs(20), || hall
+            .log()
+            .matches("push failed")
+            .count()
+            >= 2),
+        "{}",
+        hall.log()
+    );
+    assert!(
+        eventually(Duration::from_secs(20), || get(hall.addr, "/pgn/1", None)
+            .body
+            == expected),
+        "{}",
+        hall.log()
+    );
+    // The broadcast comes up: the next attempt delivers the whole game.
+    let stand_in = BroadcastStandIn::start_at(&format!("127.0.0.1:{port}"), 0);
+    assert!(
+        eventually(Duration::from_secs(70), || stand_in
+            .received()
+            .last()
+            .is_some_and(|r| r.body.trim() == expected.trim())),
+        "{:?}\n{}",
+        stand_in.received(),
+        hall.log()
+    );
     clock.close();
     hall.stop();
 }
