@@ -887,3 +887,250 @@ fn in_a_real_browser_the_arbiter_logs_in_and_sees_a_move_within_a_second() {
     });
     clock.close();
 }
+
+/// One request the broadcast stand-in received.
+#[derive(Debug, Clone)]
+struct Received {
+    path: String,
+    authorization: String,
+    content_type: String,
+    body: String,
+    /// What the stand-in answered.
+    status: u16,
+}
+
+/// A broadcast's "push PGN" endpoint on loopback (lichess's
+/// `POST /api/broadcast/round/{id}/push`): records every request, refuses
+/// the first `refuse` with 500.
+struct BroadcastStandIn {
+    addr: SocketAddr,
+    received: Arc<std::sync::Mutex<Vec<Received>>>,
+}
+
+impl BroadcastStandIn {
+    fn start(refuse: usize) -> BroadcastStandIn {
+        BroadcastStandIn::start_at("127.0.0.1:0", refuse)
+    }
+
+    fn start_at(address: &str, refuse: usize) -> BroadcastStandIn {
+        use axum::extract::{Request, State};
+        type Log = Arc<std::sync::Mutex<Vec<Received>>>;
+        async fn record(State((log, refuse)): State<(Log, usize)>, request: Request) -> u16 {
+            let path = request.uri().path().to_owned();
+            let authorization = request
+                .headers()
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_owned();
+            let content_type = request
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_owned();
+            let body = axum::body::to_bytes(request.into_body(), 1 << 24)
+                .await
+                .unwrap();
+            let mut log = log.lock().unwrap();
+            let status = if log.len() < refuse { 500 } else { 200 };
+            log.push(Received {
+                path,
+                authorization,
+                content_type,
+                body: String::from_utf8(body.to_vec()).unwrap(),
+                status,
+            });
+            status
+        }
+        let received: Log = Arc::default();
+        let listener = std::net::TcpListener::bind(address).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let state = (Arc::clone(&received), refuse);
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let app = axum::Router::new()
+                    .fallback(|state: State<(Log, usize)>, request: Request| async move {
+                        axum::http::StatusCode::from_u16(record(state, request).await).unwrap()
+                    })
+                    .with_state(state);
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                axum::serve(listener, app).await.unwrap();
+            });
+        });
+        BroadcastStandIn { addr, received }
+    }
+
+    fn received(&self) -> Vec<Received> {
+        self.received.lock().unwrap().clone()
+    }
+}
+
+#[test]
+fn the_round_is_pushed_to_a_broadcast_with_its_token_and_a_refused_push_is_retried() {
+    if !have_broker() {
+        return;
+    }
+    let broker = broker(&[1]);
+    let stand_in = BroadcastStandIn::start(1);
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), &broker, true);
+    std::fs::write(dir.path().join("push-token"), "lip_hall_secret\n").unwrap();
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&format!(
+        "[push]\nurl = \"http://{}/api/broadcast/round/r0und1d/push\"\ntoken_file = \"{}/push-token\"\nevery_s = 1\n",
+        stand_in.addr,
+        dir.path().display()
+    ));
+    std::fs::write(&config, text).unwrap();
+    let hall = start_hall(&config);
+    // Nothing played, nothing pushed.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(stand_in.received().is_empty(), "{:?}", stand_in.received());
+
+    let (lines, effects) = real_game(0, 5);
+    let clock = Clock::connect(&broker, 1, 1);
+    clock.publish_game(3, &lines, &effects);
+    let expected = pgn_from_lines(&lines, tags(1)).unwrap();
+    let last_accepted = || {
+        stand_in
+            .received()
+            .into_iter()
+            .rev()
+            .find(|r| r.status == 200)
+    };
+    assert!(
+        eventually(Duration::from_secs(30), || last_accepted()
+            .is_some_and(|r| r.body.trim() == expected.trim())),
+        "the broadcast did not get the game: {:?}\nexpected:\n{expected}\nlog:\n{}",
+        last_accepted(),
+        hall.log()
+    );
+    let received = stand_in.received();
+    // The first push was refused with 500 and retried.
+    assert_eq!(received[0].status, 500);
+    assert!(received.len() >= 2);
+    assert!(hall.log().contains("push failed"), "{}", hall.log());
+    for push in &received {
+        assert_eq!(push.path, "/api/broadcast/round/r0und1d/push");
+        assert_eq!(push.authorization, "Bearer lip_hall_secret");
+        assert!(push.content_type.starts_with("text/plain"), "{push:?}");
+    }
+    // The whole round as the feed serves it, moves and [%clk] in it.
+    let accepted = last_accepted().unwrap();
+    assert_eq!(accepted.body, get(hall.addr, "/pgn/round", None).body);
+    assert!(
+        accepted.body.matches("[%clk ").count() > 20,
+        "{}",
+        accepted.body
+    );
+    // Nothing changed: nothing more pushed, though the interval is 1 s.
+    let count = stand_in.received().len();
+    std::thread::sleep(Duration::from_millis(3000));
+    assert_eq!(stand_in.received().len(), count);
+    // The token is never logged.
+    assert!(!hall.log().contains("lip_hall_secret"), "{}", hall.log());
+    clock.close();
+    hall.stop();
+}
+
+#[test]
+fn a_broadcast_that_is_down_is_retried_and_the_hall_goes_on() {
+    if !have_broker() {
+        return;
+    }
+    let broker = broker(&[1]);
+    // A port nobody listens on, yet.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), &broker, true);
+    std::fs::write(dir.path().join("push-token"), "lip_t\n").unwrap();
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&format!(
+        "[push]\nurl = \"http://127.0.0.1:{port}/push\"\ntoken_file = \"{}/push-token\"\nevery_s = 1\n",
+        dir.path().display()
+    ));
+    std::fs::write(&config, text).unwrap();
+    let hall = start_hall(&config);
+    let (lines, effects) = real_game(1, 9);
+    let clock = Clock::connect(&broker, 1, 1);
+    clock.publish_game(2, &lines, &effects);
+    let expected = pgn_from_lines(&lines, tags(1)).unwrap();
+    // Refused connections: logged, retried, and the game still comes in.
+    assert!(
+        eventually(Duration::from_secs(20), || hall
+            .log()
+            .matches("push failed")
+            .count()
+            >= 2),
+        "{}",
+        hall.log()
+    );
+    assert!(
+        eventually(Duration::from_secs(20), || get(hall.addr, "/pgn/1", None)
+            .body
+            == expected),
+        "{}",
+        hall.log()
+    );
+    // The broadcast comes up: the next attempt delivers the whole game.
+    let stand_in = BroadcastStandIn::start_at(&format!("127.0.0.1:{port}"), 0);
+    assert!(
+        eventually(Duration::from_secs(70), || stand_in
+            .received()
+            .last()
+            .is_some_and(|r| r.body.trim() == expected.trim())),
+        "{:?}\n{}",
+        stand_in.received(),
+        hall.log()
+    );
+    clock.close();
+    hall.stop();
+}
+
+#[test]
+fn a_bad_push_url_or_a_missing_token_file_is_named_by_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = format!(
+        "hall = \"open\"\nbroker = \"mqtt://127.0.0.1:1\"\nlisten = \"127.0.0.1:0\"\nstore = \"{}/hall.sqlite\"\n[[arbiter]]\nname = \"ana\"\npassword_hash = \"{}\"\n",
+        dir.path().display(),
+        arbiter_hash()
+    );
+    let cases = [
+        (
+            "[push]\nurl = \"ftp://broadcast/\"\ntoken_file = \"/nowhere\"\n",
+            "push.url:",
+        ),
+        (
+            "[push]\nurl = \"https://lichess.org/api/broadcast/round/x/push\"\ntoken_file = \"/nowhere\"\n",
+            "push.url:",
+        ),
+        (
+            "[push]\nurl = \"http://127.0.0.1:9/push\"\ntoken_file = \"/nowhere/token\"\n",
+            "push.token_file:",
+        ),
+    ];
+    for (push, key) in cases {
+        let path = dir.path().join("hall.toml");
+        std::fs::write(&path, format!("{base}{push}")).unwrap();
+        for command in ["check-config", "run"] {
+            let out = hall_command()
+                .args([command, "--config"])
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(78), "{command} {push}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains(key), "{command}: {key}: {stderr}");
+        }
+    }
+}

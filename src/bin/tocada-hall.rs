@@ -21,6 +21,17 @@ fn main() -> ExitCode {
             config: config_path,
         } => match HallConfig::load(&config_path) {
             Ok(config) => {
+                // The token file is read at start: checked here too, so a
+                // missing one is found before the round.
+                if let Some(push) = &config.push
+                    && let Err(why) = tocada::hall::config::read_token(&push.token_file)
+                {
+                    eprintln!(
+                        "tocada-hall: {}: push.token_file: {why}",
+                        config_path.display()
+                    );
+                    return ExitCode::from(tocada::exit::EX_CONFIG);
+                }
                 println!(
                     "{}: ok: hall {:?}, broker {}:{}, listening on {}, {} arbiter(s), {} board(s) paired, public PGN {}",
                     config_path.display(),
@@ -32,6 +43,12 @@ fn main() -> ExitCode {
                     config.round.pairings.len(),
                     if config.public_pgn { "on" } else { "off" },
                 );
+                if let Some(push) = &config.push {
+                    println!(
+                        "pushing the round's PGN to {} every {} s",
+                        push.url, push.every_s
+                    );
+                }
                 ExitCode::SUCCESS
             }
             Err(err) => {

@@ -24,6 +24,11 @@
 //! number = 1
 //! white = "Morphy, Paul"
 //! black = "Anderssen, Adolf"
+//!
+//! [push]                                  # optional: off when absent
+//! url = "http://relay.lan:8081/api/broadcast/round/ROUNDID/push"  # http only
+//! token_file = "/etc/tocada/hall.push-token"   # one line: the bearer token
+//! every_s = 5                             # at most one push per 5 s
 //! ```
 
 use std::collections::BTreeMap;
@@ -96,6 +101,20 @@ struct Raw {
     arbiter: Vec<RawArbiter>,
     #[serde(default)]
     board: Vec<RawBoard>,
+    push: Option<RawPush>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPush {
+    url: String,
+    token_file: PathBuf,
+    #[serde(default = "default_every_s")]
+    every_s: u64,
+}
+
+fn default_every_s() -> u64 {
+    5
 }
 
 fn default_listen() -> String {
@@ -158,6 +177,18 @@ pub struct Arbiter {
     pub password_hash: String,
 }
 
+/// Where the round's PGN is pushed: a live broadcast's "push PGN"
+/// endpoint, as lichess's `POST /api/broadcast/round/{id}/push`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Push {
+    /// The endpoint, `http://` (no TLS client in the hall).
+    pub url: String,
+    /// The file whose first line is the bearer token (never logged).
+    pub token_file: PathBuf,
+    /// The least time between two pushes, in seconds.
+    pub every_s: u64,
+}
+
 /// The hall's configuration, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HallConfig {
@@ -180,6 +211,45 @@ pub struct HallConfig {
     pub round: Round,
     /// Who may log in.
     pub arbiters: Vec<Arbiter>,
+    /// Where to push the round's PGN, if anywhere.
+    pub push: Option<Push>,
+}
+
+/// Checks a push URL: `http://host[:port]/path`. `https://` is refused:
+/// the hall has no TLS client (no TLS stack in its tree at all, which keeps
+/// it light on a Pi); a broadcast across the internet is reached through a
+/// TLS relay on the LAN (README, "The hall").
+pub fn check_push_url(url: &str) -> Result<(), String> {
+    if url.starts_with("https://") {
+        return Err(format!(
+            "{url:?}: https is not supported, the hall has no TLS client; push to an http:// relay that forwards over TLS"
+        ));
+    }
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| format!("{url:?}: expected http://HOST[:PORT]/PATH"))?;
+    let host = rest.split(['/', '?']).next().unwrap_or("");
+    if host.is_empty()
+        || url.parse::<axum::http::Uri>().is_err()
+        || url.contains(char::is_whitespace)
+    {
+        return Err(format!("{url:?}: not a URL"));
+    }
+    Ok(())
+}
+
+/// The bearer token in a token file: its first line, trimmed.
+pub fn read_token(path: &Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+    let token = text.lines().next().unwrap_or("").trim();
+    if token.is_empty() || token.chars().any(|c| c.is_control()) {
+        return Err(format!(
+            "{}: expected the token on its first line",
+            path.display()
+        ));
+    }
+    Ok(token.to_owned())
 }
 
 /// Reads `mqtt://host[:port]` (or `tcp://`, or a bare `host[:port]`).
@@ -341,6 +411,26 @@ impl HallConfig {
         round.tags.site = raw.round.site;
         round.tags.date = date;
         round.tags.round = raw.round.round;
+        let push = match raw.push {
+            None => None,
+            Some(push) => {
+                check_push_url(&push.url).map_err(|why| at("push.url", why))?;
+                if push.token_file.as_os_str().is_empty() {
+                    return Err(at("push.token_file", "empty path".to_owned()));
+                }
+                if push.every_s == 0 || push.every_s > 3600 {
+                    return Err(at(
+                        "push.every_s",
+                        format!("{} is not from 1 to 3600 seconds", push.every_s),
+                    ));
+                }
+                Some(Push {
+                    url: push.url,
+                    token_file: push.token_file,
+                    every_s: push.every_s,
+                })
+            }
+        };
         Ok(HallConfig {
             hall: raw.hall,
             broker,
@@ -351,6 +441,7 @@ impl HallConfig {
             public_pgn: raw.public_pgn,
             round,
             arbiters,
+            push,
         })
     }
 }
@@ -397,6 +488,35 @@ mod tests {
         assert_eq!(config.round.tags.event, "Open");
         assert_eq!(config.round.pairings[&4].white, "A");
         assert_eq!(config.arbiters[0].name, "ana");
+        assert_eq!(config.push, None);
+        let text = config_text_with_push();
+        let push = HallConfig::parse(&text, "hall.toml").unwrap().push.unwrap();
+        assert_eq!(
+            push.url,
+            "http://127.0.0.1:8081/api/broadcast/round/abcd1234/push"
+        );
+        assert_eq!(
+            push.token_file,
+            PathBuf::from("/etc/tocada/hall.push-token")
+        );
+        assert_eq!(push.every_s, 5);
+    }
+
+    fn config_text_with_push() -> String {
+        config(
+            "[push]\nurl = \"http://127.0.0.1:8081/api/broadcast/round/abcd1234/push\"\ntoken_file = \"/etc/tocada/hall.push-token\"\n",
+        )
+    }
+
+    #[test]
+    fn a_token_file_is_read_to_its_first_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("token");
+        std::fs::write(&path, "lip_secret\n").unwrap();
+        assert_eq!(read_token(&path).unwrap(), "lip_secret");
+        std::fs::write(&path, "\n").unwrap();
+        assert!(read_token(&path).is_err());
+        assert!(read_token(&dir.path().join("missing")).is_err());
     }
 
     #[test]
@@ -424,6 +544,31 @@ mod tests {
                 "board[1].number",
             ),
             (config("[round]\ndate = \"24/11/2026\""), "round.date"),
+            (
+                config("[push]\nurl = \"ftp://x/\"\ntoken_file = \"t\""),
+                "push.url",
+            ),
+            (
+                config("[push]\nurl = \"https://lichess.org/x\"\ntoken_file = \"t\""),
+                "push.url",
+            ),
+            (
+                config("[push]\nurl = \"http:///push\"\ntoken_file = \"t\""),
+                "push.url",
+            ),
+            (config("[push]\nurl = \"http://x/\""), "push"),
+            (
+                config("[push]\nurl = \"http://x/\"\ntoken_file = \"\""),
+                "push.token_file",
+            ),
+            (
+                config("[push]\nurl = \"http://x/\"\ntoken_file = \"t\"\nevery_s = 0"),
+                "push.every_s",
+            ),
+            (
+                config("[push]\nurl = \"http://x/\"\ntoken_file = \"t\"\ntoken = \"s\""),
+                "push.token",
+            ),
         ];
         for (text, key) in cases {
             let err = HallConfig::parse(&text, "hall.toml").unwrap_err();

@@ -13,7 +13,8 @@
 //!   `[%clk]` on every move, as `tocada export` would write it;
 //! - serves, in the thin runner ([`web`], [`mqtt`], the `tocada-hall`
 //!   binary), the arbiter's page behind a login ([`auth`]) and the public
-//!   PGN feed, configured by its own TOML file ([`config`]).
+//!   PGN feed, configured by its own TOML file ([`config`]), and, if
+//!   configured, pushes the round's PGN to a live broadcast ([`push`]).
 
 pub mod auth;
 pub mod cli;
@@ -21,6 +22,7 @@ pub mod config;
 pub mod game;
 pub mod ingest;
 pub mod mqtt;
+pub mod push;
 pub mod runner;
 pub mod store;
 pub mod web;

@@ -6,9 +6,10 @@ use std::fmt;
 use std::future::IntoFuture;
 use std::sync::Arc;
 
-use super::config::{HallConfig, read_credentials};
+use super::config::{HallConfig, read_credentials, read_token};
 use super::ingest::Hall;
 use super::mqtt::{self, Subscription};
+use super::push;
 use super::web::{Shared, router};
 use crate::exit::{EX_CONFIG, EX_IOERR};
 
@@ -17,6 +18,8 @@ use crate::exit::{EX_CONFIG, EX_IOERR};
 pub enum RunError {
     /// The broker's credentials file cannot be read.
     Credentials(String),
+    /// The push cannot start: the key at fault (`push.token_file`) and why.
+    Push(String),
     /// The store cannot be opened.
     Store(String),
     /// The listen address cannot be bound.
@@ -29,7 +32,7 @@ impl RunError {
     /// The exit code ([`crate::exit`]).
     pub fn exit_code(&self) -> u8 {
         match self {
-            RunError::Credentials(_) => EX_CONFIG,
+            RunError::Credentials(_) | RunError::Push(_) => EX_CONFIG,
             RunError::Store(_) | RunError::Listen(_) | RunError::Serve(_) => EX_IOERR,
         }
     }
@@ -39,6 +42,7 @@ impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RunError::Credentials(why) => write!(f, "credentials: {why}"),
+            RunError::Push(why) => write!(f, "{why}"),
             RunError::Store(why) => write!(f, "store: {why}"),
             RunError::Listen(why) => write!(f, "listen: {why}"),
             RunError::Serve(why) => write!(f, "server: {why}"),
@@ -68,6 +72,18 @@ pub async fn run_until(
         Some(path) => Some(read_credentials(path).map_err(RunError::Credentials)?),
         None => None,
     };
+    let push_target = match &config.push {
+        Some(push) => Some(push::Target {
+            url: push
+                .url
+                .parse()
+                .map_err(|err| RunError::Push(format!("push.url: {err}")))?,
+            token: read_token(&push.token_file)
+                .map_err(|why| RunError::Push(format!("push.token_file: {why}")))?,
+            every: std::time::Duration::from_secs(push.every_s),
+        }),
+        None => None,
+    };
     if let Some(dir) = config.store.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|err| RunError::Store(format!("{}: {err}", dir.display())))?;
@@ -90,6 +106,10 @@ pub async fn run_until(
         credentials,
     };
     let mqtt = tokio::spawn(mqtt::run(subscription, Arc::clone(&shared)));
+    let pusher = push_target.map(|target| {
+        tracing::info!(url = %target.url, every_s = target.every.as_secs(), "pushing the round's PGN");
+        tokio::spawn(push::run(target, Arc::clone(&shared)))
+    });
     ready(address);
     // Graceful, but not forever: a live page's event stream never ends
     // by itself, so open connections get two seconds after the stop.
@@ -106,6 +126,9 @@ pub async fn run_until(
         } => Ok(()),
     };
     mqtt.abort();
+    if let Some(pusher) = pusher {
+        pusher.abort();
+    }
     served.map_err(|err| RunError::Serve(err.to_string()))
 }
 

@@ -93,6 +93,11 @@ impl Shared {
         self.changed.send_replace(version);
     }
 
+    /// A receiver told of every change of the hall (its version).
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
     /// Milliseconds since the server started: the sessions' clock.
     fn now_ms(&self) -> u64 {
         self.started.elapsed().as_millis() as u64
