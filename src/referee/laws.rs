@@ -674,17 +674,7 @@ impl Referee {
     /// each offered if it could make a move other than castling from the
     /// position before it. Whether there was anything to choose.
     fn king_or_rook(&mut self, side: Color, index: usize, rook: Square) -> bool {
-        let legal = &self.uncompleted[index].before_legal.moves;
-        let king_can_move = legal
-            .iter()
-            .any(|m| m.role() == Role::King && !m.is_castle());
-        let rook_can_move = legal
-            .iter()
-            .any(|m| m.from() == Some(rook) && !m.is_castle());
-        let options = ChoiceOptions::of(&[Choice::King, Choice::Rook], |c| match c {
-            Choice::King => king_can_move,
-            _ => rook_can_move,
-        });
+        let options = king_or_rook_options(&self.uncompleted[index].before_legal.moves, rook);
         if options.as_slice().is_empty() {
             return false;
         }
@@ -762,16 +752,7 @@ impl Referee {
         if touched.is_none_or(|c| c.adjusting) {
             return false;
         }
-        let king_can_move = legal
-            .iter()
-            .any(|m| m.role() == Role::King && !m.is_castle());
-        let rook_can_move = legal
-            .iter()
-            .any(|m| m.from() == Some(rook) && !m.is_castle());
-        let options = ChoiceOptions::of(&[Choice::King, Choice::Rook], |c| match c {
-            Choice::King => king_can_move,
-            _ => rook_can_move,
-        });
+        let options = king_or_rook_options(legal, rook);
         if options.as_slice().is_empty() {
             let restore = self.squares_to_restore();
             self.rule(
@@ -1154,6 +1135,21 @@ fn pinned_first(before: &Chess, legal: &Legal, contacts: &[Contact]) -> bool {
         }
         _ => (attacks(first.square, piece, occupied) & !board.by_color(us)).any(),
     }
+}
+
+/// 20ª's options among the moves `legal`: `king` if the king can make a
+/// move other than castling, `rook` if the rook on `rook` can.
+fn king_or_rook_options(legal: &shakmaty::MoveList, rook: Square) -> ChoiceOptions {
+    let king_can_move = legal
+        .iter()
+        .any(|m| m.role() == Role::King && !m.is_castle());
+    let rook_can_move = legal
+        .iter()
+        .any(|m| m.from() == Some(rook) && !m.is_castle());
+    ChoiceOptions::of(&[Choice::King, Choice::Rook], |c| match c {
+        Choice::King => king_can_move,
+        _ => rook_can_move,
+    })
 }
 
 #[cfg(test)]
