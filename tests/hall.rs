@@ -6,6 +6,7 @@
 //! publisher sends its store.
 
 mod support {
+    pub mod cli;
     pub mod http;
     pub mod lines;
     pub mod mosquitto;
@@ -124,17 +125,7 @@ fn write_config(dir: &Path, broker: &Mosquitto, public_pgn: bool) -> PathBuf {
 }
 
 fn hall_command() -> Command {
-    let binary = env!("CARGO_BIN_EXE_tocada-hall");
-    let runner = std::env::var("TOCADA_TEST_RUNNER").unwrap_or_default();
-    let mut words = runner.split_whitespace();
-    match words.next() {
-        Some(program) => {
-            let mut command = Command::new(program);
-            command.args(words).arg(binary);
-            command
-        }
-        None => Command::new(binary),
-    }
+    support::cli::program(env!("CARGO_BIN_EXE_tocada-hall"))
 }
 
 /// Starts `tocada-hall run` on `config` and waits until it listens.

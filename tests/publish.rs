@@ -201,17 +201,7 @@ fn start_publisher(dir: &Path) -> Publisher {
 /// The publisher's binary, through `TOCADA_TEST_RUNNER` when one is set
 /// (qemu, for the aarch64 run of CI).
 fn publish_command() -> Command {
-    let binary = env!("CARGO_BIN_EXE_tocada-publish");
-    let runner = std::env::var("TOCADA_TEST_RUNNER").unwrap_or_default();
-    let mut words = runner.split_whitespace();
-    match words.next() {
-        Some(program) => {
-            let mut command = Command::new(program);
-            command.args(words).arg(binary);
-            command
-        }
-        None => Command::new(binary),
-    }
+    support::cli::program(env!("CARGO_BIN_EXE_tocada-publish"))
 }
 
 /// SIGTERM, as systemd stops a unit, and the exit status.

@@ -1,4 +1,7 @@
-//! The `tocada` binary for black-box tests.
+//! The `tocada` binaries for black-box tests.
+
+// Each test binary uses what it needs of this module.
+#![allow(dead_code)]
 
 use std::process::Command;
 
@@ -6,7 +9,12 @@ use std::process::Command;
 /// qemu (the aarch64 run of `.ci/run`) an emulated test cannot start an
 /// aarch64 binary by itself.
 pub fn tocada() -> Command {
-    let binary = env!("CARGO_BIN_EXE_tocada");
+    program(env!("CARGO_BIN_EXE_tocada"))
+}
+
+/// Any of the package's binaries (`env!("CARGO_BIN_EXE_…")`), started
+/// through `TOCADA_TEST_RUNNER` as [`tocada`] is.
+pub fn program(binary: &str) -> Command {
     let runner = std::env::var("TOCADA_TEST_RUNNER").unwrap_or_default();
     let mut words = runner.split_whitespace();
     match words.next() {

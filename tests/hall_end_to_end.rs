@@ -1,0 +1,428 @@
+//! The whole chain of issue 14 § 3, every part the real one: clocks that
+//! are real daemons (`tocada run` on the device models) play real games
+//! (tests/data) into their stores, each clock's real `tocada-publish`
+//! follows its store and publishes to a real Mosquitto (a password per
+//! clock, the hall's ACL), and the real `tocada-hall` subscribes. The
+//! broker is stopped and restarted once mid-game. At the end the hall must
+//! have every event of every game, once: each game's PGN from the hall is
+//! the one the clock's own store exports (moves, `[%clk]`, offers and
+//! rulings), and the hall counted exactly the events the stores hold.
+
+mod support {
+    pub mod cli;
+    pub mod daemon;
+    pub mod http;
+    pub mod mosquitto;
+    pub mod parsed;
+    pub mod pgn;
+}
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use std::{fs, thread};
+
+use shakmaty::Position;
+use tocada::Input;
+use tocada::gesture::Script;
+use tocada::store::{DB_FILE, Store};
+use tocada::transcript::input_to_json;
+
+use support::cli::program;
+use support::daemon::run_daemon;
+use support::http::{get, post};
+use support::mosquitto::{Mosquitto, clock_acl, mosquitto_program};
+use support::pgn::reference_games;
+
+const HALL: &str = "open";
+const ARBITER_PASSWORD: &str = "correct horse";
+/// A player's thinking time, at most: the games are played fast.
+const THINKING_MS: u64 = 150;
+
+/// SIGTERM, as systemd stops a unit; then wait for it (or kill it).
+fn stop(child: &mut Child) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Polls `check` until it is true or `within` passes.
+fn eventually(within: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + within;
+    while Instant::now() < deadline {
+        if check() {
+            return true;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+    check()
+}
+
+/// The first `plies` moves of reference game `index`, as hands play them
+/// on a sensor board; then the side to move moves and offers a draw before
+/// pressing (9.1.2), the other declines by touching a piece and moving it
+/// (9.1.2.1, a ruling in the PGN), and the offerer resigns.
+fn opening_script(index: usize, plies: usize, seed: u64) -> String {
+    let game = &reference_games()[index];
+    let mut script = Script::varied(game.start(), false, seed);
+    script.play_sans(&game.sans[..plies]).unwrap();
+    let offerer = script.position().turn();
+    script.play_san(&game.sans[plies]).unwrap();
+    // Offered between the move and the press that completes it.
+    let press = script.events().len() - 1;
+    script.play_san(&game.sans[plies + 1]).unwrap();
+    let mut events = script.into_events();
+    events.insert(press, (events[press].0, Input::Draw(offerer)));
+    events.push((events[events.len() - 1].0, Input::Resign(offerer)));
+    timed(&events)
+}
+
+/// The shortest reference game whole, to its end (a mate).
+fn shortest_game_script(seed: u64) -> String {
+    let games = reference_games();
+    let game = games.iter().min_by_key(|game| game.sans.len()).unwrap();
+    timed(
+        game.play_into(Script::varied(game.start(), false, seed))
+            .events(),
+    )
+}
+
+/// `events` as a script for the simulated board, the players' thinking
+/// cut to [`THINKING_MS`] and their hands' gestures kept as they are: a
+/// fast game, played for real on the daemon's own clock.
+fn timed(events: &[(u64, Input)]) -> String {
+    let mut t = 0;
+    let mut before = events.first().map_or(0, |e| e.0);
+    events
+        .iter()
+        .map(|&(at, input)| {
+            let gap = at.saturating_sub(before);
+            before = at;
+            t += if gap > THINKING_MS { THINKING_MS } else { gap };
+            input_to_json(t, &input) + "\n"
+        })
+        .collect()
+}
+
+/// One clock: the daemon's configuration and store, its publisher.
+struct Clock {
+    board: u32,
+    dir: tempfile::TempDir,
+    publisher: Child,
+}
+
+impl Clock {
+    /// A clock with the simulated board, publishing as `board` under its
+    /// own user; its publisher is started at once, before any game.
+    fn start(broker: &Mosquitto, board: u32) -> Clock {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("state")).unwrap();
+        fs::create_dir(dir.path().join("publisher")).unwrap();
+        let credentials = dir.path().join("credentials");
+        fs::write(&credentials, format!("clock-{board}:pw-{board}\n")).unwrap();
+        let config = format!(
+            "[board]\nkind = \"sim\"\nstdin = \"script\"\n\n\
+             [publish]\nbroker = \"{}\"\nhall = \"{HALL}\"\nboard = {board}\n\
+             credentials = \"{}\"\n",
+            broker.url(),
+            credentials.display()
+        );
+        fs::write(dir.path().join("tocada.toml"), config).unwrap();
+        let publisher = program(env!("CARGO_BIN_EXE_tocada-publish"))
+            .arg("--config")
+            .arg(dir.path().join("tocada.toml"))
+            .arg("--store")
+            .arg(dir.path().join("state").join(DB_FILE))
+            .arg("--state")
+            .arg(dir.path().join("publisher"))
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(fs::File::create(dir.path().join("publisher.log")).unwrap())
+            .spawn()
+            .expect("tocada-publish starts");
+        Clock {
+            board,
+            dir,
+            publisher,
+        }
+    }
+
+    fn store(&self) -> PathBuf {
+        self.dir.path().join("state").join(DB_FILE)
+    }
+
+    fn publisher_log(&self) -> String {
+        fs::read_to_string(self.dir.path().join("publisher.log")).unwrap_or_default()
+    }
+
+    /// Plays `script` on a daemon to its result, then stops the daemon;
+    /// `during` is called once, `at` into the game.
+    fn play(&self, script: &str, at: Duration, during: impl FnOnce()) {
+        let (mut daemon, rx) = run_daemon(
+            &self.dir.path().join("tocada.toml"),
+            &self.dir.path().join("state"),
+            script,
+        );
+        let start = Instant::now();
+        let mut during = Some(during);
+        let mut printed = Vec::new();
+        while !printed
+            .iter()
+            .any(|line: &String| line.contains(r#""effect":"result""#))
+        {
+            if start.elapsed() >= at
+                && let Some(act) = during.take()
+            {
+                act();
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "board {}: no result: {printed:?}",
+                self.board
+            );
+            if let Ok(line) = rx.recv_timeout(Duration::from_millis(50)) {
+                printed.push(line);
+            }
+        }
+        if let Some(act) = during {
+            act();
+        }
+        stop(&mut daemon);
+    }
+}
+
+impl Drop for Clock {
+    fn drop(&mut self) {
+        let _ = self.publisher.kill();
+        let _ = self.publisher.wait();
+    }
+}
+
+/// The real hall, killed on drop.
+struct Hall {
+    child: Child,
+    addr: SocketAddr,
+    log: PathBuf,
+}
+
+impl Hall {
+    /// Starts `tocada-hall run` with its own user on `broker`, and waits
+    /// until it listens and has subscribed.
+    fn start(broker: &Mosquitto, dir: &Path) -> Hall {
+        fs::write(dir.join("credentials"), "hall:pw-hall\n").unwrap();
+        let hash = tocada::hall::hash_password(ARBITER_PASSWORD).unwrap();
+        let config = format!(
+            "hall = \"{HALL}\"\n\
+             broker = \"{url}\"\n\
+             credentials = \"{dir}/credentials\"\n\
+             listen = \"127.0.0.1:0\"\n\
+             store = \"{dir}/hall.sqlite\"\n\
+             public_pgn = true\n\
+             [round]\nevent = \"End to end\"\nround = \"1\"\n\
+             [[arbiter]]\nname = \"ana\"\npassword_hash = \"{hash}\"\n",
+            url = broker.url(),
+            dir = dir.display(),
+        );
+        let path = dir.join("hall.toml");
+        fs::write(&path, config).unwrap();
+        let log = dir.join("hall.log");
+        let mut child = program(env!("CARGO_BIN_EXE_tocada-hall"))
+            .args(["run", "--config"])
+            .arg(&path)
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::piped())
+            .stderr(fs::File::create(&log).unwrap())
+            .spawn()
+            .expect("tocada-hall starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("tocada-hall: listening on http://")
+            .unwrap_or_else(|| {
+                panic!(
+                    "tocada-hall said {line:?}: {}",
+                    fs::read_to_string(&log).unwrap_or_default()
+                )
+            })
+            .parse()
+            .unwrap();
+        let hall = Hall { child, addr, log };
+        assert!(
+            eventually(Duration::from_secs(30), || hall
+                .log()
+                .contains("subscribed")),
+            "tocada-hall did not subscribe: {}",
+            hall.log()
+        );
+        hall
+    }
+
+    fn log(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The arbiter's view of the boards, logged in.
+    fn boards(&self) -> serde_json::Value {
+        let response = post(
+            self.addr,
+            "/login",
+            None,
+            &format!("name=ana&password={}", ARBITER_PASSWORD.replace(' ', "+")),
+        );
+        assert_eq!(response.status, 303, "{response:?}");
+        let cookie = response.header("set-cookie").unwrap();
+        let cookie = cookie.split(';').next().unwrap().to_owned();
+        serde_json::from_str(&get(self.addr, "/arbiter/boards", Some(&cookie)).body).unwrap()
+    }
+}
+
+impl Drop for Hall {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The movetext of a PGN: what follows the tag pairs.
+fn movetext(pgn: &str) -> &str {
+    pgn.split_once("\n\n").map_or("", |(_, moves)| moves).trim()
+}
+
+/// A tag's value in a PGN.
+fn tag<'a>(pgn: &'a str, name: &str) -> Option<&'a str> {
+    pgn.lines()
+        .find_map(|line| line.strip_prefix(&format!("[{name} \"")))
+        .and_then(|rest| rest.strip_suffix("\"]"))
+}
+
+#[test]
+fn the_hall_has_every_event_of_every_game_the_clocks_played_through_a_broker_restart() {
+    if mosquitto_program().is_none() {
+        eprintln!("mosquitto is not installed (apt-get install mosquitto): test skipped");
+        return;
+    }
+    let boards = [1u32, 2, 3];
+    let users: Vec<(String, String)> = boards
+        .iter()
+        .map(|b| (format!("clock-{b}"), format!("pw-{b}")))
+        .chain([("hall".to_owned(), "pw-hall".to_owned())])
+        .collect();
+    let pairs: Vec<(&str, &str)> = users
+        .iter()
+        .map(|(u, p)| (u.as_str(), p.as_str()))
+        .collect();
+    let acl_clocks: Vec<(&str, u32)> = pairs.iter().map(|(u, _)| *u).zip(boards).collect();
+    let mut broker = Mosquitto::start(&pairs, &clock_acl(HALL, &acl_clocks, "hall"));
+    let dir = tempfile::tempdir().unwrap();
+    let hall = Hall::start(&broker, dir.path());
+    let clocks: Vec<Clock> = boards.iter().map(|&b| Clock::start(&broker, b)).collect();
+
+    // All three play at once; 1.5 s into board 1's game the broker stops,
+    // for 2 s, while every game goes on.
+    let started = Instant::now();
+    thread::scope(|scope| {
+        scope.spawn(|| clocks[1].play(&shortest_game_script(5), Duration::ZERO, || {}));
+        scope.spawn(|| clocks[2].play(&opening_script(2, 14, 6), Duration::ZERO, || {}));
+        clocks[0].play(
+            &opening_script(0, 16, 4),
+            Duration::from_millis(1500),
+            || {
+                broker.stop();
+                thread::sleep(Duration::from_secs(2));
+                broker.restart();
+            },
+        );
+    });
+    // A second game on board 2, the daemon restarted on the same store.
+    clocks[1].play(&opening_script(0, 8, 7), Duration::ZERO, || {});
+
+    let mut stored_events = 0;
+    let mut games = 0;
+    let (mut offers, mut declines) = (0, 0);
+    for clock in &clocks {
+        let store = Store::open_read_only(&clock.store()).unwrap();
+        let finished = store.finished_since(None).unwrap();
+        stored_events += store.events_from(i64::MIN, 0, usize::MAX).unwrap().len();
+        assert!(!finished.is_empty(), "board {}", clock.board);
+        for game in finished {
+            games += 1;
+            let path = format!("/pgn/{}/{}", clock.board, game.id);
+            let stored = game.pgn;
+            // The whole game, as the clock's own export has it.
+            let arrived = eventually(Duration::from_secs(60), || {
+                let pgn = get(hall.addr, &path, None).body;
+                movetext(&pgn) == movetext(&stored)
+            });
+            let from_hall = get(hall.addr, &path, None).body;
+            assert!(
+                arrived,
+                "board {} game {}: the hall's PGN is not the store's:\n{from_hall}\n\
+                 the store's:\n{stored}\nhall log:\n{}\npublisher log:\n{}",
+                clock.board,
+                game.id,
+                hall.log(),
+                clock.publisher_log()
+            );
+            assert_eq!(tag(&from_hall, "Result"), Some(game.result.as_str()));
+            assert_eq!(tag(&stored, "Result"), Some(game.result.as_str()));
+            let moves = stored.matches("[%clk ").count();
+            assert!(moves >= 10, "{stored}");
+            // PGN wraps its lines, comments too.
+            let words = stored.split_whitespace().collect::<Vec<_>>().join(" ");
+            offers += words.matches("offers a draw").count();
+            declines += words
+                .matches("declines by touching a piece (art. 9.1.2.1)")
+                .count();
+            assert_eq!(tag(&from_hall, "Event"), Some("End to end"));
+        }
+    }
+    assert_eq!(games, 4);
+    // Every game but the one that ends in mate has its offer and its
+    // ruling.
+    assert_eq!((offers, declines), (3, 3));
+
+    // Nothing twice: the hall counted exactly the events the stores hold
+    // (the resends after the restart are counted apart as duplicates).
+    let view = hall.boards();
+    assert_eq!(
+        view["counters"]["events"],
+        stored_events as u64,
+        "{view}\n{}",
+        hall.log()
+    );
+    for (clock, board) in clocks.iter().zip(view["boards"].as_array().unwrap()) {
+        assert!(board["result"].is_string(), "{board}");
+        assert_eq!(board["board"], clock.board, "{board}");
+    }
+    // The round: the last game of each board, once each.
+    let round = get(hall.addr, "/pgn/round", None).body;
+    assert_eq!(
+        round.matches("[Event \"End to end\"]").count(),
+        3,
+        "{round}"
+    );
+    // Board 1's publisher lost the broker and found it again.
+    let log = clocks[0].publisher_log();
+    assert!(log.contains("broker unreachable"), "{log}");
+    assert!(log.contains("connected to the broker again"), "{log}");
+    for clock in &clocks {
+        assert!(!clock.publisher_log().contains("panicked"));
+    }
+    assert!(!hall.log().contains("panicked"), "{}", hall.log());
+    eprintln!(
+        "{games} games, {stored_events} events, end to end in {:?}",
+        started.elapsed()
+    );
+}
