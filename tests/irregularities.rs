@@ -571,3 +571,30 @@ fn a_knocked_piece_taken_up_in_its_players_turn_may_go_straight_to_its_move() {
         );
     }
 }
+
+#[test]
+fn a_piece_put_back_by_another_hand_is_its_own_square_s_piece() {
+    // White knocks the c8 bishop onto c4, then plays the c-pawn by lifting
+    // it and putting "it" on c8: a board without identity takes the latest
+    // piece lifted for the one put down, yet c8 is re-established with the
+    // bishop and the move is c4.
+    let mut game = Game::started(Rules::default());
+    game.at(10_000, Input::Lift(sq("c8")));
+    game.at(10_500, Input::Place(sq("c4"), None));
+    game.at(12_000, Input::Lift(sq("c2")));
+    let effects = game.at(13_000, Input::Place(sq("c8"), None));
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Restored { side: WHITE, .. })),
+        "{effects:?}"
+    );
+    assert_eq!(Game::moves(&game.at(13_500, Input::Press(WHITE))), ["c4"]);
+    // c8 holds Black's bishop: a press with it in Black's hand is a press
+    // with a piece in hand (6.2.3), not a press without a move.
+    game.at(15_000, Input::Lift(sq("c8")));
+    let effects = game.at(15_500, Input::Press(BLACK));
+    assert_eq!(laws(&effects), [(Law::PressHand, true)]);
+    game.at(16_000, Input::Place(sq("c8"), None));
+    assert_eq!(game.play_and_press(17_000, "b8c6").len(), 1);
+}

@@ -188,6 +188,17 @@ impl PhysicalBoard {
         );
     }
 
+    /// The pieces on `squares` were put back where they stood (7.4.1): each
+    /// is now the position's piece of its square, whichever piece a hand
+    /// was taken to have put there (without identity from the board, the
+    /// latest one lifted), so that later moves and syncs read the square
+    /// right.
+    pub fn reestablished(&mut self, position: &Chess, squares: Bitboard) {
+        for sq in squares & self.occupied {
+            self.pieces[usize::from(sq)] = position.board().piece_at(sq);
+        }
+    }
+
     /// The board matches `position` except on the squares of `keep`, which
     /// stay as the hands left them, with what was lifted from them.
     pub fn sync_keeping(&mut self, position: &Chess, keep: Bitboard) {

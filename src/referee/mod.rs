@@ -203,6 +203,7 @@ impl Referee {
             side: presser,
             squares: knocked.into_iter().collect(),
         });
+        self.board.reestablished(&self.position, knocked);
         let used_before = self.clock.used(presser);
         self.charge_knock_back(presser);
         let ms = self.clock.used(presser) - used_before;
@@ -1577,6 +1578,7 @@ impl Referee {
                         ms = 0;
                     }
                     self.knocked = Bitboard::EMPTY;
+                    self.board.reestablished(&self.position, squares);
                     if ms > 0 || !knocked.any() {
                         self.emit(Effect::Restored { side, ms });
                     }
