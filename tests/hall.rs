@@ -806,9 +806,13 @@ fn in_a_real_browser_the_arbiter_logs_in_and_sees_a_move_within_a_second() {
             }
         };
         log_in("not the password").await;
+        // The login page holds an empty #message already: wait for the one
+        // the refusal fills in, not the page the click is leaving.
         let refusal = browser
             .wait()
-            .for_element(Locator::Id("message"))
+            .for_element(Locator::XPath(
+                "//p[@id='message' and normalize-space(text()) != '']",
+            ))
             .await
             .unwrap();
         assert_eq!(refusal.text().await.unwrap(), "Wrong name or password.");
