@@ -53,6 +53,7 @@ impl MoveText {
     }
 
     /// Appends an ASCII character (a move's text never fills the buffer).
+    #[inline]
     pub(crate) fn push(&mut self, c: char) {
         debug_assert!(c.is_ascii());
         self.bytes[usize::from(self.len)] = c as u8;

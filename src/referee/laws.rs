@@ -10,7 +10,6 @@ use std::str::FromStr;
 
 use shakmaty::attacks::attacks;
 use shakmaty::san::{San, SanPlus};
-use shakmaty::uci::UciMove;
 use shakmaty::{
     Bitboard, CastlingSide, Chess, Color, EnPassantMode, File, FromSetup, Move, Piece, Position,
     Rank, Role, Square,
@@ -586,7 +585,7 @@ impl Referee {
         self.emit(Effect::Move(CompletedMove {
             side,
             number,
-            uci: notation::uci(UciMove::Null),
+            uci: notation::null_uci(),
             san: notation::san(SanPlus {
                 san: San::Null,
                 suffix: None,

@@ -36,8 +36,8 @@ use shakmaty::attacks::attacks;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
-    Bitboard, ByColor, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, KnownOutcome, Move,
-    MoveList, Piece, Position, Role, Square,
+    Bitboard, ByColor, CastlingSide, Chess, Color, EnPassantMode, KnownOutcome, Move, MoveList,
+    Piece, Position, Role, Square,
 };
 
 use arbiter::Ply;
@@ -995,7 +995,7 @@ impl Referee {
             }
             self.turn_began = self.clock.snapshot();
             // The effect's text, written inline: no allocation.
-            let uci = notation::uci(made.mv.to_uci(CastlingMode::Standard));
+            let uci = notation::uci(made.mv);
             let san = notation::san(made.san);
             self.recycle(made.turn);
             self.spare_legal = Some(made.before_legal);

@@ -4,28 +4,47 @@
 
 use shakmaty::san::{San, SanPlus};
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingSide, Role, Square};
+use shakmaty::{CastlingMode, CastlingSide, Move, Role, Square};
 
 use super::MoveText;
 
-/// `uci` as shakmaty writes it.
-pub(crate) fn uci(uci: UciMove) -> MoveText {
-    match uci {
-        UciMove::Normal {
+/// `m` in UCI as shakmaty writes it in standard castling mode (castling as
+/// the king's two-square move), straight from the move: no `UciMove` built
+/// on the way.
+pub(crate) fn uci(m: Move) -> MoveText {
+    let mut text = MoveText::default();
+    let (from, to, promotion) = match m {
+        Move::Normal {
             from,
             to,
             promotion,
-        } => {
-            let mut text = MoveText::default();
-            square(&mut text, from);
-            square(&mut text, to);
-            if let Some(role) = promotion {
-                text.push(role.char());
-            }
-            text
+            ..
+        } => (from, to, promotion),
+        Move::EnPassant { from, to } => (from, to, None),
+        Move::Castle { king, rook } => {
+            let side = CastlingSide::from_king_side(king < rook);
+            (
+                king,
+                Square::from_coords(side.king_to_file(), king.rank()),
+                None,
+            )
         }
-        other => MoveText::display(other).expect("a move in UCI fits a MoveText"),
+        Move::Put { .. } => {
+            return MoveText::display(m.to_uci(CastlingMode::Standard))
+                .expect("a move in UCI fits a MoveText");
+        }
+    };
+    square(&mut text, from);
+    square(&mut text, to);
+    if let Some(role) = promotion {
+        text.push(role.char());
     }
+    text
+}
+
+/// The null move in UCI, `0000`: a turn passed.
+pub(crate) fn null_uci() -> MoveText {
+    MoveText::display(UciMove::Null).expect("the null move fits a MoveText")
 }
 
 /// `san` as shakmaty writes it, with its suffix.
@@ -68,6 +87,7 @@ pub(crate) fn san(san: SanPlus) -> MoveText {
     text
 }
 
+#[inline]
 fn square(text: &mut MoveText, sq: Square) {
     text.push(sq.file().char());
     text.push(sq.rank().char());
@@ -76,7 +96,7 @@ fn square(text: &mut MoveText, sq: Square) {
 #[cfg(test)]
 mod tests {
     use shakmaty::fen::Fen;
-    use shakmaty::{CastlingMode, Chess, Position};
+    use shakmaty::{Chess, Position};
 
     use super::*;
 
@@ -104,7 +124,7 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{fen}: {e}"));
             for m in position.legal_moves() {
                 let uci_move = m.to_uci(CastlingMode::Standard);
-                assert_eq!(uci(uci_move).as_str(), uci_move.to_string(), "{fen}");
+                assert_eq!(uci(m).as_str(), uci_move.to_string(), "{fen}");
                 let san_move = SanPlus::from_move(position.clone(), m);
                 assert_eq!(san(san_move).as_str(), san_move.to_string(), "{fen}");
                 count += 1;

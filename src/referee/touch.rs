@@ -54,6 +54,7 @@ pub(crate) struct Breach {
 }
 
 /// The square of the piece a move captures (the passed pawn for en passant).
+#[inline]
 pub(crate) fn capture_square(m: Move) -> Option<Square> {
     match m {
         Move::Normal {
