@@ -118,6 +118,7 @@ impl Clock {
     }
 
     /// Accounts the time from the last accounting to `now` to the ticking side.
+    #[inline]
     pub fn advance(&mut self, now: Millis) {
         let elapsed = now.saturating_sub(self.since);
         self.since = self.since.max(now);

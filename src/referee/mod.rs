@@ -213,6 +213,7 @@ impl Referee {
     /// Whether `color`'s hands still hold a piece of his: not the pieces
     /// displaced (they are off the board, not in a hand making a move), nor
     /// a pawn taken off after its promotion piece was put down (4.6, 4.7).
+    #[inline]
     fn hands_full(&self, color: Color) -> bool {
         if !self.board.holds(color) {
             return false;
@@ -1835,6 +1836,7 @@ fn occupancy_after(occupied: Bitboard, m: Move, color: Color) -> Bitboard {
 /// explains: the mover lifting his own pieces and putting pieces down, and
 /// removing opponent pieces he could capture.
 /// `legal` are the legal moves of `position`.
+#[inline]
 fn unexplained_from(position: &Chess, legal: &Legal, on_board: Bitboard) -> Bitboard {
     let expected = position.board().occupied();
     if on_board == expected {
