@@ -267,10 +267,8 @@ impl Referee {
             // The move stands: if it ended the game (a mate that broke a
             // law waits for the choice), the game ends now.
             Choice::Leave | Choice::Stand | Choice::Keep => {
-                if self.uncompleted.is_empty()
-                    && let Some((outcome, reason)) = self.ending(self.position.is_check())
-                {
-                    self.finish(outcome, reason);
+                if self.uncompleted.is_empty() {
+                    self.end_if_over(self.position.is_check());
                 }
                 return;
             }
@@ -359,10 +357,8 @@ impl Referee {
             // is the move the law asks for, whatever was touched after.
             self.warn_if_hasty(side);
             self.complete_through(index, true);
-            if self.uncompleted.is_empty()
-                && let Some((outcome, reason)) = self.ending(self.position.is_check())
-            {
-                self.finish(outcome, reason);
+            if self.uncompleted.is_empty() {
+                self.end_if_over(self.position.is_check());
             }
             return None;
         }

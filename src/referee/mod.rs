@@ -792,10 +792,7 @@ impl Referee {
         // A game-ending move that broke article 4 did not end the game when
         // it was made: completed now, it does.
         if breached && self.uncompleted.is_empty() {
-            let check = self.position.is_check();
-            if let Some((outcome, reason)) = self.ending(check) {
-                self.finish(outcome, reason);
-            }
+            self.end_if_over(self.position.is_check());
         }
         if self.result.is_none() {
             self.claimable = claimable;
@@ -1304,16 +1301,23 @@ impl Referee {
     /// `changes` are the squares the hands changed making it.
     fn make(&mut self, m: Move, changes: Changes) {
         let check = self.make_unended(m, changes);
-        if let Some((outcome, reason)) = self.ending(check) {
-            // 5.1.1, 5.2.1: the move ends the game only if it was made in
-            // accordance with article 4; one that broke it is ruled on at
-            // the press like any other, and ends the game once completed.
-            let lawful = self.uncompleted.back().is_none_or(|made| {
-                touch::check(&made.before, &made.before_legal, &made.turn, made.mv).is_ok()
-            });
-            if lawful {
-                self.finish(outcome, reason);
-            }
+        self.end_if_over(check);
+    }
+
+    /// Ends the game if the position on the board ends it (5.1.1, 5.2,
+    /// 9.6), `check` saying whether the side to move is in check. 5.1.1,
+    /// 5.2.1: the move that made it ends the game only if it was made in
+    /// accordance with article 4; one that broke it is ruled on at the press
+    /// like any other, and ends the game once completed.
+    fn end_if_over(&mut self, check: bool) {
+        let Some((outcome, reason)) = self.ending(check) else {
+            return;
+        };
+        let lawful = self.uncompleted.back().is_none_or(|made| {
+            touch::check(&made.before, &made.before_legal, &made.turn, made.mv).is_ok()
+        });
+        if lawful {
+            self.finish(outcome, reason);
         }
     }
 
@@ -1460,14 +1464,7 @@ impl Referee {
         };
         last.mv = m;
         last.san = SanPlus { san, suffix };
-        if let Some((outcome, reason)) = self.ending(check) {
-            let lawful = self.uncompleted.back().is_none_or(|made| {
-                touch::check(&made.before, &made.before_legal, &made.turn, made.mv).is_ok()
-            });
-            if lawful {
-                self.finish(outcome, reason);
-            }
-        }
+        self.end_if_over(check);
     }
 
     /// The last move made, not completed, is taken back: the board shows the
