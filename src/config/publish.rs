@@ -48,7 +48,7 @@ pub struct BrokerUrl {
 impl BrokerUrl {
     /// Reads `mqtt://host[:port]`, or says why it cannot, in words for the
     /// configuration's error message.
-    pub fn parse(text: &str) -> Result<BrokerUrl, String> {
+    pub(crate) fn parse(text: &str) -> Result<BrokerUrl, String> {
         let Some((scheme, rest)) = text.split_once("://") else {
             return Err(format!(
                 "\"{text}\" is not a broker URL: expected mqtt://HOST or mqtt://HOST:PORT"

@@ -2,6 +2,7 @@
 //! tokens of the logged-in, sans-IO (the caller passes the time).
 
 use std::collections::HashMap;
+use std::fmt;
 
 use argon2::Argon2;
 use argon2::password_hash::phc::PasswordHash;
@@ -10,14 +11,63 @@ use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 /// How long a login lasts without being used: a round's day.
 pub const SESSION_IDLE_MS: u64 = 12 * 3600 * 1000;
 
+/// Why a password could not be hashed, or a token not drawn.
+#[derive(Debug)]
+pub enum AuthError {
+    /// argon2 refused to hash the password.
+    Hash(argon2::password_hash::Error),
+    /// The operating system gave no randomness.
+    Randomness(getrandom::Error),
+}
+
+impl fmt::Display for AuthError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AuthError::Hash(err) => write!(f, "cannot hash the password: {err}"),
+            AuthError::Randomness(err) => write!(f, "no randomness: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for AuthError {}
+
+/// Why a configured password hash is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HashError {
+    /// It is no PHC string; the parser's words.
+    NotPhc(String),
+    /// A PHC string of another algorithm, named.
+    NotArgon2(String),
+    /// The hash or its salt is missing.
+    Incomplete,
+}
+
+impl fmt::Display for HashError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HashError::NotPhc(why) => write!(
+                f,
+                "not a PHC string ({why}): make one with `tocada-hall hash-password`"
+            ),
+            HashError::NotArgon2(algorithm) => write!(
+                f,
+                "{algorithm} is not argon2: make one with `tocada-hall hash-password`"
+            ),
+            HashError::Incomplete => f.write_str("the hash or its salt is missing"),
+        }
+    }
+}
+
+impl std::error::Error for HashError {}
+
 /// A PHC string of the password, argon2id with the crate's default
 /// parameters and a random salt: what `password_hash` in the hall's
 /// configuration holds.
-pub fn hash_password(password: &str) -> Result<String, String> {
+pub fn hash_password(password: &str) -> Result<String, AuthError> {
     Argon2::default()
         .hash_password(password.as_bytes())
         .map(|hash| hash.to_string())
-        .map_err(|err| format!("cannot hash the password: {err}"))
+        .map_err(AuthError::Hash)
 }
 
 /// Whether `password` matches `hash`, a PHC string. A hash that does not
@@ -32,27 +82,23 @@ pub fn verify_password(hash: &str, password: &str) -> bool {
 }
 
 /// Checks that `hash` is an argon2 PHC string, for the configuration.
-pub fn check_hash(hash: &str) -> Result<(), String> {
-    let parsed = PasswordHash::new(hash).map_err(|err| {
-        format!("not a PHC string ({err}): make one with `tocada-hall hash-password`")
-    })?;
+pub fn check_hash(hash: &str) -> Result<(), HashError> {
+    let parsed = PasswordHash::new(hash).map_err(|err| HashError::NotPhc(err.to_string()))?;
     let algorithm = parsed.algorithm.as_str();
     if !algorithm.starts_with("argon2") {
-        return Err(format!(
-            "{algorithm} is not argon2: make one with `tocada-hall hash-password`"
-        ));
+        return Err(HashError::NotArgon2(algorithm.to_owned()));
     }
     if parsed.hash.is_none() || parsed.salt.is_none() {
-        return Err("the hash or its salt is missing".to_owned());
+        return Err(HashError::Incomplete);
     }
     Ok(())
 }
 
 /// 32 random bytes from the operating system, in hex: a session or CSRF
 /// token.
-pub fn random_token() -> Result<String, String> {
+fn random_token() -> Result<String, AuthError> {
     let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|err| format!("no randomness: {err}"))?;
+    getrandom::fill(&mut bytes).map_err(AuthError::Randomness)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
@@ -79,7 +125,7 @@ impl Sessions {
     }
 
     /// Opens a session for `arbiter` at `now_ms`: the cookie's token.
-    pub fn open(&mut self, arbiter: &str, now_ms: u64) -> Result<String, String> {
+    pub fn open(&mut self, arbiter: &str, now_ms: u64) -> Result<String, AuthError> {
         self.expire(now_ms);
         let token = random_token()?;
         let csrf = random_token()?;

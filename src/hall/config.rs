@@ -219,7 +219,7 @@ pub struct HallConfig {
 /// the hall has no TLS client (no TLS stack in its tree at all, which keeps
 /// it light on a Pi); a broadcast across the internet is reached through a
 /// TLS relay on the LAN (README, "The hall").
-pub fn check_push_url(url: &str) -> Result<(), String> {
+fn check_push_url(url: &str) -> Result<(), String> {
     if url.starts_with("https://") {
         return Err(format!(
             "{url:?}: https is not supported, the hall has no TLS client; push to an http:// relay that forwards over TLS"
@@ -238,22 +238,71 @@ pub fn check_push_url(url: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Why a file of secrets the hall reads at start (the push token, the
+/// broker login) cannot serve.
+#[derive(Debug)]
+pub enum SecretFileError {
+    /// It cannot be read.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// It does not hold what it should.
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// What it should hold, in words.
+        expected: &'static str,
+    },
+}
+
+impl fmt::Display for SecretFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SecretFileError::Read { path, source } => {
+                write!(f, "cannot read {}: {source}", path.display())
+            }
+            SecretFileError::Format { path, expected } => {
+                write!(f, "{}: expected {expected}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for SecretFileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SecretFileError::Read { source, .. } => Some(source),
+            SecretFileError::Format { .. } => None,
+        }
+    }
+}
+
+/// The text of the secrets file at `path`.
+fn read_secret_file(path: &Path) -> Result<String, SecretFileError> {
+    std::fs::read_to_string(path).map_err(|source| SecretFileError::Read {
+        path: path.to_owned(),
+        source,
+    })
+}
+
 /// The bearer token in a token file: its first line, trimmed.
-pub fn read_token(path: &Path) -> Result<String, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+pub fn read_token(path: &Path) -> Result<String, SecretFileError> {
+    let text = read_secret_file(path)?;
     let token = text.lines().next().unwrap_or("").trim();
     if token.is_empty() || token.chars().any(|c| c.is_control()) {
-        return Err(format!(
-            "{}: expected the token on its first line",
-            path.display()
-        ));
+        return Err(SecretFileError::Format {
+            path: path.to_owned(),
+            expected: "the token on its first line",
+        });
     }
     Ok(token.to_owned())
 }
 
 /// Reads `mqtt://host[:port]` (or `tcp://`, or a bare `host[:port]`).
-pub fn parse_broker_url(url: &str) -> Result<Broker, String> {
+fn parse_broker_url(url: &str) -> Result<Broker, String> {
     let rest = url
         .strip_prefix("mqtt://")
         .or_else(|| url.strip_prefix("tcp://"))
@@ -284,16 +333,15 @@ pub fn parse_broker_url(url: &str) -> Result<Broker, String> {
 }
 
 /// The login in a credentials file: `user:password` on its first line.
-pub fn read_credentials(path: &Path) -> Result<(String, String), String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+pub fn read_credentials(path: &Path) -> Result<(String, String), SecretFileError> {
+    let text = read_secret_file(path)?;
     let line = text.lines().next().unwrap_or("").trim_end();
     match line.split_once(':') {
         Some((user, password)) if !user.is_empty() => Ok((user.to_owned(), password.to_owned())),
-        _ => Err(format!(
-            "{}: expected one line user:password",
-            path.display()
-        )),
+        _ => Err(SecretFileError::Format {
+            path: path.to_owned(),
+            expected: "one line user:password",
+        }),
     }
 }
 
@@ -372,7 +420,7 @@ impl HallConfig {
                 ));
             }
             super::auth::check_hash(&arbiter.password_hash)
-                .map_err(|why| at(&format!("arbiter[{i}].password_hash"), why))?;
+                .map_err(|why| at(&format!("arbiter[{i}].password_hash"), why.to_string()))?;
             arbiters.push(Arbiter {
                 name: arbiter.name,
                 password_hash: arbiter.password_hash,

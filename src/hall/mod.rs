@@ -27,7 +27,7 @@ pub mod runner;
 pub mod store;
 pub mod web;
 
-pub use auth::{Sessions, hash_password, verify_password};
+pub use auth::{AuthError, HashError, Sessions, hash_password, verify_password};
 pub use config::{ConfigError, HallConfig};
 pub use game::{Added, Game, RulingEntry};
 pub use ingest::{

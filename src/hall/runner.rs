@@ -69,7 +69,9 @@ pub async fn run_until(
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), RunError> {
     let credentials = match &config.credentials {
-        Some(path) => Some(read_credentials(path).map_err(RunError::Credentials)?),
+        Some(path) => {
+            Some(read_credentials(path).map_err(|why| RunError::Credentials(why.to_string()))?)
+        }
         None => None,
     };
     let push_target = match &config.push {
