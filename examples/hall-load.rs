@@ -202,19 +202,9 @@ fn run(args: Args) -> ExitCode {
     std::thread::sleep(Duration::from_secs(1)); // subscribed
 
     // The live feed, read on a thread: when each event becomes visible.
-    let login = http::post(
-        addr,
-        "/login",
-        None,
-        &format!("name=load&password={}", PASSWORD.replace(' ', "+")),
-    );
-    let cookie = login
-        .header("set-cookie")
-        .expect("logged in")
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let cookie = http::log_in(addr, "load", PASSWORD)
+        .cookie("tocada_hall")
+        .expect("logged in");
     let times = Arc::new(Mutex::new(Times::default()));
     {
         let times = Arc::clone(&times);
@@ -301,19 +291,9 @@ fn run(args: Args) -> ExitCode {
         hall.stop();
         hall = HallChild::start(&config);
         std::thread::sleep(Duration::from_secs(10));
-        let after = http::post(
-            hall.addr,
-            "/login",
-            None,
-            &format!("name=load&password={}", PASSWORD.replace(' ', "+")),
-        );
-        let cookie = after
-            .header("set-cookie")
-            .unwrap_or("")
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .to_owned();
+        let cookie = http::log_in(hall.addr, "load", PASSWORD)
+            .cookie("tocada_hall")
+            .unwrap_or_default();
         let boards: serde_json::Value =
             serde_json::from_str(&http::get(hall.addr, "/arbiter/boards", Some(&cookie)).body)
                 .unwrap_or_default();

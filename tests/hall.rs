@@ -28,7 +28,7 @@ use tocada::gesture::Script;
 use tocada::pgn::Tags;
 use tocada::transcript::{Feed, Policy, Read, Reader, effect_to_json, pgn_from_lines};
 
-use support::http::{EventStream, get, post};
+use support::http::{self, EventStream, get, post};
 use support::lines::game_lines;
 use support::mosquitto::{Mosquitto, clock_acl, mosquitto_program};
 use support::pgn::reference_games;
@@ -285,17 +285,12 @@ fn tags(board: u32) -> Tags {
 
 /// Logs in as the arbiter: the session cookie (`name=value`) and the page.
 fn log_in(addr: SocketAddr) -> (String, String) {
-    let response = post(
-        addr,
-        "/login",
-        None,
-        &format!("name=ana&password={}", PASSWORD.replace(' ', "+")),
-    );
+    let response = http::log_in(addr, "ana", PASSWORD);
     assert_eq!(response.status, 303, "{response:?}");
-    let set_cookie = response.header("set-cookie").unwrap().to_owned();
+    let set_cookie = response.set_cookie("tocada_hall").unwrap();
     assert!(set_cookie.contains("HttpOnly"), "{set_cookie}");
     assert!(set_cookie.contains("SameSite=Strict"), "{set_cookie}");
-    let cookie = set_cookie.split(';').next().unwrap().to_owned();
+    let cookie = response.cookie("tocada_hall").unwrap();
     let page = get(addr, "/arbiter", Some(&cookie));
     assert_eq!(page.status, 200);
     (cookie, page.body)
@@ -487,11 +482,34 @@ fn the_arbiters_page_needs_a_login_and_every_action_its_csrf_token() {
         401
     );
     // A wrong password or name is refused, with no cookie.
-    for form in ["name=ana&password=wrong", "name=bob&password=correct+horse"] {
-        let refused = post(addr, "/login", None, form);
-        assert_eq!(refused.status, 401, "{form}");
-        assert!(refused.header("set-cookie").is_none());
+    for (name, password) in [("ana", "wrong"), ("bob", PASSWORD)] {
+        let refused = http::log_in(addr, name, password);
+        assert_eq!(refused.status, 401, "{name}");
+        assert!(refused.set_cookie("tocada_hall").is_none());
         assert!(refused.body.contains("Wrong name or password"));
+    }
+    // The right password in a form the hall did not hand out (a page of
+    // another site posting it: login CSRF), or with another form's token,
+    // is refused before the password is looked at.
+    let right = format!("name=ana&password={}", http::form_encode(PASSWORD));
+    let page = get(addr, "/login", None);
+    let form_cookie = page.cookie("tocada_login").unwrap();
+    assert!(
+        page.set_cookie("tocada_login")
+            .unwrap()
+            .contains("SameSite=Strict")
+    );
+    for (cookie, form) in [
+        (None, right.clone()),
+        (Some(form_cookie.as_str()), right.clone()),
+        (
+            Some(form_cookie.as_str()),
+            format!("{right}&csrf={}", "0".repeat(64)),
+        ),
+    ] {
+        let refused = post(addr, "/login", cookie, &form);
+        assert_eq!(refused.status, 403, "{cookie:?} {form}");
+        assert!(refused.set_cookie("tocada_hall").is_none());
     }
     // public_pgn = false: no feed.
     assert_eq!(get(addr, "/pgn/round", None).status, 404);

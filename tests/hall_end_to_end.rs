@@ -32,7 +32,7 @@ use tocada::transcript::input_to_json;
 
 use support::cli::program;
 use support::daemon::run_daemon;
-use support::http::{get, post};
+use support::http::{get, log_in};
 use support::mosquitto::{Mosquitto, clock_acl, mosquitto_program};
 use support::pgn::reference_games;
 
@@ -275,15 +275,9 @@ impl Hall {
 
     /// The arbiter's view of the boards, logged in.
     fn boards(&self) -> serde_json::Value {
-        let response = post(
-            self.addr,
-            "/login",
-            None,
-            &format!("name=ana&password={}", ARBITER_PASSWORD.replace(' ', "+")),
-        );
+        let response = log_in(self.addr, "ana", ARBITER_PASSWORD);
         assert_eq!(response.status, 303, "{response:?}");
-        let cookie = response.header("set-cookie").unwrap();
-        let cookie = cookie.split(';').next().unwrap().to_owned();
+        let cookie = response.cookie("tocada_hall").unwrap();
         serde_json::from_str(&get(self.addr, "/arbiter/boards", Some(&cookie)).body).unwrap()
     }
 }

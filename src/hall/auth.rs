@@ -96,7 +96,7 @@ pub fn check_hash(hash: &str) -> Result<(), HashError> {
 
 /// 32 random bytes from the operating system, in hex: a session or CSRF
 /// token.
-fn random_token() -> Result<String, AuthError> {
+pub(crate) fn random_token() -> Result<String, AuthError> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(AuthError::Randomness)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())

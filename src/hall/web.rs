@@ -5,7 +5,7 @@
 //!
 //! | URL | who | what |
 //! |---|---|---|
-//! | `GET /login`, `POST /login` | anyone | the login form; a session cookie (HttpOnly, SameSite=Strict) |
+//! | `GET /login`, `POST /login` | anyone, the form's token | the login form; a session cookie (HttpOnly, SameSite=Strict) |
 //! | `POST /logout` | arbiter, CSRF token | ends the session |
 //! | `GET /arbiter` | arbiter | every board at a glance |
 //! | `GET /arbiter/boards` | arbiter | the same as JSON |
@@ -33,12 +33,18 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use tokio::sync::watch;
 
-use super::auth::{Sessions, same_token, verify_password};
+use super::auth::{Sessions, random_token, same_token, verify_password};
 use super::config::Arbiter;
 use super::ingest::Hall;
 
 /// The session cookie's name.
 pub const COOKIE: &str = "tocada_hall";
+
+/// The login form's cookie. Its token is also in the form, and a login is
+/// taken only when the two agree: a page of another site can neither read
+/// the cookie nor, being SameSite=Strict, have it sent, so it cannot log
+/// the arbiter's browser in under another name (login CSRF).
+pub const LOGIN_COOKIE: &str = "tocada_login";
 
 /// How long the live page waits after a change to send it with the ones
 /// that follow: many events a second become a few messages.
@@ -162,7 +168,8 @@ fn escape(text: &str) -> String {
         .replace('\'', "&#39;")
 }
 
-fn cookie_token(headers: &HeaderMap) -> Option<String> {
+/// The value of the cookie called `wanted`, if the request has one.
+fn cookie(headers: &HeaderMap, wanted: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
@@ -170,33 +177,65 @@ fn cookie_token(headers: &HeaderMap) -> Option<String> {
         .flat_map(|value| value.split(';'))
         .find_map(|pair| {
             let (name, value) = pair.trim().split_once('=')?;
-            (name == COOKIE).then(|| value.to_owned())
+            (name == wanted).then(|| value.to_owned())
         })
 }
 
 /// The logged-in arbiter and the session's CSRF token, if the cookie is
 /// a live session's.
 fn session(shared: &Shared, headers: &HeaderMap) -> Option<(String, String, String)> {
-    let token = cookie_token(headers)?;
+    let token = cookie(headers, COOKIE)?;
     let session = shared.sessions().get(&token, shared.now_ms())?;
     Some((token, session.arbiter, session.csrf))
 }
 
-fn login_form(message: &str) -> String {
-    LOGIN.replace("{{message}}", &escape(message))
+/// The login form with `message`, and a fresh token in the form and in
+/// its cookie.
+fn login_form(status: StatusCode, message: &str) -> Response {
+    let token = match random_token() {
+        Ok(token) => token,
+        Err(why) => {
+            tracing::error!("cannot make a login form: {why}");
+            return (StatusCode::INTERNAL_SERVER_ERROR, "no randomness").into_response();
+        }
+    };
+    let page = LOGIN
+        .replace("{{message}}", &escape(message))
+        .replace("{{csrf}}", &token);
+    let mut response = html(status, page);
+    let cookie = format!("{LOGIN_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/login");
+    if let Ok(value) = HeaderValue::from_str(&cookie) {
+        response.headers_mut().insert(header::SET_COOKIE, value);
+    }
+    response
 }
 
 async fn login_page() -> Response {
-    html(StatusCode::OK, login_form(""))
+    login_form(StatusCode::OK, "")
 }
 
 #[derive(Deserialize)]
 struct LoginForm {
     name: String,
     password: String,
+    #[serde(default)]
+    csrf: String,
 }
 
-async fn login(State(shared): State<Arc<Shared>>, Form(form): Form<LoginForm>) -> Response {
+async fn login(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    Form(form): Form<LoginForm>,
+) -> Response {
+    // Checked before the password: a forged form costs no hash.
+    let expected = cookie(&headers, LOGIN_COOKIE).unwrap_or_default();
+    if expected.is_empty() || !same_token(&expected, &form.csrf) {
+        tracing::warn!(name = %form.name, "arbiter login refused: the form's token does not match its cookie");
+        return login_form(
+            StatusCode::FORBIDDEN,
+            "The login form had expired. Please log in again.",
+        );
+    }
     let arbiter = shared.arbiters.iter().find(|a| a.name == form.name);
     // An unknown name costs a hash like a known one: the answer's delay
     // does not tell which names exist.
@@ -209,27 +248,30 @@ async fn login(State(shared): State<Arc<Shared>>, Form(form): Form<LoginForm>) -
         .unwrap_or(false);
     let Some(arbiter) = arbiter.filter(|_| good) else {
         tracing::warn!(name = %form.name, "arbiter login refused: wrong name or password");
-        return html(
-            StatusCode::UNAUTHORIZED,
-            login_form("Wrong name or password."),
-        );
+        return login_form(StatusCode::UNAUTHORIZED, "Wrong name or password.");
     };
     let now = shared.now_ms();
     let token = match shared.sessions().open(&arbiter.name, now) {
         Ok(token) => token,
         Err(why) => {
             tracing::error!("cannot open a session: {why}");
-            return html(
+            return login_form(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                login_form("The hall cannot open a session."),
+                "The hall cannot open a session.",
             );
         }
     };
     tracing::info!(arbiter = %arbiter.name, "arbiter logged in");
-    let cookie = format!("{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/");
     let mut response = Redirect::to("/arbiter").into_response();
-    if let Ok(value) = HeaderValue::from_str(&cookie) {
-        response.headers_mut().insert(header::SET_COOKIE, value);
+    let cookies = [
+        format!("{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"),
+        // The form's token is spent.
+        format!("{LOGIN_COOKIE}=; HttpOnly; SameSite=Strict; Path=/login; Max-Age=0"),
+    ];
+    for cookie in cookies {
+        if let Ok(value) = HeaderValue::from_str(&cookie) {
+            response.headers_mut().append(header::SET_COOKIE, value);
+        }
     }
     response
 }

@@ -24,6 +24,53 @@ impl Response {
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
+
+    /// The `Set-Cookie` header that sets the cookie called `name`, whole.
+    pub fn set_cookie(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .filter(|(n, _)| n == "set-cookie")
+            .map(|(_, v)| v.as_str())
+            .find(|v| v.split_once('=').is_some_and(|(n, _)| n.trim() == name))
+    }
+
+    /// The cookie called `name` as a request sends it back (`name=value`).
+    pub fn cookie(&self, name: &str) -> Option<String> {
+        let header = self.set_cookie(name)?;
+        Some(header.split(';').next()?.trim().to_owned())
+    }
+}
+
+/// Logs in through the hall's form as a browser does: the login page's
+/// token, in its cookie and its hidden field, sent back with `name` and
+/// `password`. The answer to the POST.
+pub fn log_in(addr: SocketAddr, name: &str, password: &str) -> Response {
+    let page = get(addr, "/login", None);
+    let cookie = page.cookie("tocada_login").unwrap_or_default();
+    let token = page
+        .body
+        .split_once("name=\"csrf\" value=\"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map_or("", |(token, _)| token);
+    let form = format!(
+        "name={}&password={}&csrf={token}",
+        form_encode(name),
+        form_encode(password)
+    );
+    post(addr, "/login", Some(&cookie), &form)
+}
+
+/// `text` as a value of `application/x-www-form-urlencoded`.
+pub fn form_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b' ' => "+".to_owned(),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 fn write_request(
