@@ -40,6 +40,7 @@ use serde::Deserialize;
 
 use super::ingest::{Pairing, Round};
 use crate::broadcast::BoardAddress;
+use crate::config::BrokerUrl;
 
 /// Where the hall's configuration is read unless told otherwise.
 pub const DEFAULT_PATH: &str = "/etc/tocada/hall.toml";
@@ -159,15 +160,6 @@ struct RawBoard {
     black: String,
 }
 
-/// The broker to subscribe to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Broker {
-    /// Its host name or address.
-    pub host: String,
-    /// Its port (1883 unless the URL says).
-    pub port: u16,
-}
-
 /// An arbiter who may log in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arbiter {
@@ -195,7 +187,7 @@ pub struct HallConfig {
     /// The hall's name, as in the clocks' topics.
     pub hall: String,
     /// The broker.
-    pub broker: Broker,
+    pub broker: BrokerUrl,
     /// The file with the hall's broker login, `user:password` on one line.
     pub credentials: Option<PathBuf>,
     /// The MQTT client id: fixed, so the broker keeps the hall's session
@@ -301,35 +293,14 @@ pub fn read_token(path: &Path) -> Result<String, SecretFileError> {
     Ok(token.to_owned())
 }
 
-/// Reads `mqtt://host[:port]` (or `tcp://`, or a bare `host[:port]`).
-fn parse_broker_url(url: &str) -> Result<Broker, String> {
-    let rest = url
-        .strip_prefix("mqtt://")
-        .or_else(|| url.strip_prefix("tcp://"))
-        .unwrap_or(url);
-    if rest.contains("://") {
-        return Err(format!(
-            "{url:?}: only mqtt:// is supported (a hall's broker is on its LAN)"
-        ));
+/// Reads the hall's `broker` as the publisher reads its own: a bare
+/// `host[:port]` is taken as `mqtt://host[:port]`.
+fn broker_url(text: &str) -> Result<BrokerUrl, String> {
+    if text.contains("://") {
+        BrokerUrl::parse(text)
+    } else {
+        BrokerUrl::parse(&format!("mqtt://{text}"))
     }
-    let rest = rest.trim_end_matches('/');
-    let (host, port) = match rest.rsplit_once(':') {
-        Some((host, port)) if !host.ends_with(']') || host.starts_with('[') => (
-            host,
-            port.parse::<u16>().map_err(|_| {
-                format!("{url:?}: the port {port:?} is not a number from 1 to 65535")
-            })?,
-        ),
-        _ => (rest, 1883),
-    };
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    if host.is_empty() || port == 0 {
-        return Err(format!("{url:?}: expected mqtt://HOST[:PORT]"));
-    }
-    Ok(Broker {
-        host: host.to_owned(),
-        port,
-    })
 }
 
 /// The login in a credentials file: `user:password` on its first line.
@@ -379,7 +350,7 @@ impl HallConfig {
         })?;
         let at = |key: &str, why: String| ConfigError::at(origin, key, why);
         BoardAddress::new(&raw.hall, 0).map_err(|err| at("hall", err.to_string()))?;
-        let broker = parse_broker_url(&raw.broker).map_err(|why| at("broker", why))?;
+        let broker = broker_url(&raw.broker).map_err(|why| at("broker", why))?;
         let listen: SocketAddr = raw.listen.parse().map_err(|_| {
             at(
                 "listen",
@@ -525,7 +496,7 @@ mod tests {
         let config = HallConfig::parse(&text, "hall.toml").unwrap();
         assert_eq!(
             config.broker,
-            Broker {
+            BrokerUrl {
                 host: "127.0.0.1".into(),
                 port: 1884
             }
@@ -635,10 +606,12 @@ mod tests {
 
     #[test]
     fn broker_urls() {
-        assert_eq!(parse_broker_url("mqtt://hall.lan").unwrap().port, 1883);
-        assert_eq!(parse_broker_url("tcp://10.0.0.2:1999/").unwrap().port, 1999);
-        assert_eq!(parse_broker_url("[::1]:1884").unwrap().host, "::1");
-        assert!(parse_broker_url("mqtt://").is_err());
-        assert!(parse_broker_url("mqtts://h").is_err());
+        assert_eq!(broker_url("mqtt://hall.lan").unwrap().port, 1883);
+        assert_eq!(broker_url("tcp://10.0.0.2:1999/").unwrap().port, 1999);
+        assert_eq!(broker_url("[::1]:1884").unwrap().host, "::1");
+        assert!(broker_url("mqtt://").is_err());
+        assert!(broker_url("mqtts://h").is_err());
+        assert!(broker_url("hall.lan:1883/rounds").is_err());
+        assert_eq!(broker_url("hall.lan:1999").unwrap().host, "hall.lan");
     }
 }
