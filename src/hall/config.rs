@@ -41,6 +41,7 @@ use serde::Deserialize;
 use super::ingest::{Pairing, Round};
 use crate::broadcast::BoardAddress;
 use crate::config::BrokerUrl;
+use crate::publish::Credentials;
 
 /// Where the hall's configuration is read unless told otherwise.
 pub const DEFAULT_PATH: &str = "/etc/tocada/hall.toml";
@@ -245,6 +246,8 @@ pub enum SecretFileError {
     Format {
         /// The file.
         path: PathBuf,
+        /// What is wrong, in words (never the secret).
+        why: &'static str,
         /// What it should hold, in words.
         expected: &'static str,
     },
@@ -256,9 +259,11 @@ impl fmt::Display for SecretFileError {
             SecretFileError::Read { path, source } => {
                 write!(f, "cannot read {}: {source}", path.display())
             }
-            SecretFileError::Format { path, expected } => {
-                write!(f, "{}: expected {expected}", path.display())
-            }
+            SecretFileError::Format {
+                path,
+                why,
+                expected,
+            } => write!(f, "{}: {why}: expected {expected}", path.display()),
         }
     }
 }
@@ -287,6 +292,7 @@ pub fn read_token(path: &Path) -> Result<String, SecretFileError> {
     if token.is_empty() || token.chars().any(|c| c.is_control()) {
         return Err(SecretFileError::Format {
             path: path.to_owned(),
+            why: "no token, or control characters in it",
             expected: "the token on its first line",
         });
     }
@@ -303,17 +309,15 @@ fn broker_url(text: &str) -> Result<BrokerUrl, String> {
     }
 }
 
-/// The login in a credentials file: `user:password` on its first line.
-pub fn read_credentials(path: &Path) -> Result<(String, String), SecretFileError> {
+/// The login in a credentials file: one line `user:password`, read as
+/// the publisher reads its own.
+pub fn read_credentials(path: &Path) -> Result<Credentials, SecretFileError> {
     let text = read_secret_file(path)?;
-    let line = text.lines().next().unwrap_or("").trim_end();
-    match line.split_once(':') {
-        Some((user, password)) if !user.is_empty() => Ok((user.to_owned(), password.to_owned())),
-        _ => Err(SecretFileError::Format {
-            path: path.to_owned(),
-            expected: "one line user:password",
-        }),
-    }
+    Credentials::parse(&text).map_err(|why| SecretFileError::Format {
+        path: path.to_owned(),
+        why,
+        expected: "one line user:password",
+    })
 }
 
 impl HallConfig {
@@ -602,6 +606,26 @@ mod tests {
         assert_eq!(err.key.as_deref(), Some("arbiter"), "{err}");
         let err = HallConfig::parse("hall = ", "hall.toml").unwrap_err();
         assert_eq!(err.key, None);
+    }
+
+    #[test]
+    fn a_credentials_file_is_one_line_and_its_error_never_shows_the_password() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hall.credentials");
+        std::fs::write(&path, "hall:pw:with:colons\n").unwrap();
+        let login = read_credentials(&path).unwrap();
+        assert_eq!(
+            (login.user.as_str(), login.password.as_str()),
+            ("hall", "pw:with:colons")
+        );
+        std::fs::write(&path, "hall:secret\nsecond:line\n").unwrap();
+        let err = read_credentials(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("more than one line") && !err.contains("secret"),
+            "{err}"
+        );
+        let missing = read_credentials(&dir.path().join("none")).unwrap_err();
+        assert!(matches!(missing, SecretFileError::Read { .. }), "{missing}");
     }
 
     #[test]

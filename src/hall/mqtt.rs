@@ -16,6 +16,7 @@ use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 use super::ingest::{Ingested, MAX_PAYLOAD};
 use super::web::{Shared, wall_ms};
 use crate::broadcast::hall_filter;
+use crate::publish::Credentials;
 
 /// How to reach the broker.
 #[derive(Debug, Clone)]
@@ -29,7 +30,7 @@ pub struct Subscription {
     /// The fixed client id the broker keeps the session under.
     pub client_id: String,
     /// The hall's login at the broker, if it needs one.
-    pub credentials: Option<(String, String)>,
+    pub credentials: Option<Credentials>,
 }
 
 /// How long to wait before connecting again after the broker is lost.
@@ -56,8 +57,8 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
         .set_keep_alive(Duration::from_secs(15))
         .set_max_packet_size(MAX_PAYLOAD + 1024, MAX_PAYLOAD + 1024)
         .set_inflight(100);
-    if let Some((user, password)) = &subscription.credentials {
-        options.set_credentials(user.clone(), password.clone());
+    if let Some(login) = &subscription.credentials {
+        options.set_credentials(login.user.clone(), login.password.clone());
     }
     // Acks and the subscription go through this channel to the loop below,
     // which alone drains it: large enough never to fill between polls.
