@@ -321,6 +321,14 @@ fn play(game: &PgnGame, seed: u64, memory: bool, figures: &mut Figures) {
     // It costs nothing and is counted (the README says so); a ruling that
     // costs the player is not allowed.
     figures.warnings += printed.matches(r#""effect":"warning""#).count();
+    // Without frames lost in the board's memory there is no
+    // resynchronisation, and every change keeps its own instant: no
+    // warning at all.
+    assert!(
+        memory || !printed.contains(r#""effect":"warning""#),
+        "{}: a warning from wire faults alone:\n{printed}",
+        game.name
+    );
     if std::env::var("BUS_DEBUG").is_ok() {
         for l in printed.lines().filter(|l| l.contains("warning")) {
             eprintln!("{}: {l}", game.name);

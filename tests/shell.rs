@@ -194,6 +194,32 @@ async fn a_press_waits_for_a_board_the_link_just_gave_up() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_checkpoint_while_the_board_is_silent_does_not_move_its_news_later() {
+    LocalSet::new()
+        .run_until(async {
+            let rig = Rig::start();
+            rig.at(0, Input::Press(Color::Black)).await;
+            rig.at(1_000, Input::Lift(Square::E2)).await;
+            // The board is NACKed from just after the lift until after the
+            // press. The place (1300) comes before a checkpoint (every
+            // 500 ms of a running clock, so at 1500) and the press after
+            // it (1550): the checkpoint must not take the referee's time
+            // past a change the board has yet to report, or the place
+            // would be taken at 1500 and the press, 250 ms after the
+            // release, ruled 50 ms after it (a false 6.2.3 warning).
+            rig.world.bus().borrow_mut().board_mut().nack_next(90);
+            rig.at(1_300, Input::Place(Square::E4, None)).await;
+            rig.at(1_550, Input::Press(Color::White)).await;
+            rig.wait(4_000).await;
+            let out = rig.stop().await;
+            assert!(out.contains(r#""san":"e4""#), "{out}");
+            assert!(!out.contains("warning"), "{out}");
+            assert!(!out.contains("violation"), "{out}");
+        })
+        .await;
+}
+
+#[tokio::test(start_paused = true)]
 async fn the_board_is_polled_slowly_on_the_setup_screen_and_every_5_ms_in_a_game() {
     LocalSet::new()
         .run_until(async {

@@ -19,7 +19,10 @@
 //! reaches the referee first, stamped with the board's own time. While the
 //! board does not answer (a burst of NACKs), the press waits; only once
 //! the link calls the board disconnected, and the press has waited
-//! [`PRESS_WAITS_MS`] for it, is it ruled without it.
+//! [`PRESS_WAITS_MS`] for it, is it ruled without it. Nor does the
+//! referee's time run ahead of the board's news on a checkpoint: a board
+//! that was silent for a while may yet report changes made meanwhile,
+//! stamped when they were made.
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -136,6 +139,9 @@ pub struct Shell<R: Rig> {
     /// The latest instant handed to the session, so that board events
     /// stamped earlier (read late) keep their order.
     last_fed: Millis,
+    /// When the board last answered a poll with no news: every change it
+    /// made before then has been read.
+    board_heard: Millis,
     /// A lever press waiting for the face to show its switch: its instant.
     pending_switch: Option<Duration>,
     checked_serial: bool,
@@ -165,6 +171,7 @@ impl<R: Rig> Shell<R> {
             board_clock: BoardClock::new(),
             held: VecDeque::new(),
             last_fed: 0,
+            board_heard: 0,
             pending_switch: None,
             checked_serial: false,
             shown_unsaved: false,
@@ -377,7 +384,7 @@ impl<R: Rig> Shell<R> {
         if self.timers.take_due(Timer::Checkpoint, now) && self.held.is_empty() {
             // A press waiting for the board may yet be stamped earlier: the
             // checkpoint waits for it (the press is stored anyway).
-            self.session.checkpoint(now);
+            self.session.checkpoint(self.board_horizon(now));
             self.act();
         }
         if self.timers.take_due(Timer::BuzzerOff, now) {
@@ -400,6 +407,21 @@ impl<R: Rig> Shell<R> {
             self.timers
                 .set(Timer::Watchdog, now + every.as_millis() as Millis);
         }
+    }
+
+    /// How far the referee's time may be taken without an input: up to
+    /// the board's last answer with nothing left to read. Beyond it, a
+    /// board that is being retried (a burst of NACKs, a reset) may still
+    /// report a move made meanwhile, and the referee, whose time never goes
+    /// back, would take it at the later instant: a press soon after would
+    /// seem to follow a release it did not (a false 6.2.3), and the time
+    /// between charged to the wrong moment. A board silent for longer than
+    /// a press would wait for it ([`PRESS_WAITS_MS`]) holds time back no
+    /// more, so that checkpoints go on without one.
+    fn board_horizon(&self, now: Millis) -> Millis {
+        self.board_heard
+            .max(now.saturating_sub(PRESS_WAITS_MS))
+            .min(now)
     }
 
     /// When the board is next due.
@@ -468,6 +490,9 @@ impl<R: Rig> Shell<R> {
             }
         };
         let news = !self.events.is_empty();
+        if answered && !news {
+            self.board_heard = self.board_heard.max(now);
+        }
         // Read the clock again only for news: the changes are stamped no
         // later than their reading.
         let read_at = if news { self.now_ms() } else { now };
