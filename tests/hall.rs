@@ -7,6 +7,7 @@
 
 mod support {
     pub mod cli;
+    pub mod hall_process;
     pub mod http;
     pub mod lines;
     pub mod mosquitto;
@@ -14,7 +15,6 @@ mod support {
     pub mod pgn;
 }
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -28,6 +28,7 @@ use tocada::gesture::Script;
 use tocada::pgn::Tags;
 use tocada::transcript::{Feed, Policy, Read, Reader, effect_to_json, pgn_from_lines};
 
+use support::hall_process::{HallProcess, eventually};
 use support::http::{self, EventStream, get, post};
 use support::lines::game_lines;
 use support::mosquitto::{Mosquitto, clock_acl, mosquitto_program};
@@ -71,37 +72,6 @@ fn broker(clocks: &[u32]) -> Mosquitto {
     Mosquitto::start(&refs, &clock_acl(HALL, &acl_clocks, "hall"))
 }
 
-/// A running `tocada-hall run`, killed on drop.
-struct HallProcess {
-    child: Child,
-    addr: SocketAddr,
-    log: PathBuf,
-}
-
-impl Drop for HallProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl HallProcess {
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// SIGTERM, as systemd stops it, and wait.
-    fn stop(mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
 /// Writes the hall's configuration into `dir`.
 fn write_config(dir: &Path, broker: &Mosquitto, public_pgn: bool) -> PathBuf {
     std::fs::write(dir.join("credentials"), "hall:pw-hall\n").unwrap();
@@ -128,41 +98,10 @@ fn hall_command() -> Command {
     support::cli::program(env!("CARGO_BIN_EXE_tocada-hall"))
 }
 
-/// Starts `tocada-hall run` on `config` and waits until it listens.
+/// Starts `tocada-hall run` on `config` and waits until it listens and
+/// has subscribed.
 fn start_hall(config: &Path) -> HallProcess {
-    let log = config.with_extension("log");
-    let mut child = hall_command()
-        .args(["run", "--config"])
-        .arg(config)
-        .env("RUST_LOG", "info")
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .expect("tocada-hall starts");
-    let stdout = child.stdout.take().unwrap();
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("tocada-hall: listening on http://")
-        .unwrap_or_else(|| {
-            panic!(
-                "tocada-hall said {line:?}: {}",
-                std::fs::read_to_string(&log).unwrap_or_default()
-            )
-        })
-        .parse()
-        .unwrap();
-    let hall = HallProcess { child, addr, log };
-    // Subscribed: from now on the broker keeps what the hall misses.
-    assert!(
-        eventually(Duration::from_secs(20), || hall
-            .log()
-            .contains("subscribed")),
-        "tocada-hall did not subscribe: {}",
-        hall.log()
-    );
-    hall
+    HallProcess::start(config, Duration::from_secs(20))
 }
 
 /// A real game's replay lines, as a clock stores them, with the effects
@@ -256,18 +195,6 @@ impl Clock {
         let _ = self.client.disconnect();
         let _ = self.pump.join();
     }
-}
-
-/// Polls `check` until it is true or `within` passes.
-fn eventually(within: Duration, mut check: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + within;
-    while Instant::now() < deadline {
-        if check() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    check()
 }
 
 fn tags(board: u32) -> Tags {

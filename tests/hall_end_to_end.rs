@@ -11,14 +11,13 @@
 mod support {
     pub mod cli;
     pub mod daemon;
+    pub mod hall_process;
     pub mod http;
     pub mod mosquitto;
     pub mod parsed;
     pub mod pgn;
 }
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -32,6 +31,7 @@ use tocada::transcript::input_to_json;
 
 use support::cli::program;
 use support::daemon::run_daemon;
+use support::hall_process::{HallProcess, eventually};
 use support::http::{get, log_in};
 use support::mosquitto::{Mosquitto, clock_acl, mosquitto_program};
 use support::pgn::reference_games;
@@ -52,18 +52,6 @@ fn stop(child: &mut Child) {
     }
     let _ = child.kill();
     let _ = child.wait();
-}
-
-/// Polls `check` until it is true or `within` passes.
-fn eventually(within: Duration, mut check: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + within;
-    while Instant::now() < deadline {
-        if check() {
-            return true;
-        }
-        thread::sleep(Duration::from_millis(100));
-    }
-    check()
 }
 
 /// The first `plies` moves of reference game `index`, as hands play them
@@ -207,86 +195,34 @@ impl Drop for Clock {
     }
 }
 
-/// The real hall, killed on drop.
-struct Hall {
-    child: Child,
-    addr: SocketAddr,
-    log: PathBuf,
+/// Starts `tocada-hall run` with its own user on `broker`, and waits
+/// until it listens and has subscribed.
+fn start_hall(broker: &Mosquitto, dir: &Path) -> HallProcess {
+    fs::write(dir.join("credentials"), "hall:pw-hall\n").unwrap();
+    let hash = tocada::hall::hash_password(ARBITER_PASSWORD).unwrap();
+    let config = format!(
+        "hall = \"{HALL}\"\n\
+         broker = \"{url}\"\n\
+         credentials = \"{dir}/credentials\"\n\
+         listen = \"127.0.0.1:0\"\n\
+         store = \"{dir}/hall.sqlite\"\n\
+         public_pgn = true\n\
+         [round]\nevent = \"End to end\"\nround = \"1\"\n\
+         [[arbiter]]\nname = \"ana\"\npassword_hash = \"{hash}\"\n",
+        url = broker.url(),
+        dir = dir.display(),
+    );
+    let path = dir.join("hall.toml");
+    fs::write(&path, config).unwrap();
+    HallProcess::start(&path, Duration::from_secs(30))
 }
 
-impl Hall {
-    /// Starts `tocada-hall run` with its own user on `broker`, and waits
-    /// until it listens and has subscribed.
-    fn start(broker: &Mosquitto, dir: &Path) -> Hall {
-        fs::write(dir.join("credentials"), "hall:pw-hall\n").unwrap();
-        let hash = tocada::hall::hash_password(ARBITER_PASSWORD).unwrap();
-        let config = format!(
-            "hall = \"{HALL}\"\n\
-             broker = \"{url}\"\n\
-             credentials = \"{dir}/credentials\"\n\
-             listen = \"127.0.0.1:0\"\n\
-             store = \"{dir}/hall.sqlite\"\n\
-             public_pgn = true\n\
-             [round]\nevent = \"End to end\"\nround = \"1\"\n\
-             [[arbiter]]\nname = \"ana\"\npassword_hash = \"{hash}\"\n",
-            url = broker.url(),
-            dir = dir.display(),
-        );
-        let path = dir.join("hall.toml");
-        fs::write(&path, config).unwrap();
-        let log = dir.join("hall.log");
-        let mut child = program(env!("CARGO_BIN_EXE_tocada-hall"))
-            .args(["run", "--config"])
-            .arg(&path)
-            .env("RUST_LOG", "info")
-            .stdout(Stdio::piped())
-            .stderr(fs::File::create(&log).unwrap())
-            .spawn()
-            .expect("tocada-hall starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("tocada-hall: listening on http://")
-            .unwrap_or_else(|| {
-                panic!(
-                    "tocada-hall said {line:?}: {}",
-                    fs::read_to_string(&log).unwrap_or_default()
-                )
-            })
-            .parse()
-            .unwrap();
-        let hall = Hall { child, addr, log };
-        assert!(
-            eventually(Duration::from_secs(30), || hall
-                .log()
-                .contains("subscribed")),
-            "tocada-hall did not subscribe: {}",
-            hall.log()
-        );
-        hall
-    }
-
-    fn log(&self) -> String {
-        fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// The arbiter's view of the boards, logged in.
-    fn boards(&self) -> serde_json::Value {
-        let response = log_in(self.addr, "ana", ARBITER_PASSWORD);
-        assert_eq!(response.status, 303, "{response:?}");
-        let cookie = response.cookie("tocada_hall").unwrap();
-        serde_json::from_str(&get(self.addr, "/arbiter/boards", Some(&cookie)).body).unwrap()
-    }
-}
-
-impl Drop for Hall {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The arbiter's view of the boards, logged in.
+fn arbiter_view(hall: &HallProcess) -> serde_json::Value {
+    let response = log_in(hall.addr, "ana", ARBITER_PASSWORD);
+    assert_eq!(response.status, 303, "{response:?}");
+    let cookie = response.cookie("tocada_hall").unwrap();
+    serde_json::from_str(&get(hall.addr, "/arbiter/boards", Some(&cookie)).body).unwrap()
 }
 
 /// The movetext of a PGN: what follows the tag pairs.
@@ -320,7 +256,7 @@ fn the_hall_has_every_event_of_every_game_the_clocks_played_through_a_broker_res
     let acl_clocks: Vec<(&str, u32)> = pairs.iter().map(|(u, _)| *u).zip(boards).collect();
     let mut broker = Mosquitto::start(&pairs, &clock_acl(HALL, &acl_clocks, "hall"));
     let dir = tempfile::tempdir().unwrap();
-    let hall = Hall::start(&broker, dir.path());
+    let hall = start_hall(&broker, dir.path());
     let clocks: Vec<Clock> = boards.iter().map(|&b| Clock::start(&broker, b)).collect();
 
     // All three play at once; 1.5 s into board 1's game the broker stops,
@@ -389,7 +325,7 @@ fn the_hall_has_every_event_of_every_game_the_clocks_played_through_a_broker_res
 
     // Nothing twice: the hall counted exactly the events the stores hold
     // (the resends after the restart are counted apart as duplicates).
-    let view = hall.boards();
+    let view = arbiter_view(&hall);
     assert_eq!(
         view["counters"]["events"],
         stored_events as u64,
