@@ -203,11 +203,20 @@ fn login_form(status: StatusCode, message: &str) -> Response {
         .replace("{{message}}", &escape(message))
         .replace("{{csrf}}", &token);
     let mut response = html(status, page);
-    let cookie = format!("{LOGIN_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/login");
-    if let Ok(value) = HeaderValue::from_str(&cookie) {
-        response.headers_mut().insert(header::SET_COOKIE, value);
-    }
+    set_cookie(
+        &mut response,
+        &format!("{LOGIN_COOKIE}={token}; Path=/login"),
+    );
     response
+}
+
+/// Adds a `Set-Cookie` for `cookie` (`name=value; attributes`): every
+/// cookie of the hall's is HttpOnly and SameSite=Strict.
+fn set_cookie(response: &mut Response, cookie: &str) {
+    let cookie = format!("{cookie}; HttpOnly; SameSite=Strict");
+    if let Ok(value) = HeaderValue::from_str(&cookie) {
+        response.headers_mut().append(header::SET_COOKIE, value);
+    }
 }
 
 async fn login_page() -> Response {
@@ -263,16 +272,12 @@ async fn login(
     };
     tracing::info!(arbiter = %arbiter.name, "arbiter logged in");
     let mut response = Redirect::to("/arbiter").into_response();
-    let cookies = [
-        format!("{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"),
-        // The form's token is spent.
-        format!("{LOGIN_COOKIE}=; HttpOnly; SameSite=Strict; Path=/login; Max-Age=0"),
-    ];
-    for cookie in cookies {
-        if let Ok(value) = HeaderValue::from_str(&cookie) {
-            response.headers_mut().append(header::SET_COOKIE, value);
-        }
-    }
+    set_cookie(&mut response, &format!("{COOKIE}={token}; Path=/"));
+    // The form's token is spent.
+    set_cookie(
+        &mut response,
+        &format!("{LOGIN_COOKIE}=; Path=/login; Max-Age=0"),
+    );
     response
 }
 
@@ -295,12 +300,7 @@ async fn logout(
             shared.sessions().close(&token);
             tracing::info!(arbiter = %arbiter, "arbiter logged out");
             let mut response = Redirect::to("/login").into_response();
-            response.headers_mut().insert(
-                header::SET_COOKIE,
-                HeaderValue::from_static(
-                    "tocada_hall=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0",
-                ),
-            );
+            set_cookie(&mut response, &format!("{COOKIE}=; Path=/; Max-Age=0"));
             response
         }
         Some(_) => (StatusCode::FORBIDDEN, "bad CSRF token").into_response(),
