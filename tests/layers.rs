@@ -46,25 +46,6 @@ const DAEMON_WITHOUT_SIM: Rule = Rule {
     why: "the daemon builds without the simulator (feature `sim`)",
 };
 
-const NETWORK_AT_THE_EDGE: Rule = Rule {
-    covers: &[
-        "src/daemon/",
-        "src/daemon.rs",
-        "src/session/",
-        "src/session.rs",
-        "src/referee/",
-        "src/referee.rs",
-        "src/hardware/",
-        "src/hardware.rs",
-        "src/models/",
-        "src/models.rs",
-        "src/rig/",
-        "src/rig.rs",
-    ],
-    forbidden: Forbidden::These(&["hall", "publish"]),
-    why: "the clock has no network: the hall and the publisher (feature `net`) use the clock's modules, never the other way round",
-};
-
 const DRIVERS_BELOW_THE_SHELL: Rule = Rule {
     covers: &[
         "src/hardware/",
@@ -553,11 +534,6 @@ fn the_daemon_does_not_use_the_simulator() {
 }
 
 #[test]
-fn the_clock_does_not_use_the_hall_or_the_publisher() {
-    check(NETWORK_AT_THE_EDGE);
-}
-
-#[test]
 fn the_referee_drivers_models_and_rig_do_not_use_the_session_daemon_or_simulator() {
     check(DRIVERS_BELOW_THE_SHELL);
 }
@@ -685,7 +661,7 @@ mod checker {
     fn the_network_rule_fails_on_a_use_of_the_hall_or_the_publisher() {
         assert_eq!(
             broken(
-                NETWORK_AT_THE_EDGE,
+                THE_CLOCK_HAS_NO_NETWORK,
                 "src/daemon/shell.rs",
                 "use crate::hall::Hall;\nuse crate::publish;\n"
             ),
@@ -696,7 +672,7 @@ mod checker {
         );
         assert!(
             broken(
-                NETWORK_AT_THE_EDGE,
+                THE_CLOCK_HAS_NO_NETWORK,
                 "src/hall/web.rs",
                 "use crate::session;\n"
             )
