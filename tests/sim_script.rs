@@ -196,4 +196,19 @@ fn a_bad_script_is_a_data_error_naming_the_line() {
     assert!(err.contains("line 2"), "{err}");
     let (_, err, code) = run(&["sim", "--script", "/nonexistent/script.jsonl"]);
     assert_eq!(code, 66, "{err}");
+    // A face line without its file, or with a number for it, is a face
+    // line gone wrong, not an unknown event: the message shows its form.
+    for (line, why) in [
+        (r#"{"t":9,"ev":"face"}"#, "missing field `png`"),
+        (r#"{"t":9,"ev":"face","png":5}"#, "invalid type"),
+    ] {
+        std::fs::write(&path, format!("{line}\n")).unwrap();
+        let (_, err, code) = run(&["sim", "--script", path.to_str().unwrap()]);
+        assert_eq!(code, 65, "{err}");
+        assert!(
+            err.contains(r#"line 1: a face line is {"t":T,"ev":"face","png":"FILE.png"}"#)
+                && err.contains(why),
+            "{err}"
+        );
+    }
 }

@@ -104,15 +104,29 @@ impl fmt::Display for ScriptError {
 
 impl std::error::Error for ScriptError {}
 
-/// A `face` line, if `text` is one.
-fn face_line(text: &str) -> Option<(Millis, PathBuf)> {
-    if !text.contains("\"face\"") || text.contains("\"setup\"") {
+/// A `face` line, if `text` is one (its `ev` is `face`), read or refused
+/// with the reason.
+fn face_line(text: &str) -> Option<Result<(Millis, PathBuf), String>> {
+    #[derive(Deserialize)]
+    struct Event {
+        ev: String,
+    }
+    if !text.contains("\"face\"") {
         return None;
     }
-    match serde_json::from_str::<FaceLine>(text.trim()) {
-        Ok(face) if face.ev == "face" => Some((face.t, face.png)),
-        _ => None,
+    let event: Event = serde_json::from_str(text.trim()).ok()?;
+    if event.ev != "face" {
+        return None;
     }
+    Some(
+        serde_json::from_str::<FaceLine>(text.trim())
+            .map(|face| (face.t, face.png))
+            .map_err(|err| {
+                let why = err.to_string();
+                let why = why.split(" at line ").next().unwrap_or(&why).to_owned();
+                format!("a face line is {{\"t\":T,\"ev\":\"face\",\"png\":\"FILE.png\"}}: {why}")
+            }),
+    )
 }
 
 /// The script's steps, read as `tocada replay` reads its input.

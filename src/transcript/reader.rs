@@ -41,6 +41,9 @@ pub enum FaultKind {
     /// The last line, without its line ending, does not parse: taken as cut
     /// short by its writer and dropped ([`LastLine::MayBeCut`]).
     Cut(ParseLineError),
+    /// A line of the extending format ([`Reader::push_extended`]) that it
+    /// refused, and why.
+    Extra(String),
 }
 
 impl fmt::Display for FaultKind {
@@ -54,6 +57,7 @@ impl fmt::Display for FaultKind {
                 write!(f, "time went backwards: t = {t} after t = {last}")
             }
             FaultKind::Cut(err) => write!(f, "cut short ({err})"),
+            FaultKind::Extra(why) => f.write_str(why),
         }
     }
 }
@@ -156,25 +160,26 @@ impl Reader {
     /// One line as read from a stream, its `\n` included unless it is the
     /// last and has none.
     pub fn push(&mut self, raw: &[u8]) -> Read {
-        self.push_extended(raw, |_| None::<(Millis, ())>)
+        self.push_extended(raw, |_| None::<Result<(Millis, ()), String>>)
             .map_entry()
     }
 
     /// One whole line, without its line ending (a stored row, an item of
     /// [`str::lines`]): never taken as cut short.
     pub fn push_str(&mut self, text: &str) -> Read {
-        self.next(Ok(text), true, |_| None::<(Millis, ())>)
+        self.next(Ok(text), true, |_| None::<Result<(Millis, ()), String>>)
             .map_entry()
     }
 
     /// As [`Reader::push`], for a format that extends this one: `extra` is
     /// offered each line's text first, and a line it claims comes out as
     /// [`Entry::Extra`], checked for time order like the others (but free
-    /// to come before `setup`).
+    /// to come before `setup`). A line it claims but refuses
+    /// (`Some(Err(why))`) is a [`FaultKind::Extra`].
     pub fn push_extended<X>(
         &mut self,
         raw: &[u8],
-        extra: impl FnOnce(&str) -> Option<(Millis, X)>,
+        extra: impl FnOnce(&str) -> Option<Result<(Millis, X), String>>,
     ) -> Read<Entry<X>> {
         let terminated = raw.ends_with(b"\n");
         self.next(std::str::from_utf8(raw).map_err(|_| ()), terminated, extra)
@@ -184,7 +189,7 @@ impl Reader {
         &mut self,
         text: Result<&str, ()>,
         terminated: bool,
-        extra: impl FnOnce(&str) -> Option<(Millis, X)>,
+        extra: impl FnOnce(&str) -> Option<Result<(Millis, X), String>>,
     ) -> Read<Entry<X>> {
         if let Some(fault) = &self.stopped {
             return Read::Stop(fault.clone());
@@ -196,7 +201,11 @@ impl Reader {
         if self.number == 1 {
             text = text.strip_prefix('\u{feff}').unwrap_or(text);
         }
-        if let Some((t, extra)) = extra(text) {
+        if let Some(claimed) = extra(text) {
+            let (t, extra) = match claimed {
+                Ok(claimed) => claimed,
+                Err(why) => return self.bad(FaultKind::Extra(why)),
+            };
             return match self.stamp(t) {
                 Ok(t) => {
                     self.last = Some(t);
@@ -458,7 +467,7 @@ mod tests {
     #[test]
     fn extension_lines_are_numbered_and_ordered_too() {
         let mut reader = Reader::new(Policy::REPLAY);
-        let face = |text: &str| text.contains("face").then_some((7, "png"));
+        let face = |text: &str| text.contains("face").then_some(Ok((7, "png")));
         assert_eq!(
             reader.push_extended(b"{\"t\":7,\"ev\":\"face\"}\n", face),
             Read::Line(Entry::Extra { t: 7, extra: "png" })
