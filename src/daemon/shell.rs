@@ -686,15 +686,8 @@ impl<R: Rig> Shell<R> {
                     fen,
                 } => {
                     tracing::info!(t, white_ms, black_ms, moves, fen, "game restored, paused");
-                    let line = serde_json::json!({
-                        "t": t,
-                        "effect": "game_restored",
-                        "white_ms": white_ms,
-                        "black_ms": black_ms,
-                        "moves": moves,
-                        "fen": fen,
-                    });
-                    self.output_line(&line.to_string());
+                    let line = transcript::restored_to_json(t, white_ms, black_ms, moves, &fen);
+                    self.output_line(&line);
                 }
             }
         }

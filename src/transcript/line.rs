@@ -229,8 +229,16 @@ impl fmt::Display for ParseLineError {
                 write!(f, "malformed JSON: {message} (column {column})")
             }
             ParseLineError::NotAnObject => f.write_str("expected a JSON object"),
+            ParseLineError::UnknownField(name) if name == "png" => write!(
+                f,
+                "unknown field \"png\" (a face line? those are for `tocada sim --script`)"
+            ),
             ParseLineError::UnknownField(name) => write!(f, "unknown field {name:?}"),
             ParseLineError::Shape(message) => f.write_str(message),
+            ParseLineError::UnknownEvent(ev) if ev == "face" => write!(
+                f,
+                "unknown event \"face\" (face lines are for `tocada sim --script`)"
+            ),
             ParseLineError::UnknownEvent(ev) => write!(f, "unknown event {ev:?}"),
             ParseLineError::ForeignField { field, event } => {
                 write!(f, "field {field:?} does not belong to {event:?}")
@@ -710,6 +718,38 @@ pub fn effect_to_json(t: Millis, effect: &Effect) -> String {
     serde_json::to_string(&out).expect("effects are plain strings and numbers")
 }
 
+/// The daemon's `game_restored` line, in the order of every output line
+/// (`t`, then `effect`): the game it came back to after a crash or a
+/// power cut, paused, with the clocks at `t`, the moves completed and the
+/// position on the board. Not an effect of the referee's: `run` prints it,
+/// no replay does.
+pub fn restored_to_json(
+    t: Millis,
+    white_ms: u64,
+    black_ms: u64,
+    moves: usize,
+    fen: &str,
+) -> String {
+    #[derive(Serialize)]
+    struct Wire<'a> {
+        t: Millis,
+        effect: &'static str,
+        white_ms: u64,
+        black_ms: u64,
+        moves: usize,
+        fen: &'a str,
+    }
+    let wire = Wire {
+        t,
+        effect: "game_restored",
+        white_ms,
+        black_ms,
+        moves,
+        fen,
+    };
+    serde_json::to_string(&wire).expect("numbers and a string")
+}
+
 /// One input line as a compact JSON object, without the newline, that
 /// [`parse_line`] reads back to an equal [`Line`].
 ///
@@ -861,6 +901,17 @@ mod tests {
             Err(err) => err.to_string(),
             Ok(parsed) => panic!("{line}: accepted as {parsed:?}"),
         }
+    }
+
+    #[test]
+    fn the_restored_line_reads_like_every_output_line() {
+        let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+        assert_eq!(
+            restored_to_json(1500, 297_000, 300_000, 1, fen),
+            format!(
+                r#"{{"t":1500,"effect":"game_restored","white_ms":297000,"black_ms":300000,"moves":1,"fen":"{fen}"}}"#
+            )
+        );
     }
 
     #[test]

@@ -125,6 +125,7 @@ pub mod replay;
 pub use feed::{Fed, Feed, RestoreError, Restored, feed_rows, restore};
 pub use line::{
     Event, Line, ParseLineError, effect_to_json, input_to_json, line_to_json, parse_line,
+    restored_to_json,
 };
 pub use pgn::{PgnError, pgn_from_lines};
 pub use policy::{Games, LastLine, OnBadLine, OnTimeBackwards, Policy};
