@@ -22,6 +22,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use tocada::gesture::Script;
+use tocada::transcript::{self, Event, Line};
 
 struct Args {
     path: PathBuf,
@@ -71,6 +72,29 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(n) = args.game
+        && (n == 0 || n > games.len())
+    {
+        eprintln!(
+            "{}: no game {n}: the file has {} (--game counts from 1)",
+            args.path.display(),
+            games.len()
+        );
+        return ExitCode::from(2);
+    }
+    match write_games(&games, &args) {
+        Ok(()) => ExitCode::SUCCESS,
+        // A reader that stops early (`| head`) is no failure of ours.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("pgn_to_events: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Writes the chosen games' lines, each game ending with its `end`.
+fn write_games(games: &[pgn::PgnGame], args: &Args) -> io::Result<()> {
     let mut out = BufWriter::new(io::stdout().lock());
     for (i, game) in games.iter().enumerate() {
         if args.game.is_some_and(|n| n != i + 1) {
@@ -79,12 +103,14 @@ fn main() -> ExitCode {
         let script = Script::varied(game.start(), args.identities, args.seed);
         let events = game.play_into(script).into_events();
         for &(t, input) in &events {
-            writeln!(out, "{}", tocada::transcript::input_to_json(t, &input)).expect("stdout");
+            writeln!(out, "{}", transcript::input_to_json(t, &input))?;
         }
         // The recording stops a second after the last event.
-        let end = events.last().map_or(0, |&(t, _)| t + 1000);
-        writeln!(out, r#"{{"t":{end},"ev":"end"}}"#).expect("stdout");
+        let end = Line {
+            t: events.last().map_or(0, |&(t, _)| t + 1000),
+            event: Event::End,
+        };
+        writeln!(out, "{}", transcript::line_to_json(&end))?;
     }
-    out.flush().expect("stdout");
-    ExitCode::SUCCESS
+    out.flush()
 }
