@@ -99,10 +99,25 @@ impl Session {
         self.keys(&["Enter"]);
     }
 
-    /// The screen as text.
+    /// The screen as text, once the simulator has finished drawing it: a
+    /// capture can land in the middle of a frame (the first one draws the
+    /// title a moment before the board), so two captures a moment apart
+    /// must agree.
     fn screen(&self) -> Screen {
-        let out = self.tmux(&["capture-pane", "-p"]);
-        Screen(String::from_utf8_lossy(&out.stdout).into_owned())
+        let capture = || {
+            let out = self.tmux(&["capture-pane", "-p"]);
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        let mut last = capture();
+        for _ in 0..20 {
+            std::thread::sleep(Duration::from_millis(25));
+            let next = capture();
+            if next == last {
+                break;
+            }
+            last = next;
+        }
+        Screen(last)
     }
 
     /// Waits until the screen satisfies `ok`, and returns it; fails with
