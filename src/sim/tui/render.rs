@@ -95,21 +95,31 @@ fn key_lines(width: u16) -> Vec<String> {
 }
 
 /// `text` in lines of at most `width` characters, broken between words (a
-/// word longer than a line is cut).
+/// word longer than a line is cut). What leads the text (spaces, or a
+/// list's `▸ ` mark) stays, and its continuation lines are indented as far,
+/// so that a wrapped item of a list still reads as one item.
 fn wrap(text: &str, width: usize) -> Vec<String> {
+    let body = text
+        .strip_prefix("▸ ")
+        .unwrap_or_else(|| text.trim_start_matches(' '));
+    let lead = &text[..text.len() - body.len()];
+    let hang = " ".repeat(lead.chars().count());
     let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        let needed = line.chars().count() + usize::from(!line.is_empty()) + word.chars().count();
-        if !line.is_empty() && needed > width {
-            lines.push(std::mem::take(&mut line));
+    let mut line = lead.to_owned();
+    let mut words = 0;
+    for word in body.split(' ') {
+        let needed = line.chars().count() + usize::from(words > 0) + word.chars().count();
+        if words > 0 && needed > width {
+            lines.push(std::mem::replace(&mut line, hang.clone()));
+            words = 0;
         }
-        if !line.is_empty() {
+        if words > 0 {
             line.push(' ');
         }
         line.push_str(word);
+        words += 1;
     }
-    if !line.is_empty() || lines.is_empty() {
+    if words > 0 || lines.is_empty() {
         lines.push(line);
     }
     lines
@@ -559,6 +569,23 @@ mod tests {
             message: None,
             show_help: false,
         }
+    }
+
+    #[test]
+    fn a_wrapped_list_item_keeps_its_indent_and_hangs_under_itself() {
+        assert_eq!(
+            wrap("  classical 40/5400+30:1800+30", 16),
+            ["  classical", "  40/5400+30:180"]
+        );
+        assert_eq!(
+            wrap("▸ rapid 900+10 and more", 14),
+            ["▸ rapid 900+10", "  and more"]
+        );
+        assert_eq!(
+            wrap("Black's lever starts", 12),
+            ["Black's", "lever starts"]
+        );
+        assert_eq!(wrap("", 5), [""]);
     }
 
     #[test]
