@@ -159,20 +159,8 @@ fn run(args: Args) -> ExitCode {
         eprintln!("hall-load: mosquitto is not installed (apt-get install mosquitto)");
         return ExitCode::FAILURE;
     }
-    let users: Vec<(String, String)> = (1..=args.clocks)
-        .map(|b| (format!("clock-{b}"), format!("pw-{b}")))
-        .chain([("hall".to_owned(), "pw-hall".to_owned())])
-        .collect();
-    let refs: Vec<(&str, &str)> = users
-        .iter()
-        .map(|(u, p)| (u.as_str(), p.as_str()))
-        .collect();
-    let acl: Vec<(&str, u32)> = users
-        .iter()
-        .zip(1..=args.clocks)
-        .map(|((u, _), b)| (u.as_str(), b))
-        .collect();
-    let mut broker = mosquitto::Mosquitto::start(&refs, &mosquitto::clock_acl(HALL, &acl, "hall"));
+    let boards: Vec<u32> = (1..=args.clocks).collect();
+    let mut broker = mosquitto::Mosquitto::for_hall(HALL, &boards);
     // A hall's broker: no cap on what it queues for a client that is slow
     // or away (Mosquitto drops beyond 1000 by default), and a wider window.
     let conf = broker.dir().join("mosquitto.conf");

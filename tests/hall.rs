@@ -31,7 +31,7 @@ use tocada::transcript::{Feed, Policy, Read, Reader, effect_to_json, pgn_from_li
 use support::hall_process::{HallProcess, eventually};
 use support::http::{self, EventStream, get, post};
 use support::lines::game_lines;
-use support::mosquitto::{Mosquitto, clock_acl, mosquitto_program};
+use support::mosquitto::{Mosquitto, mosquitto_program};
 use support::pgn::reference_games;
 
 const HALL: &str = "open";
@@ -55,21 +55,7 @@ fn have_broker() -> bool {
 
 /// A broker for `clocks` boards, each with its own user, and the hall's.
 fn broker(clocks: &[u32]) -> Mosquitto {
-    let users: Vec<(String, String)> = clocks
-        .iter()
-        .map(|b| (format!("clock-{b}"), format!("pw-{b}")))
-        .chain([("hall".to_owned(), "pw-hall".to_owned())])
-        .collect();
-    let refs: Vec<(&str, &str)> = users
-        .iter()
-        .map(|(u, p)| (u.as_str(), p.as_str()))
-        .collect();
-    let acl_clocks: Vec<(&str, u32)> = users
-        .iter()
-        .zip(clocks)
-        .map(|((u, _), b)| (u.as_str(), *b))
-        .collect();
-    Mosquitto::start(&refs, &clock_acl(HALL, &acl_clocks, "hall"))
+    Mosquitto::for_hall(HALL, clocks)
 }
 
 /// Writes the hall's configuration into `dir`.

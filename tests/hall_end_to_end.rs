@@ -33,7 +33,7 @@ use support::cli::program;
 use support::daemon::run_daemon;
 use support::hall_process::{HallProcess, eventually};
 use support::http::{get, log_in};
-use support::mosquitto::{Mosquitto, clock_acl, mosquitto_program};
+use support::mosquitto::{Mosquitto, mosquitto_program};
 use support::pgn::reference_games;
 
 const HALL: &str = "open";
@@ -244,17 +244,7 @@ fn the_hall_has_every_event_of_every_game_the_clocks_played_through_a_broker_res
         return;
     }
     let boards = [1u32, 2, 3];
-    let users: Vec<(String, String)> = boards
-        .iter()
-        .map(|b| (format!("clock-{b}"), format!("pw-{b}")))
-        .chain([("hall".to_owned(), "pw-hall".to_owned())])
-        .collect();
-    let pairs: Vec<(&str, &str)> = users
-        .iter()
-        .map(|(u, p)| (u.as_str(), p.as_str()))
-        .collect();
-    let acl_clocks: Vec<(&str, u32)> = pairs.iter().map(|(u, _)| *u).zip(boards).collect();
-    let mut broker = Mosquitto::start(&pairs, &clock_acl(HALL, &acl_clocks, "hall"));
+    let mut broker = Mosquitto::for_hall(HALL, &boards);
     let dir = tempfile::tempdir().unwrap();
     let hall = start_hall(&broker, dir.path());
     let clocks: Vec<Clock> = boards.iter().map(|&b| Clock::start(&broker, b)).collect();

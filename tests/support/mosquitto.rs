@@ -58,6 +58,28 @@ fn program(name: &str) -> Option<PathBuf> {
 }
 
 impl Mosquitto {
+    /// The broker of `hall` for the clocks of `boards`: the user
+    /// `clock-N` with the password `pw-N` for board N, allowed only its
+    /// own board's tree, and the user `hall` (`pw-hall`), allowed to read
+    /// the whole hall.
+    pub fn for_hall(hall: &str, boards: &[u32]) -> Mosquitto {
+        let users: Vec<(String, String)> = boards
+            .iter()
+            .map(|b| (format!("clock-{b}"), format!("pw-{b}")))
+            .chain([("hall".to_owned(), "pw-hall".to_owned())])
+            .collect();
+        let logins: Vec<(&str, &str)> = users
+            .iter()
+            .map(|(u, p)| (u.as_str(), p.as_str()))
+            .collect();
+        let clocks: Vec<(&str, u32)> = logins
+            .iter()
+            .map(|(u, _)| *u)
+            .zip(boards.iter().copied())
+            .collect();
+        Mosquitto::start(&logins, &clock_acl(hall, &clocks, "hall"))
+    }
+
     /// Starts a broker on a free loopback port that accepts only `users`
     /// (name, password) and enforces `acl` (Mosquitto's `acl_file`
     /// format), and waits until it accepts connections. Panics, with the
