@@ -107,24 +107,19 @@ impl std::error::Error for ScriptError {}
 /// A `face` line, if `text` is one (its `ev` is `face`), read or refused
 /// with the reason.
 fn face_line(text: &str) -> Option<Result<(Millis, PathBuf), String>> {
-    #[derive(Deserialize)]
-    struct Event {
-        ev: String,
-    }
     if !text.contains("\"face\"") {
         return None;
     }
-    let event: Event = serde_json::from_str(text.trim()).ok()?;
-    if event.ev != "face" {
+    // Parsed once; the object is then read as a face line only if it is one.
+    let value: serde_json::Value = serde_json::from_str(text.trim()).ok()?;
+    if value.get("ev").and_then(serde_json::Value::as_str) != Some("face") {
         return None;
     }
     Some(
-        serde_json::from_str::<FaceLine>(text.trim())
+        FaceLine::deserialize(value)
             .map(|face| (face.t, face.png))
             .map_err(|err| {
-                let why = err.to_string();
-                let why = why.split(" at line ").next().unwrap_or(&why).to_owned();
-                format!("a face line is {{\"t\":T,\"ev\":\"face\",\"png\":\"FILE.png\"}}: {why}")
+                format!("a face line is {{\"t\":T,\"ev\":\"face\",\"png\":\"FILE.png\"}}: {err}")
             }),
     )
 }
