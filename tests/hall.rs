@@ -28,7 +28,7 @@ use tocada::gesture::Script;
 use tocada::pgn::Tags;
 use tocada::transcript::{Feed, Policy, Read, Reader, effect_to_json, pgn_from_lines};
 
-use support::hall_process::{HallProcess, eventually};
+use support::hall_process::{HallProcess, eventually, write_hall_config};
 use support::http::{self, EventStream, get, post};
 use support::lines::game_lines;
 use support::mosquitto::{Mosquitto, mosquitto_program};
@@ -58,26 +58,17 @@ fn broker(clocks: &[u32]) -> Mosquitto {
     Mosquitto::for_hall(HALL, clocks)
 }
 
-/// Writes the hall's configuration into `dir`.
+/// Writes the hall's configuration into `dir`, with board 1's players.
 fn write_config(dir: &Path, broker: &Mosquitto, public_pgn: bool) -> PathBuf {
-    std::fs::write(dir.join("credentials"), "hall:pw-hall\n").unwrap();
-    let config = format!(
-        "hall = \"{HALL}\"\n\
-         broker = \"{url}\"\n\
-         credentials = \"{dir}/credentials\"\n\
-         listen = \"127.0.0.1:0\"\n\
-         store = \"{dir}/hall.sqlite\"\n\
-         public_pgn = {public_pgn}\n\
-         [round]\nevent = \"Hall test\"\nround = \"1\"\n\
-         [[arbiter]]\nname = \"ana\"\npassword_hash = \"{hash}\"\n\
-         [[board]]\nnumber = 1\nwhite = \"Kasparov, Garry\"\nblack = \"Deep Blue\"\n",
-        url = broker.url(),
-        dir = dir.display(),
-        hash = arbiter_hash(),
-    );
-    let path = dir.join("hall.toml");
-    std::fs::write(&path, config).unwrap();
-    path
+    write_hall_config(
+        dir,
+        HALL,
+        &broker.url(),
+        arbiter_hash(),
+        public_pgn,
+        "Hall test",
+        "[[board]]\nnumber = 1\nwhite = \"Kasparov, Garry\"\nblack = \"Deep Blue\"\n",
+    )
 }
 
 fn hall_command() -> Command {

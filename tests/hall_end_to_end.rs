@@ -31,7 +31,7 @@ use tocada::transcript::input_to_json;
 
 use support::cli::program;
 use support::daemon::run_daemon;
-use support::hall_process::{HallProcess, eventually};
+use support::hall_process::{HallProcess, eventually, write_hall_config};
 use support::http::{get, log_in};
 use support::mosquitto::{Mosquitto, mosquitto_program};
 use support::pgn::reference_games;
@@ -198,22 +198,8 @@ impl Drop for Clock {
 /// Starts `tocada-hall run` with its own user on `broker`, and waits
 /// until it listens and has subscribed.
 fn start_hall(broker: &Mosquitto, dir: &Path) -> HallProcess {
-    fs::write(dir.join("credentials"), "hall:pw-hall\n").unwrap();
     let hash = tocada::hall::hash_password(ARBITER_PASSWORD).unwrap();
-    let config = format!(
-        "hall = \"{HALL}\"\n\
-         broker = \"{url}\"\n\
-         credentials = \"{dir}/credentials\"\n\
-         listen = \"127.0.0.1:0\"\n\
-         store = \"{dir}/hall.sqlite\"\n\
-         public_pgn = true\n\
-         [round]\nevent = \"End to end\"\nround = \"1\"\n\
-         [[arbiter]]\nname = \"ana\"\npassword_hash = \"{hash}\"\n",
-        url = broker.url(),
-        dir = dir.display(),
-    );
-    let path = dir.join("hall.toml");
-    fs::write(&path, config).unwrap();
+    let path = write_hall_config(dir, HALL, &broker.url(), &hash, true, "End to end", "");
     HallProcess::start(&path, Duration::from_secs(30))
 }
 

@@ -94,3 +94,35 @@ pub fn eventually(within: Duration, mut check: impl FnMut() -> bool) -> bool {
     }
     check()
 }
+
+/// Writes `dir/hall.toml` for `hall` on the broker at `broker_url`: the
+/// hall's broker login `hall:pw-hall` in `dir/credentials` (as
+/// `Mosquitto::for_hall` makes it), its store in `dir`, a free loopback
+/// port, the round's `event`, the one arbiter `ana` with the argon2
+/// `hash`, then `boards` (`[[board]]` tables, or nothing).
+pub fn write_hall_config(
+    dir: &Path,
+    hall: &str,
+    broker_url: &str,
+    hash: &str,
+    public_pgn: bool,
+    event: &str,
+    boards: &str,
+) -> PathBuf {
+    std::fs::write(dir.join("credentials"), "hall:pw-hall\n").unwrap();
+    let config = format!(
+        "hall = \"{hall}\"\n\
+         broker = \"{broker_url}\"\n\
+         credentials = \"{dir}/credentials\"\n\
+         listen = \"127.0.0.1:0\"\n\
+         store = \"{dir}/hall.sqlite\"\n\
+         public_pgn = {public_pgn}\n\
+         [round]\nevent = \"{event}\"\nround = \"1\"\n\
+         [[arbiter]]\nname = \"ana\"\npassword_hash = \"{hash}\"\n\
+         {boards}",
+        dir = dir.display(),
+    );
+    let path = dir.join("hall.toml");
+    std::fs::write(&path, config).unwrap();
+    path
+}
