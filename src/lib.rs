@@ -128,3 +128,16 @@ pub use referee::{
     Ruling, Stage, TimeControl, TimeWentBackwards,
 };
 pub use shakmaty::KnownOutcome;
+
+/// The book's chapters that hold Rust examples (`docs/src/`), each included
+/// as the documentation of an item here so that `cargo test` runs their
+/// examples as doctests: the book cannot drift from the crate unnoticed.
+#[cfg(doctest)]
+mod book {
+    /// "What the referee rules on": touch-move in strict enforcement.
+    #[doc = include_str!("../docs/src/laws.md")]
+    struct Laws;
+    /// "How it is built": the referee driven by a fake clock.
+    #[doc = include_str!("../docs/src/architecture.md")]
+    struct Architecture;
+}
