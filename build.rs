@@ -10,8 +10,8 @@ fn main() {
         // bookworm, Raspberry Pi OS bookworm) rather than one 24-byte RELA
         // entry each: the dynamic loader reads the table at every start and
         // it stays resident, and for `tocada run` it was 252 KiB of a 6 MiB
-        // budget (README, "Figures"); packed, it is a few KiB. The program
-        // stays a PIE, with its address randomised as before. A glibc
+        // budget (`docs/src/figures.md`); packed, it is a few KiB. The
+        // program stays a PIE, with its address randomised as before. A glibc
         // without DT_RELR refuses such a program by its version tag
         // (GLIBC_ABI_DT_RELR) instead of running it wrongly.
         println!("cargo::rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");

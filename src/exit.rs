@@ -22,7 +22,7 @@
 //!   `tocada-publish`) that is not installed: [`EX_UNAVAILABLE`].
 //!
 //! [`CODES`] lists them with when each is returned, for the man page
-//! (`packaging/tocada.1`) and the README.
+//! (`packaging/tocada.1`) and the book (`docs/src/raspberry-pi.md`).
 //!
 //! Argument errors found by the command-line parser itself exit 2, clap's
 //! own code.

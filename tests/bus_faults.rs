@@ -13,8 +13,8 @@
 //! did not earn (no violation, no displaced piece); and from the first
 //! press to the last the clock never stops.
 //!
-//! The figures for the README (moves, corrupted frames, retries, resyncs,
-//! worst delay) are printed by
+//! The figures for the book (`docs/src/reliability.md`: moves, corrupted
+//! frames, retries, resyncs, worst delay) are printed by
 //! `cargo test --test bus_faults -- --nocapture`; `BUS_DEBUG=1` prints
 //! each game's timeline and the warnings, `BUS_DUMP=1` every line the
 //! daemon printed.
@@ -318,8 +318,8 @@ fn play(game: &PgnGame, seed: u64, memory: bool, figures: &mut Figures) {
     // A 6.2.3 warning can come of a resynchronisation: the snapshot's
     // differences carry the snapshot's time (protocol § 11 rule 7), so a
     // piece put down just before the press seems released at the press.
-    // It costs nothing and is counted (the README says so); a ruling that
-    // costs the player is not allowed.
+    // It costs nothing and is counted (docs/src/reliability.md says so);
+    // a ruling that costs the player is not allowed.
     figures.warnings += printed.matches(r#""effect":"warning""#).count();
     // Without frames lost in the board's memory there is no
     // resynchronisation, and every change keeps its own instant: no

@@ -1,5 +1,5 @@
-//! The structural facts the README's bus figures rest on, counted (not
-//! timed) through a `BusMeter`: `examples/bus_load.rs` measures the figures.
+//! The structural facts the book's bus figures (`docs/src/figures.md`)
+//! rest on, counted (not timed) through a `BusMeter`: `examples/bus_load.rs` measures the figures.
 
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -1,4 +1,5 @@
-//! `tocada run` on a desktop, as the README shows it: `examples/desktop.toml`
+//! `tocada run` on a desktop, as the book shows it (`docs/src/run.md`):
+//! `examples/desktop.toml`
 //! (the simulated board, standard input played at the script's own pace),
 //! the games in `$STATE_DIRECTORY`, a recorded script piped in at once.
 

@@ -59,8 +59,8 @@ name = "typo"
 time_control = "15+10"
 EOF
     cat >"$dropin" <<EOF
-# packaging/vm-test: the game the simulated hands play (README, "Feeding
-# the simulated board under systemd").
+# packaging/vm-test: the game the simulated hands play (docs/src/run.md,
+# "Under systemd").
 [Service]
 StandardInput=file:$feed
 StandardOutput=journal

@@ -60,7 +60,7 @@ impl BrokerUrl {
                 return Err(format!(
                     "{scheme}:// is not supported: tocada publishes over plain MQTT \
                      (mqtt://) on the tournament's LAN; across the internet, bridge the \
-                     hall's broker (README, \"Publishing\")"
+                     hall's broker (docs/src/publish.md)"
                 ));
             }
             other => {

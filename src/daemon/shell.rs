@@ -68,7 +68,7 @@ pub const PRESS_WAITS_MS: Millis = 2_000;
 
 /// How long a running clock goes with nothing stored before its instant is
 /// stored as a checkpoint: a power cut gives back at most this, plus a
-/// commit's time (the README promises at most a second).
+/// commit's time (`docs/src/reliability.md` promises at most a second).
 pub const CHECKPOINT_EVERY_MS: Millis = 500;
 
 /// The game as the loop last showed it, for a screen beside the face (the

@@ -211,7 +211,7 @@ pub struct HallConfig {
 /// Checks a push URL: `http://host[:port]/path`. `https://` is refused:
 /// the hall has no TLS client (no TLS stack in its tree at all, which keeps
 /// it light on a Pi); a broadcast across the internet is reached through a
-/// TLS relay on the LAN (README, "The hall").
+/// TLS relay on the LAN (`docs/src/hall.md`).
 fn check_push_url(url: &str) -> Result<(), String> {
     if url.starts_with("https://") {
         return Err(format!(

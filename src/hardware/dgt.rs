@@ -21,7 +21,7 @@
 //!
 //! What it cannot see: a DGT board senses pieces, not hands. A touch that
 //! does not lift is invisible, and so is an adjustment that leaves the piece
-//! on its square (`hardware/dgt.md`, and the README's table).
+//! on its square (`hardware/dgt.md`, and the table of `docs/src/laws.md`).
 //!
 //! The protocol's facts are DGT's published description of the board's
 //! serial protocol; where it is silent the assumptions are written in
