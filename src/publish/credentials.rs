@@ -1,7 +1,7 @@
 //! The clock's user name and password for the broker: one line
 //! `user:password` in the file `[publish] credentials` names, the same line
-//! the broker's administrator gives `mosquitto_passwd -U` (README,
-//! "Publishing"). Kept out of the TOML so that the configuration can stay
+//! the broker's administrator gives `mosquitto_passwd -U`
+//! (`docs/src/publish.md`). Kept out of the TOML so that the configuration can stay
 //! world-readable while this file is readable by the publisher alone.
 
 use std::fmt;
