@@ -4,8 +4,8 @@
 
 use shakmaty::{Color, Position, Square};
 use tocada::config::Config;
+use tocada::controls::Button;
 use tocada::face::{Field, Screen};
-use tocada::hardware::buttons::Button;
 use tocada::session::{Action, Recorded, SavedGame, Session, SessionInput};
 use tocada::transcript::{Event, Line, Policy, line_to_json, restore};
 use tocada::{Effect, Enforcement, Input, KnownOutcome, Law, Reason, Rules};

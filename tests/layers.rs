@@ -9,10 +9,14 @@
 //! from `src/lib.rs`; those of other crates (`crate::KnownOutcome`) are not
 //! the crate's at all.
 //!
-//! The layers, bottom up: the referee; the face (a leaf); the hardware
-//! drivers and the device models; the PGN; the session; the replay format;
-//! the rig; the daemon; the simulator; at the edge, the hall and the
-//! publisher (feature `net`), which the clock's layers never use. Each rule below is one test, which fails
+//! The layers, bottom up: the referee; the leaves (the face, and the types
+//! two layers share: `controls`, the front's buttons and the link's
+//! changes, and `broker`, the broker's URL and login); the hardware
+//! drivers and the device models; the PGN; the session, which rules on
+//! `controls` without the drivers; the replay format; the rig; the daemon;
+//! the simulator; at the edge, the hall and the publisher (feature `net`),
+//! which the clock's layers never use and which share only `broadcast` and
+//! `broker`, not each other. Each rule below is one test, which fails
 //! naming every file and line that breaks it, and each can fail: the
 //! checker's own tests break every rule on a small fake source.
 
@@ -77,6 +81,26 @@ const SESSION_BELOW_ITS_USERS: Rule = Rule {
     covers: &["src/session/", "src/session.rs"],
     forbidden: Forbidden::These(&["transcript", "daemon", "rig", "sim"]),
     why: "the session is sans-IO and knows no wire format: the replay format, the rig, the daemon and the simulator use it, not the other way round",
+};
+
+const SESSION_WITHOUT_HARDWARE: Rule = Rule {
+    covers: &["src/session/", "src/session.rs"],
+    forbidden: Forbidden::These(&["hardware", "models"]),
+    why: "the session rules on buttons and link changes as plain values (`crate::controls`), not on the drivers or the device models that make them",
+};
+
+const SHARED_TYPES_ARE_LEAVES: Rule = Rule {
+    covers: &["src/controls.rs", "src/broker.rs"],
+    forbidden: Forbidden::AllBut(&[]),
+    why: "the types two layers share (the front's controls and link changes, the broker's URL and login) live in leaves that use nothing of the crate, so sharing them ties neither layer to the other",
+};
+
+const THE_HALL_WITHOUT_THE_PUBLISHER_OR_THE_CLOCK: Rule = Rule {
+    covers: &["src/hall/", "src/hall.rs"],
+    forbidden: Forbidden::These(&[
+        "publish", "daemon", "rig", "hardware", "models", "sim", "session",
+    ]),
+    why: "the hall shares only the broadcast contract and the broker's login with the publisher (`crate::broadcast`, `crate::broker`), and rebuilds games through the transcript, with no device, model or session",
 };
 
 const REFEREE_AT_THE_BOTTOM: Rule = Rule {
@@ -573,6 +597,21 @@ fn the_publisher_does_not_use_the_clocks_devices() {
     check(THE_PUBLISHER_WITHOUT_THE_CLOCKS_DEVICES);
 }
 
+#[test]
+fn the_session_does_not_use_the_hardware_or_the_models() {
+    check(SESSION_WITHOUT_HARDWARE);
+}
+
+#[test]
+fn the_shared_controls_and_broker_types_use_nothing_of_the_crate() {
+    check(SHARED_TYPES_ARE_LEAVES);
+}
+
+#[test]
+fn the_hall_does_not_use_the_publisher_or_the_clocks_layers() {
+    check(THE_HALL_WITHOUT_THE_PUBLISHER_OR_THE_CLOCK);
+}
+
 /// The checker itself: each rule fails on a fake source that breaks it,
 /// and passes its near misses.
 mod checker {
@@ -772,6 +811,63 @@ mod checker {
         // The doc text may name the replay format.
         let near = "//! Read back by [`crate::transcript::restore`].\nuse crate::Referee;\n";
         assert!(broken(SESSION_BELOW_ITS_USERS, "src/session/record.rs", near).is_empty());
+    }
+
+    #[test]
+    fn the_session_hardware_rule_fails_on_the_drivers_and_the_models() {
+        let src = "use crate::hardware::buttons::Button;\nuse crate::controls::{Button, LinkChange};\n\
+            fn f() { crate::models::bus::Bus::new(); }\n";
+        assert_eq!(
+            broken(SESSION_WITHOUT_HARDWARE, "src/session/input.rs", src),
+            [
+                "src/session/input.rs:1: uses crate::hardware",
+                "src/session/input.rs:3: uses crate::models",
+            ]
+        );
+        let near = "use crate::controls::LinkChange;\nuse crate::config::Config;\n";
+        assert!(broken(SESSION_WITHOUT_HARDWARE, "src/session/mod.rs", near).is_empty());
+    }
+
+    #[test]
+    fn the_leaf_rule_fails_on_anything_of_the_crate() {
+        let src = "use shakmaty::Color;\nuse crate::Millis;\n";
+        assert_eq!(
+            broken(SHARED_TYPES_ARE_LEAVES, "src/controls.rs", src),
+            ["src/controls.rs:2: uses crate::referee"]
+        );
+        let src = "use std::fmt;\nfn f() -> u8 { crate::exit::EX_CONFIG }\n";
+        assert_eq!(
+            broken(SHARED_TYPES_ARE_LEAVES, "src/broker.rs", src),
+            ["src/broker.rs:2: uses crate::exit"]
+        );
+        let near = "//! Read by [`crate::hall`] and [`crate::publish`].\nuse std::fmt;\n";
+        assert!(broken(SHARED_TYPES_ARE_LEAVES, "src/broker.rs", near).is_empty());
+    }
+
+    #[test]
+    fn the_hall_rule_fails_on_the_publisher_and_the_clocks_layers() {
+        let src = "use crate::broker::Credentials;\nuse crate::publish::Credentials;\n\
+            use crate::session::Session;\nuse crate::transcript::Feed;\n";
+        assert_eq!(
+            broken(
+                THE_HALL_WITHOUT_THE_PUBLISHER_OR_THE_CLOCK,
+                "src/hall/config.rs",
+                src
+            ),
+            [
+                "src/hall/config.rs:2: uses crate::publish",
+                "src/hall/config.rs:3: uses crate::session",
+            ]
+        );
+        let near = "use crate::broadcast::BoardAddress;\nuse crate::config::ConfigError;\n";
+        assert!(
+            broken(
+                THE_HALL_WITHOUT_THE_PUBLISHER_OR_THE_CLOCK,
+                "src/hall/mqtt.rs",
+                near
+            )
+            .is_empty()
+        );
     }
 
     #[test]

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
+use tocada::broker::Credentials;
 use tocada::config::{self, Config};
 use tocada::exit::{EX_CANTCREAT, EX_CONFIG, FAILURE};
-use tocada::publish::{self, Credentials, Options, PublishCli, STATE_DIRECTORY};
+use tocada::publish::{self, Options, PublishCli, PublishError, STATE_DIRECTORY};
 
 fn main() -> ExitCode {
     let args = PublishCli::parse();
@@ -45,6 +46,7 @@ fn options(args: &PublishCli) -> Result<Options, (u8, String)> {
         .as_deref()
         .map(Credentials::load)
         .transpose()
+        .map_err(PublishError::Credentials)
         .map_err(|err| (err.exit_code(), err.to_string()))?;
     let state_directory = args.state.clone().unwrap_or_else(|| {
         std::env::var_os("STATE_DIRECTORY")

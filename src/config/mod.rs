@@ -39,7 +39,7 @@ use crate::words;
 use crate::{Enforcement, GameMode, IncrementMode, Laws, Rules, TimeControl};
 
 pub use error::ConfigError;
-pub use publish::{BrokerUrl, MQTT_PORT, PublishConfig};
+pub use publish::PublishConfig;
 pub use warning::ConfigWarning;
 
 /// Where the Debian package installs the configuration, and where the daemon

@@ -40,8 +40,7 @@ use serde::Deserialize;
 
 use super::ingest::{Pairing, Round};
 use crate::broadcast::BoardAddress;
-use crate::config::BrokerUrl;
-use crate::publish::Credentials;
+use crate::broker::{BrokerUrl, Credentials};
 
 /// Where the hall's configuration is read unless told otherwise.
 pub const DEFAULT_PATH: &str = "/etc/tocada/hall.toml";

@@ -654,7 +654,8 @@ mod tests {
 
     #[test]
     fn a_board_that_never_answers_is_called_disconnected() {
-        use crate::hardware::link::{BoardLink, LinkChange, LinkPolicy};
+        use crate::controls::LinkChange;
+        use crate::hardware::link::{BoardLink, LinkPolicy};
         let (now_us, model, board) = timed_driver();
         // The board sends nothing: every answer is later than the test.
         model.borrow_mut().set_delay(Millis::MAX / 4);

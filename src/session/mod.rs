@@ -34,9 +34,8 @@ use std::collections::VecDeque;
 use shakmaty::{Bitboard, Color, Position};
 
 use crate::config::Config;
+use crate::controls::{Button, LinkChange};
 use crate::face::Field;
-use crate::hardware::buttons::Button;
-use crate::hardware::link::LinkChange;
 use crate::pgn::{GameRecord, Tags};
 use crate::{
     Adjudication, ArbiterWords, Effect, Input, KnownOutcome, Millis, Referee, Rules, words,
@@ -427,7 +426,7 @@ impl Session {
                 _ => None,
             };
             let before = adjusting.and_then(|_| self.alert.take());
-            match button.input() {
+            match input::referee_input(button) {
                 Some(input) => self.feed(t, input),
                 None => self.feed(t, Input::Pause),
             }

@@ -1,14 +1,102 @@
-//! The clock's user name and password for the broker: one line
-//! `user:password` in the file `[publish] credentials` names, the same line
-//! the broker's administrator gives `mosquitto_passwd -U` (README,
-//! "Publishing"). Kept out of the TOML so that the configuration can stay
-//! world-readable while this file is readable by the publisher alone.
+//! The broker a clock's publisher and the hall both connect to: its URL,
+//! and the `user:password` login each of them gives it.
+//!
+//! A leaf: it uses nothing of the crate, so the publisher
+//! ([`crate::publish`]), the hall ([`crate::hall`]) and the clock's
+//! configuration ([`crate::config`], `[publish]`) all read these from here
+//! without importing one another.
+//!
+//! The login is one line `user:password` in a file of its own (the
+//! publisher's `[publish] credentials`, the hall's `credentials`), the
+//! same line the broker's administrator gives `mosquitto_passwd -U`
+//! (README, "Publishing"). It is kept out of the TOML so that the
+//! configuration can stay world-readable while this file is readable by
+//! its program alone.
 
 use std::fmt;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use crate::exit::{EX_CONFIG, EX_NOINPUT};
+/// The MQTT port a broker listens on unless the URL says otherwise.
+pub const MQTT_PORT: u16 = 1883;
+
+/// A broker's address: `mqtt://host[:port]` (`tcp://` is read the same).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrokerUrl {
+    /// Its host name or address (an IPv6 address without brackets).
+    pub host: String,
+    /// Its port, [`MQTT_PORT`] unless given.
+    pub port: u16,
+}
+
+impl BrokerUrl {
+    /// Reads `mqtt://host[:port]`, or says why it cannot, in words for the
+    /// configuration's error message.
+    pub(crate) fn parse(text: &str) -> Result<BrokerUrl, String> {
+        let Some((scheme, rest)) = text.split_once("://") else {
+            return Err(format!(
+                "\"{text}\" is not a broker URL: expected mqtt://HOST or mqtt://HOST:PORT"
+            ));
+        };
+        match scheme {
+            "mqtt" | "tcp" => {}
+            "mqtts" | "ssl" | "tls" | "wss" | "ws" => {
+                return Err(format!(
+                    "{scheme}:// is not supported: tocada publishes over plain MQTT \
+                     (mqtt://) on the tournament's LAN; across the internet, bridge the \
+                     hall's broker (README, \"Publishing\")"
+                ));
+            }
+            other => {
+                return Err(format!(
+                    "unknown scheme \"{other}://\": expected mqtt://HOST or mqtt://HOST:PORT"
+                ));
+            }
+        }
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        if rest.contains(['/', '@', '?', '#']) || rest.chars().any(char::is_whitespace) {
+            return Err(format!(
+                "\"{text}\": only a host and a port, no user, path or query \
+                 (the user and password go in `credentials`)"
+            ));
+        }
+        let (host, port) = if let Some(v6) = rest.strip_prefix('[') {
+            let Some((host, after)) = v6.split_once(']') else {
+                return Err(format!("\"{text}\": an IPv6 address needs its closing ']'"));
+            };
+            (host, after.strip_prefix(':'))
+        } else {
+            match rest.split_once(':') {
+                Some((host, port)) => (host, Some(port)),
+                None => (rest, None),
+            }
+        };
+        if host.is_empty() {
+            return Err(format!("\"{text}\" names no host"));
+        }
+        let port = match port {
+            None => MQTT_PORT,
+            Some(port) => match port.parse::<u16>() {
+                Ok(port) if port > 0 => port,
+                _ => return Err(format!("\"{port}\" is not a port: expected 1..=65535")),
+            },
+        };
+        Ok(BrokerUrl {
+            host: host.to_owned(),
+            port,
+        })
+    }
+}
+
+impl fmt::Display for BrokerUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.host.contains(':') {
+            write!(f, "mqtt://[{}]:{}", self.host, self.port)
+        } else {
+            write!(f, "mqtt://{}:{}", self.host, self.port)
+        }
+    }
+}
 
 /// A larger file is not a credentials file.
 const MAX_BYTES: u64 = 4096;
@@ -48,18 +136,6 @@ pub enum CredentialsError {
         /// What is wrong, without the password.
         why: &'static str,
     },
-}
-
-impl CredentialsError {
-    /// The exit code ([`crate::exit`]): a file that cannot be read is
-    /// missing input (66), one of the wrong form a configuration error
-    /// (78), which systemd's unit does not restart into.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            CredentialsError::Read { .. } => EX_NOINPUT,
-            CredentialsError::Format { .. } => EX_CONFIG,
-        }
-    }
 }
 
 impl fmt::Display for CredentialsError {
@@ -151,6 +227,41 @@ mod tests {
     use super::*;
 
     #[test]
+    fn broker_urls_are_a_host_and_a_port() {
+        let url = |host: &str, port| BrokerUrl {
+            host: host.to_owned(),
+            port,
+        };
+        assert_eq!(
+            BrokerUrl::parse("mqtt://hall.local"),
+            Ok(url("hall.local", 1883))
+        );
+        assert_eq!(
+            BrokerUrl::parse("mqtt://10.0.0.2:1884/"),
+            Ok(url("10.0.0.2", 1884))
+        );
+        assert_eq!(BrokerUrl::parse("tcp://[::1]:1885"), Ok(url("::1", 1885)));
+        assert_eq!(url("::1", 1885).to_string(), "mqtt://[::1]:1885");
+        for bad in [
+            "hall.local",
+            "mqtt://",
+            "mqtt://host:0",
+            "mqtt://host:99999",
+            "mqtt://user:pw@host",
+            "mqtt://host/topic",
+            "http://host",
+            "mqtt://[::1",
+        ] {
+            assert!(BrokerUrl::parse(bad).is_err(), "{bad}");
+        }
+        assert!(
+            BrokerUrl::parse("mqtts://host")
+                .unwrap_err()
+                .contains("not supported")
+        );
+    }
+
+    #[test]
     fn one_line_of_user_and_password() {
         let ok = Credentials::parse("clock-12:s3cr:et\n").unwrap();
         assert_eq!(
@@ -168,7 +279,7 @@ mod tests {
     #[test]
     fn a_missing_file_names_itself_and_the_key() {
         let err = Credentials::load(Path::new("/nonexistent/publish.credentials")).unwrap_err();
-        assert_eq!(err.exit_code(), EX_NOINPUT);
+        assert!(matches!(err, CredentialsError::Read { .. }), "{err}");
         let text = err.to_string();
         assert!(
             text.contains("/nonexistent/publish.credentials")
