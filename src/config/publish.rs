@@ -12,10 +12,8 @@
 
 use std::path::PathBuf;
 
-use serde::Deserialize;
-
 use super::ConfigError;
-use super::raw::Integer;
+use super::raw::{Integer, RawPublish};
 use crate::broadcast::BoardAddress;
 use crate::broker::BrokerUrl;
 
@@ -31,16 +29,6 @@ pub struct PublishConfig {
     /// (`credentials`); `None` connects without a user name, which a
     /// hall's broker refuses.
     pub credentials: Option<PathBuf>,
-}
-
-/// `[publish]` as serde reads it.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [publish] table")]
-pub(super) struct RawPublish {
-    pub broker: Option<String>,
-    pub hall: Option<String>,
-    pub board: Option<Integer>,
-    pub credentials: Option<String>,
 }
 
 /// Checks `[publish]`; errors start with `origin` and name the key.
