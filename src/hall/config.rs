@@ -41,47 +41,11 @@ use serde::Deserialize;
 use super::ingest::{Pairing, Round};
 use crate::broadcast::BoardAddress;
 use crate::broker::{BrokerUrl, Credentials};
+use crate::config::ConfigError;
+use crate::config::file;
 
 /// Where the hall's configuration is read unless told otherwise.
 pub const DEFAULT_PATH: &str = "/etc/tocada/hall.toml";
-
-/// A hall configuration that cannot be used: the file, the key, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
-    /// The file.
-    pub origin: String,
-    /// The key at fault (`arbiter[0].password_hash`), if the error is one
-    /// key's.
-    pub key: Option<String>,
-    /// What is wrong.
-    pub why: String,
-}
-
-impl ConfigError {
-    fn at(origin: &str, key: &str, why: impl Into<String>) -> ConfigError {
-        ConfigError {
-            origin: origin.to_owned(),
-            key: Some(key.to_owned()),
-            why: why.into(),
-        }
-    }
-
-    /// The exit code: [`EX_CONFIG`](crate::exit::EX_CONFIG).
-    pub fn exit_code(&self) -> u8 {
-        crate::exit::EX_CONFIG
-    }
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.key {
-            Some(key) => write!(f, "{}: {key}: {}", self.origin, self.why),
-            None => write!(f, "{}: {}", self.origin, self.why),
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -320,38 +284,18 @@ pub fn read_credentials(path: &Path) -> Result<Credentials, SecretFileError> {
 }
 
 impl HallConfig {
-    /// Reads and checks the file at `path`.
+    /// Reads and checks the file at `path`, as the clock's configuration
+    /// is read ([`crate::config::Config::load`]): the same size limit, key
+    /// paths and [`ConfigError`].
     pub fn load(path: &Path) -> Result<HallConfig, ConfigError> {
-        let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|err| ConfigError {
-            origin: origin.clone(),
-            key: None,
-            why: format!("cannot read: {err}"),
-        })?;
+        let (origin, text) = file::read(path)?;
         HallConfig::parse(&text, &origin)
     }
 
     /// Checks a configuration's text; `origin` starts every error.
     pub fn parse(text: &str, origin: &str) -> Result<HallConfig, ConfigError> {
-        let deserializer = toml::Deserializer::parse(text).map_err(|err| ConfigError {
-            origin: origin.to_owned(),
-            key: None,
-            why: err.message().to_owned(),
-        })?;
-        let raw: Raw = serde_path_to_error::deserialize(deserializer).map_err(|err| {
-            let key = err.path().to_string();
-            let why = err.inner().message().to_owned();
-            if key == "." {
-                ConfigError {
-                    origin: origin.to_owned(),
-                    key: None,
-                    why,
-                }
-            } else {
-                ConfigError::at(origin, &key, why)
-            }
-        })?;
-        let at = |key: &str, why: String| ConfigError::at(origin, key, why);
+        let raw: Raw = file::deserialize(text, origin)?;
+        let at = |key: &str, why: String| ConfigError::at_key(origin, key, None, &why);
         BoardAddress::new(&raw.hall, 0).map_err(|err| at("hall", err.to_string()))?;
         let broker = broker_url(&raw.broker).map_err(|why| at("broker", why))?;
         let listen: SocketAddr = raw.listen.parse().map_err(|_| {
@@ -370,11 +314,10 @@ impl HallConfig {
             return Err(at("client_id", "from 1 to 128 bytes".to_owned()));
         }
         if raw.arbiter.is_empty() {
-            return Err(ConfigError {
-                origin: origin.to_owned(),
-                key: Some("arbiter".to_owned()),
-                why: "no [[arbiter]]: nobody could log in to the arbiter's page".to_owned(),
-            });
+            return Err(at(
+                "arbiter",
+                "no [[arbiter]]: nobody could log in to the arbiter's page".to_owned(),
+            ));
         }
         let mut arbiters: Vec<Arbiter> = Vec::new();
         for (i, arbiter) in raw.arbiter.into_iter().enumerate() {
@@ -595,16 +538,17 @@ mod tests {
         for (text, key) in cases {
             let err = HallConfig::parse(&text, "hall.toml").unwrap_err();
             assert!(
-                err.key.as_deref().is_some_and(|k| k.starts_with(key)),
+                err.key().is_some_and(|k| k.starts_with(key)),
                 "{key}: {err}"
             );
             assert!(err.to_string().starts_with("hall.toml: "), "{err}");
         }
         let no_arbiter = "hall = \"open\"\nbroker = \"mqtt://h\"\n";
         let err = HallConfig::parse(no_arbiter, "hall.toml").unwrap_err();
-        assert_eq!(err.key.as_deref(), Some("arbiter"), "{err}");
+        assert_eq!(err.key(), Some("arbiter"), "{err}");
         let err = HallConfig::parse("hall = ", "hall.toml").unwrap_err();
-        assert_eq!(err.key, None);
+        assert_eq!((err.key(), err.line()), (None, Some(1)), "{err}");
+        assert_eq!(err.exit_code(), crate::exit::EX_CONFIG);
     }
 
     #[test]
