@@ -34,7 +34,7 @@ use shakmaty::{Chess, Color};
 use tokio::sync::{mpsc, watch};
 
 use super::alarm::Alarm;
-use super::pairing::{self, Pairing};
+use super::board_identity::{self as pairing, BoardIdentity as Pairing};
 use super::polling::{PollReason, Polling};
 use super::timers::{Timer, Timers};
 use crate::controls::LinkChange;
