@@ -18,6 +18,7 @@ use super::{
     BoardConfig, BoardKind, BoardModel, ClockConfig, Config, ConfigError, I2cConfig, LeverSide,
     PinsConfig, Preset, RulesConfig, StateConfig, StdinPace, default_presets,
 };
+use crate::words;
 use crate::{Enforcement, GameMode, IncrementMode, Laws, TimeControl};
 
 /// BCM GPIOs on the Pi's 40-pin header.
@@ -48,7 +49,6 @@ const INCREMENTS: [IncrementMode; 3] = [
     IncrementMode::Delay,
 ];
 const MODES: [GameMode; 3] = [GameMode::Standard, GameMode::Rapid, GameMode::Blitz];
-const COLORS: [(&str, Color); 2] = [("white", Color::White), ("black", Color::Black)];
 
 /// Parses and checks `text`; `state_directory` is `[state] directory`'s
 /// default, passed in so tests need not touch the environment.
@@ -446,8 +446,8 @@ impl Checker<'_> {
                     &key("draw_odds"),
                     &value,
                     "side",
-                    |s| COLORS.iter().find(|(name, _)| *name == s).map(|(_, c)| *c),
-                    COLORS.map(|(name, _)| name),
+                    words::side_of_keyword,
+                    Color::ALL.map(words::side_keyword),
                 )
             })
             .transpose()?;
