@@ -76,7 +76,8 @@
 //! hardware or the models; the drivers, models and rig neither the
 //! session, the daemon nor the simulator; the clock's layers nothing of
 //! the publisher or the hall, and the hall nothing of the publisher (they
-//! share [`broadcast`] and [`broker`]).
+//! share [`broadcast`] and [`broker`]); and no two files of a room use
+//! each other.
 //!
 //! Everything that touches the world (the daemon, the I2C drivers and the
 //! device models) sits around the referee and drives it the same way:
