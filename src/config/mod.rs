@@ -363,6 +363,7 @@ impl Config {
     }
 
     /// The preset selected at power-on (`clock.preset`).
+    #[cfg(test)]
     pub fn power_on_preset(&self) -> Option<&Preset> {
         self.preset(&self.clock.preset)
     }
