@@ -33,7 +33,7 @@ pub(crate) fn deserialize<T: DeserializeOwned>(text: &str, origin: &str) -> Resu
     serde_path_to_error::deserialize(deserializer).map_err(|err| shape_error(origin, text, &err))
 }
 
-/// The file as UTF-8 text, refused when larger than [`MAX_FILE_BYTES`](super::MAX_FILE_BYTES).
+/// The file as UTF-8 text, refused when larger than [`MAX_FILE_BYTES`].
 fn read_limited(path: &Path) -> std::io::Result<String> {
     let file = std::fs::File::open(path)?;
     let mut text = String::new();

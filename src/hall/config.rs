@@ -474,6 +474,29 @@ mod tests {
     }
 
     #[test]
+    fn the_file_is_read_as_the_clocks_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hall.toml");
+        // A valid file, padded past the size a configuration can have.
+        let padding = format!("# {}\n", "x".repeat(300 * 1024));
+        std::fs::write(&path, format!("{}{padding}", config(""))).unwrap();
+        let err = HallConfig::load(&path).unwrap_err();
+        assert!(err.is_unreadable(), "{err}");
+        assert!(err.to_string().contains("larger than"), "{err}");
+        assert_eq!(err.exit_code(), crate::exit::EX_CONFIG);
+        std::fs::write(&path, config("")).unwrap();
+        assert_eq!(HallConfig::load(&path).unwrap().hall, "open");
+        // An unknown key is named, and said, as in the clock's file.
+        let err = HallConfig::parse(&config("colour = 1"), "hall.toml").unwrap_err();
+        assert_eq!((err.key(), err.line()), (Some("colour"), Some(3)), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("hall.toml: colour: unknown key, expected one of"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn a_token_file_is_read_to_its_first_line() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("token");
