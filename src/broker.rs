@@ -104,7 +104,7 @@ const MAX_BYTES: u64 = 4096;
 /// A user name and its password.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Credentials {
-    /// The broker's user name for this clock.
+    /// The broker's user name for this clock, or for the hall.
     pub user: String,
     /// Its password.
     pub password: String,
@@ -126,6 +126,8 @@ pub enum CredentialsError {
     Read {
         /// The file.
         path: PathBuf,
+        /// The configuration key that names it (`publish.credentials`).
+        key: &'static str,
         /// Why.
         source: io::Error,
     },
@@ -133,6 +135,8 @@ pub enum CredentialsError {
     Format {
         /// The file.
         path: PathBuf,
+        /// The configuration key that names it.
+        key: &'static str,
         /// What is wrong, without the password.
         why: &'static str,
     },
@@ -141,14 +145,14 @@ pub enum CredentialsError {
 impl fmt::Display for CredentialsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CredentialsError::Read { path, source } => write!(
+            CredentialsError::Read { path, key, source } => write!(
                 f,
-                "cannot read the broker credentials {} (publish.credentials): {source}",
+                "cannot read the broker credentials {} ({key}): {source}",
                 path.display()
             ),
-            CredentialsError::Format { path, why } => write!(
+            CredentialsError::Format { path, key, why } => write!(
                 f,
-                "{} (publish.credentials): {why}: expected one line user:password",
+                "{} ({key}): {why}: expected one line user:password",
                 path.display()
             ),
         }
@@ -165,10 +169,13 @@ impl std::error::Error for CredentialsError {
 }
 
 impl Credentials {
-    /// Reads the file at `path`.
-    pub fn load(path: &Path) -> Result<Credentials, CredentialsError> {
+    /// Reads the file at `path`, which the configuration's `key` names
+    /// (`publish.credentials` for the publisher, `credentials` for the
+    /// hall): errors name both.
+    pub fn load(path: &Path, key: &'static str) -> Result<Credentials, CredentialsError> {
         let read = |source| CredentialsError::Read {
             path: path.to_owned(),
+            key,
             source,
         };
         let file = std::fs::File::open(path).map_err(read)?;
@@ -184,6 +191,7 @@ impl Credentials {
             .map_err(read)?;
         let format = |why| CredentialsError::Format {
             path: path.to_owned(),
+            key,
             why,
         };
         if bytes.len() as u64 > MAX_BYTES {
@@ -278,7 +286,11 @@ mod tests {
 
     #[test]
     fn a_missing_file_names_itself_and_the_key() {
-        let err = Credentials::load(Path::new("/nonexistent/publish.credentials")).unwrap_err();
+        let err = Credentials::load(
+            Path::new("/nonexistent/publish.credentials"),
+            "publish.credentials",
+        )
+        .unwrap_err();
         assert!(matches!(err, CredentialsError::Read { .. }), "{err}");
         let text = err.to_string();
         assert!(
@@ -286,5 +298,32 @@ mod tests {
                 && text.contains("publish.credentials)"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_file_of_the_wrong_form_is_named_with_its_key_and_never_shows_the_password() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hall.credentials");
+        std::fs::write(&path, "hall:pw:with:colons\n").unwrap();
+        let login = Credentials::load(&path, "credentials").unwrap();
+        assert_eq!(
+            (login.user.as_str(), login.password.as_str()),
+            ("hall", "pw:with:colons")
+        );
+        std::fs::write(&path, "hall:secret\nsecond:line\n").unwrap();
+        let err = Credentials::load(&path, "credentials").unwrap_err();
+        assert!(matches!(err, CredentialsError::Format { .. }), "{err}");
+        let text = err.to_string();
+        assert!(
+            text.contains("more than one line")
+                && text.contains("(credentials)")
+                && !text.contains("secret"),
+            "{text}"
+        );
+        std::fs::write(&path, "x".repeat(5000)).unwrap();
+        let err = Credentials::load(&path, "credentials").unwrap_err();
+        assert!(err.to_string().contains("too large"), "{err}");
+        let err = Credentials::load(dir.path(), "credentials").unwrap_err();
+        assert!(matches!(err, CredentialsError::Read { .. }), "{err}");
     }
 }

@@ -941,7 +941,7 @@ fn make_hall_writes_the_brokers_users_and_acl_and_each_clocks_credentials() {
     let users: Vec<Credentials> = (1..=3)
         .map(|board| dir.path().join(format!("clocks/board-{board}.credentials")))
         .chain([dir.path().join("hall.credentials")])
-        .map(|path| Credentials::load(&path).unwrap())
+        .map(|path| Credentials::load(&path, "publish.credentials").unwrap())
         .collect();
     let passwords: HashSet<&str> = users.iter().map(|c| c.password.as_str()).collect();
     assert_eq!(passwords.len(), 4, "a password each");

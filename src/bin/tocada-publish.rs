@@ -44,7 +44,7 @@ fn options(args: &PublishCli) -> Result<Options, (u8, String)> {
     let credentials = publish
         .credentials
         .as_deref()
-        .map(Credentials::load)
+        .map(|path| Credentials::load(path, "publish.credentials"))
         .transpose()
         .map_err(PublishError::Credentials)
         .map_err(|err| (err.exit_code(), err.to_string()))?;

@@ -40,7 +40,7 @@ use serde::Deserialize;
 
 use super::ingest::{Pairing, Round};
 use crate::broadcast::BoardAddress;
-use crate::broker::{BrokerUrl, Credentials};
+use crate::broker::BrokerUrl;
 use crate::config::ConfigError;
 use crate::config::file;
 
@@ -194,8 +194,8 @@ fn check_push_url(url: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Why a file of secrets the hall reads at start (the push token, the
-/// broker login) cannot serve.
+/// Why the push token's file, a secret the hall reads at start, cannot
+/// serve (the broker login is read by [`crate::broker::Credentials::load`]).
 #[derive(Debug)]
 pub enum SecretFileError {
     /// It cannot be read.
@@ -270,17 +270,6 @@ fn broker_url(text: &str) -> Result<BrokerUrl, String> {
     } else {
         BrokerUrl::parse(&format!("mqtt://{text}"))
     }
-}
-
-/// The login in a credentials file: one line `user:password`, read as
-/// the publisher reads its own.
-pub fn read_credentials(path: &Path) -> Result<Credentials, SecretFileError> {
-    let text = read_secret_file(path)?;
-    Credentials::parse(&text).map_err(|why| SecretFileError::Format {
-        path: path.to_owned(),
-        why,
-        expected: "one line user:password",
-    })
 }
 
 impl HallConfig {
@@ -572,26 +561,6 @@ mod tests {
         let err = HallConfig::parse("hall = ", "hall.toml").unwrap_err();
         assert_eq!((err.key(), err.line()), (None, Some(1)), "{err}");
         assert_eq!(err.exit_code(), crate::exit::EX_CONFIG);
-    }
-
-    #[test]
-    fn a_credentials_file_is_one_line_and_its_error_never_shows_the_password() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("hall.credentials");
-        std::fs::write(&path, "hall:pw:with:colons\n").unwrap();
-        let login = read_credentials(&path).unwrap();
-        assert_eq!(
-            (login.user.as_str(), login.password.as_str()),
-            ("hall", "pw:with:colons")
-        );
-        std::fs::write(&path, "hall:secret\nsecond:line\n").unwrap();
-        let err = read_credentials(&path).unwrap_err().to_string();
-        assert!(
-            err.contains("more than one line") && !err.contains("secret"),
-            "{err}"
-        );
-        let missing = read_credentials(&dir.path().join("none")).unwrap_err();
-        assert!(matches!(missing, SecretFileError::Read { .. }), "{missing}");
     }
 
     #[test]
