@@ -92,6 +92,7 @@ impl Frame {
     }
 
     /// Whether any byte of page `page` differs between `self` and `other`.
+    #[cfg(test)]
     pub fn page_differs(&self, other: &Frame, page: usize) -> bool {
         self.pages[page] != other.pages[page]
     }

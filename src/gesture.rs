@@ -386,7 +386,7 @@ pub fn hand_events(position: &Chess, m: Move, style: &Style) -> Vec<(Millis, Inp
 
 /// Why a move or an ending could not be added to a [`Script`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ScriptError {
+pub enum MoveError {
     /// The text is not SAN.
     BadSan(String),
     /// The move is not legal in the position reached (SAN or UCI given).
@@ -395,17 +395,17 @@ pub enum ScriptError {
     GameOver,
 }
 
-impl fmt::Display for ScriptError {
+impl fmt::Display for MoveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ScriptError::BadSan(s) => write!(f, "not a move in SAN: {s:?}"),
-            ScriptError::IllegalMove(s) => write!(f, "illegal move: {s}"),
-            ScriptError::GameOver => f.write_str("the game is already over"),
+            MoveError::BadSan(s) => write!(f, "not a move in SAN: {s:?}"),
+            MoveError::IllegalMove(s) => write!(f, "illegal move: {s}"),
+            MoveError::GameOver => f.write_str("the game is already over"),
         }
     }
 }
 
-impl std::error::Error for ScriptError {}
+impl std::error::Error for MoveError {}
 
 /// Where each move's style comes from.
 #[derive(Debug, Clone, Copy)]
@@ -497,12 +497,12 @@ impl Script {
     }
 
     /// Plays a legal move: thinking time, the hand's contacts, the press.
-    pub fn play(&mut self, m: Move) -> Result<&mut Script, ScriptError> {
+    pub fn play(&mut self, m: Move) -> Result<&mut Script, MoveError> {
         if self.over {
-            return Err(ScriptError::GameOver);
+            return Err(MoveError::GameOver);
         }
         if !self.position.is_legal(m) {
-            return Err(ScriptError::IllegalMove(
+            return Err(MoveError::IllegalMove(
                 m.to_uci(shakmaty::CastlingMode::Standard).to_string(),
             ));
         }
@@ -525,16 +525,16 @@ impl Script {
     }
 
     /// Plays a move given in SAN (a check or mate suffix is allowed).
-    pub fn play_san(&mut self, san: &str) -> Result<&mut Script, ScriptError> {
+    pub fn play_san(&mut self, san: &str) -> Result<&mut Script, MoveError> {
         if self.over {
-            return Err(ScriptError::GameOver);
+            return Err(MoveError::GameOver);
         }
         let m = parse_san(&self.position, san)?;
         self.play(m)
     }
 
     /// Plays moves given in SAN, in order.
-    pub fn play_sans<I, S>(&mut self, sans: I) -> Result<&mut Script, ScriptError>
+    pub fn play_sans<I, S>(&mut self, sans: I) -> Result<&mut Script, MoveError>
     where
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
@@ -546,9 +546,9 @@ impl Script {
     }
 
     /// Ends the game: `loser` resigns after a moment's thought.
-    pub fn resign(&mut self, loser: Color) -> Result<&mut Script, ScriptError> {
+    pub fn resign(&mut self, loser: Color) -> Result<&mut Script, MoveError> {
         if self.over {
-            return Err(ScriptError::GameOver);
+            return Err(MoveError::GameOver);
         }
         self.now += between(&mut self.state, 1_000, 10_000);
         self.events.push((self.now, Input::Resign(loser)));
@@ -562,9 +562,9 @@ impl Script {
     /// When `offerer` made the last move, the offer goes where the Laws want
     /// it (9.1.2.1): after the move, before his press. Otherwise (or before
     /// any move) he offers on his own turn, which is still an offer (9.1.2.2).
-    pub fn agree_draw(&mut self, offerer: Color) -> Result<&mut Script, ScriptError> {
+    pub fn agree_draw(&mut self, offerer: Color) -> Result<&mut Script, MoveError> {
         if self.over {
-            return Err(ScriptError::GameOver);
+            return Err(MoveError::GameOver);
         }
         let len = self.events.len();
         match self.events.as_slice() {
@@ -592,7 +592,7 @@ pub fn script_from_sans<I, S>(
     sans: I,
     style: Style,
     seed: u64,
-) -> Result<Script, ScriptError>
+) -> Result<Script, MoveError>
 where
     I: IntoIterator<Item = S>,
     S: AsRef<str>,
@@ -609,13 +609,13 @@ pub fn san_plus(position: &Chess, m: Move) -> String {
 }
 
 /// Parses a SAN move in `position` (suffixes allowed).
-pub fn parse_san(position: &Chess, san: &str) -> Result<Move, ScriptError> {
+pub fn parse_san(position: &Chess, san: &str) -> Result<Move, MoveError> {
     let parsed: San = SanPlus::from_ascii(san.as_bytes())
-        .map_err(|_| ScriptError::BadSan(san.to_owned()))?
+        .map_err(|_| MoveError::BadSan(san.to_owned()))?
         .san;
     parsed
         .to_move(position)
-        .map_err(|_| ScriptError::IllegalMove(san.to_owned()))
+        .map_err(|_| MoveError::IllegalMove(san.to_owned()))
 }
 
 #[cfg(test)]
@@ -1150,8 +1150,8 @@ mod tests {
                 Input::Place(_, _)
             ));
             let mut more = script.clone();
-            assert_eq!(more.play_san("a3").err(), Some(ScriptError::GameOver));
-            assert_eq!(more.resign(Color::White).err(), Some(ScriptError::GameOver));
+            assert_eq!(more.play_san("a3").err(), Some(MoveError::GameOver));
+            assert_eq!(more.resign(Color::White).err(), Some(MoveError::GameOver));
         }
     }
 
@@ -1185,7 +1185,7 @@ mod tests {
         let n = script.events().len();
         assert_eq!(script.events()[n - 2].1, Input::Press(Color::Black));
         assert_eq!(script.events()[n - 1].1, Input::Resign(Color::White));
-        assert_eq!(script.play_san("Nf3").err(), Some(ScriptError::GameOver));
+        assert_eq!(script.play_san("Nf3").err(), Some(MoveError::GameOver));
 
         // Offered by the last mover: between his move and his press.
         let mut script = Script::new(Chess::default(), Style::default(), 3);
@@ -1238,9 +1238,9 @@ mod tests {
         let mut script = Script::new(Chess::default(), Style::default(), 0);
         assert!(matches!(
             script.play_san("e5"),
-            Err(ScriptError::IllegalMove(_))
+            Err(MoveError::IllegalMove(_))
         ));
-        assert!(matches!(script.play_san("xx"), Err(ScriptError::BadSan(_))));
+        assert!(matches!(script.play_san("xx"), Err(MoveError::BadSan(_))));
         assert_eq!(script.events().len(), 1);
         assert_eq!(
             san_plus(

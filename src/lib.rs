@@ -38,6 +38,9 @@
 //! - [`protocol`]: the bytes of the sensor board's I2C protocol v1, shared
 //!   by its driver and its model; written once in the board core
 //!   (`tocada-board`, `hardware/firmware/core`) and re-exported.
+//! - [`controls`]: the front's buttons and levers and the board link's
+//!   changes as plain values, a leaf: the drivers make them, the session
+//!   rules on them, and neither imports the other.
 //! - [`hardware`]: drivers for the sensor boards, the OLED and the levers,
 //!   generic over `embedded_hal::i2c::I2c`.
 //! - [`models`]: device models that implement the bus side of that trait, so
@@ -46,7 +49,8 @@
 //! - [`rig`]: the hardware behind one trait, implemented twice: the Pi's
 //!   devices, and the same drivers on the device models.
 //! - [`broadcast`]: the MQTT topics and messages between a clock's
-//!   publisher and a hall, written once for both ends.
+//!   publisher and a hall, written once for both ends; [`broker`]: the
+//!   broker's URL and the `user:password` login both ends give it, a leaf.
 //! - `publish` (cargo feature `net`, on by default and in the package):
 //!   `tocada publish`, the program beside the daemon that follows the game
 //!   store read-only and publishes every event to the hall's MQTT broker.
@@ -67,9 +71,13 @@
 //!   in simulated time.
 //!
 //! Lower layers never import higher ones (`tests/layers.rs` keeps it so):
-//! the referee imports nothing of the crate, the face only the frame, and
-//! the drivers, models and rig neither the session, the daemon nor the
-//! simulator.
+//! the referee imports nothing of the crate, the face only the frame,
+//! [`controls`] and [`broker`] nothing at all; the session nothing of the
+//! hardware or the models; the drivers, models and rig neither the
+//! session, the daemon nor the simulator; the clock's layers nothing of
+//! the publisher or the hall, and the hall nothing of the publisher (they
+//! share [`broadcast`] and [`broker`]); and no two files of a room use
+//! each other.
 //!
 //! Everything that touches the world (the daemon, the I2C drivers and the
 //! device models) sits around the referee and drives it the same way:
@@ -96,8 +104,10 @@
 //! ```
 
 pub mod broadcast;
+pub mod broker;
 pub mod cli;
 pub mod config;
+pub mod controls;
 pub mod daemon;
 pub mod exit;
 pub mod export;

@@ -168,7 +168,7 @@ impl ClockSetting {
             tags.extend(black.map(|delay| ("BlackTimeDelay", delay)));
         }
         if let Some(side) = self.draw_odds {
-            tags.push(("DrawOdds", comment::side_name(side).to_owned()));
+            tags.push(("DrawOdds", crate::words::side_name(side).to_owned()));
         }
         tags
     }
@@ -185,7 +185,7 @@ impl ClockSetting {
         if let Some(side) = self.draw_odds {
             words.push_str(&format!(
                 "; a draw counts as a win for {} (Armageddon)",
-                comment::side_name(side)
+                crate::words::side_name(side)
             ));
         }
         words

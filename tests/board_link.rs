@@ -3,8 +3,9 @@
 //! timing; what changed meanwhile reaches the referee when it comes back.
 
 use shakmaty::{Board, Color, Square};
+use tocada::controls::LinkChange;
 use tocada::hardware::SensorBoard;
-use tocada::hardware::link::{BoardLink, LinkChange, LinkPolicy};
+use tocada::hardware::link::{BoardLink, LinkPolicy};
 use tocada::hardware::mcp23017_board::Mcp23017Board;
 use tocada::hardware::protocol_board::ProtocolBoard;
 use tocada::models::mcp23017::ReedBoardModel;

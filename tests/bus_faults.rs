@@ -31,9 +31,10 @@ use std::time::Duration;
 
 use shakmaty::{Chess, Color, Position};
 use tocada::config::Config;
+use tocada::controls::Button;
 use tocada::daemon::{Command, Session, Shell, link_policy};
 use tocada::gesture::{self, Style};
-use tocada::hardware::buttons::{Button, ButtonPress};
+use tocada::hardware::buttons::ButtonPress;
 use tocada::models::bus::BusClock;
 use tocada::rig::Rig;
 use tocada::rig::models::{RigClock, World};

@@ -111,7 +111,7 @@ fn the_choosers_buttons_answer_through_the_daemon() {
 fn the_face_shows_the_choice_and_the_mark() {
     use shakmaty::{Color, Square};
     use tocada::config::Config;
-    use tocada::hardware::buttons::Button;
+    use tocada::controls::Button;
     use tocada::session::{Session, SessionInput};
     use tocada::{Input, Laws, Rules};
 

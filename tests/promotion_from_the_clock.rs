@@ -11,7 +11,7 @@ mod support {
 use shakmaty::{Color, Square};
 use support::cli::tocada;
 use tocada::config::Config;
-use tocada::hardware::buttons::Button;
+use tocada::controls::Button;
 use tocada::session::{Action, SavedGame, Session, SessionInput};
 use tocada::transcript::{Policy, restore};
 use tocada::{Effect, Input};

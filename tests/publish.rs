@@ -914,7 +914,7 @@ fn the_shipped_configuration_shows_publish_commented_out() {
 /// with the ACL the tests use, and a clock publishes with what it wrote.
 #[test]
 fn make_hall_writes_the_brokers_users_and_acl_and_each_clocks_credentials() {
-    use tocada::publish::Credentials;
+    use tocada::broker::Credentials;
     let dir = tempfile::tempdir().unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("packaging/mosquitto/make-hall");
     let status = Command::new(&script)
@@ -941,7 +941,7 @@ fn make_hall_writes_the_brokers_users_and_acl_and_each_clocks_credentials() {
     let users: Vec<Credentials> = (1..=3)
         .map(|board| dir.path().join(format!("clocks/board-{board}.credentials")))
         .chain([dir.path().join("hall.credentials")])
-        .map(|path| Credentials::load(&path).unwrap())
+        .map(|path| Credentials::load(&path, "publish.credentials").unwrap())
         .collect();
     let passwords: HashSet<&str> = users.iter().map(|c| c.password.as_str()).collect();
     assert_eq!(passwords.len(), 4, "a password each");

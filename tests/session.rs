@@ -3,8 +3,8 @@
 
 use shakmaty::{Bitboard, Color, Position, Square};
 use tocada::config::Config;
+use tocada::controls::Button;
 use tocada::face::{Field, Screen};
-use tocada::hardware::buttons::Button;
 use tocada::session::{Action, Recorded, SavedGame, Session, SessionInput};
 use tocada::transcript::{
     Event, Fault, FaultKind, Line, Policy, RestoreError, line_to_json, restore,

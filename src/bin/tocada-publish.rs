@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
+use tocada::broker::Credentials;
 use tocada::config::{self, Config};
 use tocada::exit::{EX_CANTCREAT, EX_CONFIG, FAILURE};
-use tocada::publish::{self, Credentials, Options, PublishCli, STATE_DIRECTORY};
+use tocada::publish::{self, Options, PublishCli, PublishError, STATE_DIRECTORY};
 
 fn main() -> ExitCode {
     let args = PublishCli::parse();
@@ -43,8 +44,9 @@ fn options(args: &PublishCli) -> Result<Options, (u8, String)> {
     let credentials = publish
         .credentials
         .as_deref()
-        .map(Credentials::load)
+        .map(|path| Credentials::load(path, "publish.credentials"))
         .transpose()
+        .map_err(PublishError::Credentials)
         .map_err(|err| (err.exit_code(), err.to_string()))?;
     let state_directory = args.state.clone().unwrap_or_else(|| {
         std::env::var_os("STATE_DIRECTORY")

@@ -1,8 +1,9 @@
 //! Why a configuration file was refused: one message that names the file,
 //! then the key (or the line, for TOML syntax) and what is wrong with it.
 //!
-//! The daemon and `tocada check-config` print it as it is, so it must read
-//! well on its own: `tocada.toml: board.kind: unknown board kind "usb": ...`.
+//! The daemon, `tocada check-config` and `tocada-hall check-config` (the
+//! hall's file is read through the same [`super::file`]) print it as it
+//! is, so it must read well on its own: `tocada.toml: board.kind: unknown board kind "usb": ...`.
 
 use std::fmt;
 use std::io;
@@ -56,8 +57,9 @@ impl ConfigError {
         }
     }
 
-    /// The value at `key` is wrong, because of `why`.
-    pub(super) fn at_key(origin: &str, key: &str, line: Option<usize>, why: &str) -> ConfigError {
+    /// The value at `key` is wrong, because of `why`: for the checks of
+    /// every file read through [`super::file`], the clock's and the hall's.
+    pub(crate) fn at_key(origin: &str, key: &str, line: Option<usize>, why: &str) -> ConfigError {
         ConfigError {
             origin: origin.to_owned(),
             cause: Cause::Key {
@@ -70,16 +72,18 @@ impl ConfigError {
 
     /// The file name the message starts with (the path given to
     /// [`Config::load`](super::Config::load), or the origin given to
-    /// [`Config::parse`](super::Config::parse)).
+    /// [`Config::parse`](super::Config::parse); the same for the hall's).
     pub fn origin(&self) -> &str {
         &self.origin
     }
 
     /// The key path at fault, as in the file: `board.kind`,
     /// `preset[2].time_control` (presets counted from 0). `None` when the
-    /// file could not be read or is not TOML.
+    /// file could not be read or is not TOML, and when the fault is the
+    /// file's as a whole (a required key missing at the top).
     pub fn key(&self) -> Option<&str> {
         match &self.cause {
+            Cause::Key { key, .. } if key.is_empty() => None,
             Cause::Key { key, .. } => Some(key),
             Cause::Read(_) | Cause::Syntax { .. } => None,
         }

@@ -20,13 +20,13 @@
 //! ```
 
 mod error;
+pub(crate) mod file;
 mod publish;
 mod raw;
 mod validate;
 mod warning;
 
 use std::fmt;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -39,7 +39,7 @@ use crate::words;
 use crate::{Enforcement, GameMode, IncrementMode, Laws, Rules, TimeControl};
 
 pub use error::ConfigError;
-pub use publish::{BrokerUrl, MQTT_PORT, PublishConfig};
+pub use publish::PublishConfig;
 pub use warning::ConfigWarning;
 
 /// Where the Debian package installs the configuration, and where the daemon
@@ -278,8 +278,7 @@ impl Config {
     /// Reads and checks the file at `path`; the error names the path, and the
     /// key at fault or the OS error.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let origin = path.display().to_string();
-        let text = read_limited(path).map_err(|err| ConfigError::read(&origin, err))?;
+        let (origin, text) = file::read(path)?;
         let config = Config::parse(&text, &origin)?;
         config.check_paths(&origin)?;
         Ok(config)
@@ -290,8 +289,7 @@ impl Config {
     /// daemon (`tocada-publish`), whose own state directory is not the
     /// clock's.
     pub fn load_with_state(path: &Path, state_directory: &Path) -> Result<Config, ConfigError> {
-        let origin = path.display().to_string();
-        let text = read_limited(path).map_err(|err| ConfigError::read(&origin, err))?;
+        let (origin, text) = file::read(path)?;
         let config = validate::parse(&text, &origin, state_directory)?;
         config.check_paths(&origin)?;
         Ok(config)
@@ -365,6 +363,7 @@ impl Config {
     }
 
     /// The preset selected at power-on (`clock.preset`).
+    #[cfg(test)]
     pub fn power_on_preset(&self) -> Option<&Preset> {
         self.preset(&self.clock.preset)
     }
@@ -706,20 +705,6 @@ fn state_directory_default() -> PathBuf {
                 .filter(|first| first.is_absolute())
         })
         .unwrap_or_else(|| PathBuf::from(STATE_DIRECTORY))
-}
-
-/// The file as UTF-8 text, refused when larger than [`MAX_FILE_BYTES`].
-fn read_limited(path: &Path) -> std::io::Result<String> {
-    let file = std::fs::File::open(path)?;
-    let mut text = String::new();
-    file.take(MAX_FILE_BYTES + 1).read_to_string(&mut text)?;
-    if text.len() as u64 > MAX_FILE_BYTES {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("larger than {MAX_FILE_BYTES} bytes: not a configuration file"),
-        ));
-    }
-    Ok(text)
 }
 
 #[cfg(test)]

@@ -10,17 +10,12 @@
 //! credentials = "/etc/tocada/publish.credentials"
 //! ```
 
-use std::fmt;
 use std::path::PathBuf;
 
-use serde::Deserialize;
-
 use super::ConfigError;
-use super::raw::Integer;
+use super::raw::{Integer, RawPublish};
 use crate::broadcast::BoardAddress;
-
-/// The MQTT port a broker listens on unless the URL says otherwise.
-pub const MQTT_PORT: u16 = 1883;
+use crate::broker::BrokerUrl;
 
 /// `[publish]`, every value checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,94 +29,6 @@ pub struct PublishConfig {
     /// (`credentials`); `None` connects without a user name, which a
     /// hall's broker refuses.
     pub credentials: Option<PathBuf>,
-}
-
-/// A broker's address: `mqtt://host[:port]` (`tcp://` is read the same).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BrokerUrl {
-    /// Its host name or address (an IPv6 address without brackets).
-    pub host: String,
-    /// Its port, [`MQTT_PORT`] unless given.
-    pub port: u16,
-}
-
-impl BrokerUrl {
-    /// Reads `mqtt://host[:port]`, or says why it cannot, in words for the
-    /// configuration's error message.
-    pub(crate) fn parse(text: &str) -> Result<BrokerUrl, String> {
-        let Some((scheme, rest)) = text.split_once("://") else {
-            return Err(format!(
-                "\"{text}\" is not a broker URL: expected mqtt://HOST or mqtt://HOST:PORT"
-            ));
-        };
-        match scheme {
-            "mqtt" | "tcp" => {}
-            "mqtts" | "ssl" | "tls" | "wss" | "ws" => {
-                return Err(format!(
-                    "{scheme}:// is not supported: tocada publishes over plain MQTT \
-                     (mqtt://) on the tournament's LAN; across the internet, bridge the \
-                     hall's broker (docs/src/publish.md)"
-                ));
-            }
-            other => {
-                return Err(format!(
-                    "unknown scheme \"{other}://\": expected mqtt://HOST or mqtt://HOST:PORT"
-                ));
-            }
-        }
-        let rest = rest.strip_suffix('/').unwrap_or(rest);
-        if rest.contains(['/', '@', '?', '#']) || rest.chars().any(char::is_whitespace) {
-            return Err(format!(
-                "\"{text}\": only a host and a port, no user, path or query \
-                 (the user and password go in `credentials`)"
-            ));
-        }
-        let (host, port) = if let Some(v6) = rest.strip_prefix('[') {
-            let Some((host, after)) = v6.split_once(']') else {
-                return Err(format!("\"{text}\": an IPv6 address needs its closing ']'"));
-            };
-            (host, after.strip_prefix(':'))
-        } else {
-            match rest.split_once(':') {
-                Some((host, port)) => (host, Some(port)),
-                None => (rest, None),
-            }
-        };
-        if host.is_empty() {
-            return Err(format!("\"{text}\" names no host"));
-        }
-        let port = match port {
-            None => MQTT_PORT,
-            Some(port) => match port.parse::<u16>() {
-                Ok(port) if port > 0 => port,
-                _ => return Err(format!("\"{port}\" is not a port: expected 1..=65535")),
-            },
-        };
-        Ok(BrokerUrl {
-            host: host.to_owned(),
-            port,
-        })
-    }
-}
-
-impl fmt::Display for BrokerUrl {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.host.contains(':') {
-            write!(f, "mqtt://[{}]:{}", self.host, self.port)
-        } else {
-            write!(f, "mqtt://{}:{}", self.host, self.port)
-        }
-    }
-}
-
-/// `[publish]` as serde reads it.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a [publish] table")]
-pub(super) struct RawPublish {
-    pub broker: Option<String>,
-    pub hall: Option<String>,
-    pub board: Option<Integer>,
-    pub credentials: Option<String>,
 }
 
 /// Checks `[publish]`; errors start with `origin` and name the key.

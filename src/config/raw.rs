@@ -23,7 +23,7 @@ pub(super) struct RawConfig {
     /// `[[preset]]` tables; `None` keeps the default presets.
     pub preset: Option<Vec<RawPreset>>,
     /// `[publish]`; `None` publishes nothing.
-    pub publish: Option<super::publish::RawPublish>,
+    pub publish: Option<RawPublish>,
 }
 
 /// `[clock]`.
@@ -98,6 +98,16 @@ pub(super) struct RawPreset {
     pub draw_odds: Option<String>,
     pub increment: Option<String>,
     pub mode: Option<String>,
+}
+
+/// `[publish]` as serde reads it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [publish] table")]
+pub(super) struct RawPublish {
+    pub broker: Option<String>,
+    pub hall: Option<String>,
+    pub board: Option<Integer>,
+    pub credentials: Option<String>,
 }
 
 /// A TOML integer, whatever its sign: bounds are checked with the key's

@@ -8,9 +8,9 @@ use std::collections::HashMap;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
-use serde_path_to_error::Segment;
 use shakmaty::Color;
 
+use super::file;
 use super::raw::{
     Address, Integer, RawBoard, RawClock, RawConfig, RawI2c, RawPins, RawPreset, RawRules, RawState,
 };
@@ -18,6 +18,7 @@ use super::{
     BoardConfig, BoardKind, BoardModel, ClockConfig, Config, ConfigError, I2cConfig, LeverSide,
     PinsConfig, Preset, RulesConfig, StateConfig, StdinPace, default_presets,
 };
+use crate::words;
 use crate::{Enforcement, GameMode, IncrementMode, Laws, TimeControl};
 
 /// BCM GPIOs on the Pi's 40-pin header.
@@ -48,7 +49,6 @@ const INCREMENTS: [IncrementMode; 3] = [
     IncrementMode::Delay,
 ];
 const MODES: [GameMode; 3] = [GameMode::Standard, GameMode::Rapid, GameMode::Blitz];
-const COLORS: [(&str, Color); 2] = [("white", Color::White), ("black", Color::Black)];
 
 /// Parses and checks `text`; `state_directory` is `[state] directory`'s
 /// default, passed in so tests need not touch the environment.
@@ -57,62 +57,8 @@ pub(super) fn parse(
     origin: &str,
     state_directory: &Path,
 ) -> Result<Config, ConfigError> {
-    let deserializer = toml::Deserializer::parse(text)
-        .map_err(|err| ConfigError::syntax(origin, line_of(text, err.span()), err.message()))?;
-    let raw: RawConfig = serde_path_to_error::deserialize(deserializer)
-        .map_err(|err| shape_error(origin, text, &err))?;
+    let raw: RawConfig = file::deserialize(text, origin)?;
     Checker { origin }.config(raw, state_directory)
-}
-
-/// The 1-based line of a byte offset.
-fn line_of(text: &str, span: Option<std::ops::Range<usize>>) -> Option<usize> {
-    let start = span?.start.min(text.len());
-    Some(
-        text.as_bytes()[..start]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1,
-    )
-}
-
-/// A serde error (unknown key, wrong type) with the key path it happened at.
-fn shape_error(
-    origin: &str,
-    text: &str,
-    err: &serde_path_to_error::Error<toml::de::Error>,
-) -> ConfigError {
-    let mut key = String::new();
-    for segment in err.path() {
-        match segment {
-            Segment::Seq { index } => key.push_str(&format!("[{index}]")),
-            Segment::Map { key: name } | Segment::Enum { variant: name } => {
-                if !key.is_empty() {
-                    key.push('.');
-                }
-                key.push_str(name);
-            }
-            Segment::Unknown => {}
-        }
-    }
-    let inner = err.inner();
-    let line = line_of(text, inner.span());
-    let message = inner.message();
-    // serde names an unknown field in its message: "unknown field `kindd`,
-    // expected one of `kind`, ...". The path ends with it already.
-    if let Some(rest) = message.strip_prefix("unknown field `")
-        && let Some((name, expected)) = rest.split_once('`')
-    {
-        let last = err.path().iter().next_back();
-        if !matches!(last, Some(Segment::Map { key }) if key == name) {
-            if !key.is_empty() {
-                key.push('.');
-            }
-            key.push_str(name);
-        }
-        return ConfigError::at_key(origin, &key, line, &format!("unknown key{expected}"));
-    }
-    ConfigError::at_key(origin, &key, line, message)
 }
 
 /// Checks the values of one file, making errors that start with its name.
@@ -500,8 +446,8 @@ impl Checker<'_> {
                     &key("draw_odds"),
                     &value,
                     "side",
-                    |s| COLORS.iter().find(|(name, _)| *name == s).map(|(_, c)| *c),
-                    COLORS.map(|(name, _)| name),
+                    words::side_of_keyword,
+                    Color::ALL.map(words::side_keyword),
                 )
             })
             .transpose()?;
@@ -708,15 +654,6 @@ mod tests {
         )
         .unwrap();
         assert_eq!(config.state.directory, Path::new("/srv/tocada"));
-    }
-
-    #[test]
-    fn lines_are_counted_from_one() {
-        let text = "a\nb\nc";
-        assert_eq!(line_of(text, Some(0..1)), Some(1));
-        assert_eq!(line_of(text, Some(4..5)), Some(3));
-        assert_eq!(line_of(text, Some(99..100)), Some(3), "a span past the end");
-        assert_eq!(line_of(text, None), None);
     }
 
     #[test]

@@ -15,7 +15,7 @@
 //! the position on the board; a test holds it against the store.
 
 pub mod alarm;
-pub mod pairing;
+pub mod board_identity;
 pub mod polling;
 pub mod shell;
 mod systemd;

@@ -34,15 +34,15 @@ use shakmaty::{Chess, Color};
 use tokio::sync::{mpsc, watch};
 
 use super::alarm::Alarm;
-use super::pairing::{self, Pairing};
+use super::board_identity::{self as pairing, BoardIdentity as Pairing};
 use super::polling::{PollReason, Polling};
 use super::timers::{Timer, Timers};
+use crate::controls::LinkChange;
 use crate::face::View;
 use crate::hardware::BoardEvent;
 use crate::hardware::SensorBoard;
 use crate::hardware::board_clock::BoardClock;
 use crate::hardware::buttons::ButtonPress;
-use crate::hardware::link::LinkChange;
 use crate::rig::{BoardSerial, Command, Rig};
 use crate::session::{Action, Buzz, Session, SessionInput};
 use crate::store::{GameId, Journal, NewGame};

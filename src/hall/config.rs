@@ -40,49 +40,12 @@ use serde::Deserialize;
 
 use super::ingest::{Pairing, Round};
 use crate::broadcast::BoardAddress;
-use crate::config::BrokerUrl;
-use crate::publish::Credentials;
+use crate::broker::BrokerUrl;
+use crate::config::ConfigError;
+use crate::config::file;
 
 /// Where the hall's configuration is read unless told otherwise.
 pub const DEFAULT_PATH: &str = "/etc/tocada/hall.toml";
-
-/// A hall configuration that cannot be used: the file, the key, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
-    /// The file.
-    pub origin: String,
-    /// The key at fault (`arbiter[0].password_hash`), if the error is one
-    /// key's.
-    pub key: Option<String>,
-    /// What is wrong.
-    pub why: String,
-}
-
-impl ConfigError {
-    fn at(origin: &str, key: &str, why: impl Into<String>) -> ConfigError {
-        ConfigError {
-            origin: origin.to_owned(),
-            key: Some(key.to_owned()),
-            why: why.into(),
-        }
-    }
-
-    /// The exit code: [`EX_CONFIG`](crate::exit::EX_CONFIG).
-    pub fn exit_code(&self) -> u8 {
-        crate::exit::EX_CONFIG
-    }
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.key {
-            Some(key) => write!(f, "{}: {key}: {}", self.origin, self.why),
-            None => write!(f, "{}: {}", self.origin, self.why),
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -231,8 +194,8 @@ fn check_push_url(url: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Why a file of secrets the hall reads at start (the push token, the
-/// broker login) cannot serve.
+/// Why the push token's file, a secret the hall reads at start, cannot
+/// serve (the broker login is read by [`crate::broker::Credentials::load`]).
 #[derive(Debug)]
 pub enum SecretFileError {
     /// It cannot be read.
@@ -309,50 +272,19 @@ fn broker_url(text: &str) -> Result<BrokerUrl, String> {
     }
 }
 
-/// The login in a credentials file: one line `user:password`, read as
-/// the publisher reads its own.
-pub fn read_credentials(path: &Path) -> Result<Credentials, SecretFileError> {
-    let text = read_secret_file(path)?;
-    Credentials::parse(&text).map_err(|why| SecretFileError::Format {
-        path: path.to_owned(),
-        why,
-        expected: "one line user:password",
-    })
-}
-
 impl HallConfig {
-    /// Reads and checks the file at `path`.
+    /// Reads and checks the file at `path`, as the clock's configuration
+    /// is read ([`crate::config::Config::load`]): the same size limit, key
+    /// paths and [`ConfigError`].
     pub fn load(path: &Path) -> Result<HallConfig, ConfigError> {
-        let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|err| ConfigError {
-            origin: origin.clone(),
-            key: None,
-            why: format!("cannot read: {err}"),
-        })?;
+        let (origin, text) = file::read(path)?;
         HallConfig::parse(&text, &origin)
     }
 
     /// Checks a configuration's text; `origin` starts every error.
     pub fn parse(text: &str, origin: &str) -> Result<HallConfig, ConfigError> {
-        let deserializer = toml::Deserializer::parse(text).map_err(|err| ConfigError {
-            origin: origin.to_owned(),
-            key: None,
-            why: err.message().to_owned(),
-        })?;
-        let raw: Raw = serde_path_to_error::deserialize(deserializer).map_err(|err| {
-            let key = err.path().to_string();
-            let why = err.inner().message().to_owned();
-            if key == "." {
-                ConfigError {
-                    origin: origin.to_owned(),
-                    key: None,
-                    why,
-                }
-            } else {
-                ConfigError::at(origin, &key, why)
-            }
-        })?;
-        let at = |key: &str, why: String| ConfigError::at(origin, key, why);
+        let raw: Raw = file::deserialize(text, origin)?;
+        let at = |key: &str, why: String| ConfigError::at_key(origin, key, None, &why);
         BoardAddress::new(&raw.hall, 0).map_err(|err| at("hall", err.to_string()))?;
         let broker = broker_url(&raw.broker).map_err(|why| at("broker", why))?;
         let listen: SocketAddr = raw.listen.parse().map_err(|_| {
@@ -371,11 +303,10 @@ impl HallConfig {
             return Err(at("client_id", "from 1 to 128 bytes".to_owned()));
         }
         if raw.arbiter.is_empty() {
-            return Err(ConfigError {
-                origin: origin.to_owned(),
-                key: Some("arbiter".to_owned()),
-                why: "no [[arbiter]]: nobody could log in to the arbiter's page".to_owned(),
-            });
+            return Err(at(
+                "arbiter",
+                "no [[arbiter]]: nobody could log in to the arbiter's page".to_owned(),
+            ));
         }
         let mut arbiters: Vec<Arbiter> = Vec::new();
         for (i, arbiter) in raw.arbiter.into_iter().enumerate() {
@@ -532,6 +463,29 @@ mod tests {
     }
 
     #[test]
+    fn the_file_is_read_as_the_clocks_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hall.toml");
+        // A valid file, padded past the size a configuration can have.
+        let padding = format!("# {}\n", "x".repeat(300 * 1024));
+        std::fs::write(&path, format!("{}{padding}", config(""))).unwrap();
+        let err = HallConfig::load(&path).unwrap_err();
+        assert!(err.is_unreadable(), "{err}");
+        assert!(err.to_string().contains("larger than"), "{err}");
+        assert_eq!(err.exit_code(), crate::exit::EX_CONFIG);
+        std::fs::write(&path, config("")).unwrap();
+        assert_eq!(HallConfig::load(&path).unwrap().hall, "open");
+        // An unknown key is named, and said, as in the clock's file.
+        let err = HallConfig::parse(&config("colour = 1"), "hall.toml").unwrap_err();
+        assert_eq!((err.key(), err.line()), (Some("colour"), Some(3)), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("hall.toml: colour: unknown key, expected one of"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn a_token_file_is_read_to_its_first_line() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("token");
@@ -596,36 +550,17 @@ mod tests {
         for (text, key) in cases {
             let err = HallConfig::parse(&text, "hall.toml").unwrap_err();
             assert!(
-                err.key.as_deref().is_some_and(|k| k.starts_with(key)),
+                err.key().is_some_and(|k| k.starts_with(key)),
                 "{key}: {err}"
             );
             assert!(err.to_string().starts_with("hall.toml: "), "{err}");
         }
         let no_arbiter = "hall = \"open\"\nbroker = \"mqtt://h\"\n";
         let err = HallConfig::parse(no_arbiter, "hall.toml").unwrap_err();
-        assert_eq!(err.key.as_deref(), Some("arbiter"), "{err}");
+        assert_eq!(err.key(), Some("arbiter"), "{err}");
         let err = HallConfig::parse("hall = ", "hall.toml").unwrap_err();
-        assert_eq!(err.key, None);
-    }
-
-    #[test]
-    fn a_credentials_file_is_one_line_and_its_error_never_shows_the_password() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("hall.credentials");
-        std::fs::write(&path, "hall:pw:with:colons\n").unwrap();
-        let login = read_credentials(&path).unwrap();
-        assert_eq!(
-            (login.user.as_str(), login.password.as_str()),
-            ("hall", "pw:with:colons")
-        );
-        std::fs::write(&path, "hall:secret\nsecond:line\n").unwrap();
-        let err = read_credentials(&path).unwrap_err().to_string();
-        assert!(
-            err.contains("more than one line") && !err.contains("secret"),
-            "{err}"
-        );
-        let missing = read_credentials(&dir.path().join("none")).unwrap_err();
-        assert!(matches!(missing, SecretFileError::Read { .. }), "{missing}");
+        assert_eq!((err.key(), err.line()), (None, Some(1)), "{err}");
+        assert_eq!(err.exit_code(), crate::exit::EX_CONFIG);
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub mod store;
 pub mod web;
 
 pub use auth::{AuthError, HashError, Sessions, hash_password, verify_password};
-pub use config::{ConfigError, HallConfig};
+pub use config::HallConfig;
 pub use game::{Added, Game, RulingEntry};
 pub use ingest::{
     BoardView, Counters, Dropped, Hall, Ingested, MAX_PAYLOAD, MAX_SEQ, Pairing, Round, RulingView,

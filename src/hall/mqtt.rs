@@ -16,7 +16,7 @@ use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 use super::ingest::{Ingested, MAX_PAYLOAD};
 use super::web::{Shared, wall_ms};
 use crate::broadcast::hall_filter;
-use crate::publish::Credentials;
+use crate::broker::Credentials;
 
 /// How to reach the broker.
 #[derive(Debug, Clone)]

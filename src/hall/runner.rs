@@ -6,17 +6,19 @@ use std::fmt;
 use std::future::IntoFuture;
 use std::sync::Arc;
 
-use super::config::{HallConfig, read_credentials, read_token};
+use super::config::{HallConfig, read_token};
 use super::ingest::Hall;
 use super::mqtt::{self, Subscription};
 use super::push;
 use super::web::{Shared, router};
+use crate::broker::Credentials;
 use crate::exit::{EX_CONFIG, EX_IOERR};
 
 /// Why the hall could not run.
 #[derive(Debug)]
 pub enum RunError {
-    /// The broker's credentials file cannot be read.
+    /// The broker's credentials file cannot be read, or is not one
+    /// `user:password` line: the message names the file and the key.
     Credentials(String),
     /// The push cannot start: the key at fault (`push.token_file`) and why.
     Push(String),
@@ -41,7 +43,7 @@ impl RunError {
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RunError::Credentials(why) => write!(f, "credentials: {why}"),
+            RunError::Credentials(why) => write!(f, "{why}"),
             RunError::Push(why) => write!(f, "{why}"),
             RunError::Store(why) => write!(f, "store: {why}"),
             RunError::Listen(why) => write!(f, "listen: {why}"),
@@ -69,9 +71,10 @@ pub async fn run_until(
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), RunError> {
     let credentials = match &config.credentials {
-        Some(path) => {
-            Some(read_credentials(path).map_err(|why| RunError::Credentials(why.to_string()))?)
-        }
+        Some(path) => Some(
+            Credentials::load(path, "credentials")
+                .map_err(|err| RunError::Credentials(err.to_string()))?,
+        ),
         None => None,
     };
     let push_target = match &config.push {

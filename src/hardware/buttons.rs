@@ -6,33 +6,7 @@ use std::time::Duration;
 
 use shakmaty::Color;
 
-use crate::Input;
-
-/// A control on the clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Button {
-    /// The lever on a player's side of the clock (6.2.1).
-    Lever(Color),
-    /// A player's draw button: offer, accept or claim (9.1.2).
-    Draw(Color),
-    /// A player's adjust button: "j'adoube" (4.2.1).
-    Adjust(Color),
-    /// Pause for the arbiter, and the menu while paused (6.11).
-    Menu,
-}
-
-impl Button {
-    /// The referee input this button gives during a game; `Menu` is the
-    /// daemon's to interpret (pause, resume, settings).
-    pub fn input(self) -> Option<Input> {
-        match self {
-            Button::Lever(side) => Some(Input::Press(side)),
-            Button::Draw(side) => Some(Input::Draw(side)),
-            Button::Adjust(side) => Some(Input::Adjust(side)),
-            Button::Menu => None,
-        }
-    }
-}
+use crate::controls::Button;
 
 /// A button went down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,23 +128,6 @@ mod tests {
         used.sort_unstable();
         used.dedup();
         assert_eq!(used.len(), 7, "each control has its own pin");
-    }
-
-    #[test]
-    fn buttons_give_the_referee_its_inputs() {
-        assert_eq!(
-            Button::Lever(Color::Black).input(),
-            Some(Input::Press(Color::Black))
-        );
-        assert_eq!(
-            Button::Draw(Color::White).input(),
-            Some(Input::Draw(Color::White))
-        );
-        assert_eq!(
-            Button::Adjust(Color::White).input(),
-            Some(Input::Adjust(Color::White))
-        );
-        assert_eq!(Button::Menu.input(), None);
     }
 
     #[test]

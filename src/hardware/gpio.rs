@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use rppal::gpio::{Gpio, InputPin, OutputPin, Trigger};
 
-use super::buttons::{Button, ButtonPins, ButtonPress, Buttons};
+use super::buttons::{ButtonPins, ButtonPress, Buttons};
+use crate::controls::Button;
 
 /// The front controls read from `/dev/gpiochip*` with the kernel's debounce
 /// and its timestamps.

@@ -9,6 +9,7 @@
 
 use super::{BoardEvent, SensorBoard};
 use crate::Millis;
+use crate::controls::LinkChange;
 
 /// When to poll and when to give up for a while.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,15 +33,6 @@ impl Default for LinkPolicy {
             failures_to_disconnect: 5,
         }
     }
-}
-
-/// A change of the link the face and the log should know about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LinkChange {
-    /// Repeated failures: show "Board disconnected", keep timing.
-    Disconnected,
-    /// The board answers again.
-    Reconnected,
 }
 
 /// A sensor board behind retries, backoff and a connected/disconnected state.

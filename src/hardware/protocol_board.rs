@@ -147,9 +147,9 @@ struct Status {
     count: u8,
 }
 
-/// SNAPSHOT (§ 6.5).
+/// The SNAPSHOT block (§ 6.5): the whole board at one instant of its own.
 #[derive(Debug, Clone, Copy)]
-struct Snapshot {
+struct SnapshotBlock {
     seq: u16,
     occupancy: u64,
     contact: u64,
@@ -398,7 +398,7 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
             return Err(Error::NotReady);
         }
         let b: [u8; size::SNAPSHOT] = self.read_tagged(reg::SNAPSHOT, tag::SNAPSHOT)?;
-        let snap = Snapshot {
+        let snap = SnapshotBlock {
             seq: u16::from_le_bytes([b[0], b[1]]),
             occupancy: u64::from_le_bytes(b[2..10].try_into().unwrap()),
             contact: u64::from_le_bytes(b[10..18].try_into().unwrap()),
@@ -436,7 +436,7 @@ impl<I2C: I2c> ProtocolBoard<I2C> {
     /// Turns the difference between the believed board and the snapshot into
     /// inputs: lifts before places (a capture empties before it fills), then
     /// contacts.
-    fn apply_snapshot(&mut self, snap: Snapshot, pieces: &[Option<Piece>; 64]) {
+    fn apply_snapshot(&mut self, snap: SnapshotBlock, pieces: &[Option<Piece>; 64]) {
         if let Some(old) = self.occupancy {
             let squares = |bits: u64| Bitboard(bits).into_iter();
             // § 11 rule 7: the differences carry the snapshot's time.

@@ -73,6 +73,7 @@ impl DgtBoardModel {
     }
 
     /// Whether the board sends field updates.
+    #[cfg(test)]
     pub fn updating(&self) -> bool {
         self.updating
     }
@@ -211,7 +212,6 @@ pub struct ModelLine {
     /// When the wire is free for the next byte.
     free_at_us: u64,
     byte_us: u64,
-    plugged: bool,
     sent: Vec<(Millis, u8)>,
 }
 
@@ -224,17 +224,7 @@ impl ModelLine {
             wire: VecDeque::new(),
             free_at_us: 0,
             byte_us: byte_time_us(wire::BAUD),
-            plugged: true,
             sent: Vec::new(),
-        }
-    }
-
-    /// The cable out (`false`) or in.
-    pub fn set_plugged(&mut self, plugged: bool) {
-        self.plugged = plugged;
-        if !plugged {
-            self.wire.clear();
-            self.model.borrow_mut().power_cycle();
         }
     }
 
@@ -257,9 +247,6 @@ impl SerialPort for ModelLine {
     type Error = ();
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize, ()> {
-        if !self.plugged {
-            return Err(());
-        }
         self.carry();
         let now_us = (self.clock)();
         let mut n = 0;
@@ -275,9 +262,6 @@ impl SerialPort for ModelLine {
     }
 
     fn write(&mut self, bytes: &[u8]) -> Result<(), ()> {
-        if !self.plugged {
-            return Err(());
-        }
         // The command's own bytes take their time on the wire before the
         // board has them.
         let now_us = (self.clock)() + self.byte_us * bytes.len() as u64;
@@ -286,7 +270,7 @@ impl SerialPort for ModelLine {
     }
 
     fn reopen(&mut self) -> Result<(), ()> {
-        if self.plugged { Ok(()) } else { Err(()) }
+        Ok(())
     }
 }
 
@@ -454,11 +438,6 @@ mod pty {
             std::os::unix::fs::symlink(&slave, &self.path)?;
             inner.master = Some(master);
             Ok(())
-        }
-
-        /// Whether the cable is in.
-        pub fn plugged(&self) -> bool {
-            self.lock().master.is_some()
         }
 
         fn hand(&self, f: impl FnOnce(&mut DgtBoardModel, Millis)) {
@@ -654,7 +633,8 @@ mod tests {
 
     #[test]
     fn a_board_that_never_answers_is_called_disconnected() {
-        use crate::hardware::link::{BoardLink, LinkChange, LinkPolicy};
+        use crate::controls::LinkChange;
+        use crate::hardware::link::{BoardLink, LinkPolicy};
         let (now_us, model, board) = timed_driver();
         // The board sends nothing: every answer is later than the test.
         model.borrow_mut().set_delay(Millis::MAX / 4);

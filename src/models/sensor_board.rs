@@ -113,20 +113,8 @@ impl ProtocolBoardModel {
         model
     }
 
-    /// Answers at `address` instead (the strap pin).
-    pub fn with_address(mut self, address: u8) -> Self {
-        self.address = address;
-        self
-    }
-
-    /// A FIFO of `depth` frames (16–255 for a conforming board).
-    pub fn with_fifo_depth(mut self, depth: u8) -> Self {
-        self.config.fifo_depth = depth;
-        self.power_up();
-        self
-    }
-
     /// Starts from boot count `count` instead of 1.
+    #[cfg(test)]
     pub fn with_boot_count(mut self, count: u32) -> Self {
         self.config.boot_count = count;
         self.power_up();

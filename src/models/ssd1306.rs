@@ -17,8 +17,6 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use embedded_graphics::pixelcolor::BinaryColor;
-use embedded_graphics::prelude::*;
 use embedded_hal::i2c::{
     ErrorKind, ErrorType, I2c, NoAcknowledgeSource, Operation, SevenBitAddress,
 };
@@ -157,11 +155,6 @@ impl Ssd1306Model {
         lit != self.inverted
     }
 
-    /// The raw display RAM: page by page, a byte per column, bit 0 on top.
-    pub fn frame_bytes(&self) -> &[u8] {
-        &self.ram
-    }
-
     /// Bytes on the wire: the address byte of each write plus every byte
     /// written (control bytes, commands, data).
     pub fn bytes_transferred(&self) -> u64 {
@@ -179,6 +172,7 @@ impl Ssd1306Model {
     }
 
     /// Command bytes the model accepted without knowing them.
+    #[cfg(test)]
     pub fn unknown_commands(&self) -> u64 {
         self.unknown
     }
@@ -189,13 +183,9 @@ impl Ssd1306Model {
     }
 
     /// The addressing mode set with `0x20`.
+    #[cfg(test)]
     pub fn addressing_mode(&self) -> AddressingMode {
         self.mode
-    }
-
-    /// Whether a scroll is active (`0x2F`); the model does not animate it.
-    pub fn is_scrolling(&self) -> bool {
-        self.scrolling
     }
 
     /// Refuse the next `n` transactions with a NACK of the address byte.
@@ -215,22 +205,6 @@ impl Ssd1306Model {
         self.bytes = 0;
         self.data = 0;
         self.transactions = 0;
-    }
-
-    /// Draws the panel, pixel for pixel, onto an embedded-graphics target
-    /// (a `SimulatorDisplay` to make a PNG of it).
-    pub fn draw_panel<D: DrawTarget<Color = BinaryColor>>(
-        &self,
-        target: &mut D,
-    ) -> Result<(), D::Error> {
-        target.draw_iter((0..HEIGHT).flat_map(|y| {
-            (0..WIDTH).map(move |x| {
-                Pixel(
-                    Point::new(x as i32, y as i32),
-                    BinaryColor::from(self.pixel(x, y)),
-                )
-            })
-        }))
     }
 
     /// One message: a write with its control bytes.
@@ -439,6 +413,8 @@ mod tests {
     use crate::hardware::oled::Oled;
     use embedded_graphics::mono_font::MonoTextStyle;
     use embedded_graphics::mono_font::ascii::FONT_6X10;
+    use embedded_graphics::pixelcolor::BinaryColor;
+    use embedded_graphics::prelude::*;
     use embedded_graphics::text::Text;
 
     fn assert_shows(shared: &SharedSsd1306, frame: &Frame) {

@@ -15,7 +15,8 @@
 //!   [`crate::transcript`] produced; where to read next.
 //! - [`progress`]: the publisher's own state file, the last event the
 //!   broker acknowledged, replaced atomically.
-//! - [`credentials`]: the clock's `user:password` for the broker.
+//! - [`crate::broker`]: the clock's `user:password` for the broker, and
+//!   the broker's URL, shared with the hall.
 //! - [`runner`]: the thin tokio shell: polls the store, publishes with QoS 1
 //!   through `rumqttc`, reconnects with a backoff, resends from the mark.
 //! - [`cli`]: the program's command line.
@@ -29,13 +30,11 @@
 //! [`BoardState`]: crate::broadcast::BoardState
 
 pub mod cli;
-pub mod credentials;
 pub mod follower;
 pub mod progress;
 pub mod runner;
 
 pub use cli::{PublishCli, STATE_DIRECTORY};
-pub use credentials::{Credentials, CredentialsError};
 pub use follower::{Follower, Mark, Pushed};
 pub use progress::{PROGRESS_FILE, Progress, ProgressError};
 pub use runner::{Options, PublishError, run};

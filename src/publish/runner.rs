@@ -19,11 +19,11 @@ use rumqttc::v5::mqttbytes::QoS;
 use rumqttc::v5::mqttbytes::v5::{ConnectReturnCode, LastWill, Packet, PubAckReason};
 use rumqttc::v5::{AsyncClient, ConnectionError, Event, EventLoop, MqttOptions};
 
-use super::credentials::{Credentials, CredentialsError};
 use super::follower::{Follower, Mark, Pushed};
 use super::progress::{self, PROGRESS_FILE, Progress, ProgressError};
 use crate::broadcast::{BoardAddress, OFFLINE, ONLINE};
-use crate::config::BrokerUrl;
+use crate::broker::{BrokerUrl, Credentials, CredentialsError};
+use crate::exit::{EX_CONFIG, EX_NOINPUT};
 use crate::store::{Store, StoreError};
 
 /// Events sent and not yet acknowledged, at most.
@@ -83,7 +83,11 @@ impl PublishError {
     /// The exit code ([`crate::exit`]).
     pub fn exit_code(&self) -> u8 {
         match self {
-            PublishError::Credentials(err) => err.exit_code(),
+            // A file that cannot be read is missing input (66), one of the
+            // wrong form a configuration error (78), which systemd's unit
+            // does not restart into.
+            PublishError::Credentials(CredentialsError::Read { .. }) => EX_NOINPUT,
+            PublishError::Credentials(CredentialsError::Format { .. }) => EX_CONFIG,
             PublishError::Progress(err) => err.exit_code(),
             PublishError::Store { source, .. } => source.exit_code_reading(),
         }

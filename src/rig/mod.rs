@@ -106,7 +106,8 @@ impl<P: crate::hardware::serial::SerialPort> BoardSerial for crate::hardware::dg
     }
 }
 
-/// The high bits of a DGT board's serial as the pairing file keeps it.
+/// The high bits of a DGT board's serial as the daemon remembers it
+/// (`daemon::board_identity`).
 pub const DGT_SERIAL_BASE: u64 = 0x0d67_0000_0000_0000;
 
 impl<I2C> BoardSerial for Mcp23017Board<I2C> {

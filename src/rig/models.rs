@@ -17,9 +17,10 @@ use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 
 use super::{BoardSerial, Command, NoNotifier, Notifier, Rig};
+use crate::controls::Button;
 use crate::hardware::BoardEvent;
 use crate::hardware::SensorBoard;
-use crate::hardware::buttons::{Button, ButtonPress};
+use crate::hardware::buttons::ButtonPress;
 use crate::hardware::dgt::{self, DgtBoard};
 use crate::hardware::link::{BoardLink, LinkPolicy};
 use crate::hardware::oled::Oled;

@@ -1,7 +1,6 @@
 //! What reaches a session from the shell.
 
-use crate::hardware::buttons::Button;
-use crate::hardware::link::LinkChange;
+use crate::controls::{Button, LinkChange};
 use crate::{Input, Millis};
 
 /// One thing the shell hands to [`Session::handle`](super::Session::handle),
@@ -25,4 +24,39 @@ pub enum SessionInput {
     Referee(Input),
     /// The board link went down or came back.
     Link(LinkChange),
+}
+
+/// The referee input a front control gives during a game; `Menu` gives
+/// none: the session reads it (pause, resume, settings).
+pub fn referee_input(button: Button) -> Option<Input> {
+    match button {
+        Button::Lever(side) => Some(Input::Press(side)),
+        Button::Draw(side) => Some(Input::Draw(side)),
+        Button::Adjust(side) => Some(Input::Adjust(side)),
+        Button::Menu => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::Color;
+
+    use super::*;
+
+    #[test]
+    fn buttons_give_the_referee_its_inputs() {
+        assert_eq!(
+            referee_input(Button::Lever(Color::Black)),
+            Some(Input::Press(Color::Black))
+        );
+        assert_eq!(
+            referee_input(Button::Draw(Color::White)),
+            Some(Input::Draw(Color::White))
+        );
+        assert_eq!(
+            referee_input(Button::Adjust(Color::White)),
+            Some(Input::Adjust(Color::White))
+        );
+        assert_eq!(referee_input(Button::Menu), None);
+    }
 }

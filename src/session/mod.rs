@@ -34,9 +34,8 @@ use std::collections::VecDeque;
 use shakmaty::{Bitboard, Color, Position};
 
 use crate::config::Config;
+use crate::controls::{Button, LinkChange};
 use crate::face::Field;
-use crate::hardware::buttons::Button;
-use crate::hardware::link::LinkChange;
 use crate::pgn::{GameRecord, Tags};
 use crate::{
     Adjudication, ArbiterWords, Effect, Input, KnownOutcome, Millis, Referee, Rules, words,
@@ -51,7 +50,8 @@ pub mod view;
 
 pub use input::SessionInput;
 
-/// Something the shell must do for the panel, in order.
+/// Something the shell must do for the session, in order: store a game
+/// and its records, sound the buzzer, log a decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
     /// A game began: store it before any of its records.
@@ -161,9 +161,9 @@ pub struct SavedGame<'a> {
     pub lines: &'a [String],
 }
 
-/// The game in play, or just over.
+/// The game on the clock: in play, or just over.
 #[derive(Debug)]
-struct Game {
+struct GameOnClock {
     referee: Referee,
     preset: String,
     date: String,
@@ -194,7 +194,8 @@ struct Game {
     choice_mark: usize,
 }
 
-/// The front panel: presets, sides, the game in play and its corrections.
+/// The clock as a club works it: presets, sides, the game on the clock
+/// and its corrections, ruled from the front controls and the board.
 #[derive(Debug)]
 pub struct Session {
     /// Presets by name with their rules, in menu order.
@@ -204,7 +205,7 @@ pub struct Session {
     /// The orientation the buttons report in: the configured one. A swap on
     /// the setup screen flips every button's side from then on.
     wired_black_left: bool,
-    game: Option<Game>,
+    game: Option<GameOnClock>,
     alert: Option<String>,
     board_disconnected: bool,
     /// The squares the board reports occupied, when known.
@@ -215,7 +216,7 @@ pub struct Session {
 }
 
 impl Session {
-    /// A panel on the setup screen, with the configured presets and sides.
+    /// A session on the setup screen, with the configured presets and sides.
     pub fn new(config: &Config) -> Session {
         let presets: Vec<(String, Rules)> = config
             .presets
@@ -275,7 +276,7 @@ impl Session {
             .iter()
             .rev()
             .find_map(|(_, e)| words::alert_for(e));
-        self.game = Some(Game {
+        self.game = Some(GameOnClock {
             referee,
             preset: saved.preset.to_owned(),
             date: saved.date.to_owned(),
@@ -427,7 +428,7 @@ impl Session {
                 _ => None,
             };
             let before = adjusting.and_then(|_| self.alert.take());
-            match button.input() {
+            match input::referee_input(button) {
                 Some(input) => self.feed(t, input),
                 None => self.feed(t, Input::Pause),
             }
@@ -651,7 +652,7 @@ impl Session {
             rules: Box::new(rules.clone()),
         });
         self.alert = None;
-        self.game = Some(Game {
+        self.game = Some(GameOnClock {
             referee: Referee::new(rules),
             preset,
             date: "????.??.??".to_owned(),
@@ -870,10 +871,10 @@ fn adjudication_text((outcome, armed): (KnownOutcome, bool)) -> String {
 /// No clock shows more than this: 9:59:59.
 const MAX_CLOCK_MS: u64 = 10 * 3_600_000 - 1_000;
 
-fn start_occupancy(panel: &Session) -> Bitboard {
-    panel
+fn start_occupancy(session: &Session) -> Bitboard {
+    session
         .presets
-        .get(panel.selected)
+        .get(session.selected)
         .map_or(Bitboard::EMPTY, |(_, rules)| rules.start.board().occupied())
 }
 
@@ -882,7 +883,7 @@ fn preset_label(name: &str, rules: &Rules) -> String {
 }
 
 /// The `Restored` action for a game rebuilt up to `last`.
-fn restored_action(game: &Game, last: Millis) -> Action {
+fn restored_action(game: &GameOnClock, last: Millis) -> Action {
     let fen =
         shakmaty::fen::Fen::from_position(game.referee.position(), shakmaty::EnPassantMode::Legal);
     Action::Restored {
@@ -899,7 +900,7 @@ fn restored_action(game: &Game, last: Millis) -> Action {
 }
 
 /// The `Finish` action for `game`: its result and its PGN so far.
-fn finish_action(game: &Game) -> Action {
+fn finish_action(game: &GameOnClock) -> Action {
     let rules = game.referee.rules();
     let tags = Tags {
         event: format!("tocada {}", game.preset),

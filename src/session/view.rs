@@ -159,7 +159,7 @@ impl Session {
 mod tests {
     use super::*;
     use crate::config::Config;
-    use crate::hardware::buttons::Button;
+    use crate::controls::Button;
     use crate::session::SessionInput;
     use crate::{IncrementMode, Input, Rules};
     use shakmaty::Square;

@@ -16,7 +16,4 @@ pub mod png;
 pub mod script;
 pub mod tui;
 
-pub use crate::rig::models::{SIM_SERIAL, SimBus, World};
-
-/// The daemon's loop on the models.
-pub type SimShell = crate::daemon::Shell<crate::rig::models::ModelRig>;
+pub use crate::rig::models::World;

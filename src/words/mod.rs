@@ -45,6 +45,23 @@ pub const NOTHING_TO_DO: &str = "Nothing to do";
 /// A side by name, as the face labels its clock: "White".
 pub use crate::face::side_name;
 
+/// A side as files write it, in lower case: "white", "black" (the replay
+/// format's `side`, the configuration's `draw_odds`); [`side_name`] is the
+/// one people read.
+pub fn side_keyword(side: Color) -> &'static str {
+    match side {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+/// The side a [`side_keyword`] names, if it is one.
+pub fn side_of_keyword(keyword: &str) -> Option<Color> {
+    Color::ALL
+        .into_iter()
+        .find(|&side| side_keyword(side) == keyword)
+}
+
 /// The result in words: the score, then why ("1-0 checkmate").
 pub fn result_text(outcome: KnownOutcome, reason: Reason) -> String {
     let score = match outcome {
@@ -237,6 +254,17 @@ fn span_text(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_side_is_written_lower_case_in_files_and_named_capitalised() {
+        for side in Color::ALL {
+            assert_eq!(side_of_keyword(side_keyword(side)), Some(side));
+            assert_eq!(side_keyword(side), side_name(side).to_lowercase());
+        }
+        assert_eq!(side_keyword(Color::White), "white");
+        assert_eq!(side_of_keyword("White"), None, "files are lower case");
+        assert_eq!(side_of_keyword(""), None);
+    }
 
     #[test]
     fn alerts_in_plain_words() {

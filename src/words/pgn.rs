@@ -7,7 +7,7 @@
 
 use shakmaty::{Color, KnownOutcome};
 
-use crate::face::duration_text;
+use crate::face::{duration_text, side_name};
 use crate::{Reason, Rejection, Ruling};
 
 /// `[%clk h:mm:ss]`, the clock command of the PGN specification supplement:
@@ -15,14 +15,6 @@ use crate::{Reason, Rejection, Ruling};
 pub fn clock_command(ms: u64) -> String {
     let s = ms / 1000;
     format!("[%clk {}:{:02}:{:02}]", s / 3600, s / 60 % 60, s % 60)
-}
-
-/// `White` or `Black`.
-pub(crate) fn side_name(side: Color) -> &'static str {
-    match side {
-        Color::White => "White",
-        Color::Black => "Black",
-    }
 }
 
 /// A violation, e.g. `Violation by White: Touch-move: move the g1 knight (art. 4.3.1)`.

@@ -153,19 +153,9 @@ impl<I> BusMeter<I> {
         &mut self.inner
     }
 
-    /// Gives the wrapped bus back.
-    pub fn into_inner(self) -> I {
-        self.inner
-    }
-
     /// Totals for `address` (zero if it was never addressed).
     pub fn device(&self, address: u8) -> Totals {
         self.totals.get(&address).copied().unwrap_or_default()
-    }
-
-    /// Totals per address, in address order.
-    pub fn devices(&self) -> impl Iterator<Item = (u8, Totals)> + '_ {
-        self.totals.iter().map(|(&a, &t)| (a, t))
     }
 
     /// Totals over every address (`largest` is the largest of all).

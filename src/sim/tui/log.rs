@@ -11,6 +11,7 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use crate::face::{clock_text, duration_text};
+use crate::words;
 
 /// The log keeps this many entries; older ones are dropped.
 pub const CAPACITY: usize = 1_000;
@@ -114,11 +115,7 @@ pub fn describe(line: &str) -> (EntryKind, String) {
     };
     let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or("?");
     let number = |key: &str| value.get(key).and_then(Value::as_u64).unwrap_or(0);
-    let side = || match text("side") {
-        "white" => "White",
-        "black" => "Black",
-        _ => "?",
-    };
+    let side = || words::side_of_keyword(text("side")).map_or("?", words::side_name);
     let (kind, words) = match text("effect") {
         "started" => (EntryKind::Decision, format!("{}'s clock started", side())),
         "move" => {

@@ -38,8 +38,9 @@ use self::oled::Pixels;
 use self::render::{Message, Screen};
 use super::World;
 use crate::config::{Config, LeverSide};
+use crate::controls::Button;
 use crate::daemon::{Alarm, Command, Snapshot};
-use crate::hardware::buttons::{Button, ButtonPress};
+use crate::hardware::buttons::ButtonPress;
 use crate::store::Store;
 use crate::{Input, Millis};
 

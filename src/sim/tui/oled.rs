@@ -38,6 +38,7 @@ impl Pixels {
     }
 
     /// Whether no pixel is lit (the panel is off or blank).
+    #[cfg(test)]
     pub fn is_dark(&self) -> bool {
         self.rows.iter().all(|row| *row == 0)
     }

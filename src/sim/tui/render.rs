@@ -33,6 +33,7 @@ use super::command::HELP;
 use super::log::{Entry, EntryKind};
 use super::oled::Pixels;
 use crate::daemon::Snapshot;
+use crate::face::side_name;
 use crate::models::ssd1306::{HEIGHT, WIDTH};
 
 /// A line for the person at the keyboard: an error in red, or a note.
@@ -311,7 +312,7 @@ const MIN_WORDS_WIDTH: u16 = 20;
 /// The face's texts as lines of plain words: what a terminal too small for
 /// the face's pixels still lets one read.
 pub fn face_words(view: &crate::face::View) -> Vec<String> {
-    use crate::face::{Screen as FaceScreen, clock_text, side_name};
+    use crate::face::{Screen as FaceScreen, clock_text};
     let mut lines = Vec::new();
     match &view.screen {
         FaceScreen::Clock => {
@@ -402,13 +403,13 @@ fn draw_board(frame: &mut Frame<'_>, screen: &Screen<'_>, square: (u16, u16), ar
             let turn = position.turn();
             let title = match screen.snapshot.ticking {
                 _ if view.result.is_some() => "game over".to_owned(),
-                _ if view.paused => format!("{} to move · paused", name(turn)),
+                _ if view.paused => format!("{} to move · paused", side_name(turn)),
                 // A move made on the board and not yet completed: the
                 // position has it, the clock still runs for its maker.
                 Some(running) if running != turn => {
-                    format!("{} moved, not pressed", name(running))
+                    format!("{} moved, not pressed", side_name(running))
                 }
-                _ => format!("{} to move", name(turn)),
+                _ => format!("{} to move", side_name(turn)),
             };
             (position.board(), title)
         }
@@ -463,7 +464,7 @@ fn draw_clock(frame: &mut Frame<'_>, screen: &Screen<'_>, area: Rect) {
     let lines = vec![
         Line::from(vec![
             label("Levers  "),
-            Span::raw(format!("← {}  {} →", name(left), name(right))),
+            Span::raw(format!("← {}  {} →", side_name(left), side_name(right))),
         ]),
         Line::from(vec![label("Buzzer  "), buzzer]),
         Line::from(vec![label("Board   "), board]),
@@ -474,13 +475,6 @@ fn draw_clock(frame: &mut Frame<'_>, screen: &Screen<'_>, area: Rect) {
         Paragraph::new(lines).block(Block::bordered().title(" Clock ")),
         area,
     );
-}
-
-fn name(side: Color) -> &'static str {
-    match side {
-        Color::White => "White",
-        Color::Black => "Black",
-    }
 }
 
 fn draw_log(frame: &mut Frame<'_>, entries: &[Entry], area: Rect) {

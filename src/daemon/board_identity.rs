@@ -1,16 +1,19 @@
-//! Pairing with the board: the serial of the board first paired with is
-//! remembered in the state directory, and another board answering later is
-//! worth a look (a board swapped mid-event).
+//! Which sensor board answers, across restarts: the serial of the first
+//! board seen is remembered in the state directory, and another board
+//! answering later is worth a look (a board swapped mid-event).
+//!
+//! Not the protocol's PAIR handshake (`hardware::protocol_board`), nor the
+//! hall's pairings of players.
 
 use std::path::Path;
 
-/// The file in the state directory that holds the paired board's serial.
+/// The file in the state directory that holds the remembered board's serial.
 pub const SERIAL_FILE: &str = "board-serial";
 
 /// What the remembered serial says about the board that answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pairing {
-    /// The board paired with before.
+pub enum BoardIdentity {
+    /// The board remembered before.
     Known,
     /// The first board seen: now remembered.
     First,
@@ -23,20 +26,20 @@ pub enum Pairing {
 
 /// Checks `serial` against the one remembered in `dir` and remembers it.
 /// A state directory that cannot be written is logged, never fatal.
-pub fn check(dir: &Path, serial: u64) -> Pairing {
+pub fn check(dir: &Path, serial: u64) -> BoardIdentity {
     let path = dir.join(SERIAL_FILE);
     let known = std::fs::read_to_string(&path)
         .ok()
         .and_then(|s| u64::from_str_radix(s.trim(), 16).ok());
-    let pairing = match known {
-        Some(known) if known == serial => return Pairing::Known,
+    let identity = match known {
+        Some(known) if known == serial => return BoardIdentity::Known,
         Some(was) => {
             tracing::warn!("a different sensor board answers: {serial:016x}, was {was:016x}");
-            Pairing::Changed { was }
+            BoardIdentity::Changed { was }
         }
         None => {
             tracing::info!("paired with sensor board {serial:016x}");
-            Pairing::First
+            BoardIdentity::First
         }
     };
     if let Err(err) = std::fs::write(&path, format!("{serial:016x}\n")) {
@@ -45,7 +48,7 @@ pub fn check(dir: &Path, serial: u64) -> Pairing {
             path.display()
         );
     }
-    pairing
+    identity
 }
 
 #[cfg(test)]
@@ -55,9 +58,12 @@ mod tests {
     #[test]
     fn the_first_board_is_remembered_and_another_one_is_noticed() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(check(dir.path(), 0xabc), Pairing::First);
-        assert_eq!(check(dir.path(), 0xabc), Pairing::Known);
-        assert_eq!(check(dir.path(), 0xdef), Pairing::Changed { was: 0xabc });
-        assert_eq!(check(dir.path(), 0xdef), Pairing::Known);
+        assert_eq!(check(dir.path(), 0xabc), BoardIdentity::First);
+        assert_eq!(check(dir.path(), 0xabc), BoardIdentity::Known);
+        assert_eq!(
+            check(dir.path(), 0xdef),
+            BoardIdentity::Changed { was: 0xabc }
+        );
+        assert_eq!(check(dir.path(), 0xdef), BoardIdentity::Known);
     }
 }

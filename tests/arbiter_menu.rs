@@ -1,11 +1,11 @@
 //! The arbiter's acts from the pause menu and the claim gesture, through the
-//! front panel ([`Session`]): what each button does, what is stored, and
+//! session ([`Session`]): what each button does, what is stored, and
 //! that the stored lines rebuild the same game.
 
 use shakmaty::{Color, Position, Square};
 use tocada::config::Config;
+use tocada::controls::Button;
 use tocada::face::{Field, Screen};
-use tocada::hardware::buttons::Button;
 use tocada::session::{Action, Recorded, SavedGame, Session, SessionInput};
 use tocada::transcript::{Event, Line, Policy, line_to_json, restore};
 use tocada::{Effect, Enforcement, Input, KnownOutcome, Law, Reason, Rules};
@@ -18,9 +18,9 @@ const MINUS: Button = Button::Draw(WHITE);
 /// Black's adjust button, on the right, steps to the next field.
 const NEXT_FIELD: Button = Button::Adjust(BLACK);
 
-fn panel(enforcement: Enforcement) -> Session {
-    let mut panel = Session::new(&Config::default());
-    panel.select_rules(
+fn session(enforcement: Enforcement) -> Session {
+    let mut session = Session::new(&Config::default());
+    session.select_rules(
         "test",
         Rules {
             time_control: "300".parse().unwrap(),
@@ -28,16 +28,16 @@ fn panel(enforcement: Enforcement) -> Session {
             ..Rules::default()
         },
     );
-    panel
+    session
 }
 
-fn actions(panel: &mut Session) -> Vec<Action> {
-    std::iter::from_fn(|| panel.poll_action()).collect()
+fn actions(session: &mut Session) -> Vec<Action> {
+    std::iter::from_fn(|| session.poll_action()).collect()
 }
 
-fn press(panel: &mut Session, at: u64, button: Button) -> Vec<Action> {
-    panel.handle(at, SessionInput::Press { button, at });
-    actions(panel)
+fn press(session: &mut Session, at: u64, button: Button) -> Vec<Action> {
+    session.handle(at, SessionInput::Press { button, at });
+    actions(session)
 }
 
 fn decisions(all: &[Action]) -> Vec<Effect> {
@@ -71,35 +71,35 @@ fn stored(all: &[Action]) -> Vec<String> {
 }
 
 /// A move on the board at `t`, then its press.
-fn play(panel: &mut Session, t: u64, from: Square, to: Square, side: Color) -> Vec<Action> {
-    panel.handle(t, SessionInput::Board(Input::Lift(from)));
-    panel.handle(t + 200, SessionInput::Board(Input::Place(to, None)));
-    let mut all = actions(panel);
-    all.extend(press(panel, t + 400, Button::Lever(side)));
+fn play(session: &mut Session, t: u64, from: Square, to: Square, side: Color) -> Vec<Action> {
+    session.handle(t, SessionInput::Board(Input::Lift(from)));
+    session.handle(t + 200, SessionInput::Board(Input::Place(to, None)));
+    let mut all = actions(session);
+    all.extend(press(session, t + 400, Button::Lever(side)));
     all
 }
 
 /// Black starts, then 1. e4 e5 2. Nf3.
-fn opening(panel: &mut Session) -> Vec<Action> {
-    let mut all = press(panel, 1_000, Button::Lever(BLACK));
-    all.extend(play(panel, 4_000, Square::E2, Square::E4, WHITE));
-    all.extend(play(panel, 7_000, Square::E7, Square::E5, BLACK));
-    all.extend(play(panel, 10_000, Square::G1, Square::F3, WHITE));
+fn opening(session: &mut Session) -> Vec<Action> {
+    let mut all = press(session, 1_000, Button::Lever(BLACK));
+    all.extend(play(session, 4_000, Square::E2, Square::E4, WHITE));
+    all.extend(play(session, 7_000, Square::E7, Square::E5, BLACK));
+    all.extend(play(session, 10_000, Square::G1, Square::F3, WHITE));
     all
 }
 
 /// Pauses at `t` and steps to `field`.
-fn menu_to(panel: &mut Session, t: u64, field: Field) -> Vec<Action> {
-    let mut all = press(panel, t, Button::Menu);
-    while !matches!(panel.view(t).screen, Screen::Correction { field: f } if f == field) {
-        all.extend(press(panel, t, NEXT_FIELD));
+fn menu_to(session: &mut Session, t: u64, field: Field) -> Vec<Action> {
+    let mut all = press(session, t, Button::Menu);
+    while !matches!(session.view(t).screen, Screen::Correction { field: f } if f == field) {
+        all.extend(press(session, t, NEXT_FIELD));
     }
     all
 }
 
 #[test]
 fn take_back_from_the_menu_undoes_the_last_move_and_is_stored() {
-    let mut p = panel(Enforcement::Strict);
+    let mut p = session(Enforcement::Strict);
     let mut all = opening(&mut p);
     let white_before_nf3 = 300_000 - 3_000 - 400;
     all.extend(menu_to(&mut p, 20_000, Field::TakeBack));
@@ -163,7 +163,7 @@ fn take_back_from_the_menu_undoes_the_last_move_and_is_stored() {
 
 #[test]
 fn waive_from_the_menu_frees_a_refused_press() {
-    let mut p = panel(Enforcement::Strict);
+    let mut p = session(Enforcement::Strict);
     opening(&mut p);
     // Black touches his b8 knight, then plays d6: refused (4.3.1).
     p.handle(13_000, SessionInput::Board(Input::Touch(Square::B8)));
@@ -179,7 +179,7 @@ fn waive_from_the_menu_frees_a_refused_press() {
         }]
     );
     assert!(stored(&done)[0].ends_with(r#""ev":"waive"}"#));
-    // Nothing more to waive: a short buzz and the panel says so.
+    // Nothing more to waive: a short buzz and the session says so.
     let again = press(&mut p, 20_200, PLUS);
     assert!(decisions(&again).is_empty());
     assert!(again.contains(&Action::Buzz(tocada::daemon::Buzz::Short)));
@@ -194,7 +194,7 @@ fn waive_from_the_menu_frees_a_refused_press() {
 
 #[test]
 fn adjudicate_from_the_menu_asks_for_confirmation() {
-    let mut p = panel(Enforcement::Strict);
+    let mut p = session(Enforcement::Strict);
     opening(&mut p);
     menu_to(&mut p, 20_000, Field::Adjudicate);
     assert_eq!(p.view(20_000).alert.as_deref(), Some("Adjudicate 1-0"));
@@ -232,7 +232,7 @@ fn adjudicate_from_the_menu_asks_for_confirmation() {
 
 #[test]
 fn a_double_press_of_the_adjust_button_claims_under_4_8() {
-    let mut p = panel(Enforcement::Claim);
+    let mut p = session(Enforcement::Claim);
     press(&mut p, 1_000, Button::Lever(BLACK));
     // White touches g1, plays e4 and presses: shown, and it stands.
     p.handle(2_000, SessionInput::Board(Input::Touch(Square::G1)));
@@ -268,7 +268,7 @@ fn a_double_press_of_the_adjust_button_claims_under_4_8() {
 
 #[test]
 fn two_adjust_presses_far_apart_are_no_claim() {
-    let mut p = panel(Enforcement::Claim);
+    let mut p = session(Enforcement::Claim);
     press(&mut p, 1_000, Button::Lever(BLACK));
     p.handle(2_000, SessionInput::Board(Input::Touch(Square::G1)));
     play(&mut p, 2_500, Square::E2, Square::E4, WHITE);
