@@ -23,7 +23,8 @@ pub mod timers;
 
 use std::fmt;
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use shakmaty::{Color, Position};
 use tokio::sync::mpsc;
@@ -63,7 +64,31 @@ pub enum DaemonError {
     SimulatedBoard(std::io::Error),
     /// The tokio runtime could not start.
     Runtime(std::io::Error),
+    /// Stopping, the game store still could not be written when
+    /// [`STOP_WAIT`] ran out (a lock held by another process, a full
+    /// disk): what the journal held was never stored.
+    Unstored {
+        /// Operations lost: events, games begun, results.
+        lost: usize,
+    },
 }
+
+/// How long a stop waits for a game store that cannot be written (a lock
+/// held by another process, a full disk) before giving up what it holds:
+/// well within the unit's `TimeoutStopSec=30s`, after which systemd kills
+/// the daemon.
+pub const STOP_WAIT: Duration = Duration::from_secs(20);
+
+/// At start-up, a game store locked by another process is tried again
+/// after this, then twice as long each time up to [`LOCKED_RETRY_MAX`]:
+/// each try also waits the store's busy timeout, so systemd's watchdog
+/// (10 s) is fed between tries.
+pub const LOCKED_RETRY_FIRST: Duration = Duration::from_millis(250);
+/// The longest pause between two tries of a locked game store.
+pub const LOCKED_RETRY_MAX: Duration = Duration::from_secs(4);
+/// While the game store stays locked at start-up, the log says so again
+/// this often.
+const LOCKED_TELL_EVERY: Duration = Duration::from_secs(30);
 
 impl fmt::Display for DaemonError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -77,6 +102,13 @@ impl fmt::Display for DaemonError {
                 f.write_str("the I2C bus and the GPIO chip need Linux; use board.kind = \"sim\"")
             }
             DaemonError::Runtime(err) => write!(f, "cannot start the event loop: {err}"),
+            DaemonError::Unstored { lost } => write!(
+                f,
+                "{lost} game store operation(s) lost: the store could still not be written \
+                 after waiting {} s to stop (see the log); what the face showed last may be \
+                 missing from the store",
+                STOP_WAIT.as_secs()
+            ),
             DaemonError::SimulatedBoard(err) => {
                 write!(
                     f,
@@ -96,9 +128,12 @@ impl DaemonError {
     /// that cannot be opened at the configured path), so that systemd does
     /// not restart the daemon forever; [`EX_TEMPFAIL`](crate::exit::EX_TEMPFAIL)
     /// for a store another process holds locked (the lock may be gone on the
-    /// next start); [`FAILURE`](crate::exit::FAILURE) otherwise.
+    /// next start); [`EX_IOERR`](crate::exit::EX_IOERR) when stopping lost
+    /// what the store could not take; [`FAILURE`](crate::exit::FAILURE)
+    /// otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
+            DaemonError::Unstored { .. } => crate::exit::EX_IOERR,
             DaemonError::Store {
                 source: StoreError::Sqlite(err),
                 ..
@@ -110,9 +145,13 @@ impl DaemonError {
 }
 
 /// Opens the game store in the configured state directory and restores the
-/// unfinished game into `session`, if there is one. A bad stored line keeps
-/// every line before it; a game that cannot be rebuilt at all (no valid
-/// setup line) is closed as `*` rather than blocking every later start.
+/// unfinished game into `session`, if there is one. A store locked by
+/// another process is waited for ([`wait_out_locks`]). A bad stored line,
+/// or one whose time cannot be, keeps every line before it; it and every
+/// later line are set aside in the store (never deleted, never overwritten:
+/// the next events take fresh rows) and the log and the face say so. A game
+/// that cannot be rebuilt at all (no valid setup line) is closed as `*`
+/// rather than blocking every later start.
 pub fn open_games(
     config: &Config,
     session: &mut Session,
@@ -141,7 +180,7 @@ fn restore_games(config: &Config, session: &mut Session) -> Result<Games, Daemon
     if let Err(err) = std::fs::create_dir_all(dir) {
         tracing::warn!("cannot create {}: {err}", dir.display());
     }
-    let mut store = Store::open(&path).map_err(failed)?;
+    let mut store = wait_out_locks(&path, || Store::open(&path)).map_err(failed)?;
     let mut restored = None;
     let mut inputs = Vec::new();
     if let Some(saved) = store.unfinished().map_err(failed)? {
@@ -159,18 +198,30 @@ fn restore_games(config: &Config, session: &mut Session) -> Result<Games, Daemon
         match result {
             Ok(done) => {
                 if let Some(fault) = &done.fault {
+                    // Stored lines are numbered from 1, in the order of
+                    // their seqs. Nothing from the bad line on was
+                    // replayed: it and the rest go aside, kept whole, and
+                    // the game goes on from the line before it.
+                    let seq = saved.seqs.get(fault.line.saturating_sub(1)).copied();
+                    let reason = format!("stored {fault}");
+                    let aside = match seq {
+                        Some(seq) => {
+                            wait_out_locks(&path, || store.set_aside_from(saved.id, seq, &reason))
+                                .map_err(failed)?
+                        }
+                        None => Vec::new(),
+                    };
                     tracing::error!(
                         game = saved.id,
-                        "stored {fault}: the game is restored up to the line before"
+                        set_aside = aside.len(),
+                        "{reason}: the game is restored up to the line before; that line and \
+                         every later one are kept aside in the store (table set_aside), \
+                         never deleted"
                     );
-                    // Stored lines are numbered from 1, one per seq from 0.
-                    // Nothing after the bad line was replayed, so the game
-                    // goes on from the line before it; what is cut goes to
-                    // the log, whole.
-                    let seq = fault.line.saturating_sub(1) as i64;
-                    for line in store.cut_from(saved.id, seq).map_err(failed)? {
-                        tracing::error!(game = saved.id, line, "stored line dropped");
+                    for line in &aside {
+                        tracing::error!(game = saved.id, line, "stored line set aside");
                     }
+                    session.notice(format!("{} lines set aside", aside.len()));
                 }
                 let off_ms = time_off(
                     saved.started_at,
@@ -186,25 +237,15 @@ fn restore_games(config: &Config, session: &mut Session) -> Result<Games, Daemon
                     "restored the unfinished game, paused: a press resumes"
                 );
                 restored = Some(saved.id);
-                let kept = done.fault.as_ref().map_or(saved.lines.len(), |fault| {
-                    fault.line.saturating_sub(1).min(saved.lines.len())
-                });
-                inputs = saved.lines[..kept]
-                    .iter()
-                    .filter_map(|text| match crate::transcript::parse_line(text) {
-                        Ok(Some(crate::transcript::Line {
-                            event: crate::transcript::Event::Input(input),
-                            ..
-                        })) if !matches!(input, crate::Input::Pause | crate::Input::Resume) => {
-                            Some(input)
-                        }
-                        _ => None,
-                    })
+                inputs = done
+                    .inputs
+                    .into_iter()
+                    .filter(|input| !matches!(input, crate::Input::Pause | crate::Input::Resume))
                     .collect();
             }
             Err(err) => {
                 tracing::error!(game = saved.id, "cannot rebuild the unfinished game: {err}");
-                store.finish(saved.id, "*", "").map_err(failed)?;
+                wait_out_locks(&path, || store.finish(saved.id, "*", "")).map_err(failed)?;
             }
         }
     }
@@ -213,6 +254,54 @@ fn restore_games(config: &Config, session: &mut Session) -> Result<Games, Daemon
         restored,
         inputs,
     })
+}
+
+/// Does `attempt` on the game store at `path` until it is not refused for
+/// a lock another process holds (someone's `sqlite3` in a transaction, a
+/// backup): a lock passes, so the clock waits for it rather than stop for
+/// good. Tries again after [`LOCKED_RETRY_FIRST`], doubling up to
+/// [`LOCKED_RETRY_MAX`]; says so in the log (again every 30 s) and in
+/// systemd's status, feeds the watchdog and extends the start timeout
+/// between tries. Any other error is returned at once.
+pub fn wait_out_locks<T>(
+    path: &Path,
+    mut attempt: impl FnMut() -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let mut systemd = Systemd::from_env();
+    let started = Instant::now();
+    let mut pause = LOCKED_RETRY_FIRST;
+    let mut told: Option<Instant> = None;
+    loop {
+        match attempt() {
+            Err(err) if err.is_locked() => {
+                if told.is_none_or(|at| at.elapsed() >= LOCKED_TELL_EVERY) {
+                    told = Some(Instant::now());
+                    tracing::warn!(
+                        waited_s = started.elapsed().as_secs(),
+                        "the game store {} is locked by another process ({err}): waiting \
+                         for it, the clock starts once it is free",
+                        path.display()
+                    );
+                }
+                systemd.waiting(
+                    "waiting for the game store: locked by another process",
+                    pause + 2 * store::BUSY_TIMEOUT,
+                );
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(LOCKED_RETRY_MAX);
+            }
+            Ok(done) => {
+                if told.is_some() {
+                    tracing::info!(
+                        waited_s = started.elapsed().as_secs(),
+                        "the game store is free again"
+                    );
+                }
+                return Ok(done);
+            }
+            Err(err) => return Err(err),
+        }
+    }
 }
 
 /// How long the clock was off before this start, by the wall clock: now,
@@ -427,7 +516,11 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
     // cancelled: waiting for it would hang a stop until the next line.
     drop(local);
     runtime.shutdown_background();
-    stats
+    let stats = stats?;
+    match stats.unstored {
+        0 => Ok(stats),
+        lost => Err(DaemonError::Unstored { lost }),
+    }
 }
 
 /// Completes on SIGTERM (systemd's stop) or SIGINT (Ctrl-C): the daemon's

@@ -3,7 +3,7 @@
 //! [`restore`] drive it from stored lines through a [`Reader`].
 
 use super::line::{Event, Line};
-use super::policy::Policy;
+use super::policy::{OnTimeBackwards, Policy};
 use super::reader::{Fault, FaultKind, Read, Reader};
 use crate::referee::{Effect, Millis, Referee, Rules};
 use crate::session::{SavedGame, Session};
@@ -180,59 +180,150 @@ impl std::error::Error for RestoreError {}
 pub struct Restored {
     /// The last instant of the game as rebuilt, on its own clock.
     pub t: Millis,
-    /// The bad line the stored lines stopped at, if they did: the game was
-    /// rebuilt from every line before it.
+    /// The line the stored lines stopped at, if they did: the game was
+    /// rebuilt from every line before it, none after.
     pub fault: Option<Fault>,
+    /// Every input the rebuilt game was given, in order: read from the
+    /// stored lines in the same pass, so that no caller reads them again.
+    pub inputs: Vec<crate::referee::Input>,
 }
+
+/// The longest a running clock goes without a stored line: the daemon
+/// stores a `checkpoint` every half second of a running clock, and systemd
+/// kills a loop stalled for ten seconds. A stored line longer than this
+/// after the line before it, while a clock ran, cannot be: a restore
+/// refuses it rather than let a flag fall on it.
+pub const RUNNING_GAP_MAX_MS: Millis = 60_000;
 
 /// Rebuilds a stored game into `session` by replaying its lines under
 /// `policy` (the daemon uses [`Policy::RESTORE`]): an unfinished game comes
 /// back paused at its last stored instant, on a shell clock that reads
-/// `now`.
+/// `now`. Each line is read once.
+///
+/// A stored game is the clock's own record, which the store only ever
+/// extends forwards in time, so besides the policy's checks a restore
+/// refuses a time that cannot be, whatever the policy says of time going
+/// backwards: a line later than the line after it, while the line before
+/// it is not ([`FaultKind::AheadOfNext`]: it jumped ahead; one line of
+/// look-ahead), a line earlier than the one before, and a line more than
+/// [`RUNNING_GAP_MAX_MS`] after the one before while a clock ran
+/// ([`FaultKind::GapWhileRunning`]).
 ///
 /// A bad line keeps every line before it (the fault is in the answer, for
-/// the log); only a game whose first line is not a valid `setup` cannot be
-/// rebuilt at all.
+/// the log and for the store to set that line and the rest aside); only a
+/// game whose first line is not a valid `setup` cannot be rebuilt at all.
 pub fn restore(
     session: &mut Session,
     now: Millis,
     saved: SavedGame<'_>,
     policy: Policy,
 ) -> Result<Restored, RestoreError> {
-    let mut first = Reader::new(policy);
-    let setup_first = saved
-        .lines
-        .iter()
-        .map(|row| first.push_str(row))
-        .find(|read| *read != Read::Blank);
-    match setup_first {
-        Some(Read::Line(Line {
-            event: Event::Setup(_),
-            ..
-        })) => {}
-        Some(Read::Skipped(fault) | Read::Stop(fault)) => {
-            return Err(RestoreError::BadLine(fault));
+    let mut reader = Reader::new(Policy {
+        on_time_backwards: OnTimeBackwards::Refuse,
+        ..policy
+    });
+    let mut stored = Stored::default();
+    // The last line read, fed once the next line shows its time can be.
+    let mut held: Option<(usize, Line)> = None;
+    let mut fault = None;
+    for row in saved.lines {
+        let line = match reader.push_str(row) {
+            Read::Line(line) => line,
+            Read::Blank => continue,
+            Read::Skipped(fault) => {
+                tracing::warn!("skipped stored {fault}");
+                continue;
+            }
+            Read::Stop(stop) => {
+                fault = Some(match (&stop.kind, &held) {
+                    // The line before went ahead of this one and of the
+                    // one before it: that line is the one at fault.
+                    (FaultKind::TimeWentBackwards { t, .. }, Some((number, ahead)))
+                        if stored.last_t.is_none_or(|last| *t >= last) =>
+                    {
+                        let fault = Fault {
+                            line: *number,
+                            kind: FaultKind::AheadOfNext {
+                                t: ahead.t,
+                                next: *t,
+                            },
+                        };
+                        held = None;
+                        fault
+                    }
+                    _ => stop,
+                });
+                break;
+            }
+        };
+        if let Some(previous) = held.replace((reader.lines(), line))
+            && let Err(err) = stored.feed(previous)
+        {
+            fault = Some(err?);
+            held = None;
+            break;
         }
-        Some(Read::Line(_) | Read::Blank) | None => return Err(RestoreError::NoSetup),
     }
-    let mut game = Feed::new();
-    let mut decisions = Vec::new();
-    let fed = feed_rows(
-        saved.lines,
-        policy,
-        &mut game,
-        |t, effect| decisions.push((t, effect)),
-        |fault| tracing::warn!("skipped stored {fault}"),
-    );
-    let t = fed.last_t.expect("the setup line was fed");
-    let restarts = game.restarts().to_vec();
-    let referee = game
+    if let Some(last) = held
+        && let Err(err) = stored.feed(last)
+    {
+        fault = Some(err?);
+    }
+    let Some(t) = stored.last_t else {
+        return Err(fault.map_or(RestoreError::NoSetup, RestoreError::BadLine));
+    };
+    let restarts = stored.game.restarts().to_vec();
+    let referee = stored
+        .game
         .into_referee()
         .expect("the setup line makes the referee");
-    session.resume_from(now, &saved, referee, t, decisions);
+    session.resume_from(now, &saved, referee, t, stored.decisions);
     session.restarted_before(restarts);
     Ok(Restored {
         t,
-        fault: fed.fault,
+        fault,
+        inputs: stored.inputs,
     })
+}
+
+/// A stored game being rebuilt, line by line.
+#[derive(Debug, Default)]
+struct Stored {
+    game: Feed,
+    decisions: Vec<(Millis, Effect)>,
+    inputs: Vec<crate::referee::Input>,
+    /// The instant of the last line fed.
+    last_t: Option<Millis>,
+}
+
+impl Stored {
+    /// Feeds line `number`, or says why it cannot be (the outer error: the
+    /// game cannot be rebuilt at all).
+    fn feed(&mut self, (number, line): (usize, Line)) -> Result<(), Result<Fault, RestoreError>> {
+        let fault = |kind| Err(Ok(Fault { line: number, kind }));
+        if self.last_t.is_none() && !matches!(line.event, Event::Setup(_)) {
+            return Err(Err(RestoreError::NoSetup));
+        }
+        if let Some(last) = self.last_t
+            && self.game.referee().is_some_and(|r| r.ticking().is_some())
+            && line.t.saturating_sub(last) > RUNNING_GAP_MAX_MS
+        {
+            return fault(FaultKind::GapWhileRunning { t: line.t, last });
+        }
+        let t = line.t;
+        let input = match line.event {
+            Event::Input(input) => Some(input),
+            _ => None,
+        };
+        let decisions = &mut self.decisions;
+        if let Err(kind) = self
+            .game
+            .line(line, |t, effect| decisions.push((t, effect)))
+        {
+            return fault(kind);
+        }
+        self.inputs.extend(input);
+        self.last_t = Some(t);
+        Ok(())
+    }
 }

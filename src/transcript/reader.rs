@@ -44,6 +44,23 @@ pub enum FaultKind {
     /// A line of the extending format ([`Reader::push_extended`]) that it
     /// refused, and why.
     Extra(String),
+    /// A stored line later than the line after it, while the line before
+    /// it is not: its time jumped ahead ([`restore`](super::restore)).
+    AheadOfNext {
+        /// The line's instant.
+        t: Millis,
+        /// The instant of the line after it.
+        next: Millis,
+    },
+    /// A stored line too long after the line before it while a clock ran:
+    /// the daemon stores a line at least every half second of a running
+    /// clock ([`RUNNING_GAP_MAX_MS`](super::feed::RUNNING_GAP_MAX_MS)).
+    GapWhileRunning {
+        /// The line's instant.
+        t: Millis,
+        /// The instant of the line before.
+        last: Millis,
+    },
 }
 
 impl fmt::Display for FaultKind {
@@ -58,6 +75,15 @@ impl fmt::Display for FaultKind {
             }
             FaultKind::Cut(err) => write!(f, "cut short ({err})"),
             FaultKind::Extra(why) => f.write_str(why),
+            FaultKind::AheadOfNext { t, next } => write!(
+                f,
+                "t = {t} cannot be: later than the line after it (t = {next})"
+            ),
+            FaultKind::GapWhileRunning { t, last } => write!(
+                f,
+                "t = {t} cannot be: {} ms after the line before (t = {last}) while a clock ran",
+                t.saturating_sub(*last)
+            ),
         }
     }
 }
