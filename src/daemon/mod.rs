@@ -134,10 +134,7 @@ impl DaemonError {
     pub fn exit_code(&self) -> u8 {
         match self {
             DaemonError::Unstored { .. } => crate::exit::EX_IOERR,
-            DaemonError::Store {
-                source: StoreError::Sqlite(err),
-                ..
-            } if crate::store::is_locked(err) => crate::exit::EX_TEMPFAIL,
+            DaemonError::Store { source, .. } if source.is_locked() => crate::exit::EX_TEMPFAIL,
             DaemonError::Store { .. } => crate::exit::EX_CONFIG,
             _ => crate::exit::FAILURE,
         }
@@ -552,6 +549,86 @@ pub async fn shutdown_signal() {
 mod tests {
     use super::*;
     use std::time::{Duration, UNIX_EPOCH};
+
+    #[test]
+    fn a_restore_reads_each_stored_line_once() {
+        use crate::transcript::line::PARSED;
+        use crate::transcript::{Event, Line};
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Config::default();
+        config.state.directory = dir.path().to_owned();
+        let mut store = Store::open(&dir.path().join(store::DB_FILE)).unwrap();
+        let setup = Line {
+            t: 0,
+            event: Event::Setup(Box::default()),
+        };
+        let id = store
+            .begin_game(&store::NewGame {
+                started_at: std::time::SystemTime::now(),
+                preset: "rapid",
+                white_left: true,
+                setup: &setup,
+            })
+            .unwrap();
+        // The clock runs from the first press: a checkpoint every 500 ms.
+        let mut lines = vec![Line {
+            t: 1_000,
+            event: Event::Input(crate::Input::Press(Color::Black)),
+        }];
+        lines.extend((3..40).map(|i| Line {
+            t: i * 500,
+            event: Event::Checkpoint,
+        }));
+        store.append(id, &lines).unwrap();
+        drop(store);
+        let mut session = Session::new(&config);
+        let before = PARSED.with(|parsed| parsed.get());
+        let (journal, restored) = open_games(&config, &mut session).unwrap();
+        assert_eq!(restored, Some(id));
+        assert_eq!(
+            PARSED.with(|parsed| parsed.get()) - before,
+            1 + lines.len(),
+            "the setup line and each event, once"
+        );
+        drop(journal);
+    }
+
+    #[test]
+    fn losing_store_operations_at_a_stop_is_an_io_error() {
+        let err = DaemonError::Unstored { lost: 12 };
+        assert_eq!(err.exit_code(), crate::exit::EX_IOERR);
+        assert!(
+            err.to_string()
+                .starts_with("12 game store operation(s) lost")
+        );
+    }
+
+    #[test]
+    fn the_exit_codes_page_says_how_long_a_stop_waits() {
+        let (_, _, when) = crate::exit::CODES
+            .iter()
+            .find(|(code, _, _)| *code == crate::exit::EX_IOERR)
+            .unwrap();
+        assert!(
+            when.contains(&format!("waiting {} s", STOP_WAIT.as_secs())),
+            "{when}"
+        );
+    }
+
+    #[test]
+    fn the_stop_wait_fits_in_the_units_stop_timeout_with_a_margin() {
+        let unit = include_str!("../../systemd/tocada.service");
+        let timeout = unit
+            .lines()
+            .find_map(|l| l.strip_prefix("TimeoutStopSec="))
+            .and_then(|s| s.strip_suffix('s'))
+            .and_then(|s| s.parse::<u64>().ok())
+            .expect("the unit sets TimeoutStopSec=Ns");
+        assert!(
+            STOP_WAIT.as_secs() + 5 <= timeout,
+            "STOP_WAIT {STOP_WAIT:?}, TimeoutStopSec={timeout}s"
+        );
+    }
 
     #[test]
     fn the_time_off_is_the_wall_clock_less_the_games_own_time() {

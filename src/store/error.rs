@@ -117,12 +117,12 @@ impl StoreError {
     pub fn exit_code_reading(&self) -> u8 {
         use crate::exit::{EX_DATAERR, EX_IOERR, EX_NOINPUT, EX_TEMPFAIL};
         match self {
+            err if err.is_locked() => EX_TEMPFAIL,
             StoreError::Open { .. } => EX_NOINPUT,
             StoreError::NotADatabase { .. }
             | StoreError::NotAGameStore { .. }
             | StoreError::Schema { .. }
             | StoreError::Corrupt { .. } => EX_DATAERR,
-            StoreError::Sqlite(err) if is_locked(err) => EX_TEMPFAIL,
             _ => EX_IOERR,
         }
     }
@@ -133,6 +133,7 @@ impl StoreError {
     /// it cannot create or may not write is `EX_CANTCREAT`.
     pub fn exit_code_writing(&self) -> u8 {
         match self {
+            err if err.is_locked() => crate::exit::EX_TEMPFAIL,
             StoreError::Open { .. }
             | StoreError::ReadOnly { .. }
             | StoreError::DirectoryNotWritable { .. } => crate::exit::EX_CANTCREAT,
@@ -153,7 +154,7 @@ impl StoreError {
 }
 
 /// Whether SQLite failed because another connection holds a lock.
-pub(crate) fn is_locked(err: &rusqlite::Error) -> bool {
+fn is_locked(err: &rusqlite::Error) -> bool {
     matches!(
         err.sqlite_error_code(),
         Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)

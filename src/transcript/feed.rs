@@ -327,3 +327,137 @@ impl Stored {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::{Color, Square};
+
+    use super::*;
+    use crate::config::Config;
+    use crate::referee::Input;
+    use crate::transcript::line::{PARSED, line_to_json};
+
+    fn line(t: Millis, event: Event) -> String {
+        line_to_json(&Line { t, event })
+    }
+
+    fn input(t: Millis, input: Input) -> String {
+        line(t, Event::Input(input))
+    }
+
+    /// 1. e4 e5 with White's clock running from 3.2 s, then `tail`.
+    fn game(tail: &[String]) -> Vec<String> {
+        let mut lines = vec![
+            line(0, Event::Setup(Box::default())),
+            input(1_000, Input::Press(Color::Black)),
+            input(2_000, Input::Lift(Square::E2)),
+            input(2_100, Input::Place(Square::E4, None)),
+            input(2_200, Input::Press(Color::White)),
+            input(3_000, Input::Lift(Square::E7)),
+            input(3_100, Input::Place(Square::E5, None)),
+            input(3_200, Input::Press(Color::Black)),
+        ];
+        lines.extend_from_slice(tail);
+        lines
+    }
+
+    fn restored(lines: &[String]) -> (Session, Restored) {
+        let mut session = Session::new(&Config::default());
+        let done = restore(
+            &mut session,
+            0,
+            SavedGame {
+                preset: "rapid",
+                black_left: false,
+                date: "?",
+                lines,
+            },
+            Policy::RESTORE,
+        )
+        .expect("a game");
+        (session, done)
+    }
+
+    #[test]
+    fn a_restore_reads_each_stored_line_once() {
+        let lines = game(&[line(3_700, Event::Checkpoint)]);
+        let before = PARSED.with(|parsed| parsed.get());
+        let (_, done) = restored(&lines);
+        assert_eq!(PARSED.with(|parsed| parsed.get()) - before, lines.len());
+        assert_eq!(done.fault, None);
+        assert_eq!(done.t, 3_700);
+        // The inputs come with it, in order, for whoever needs them.
+        assert_eq!(done.inputs.len(), 7);
+        assert_eq!(done.inputs[6], Input::Press(Color::Black));
+    }
+
+    #[test]
+    fn a_line_ahead_of_the_lines_around_it_is_refused() {
+        let lines = game(&[
+            line(1_003_200, Event::Checkpoint),
+            input(4_000, Input::Lift(Square::G1)),
+        ]);
+        let (session, done) = restored(&lines);
+        assert_eq!(
+            done.fault,
+            Some(Fault {
+                line: 9,
+                kind: FaultKind::AheadOfNext {
+                    t: 1_003_200,
+                    next: 4_000
+                }
+            })
+        );
+        assert_eq!(done.t, 3_200);
+        let referee = session.referee().expect("restored");
+        assert_eq!(referee.result(), None, "no flag fell");
+    }
+
+    #[test]
+    fn a_line_going_back_is_the_one_refused_when_the_line_before_agrees() {
+        // 3 100, 3 200, then 2 500: earlier than both lines before it, it
+        // is the odd one out.
+        let lines = game(&[
+            line(2_500, Event::Checkpoint),
+            line(3_700, Event::Checkpoint),
+        ]);
+        let (_, done) = restored(&lines);
+        assert!(
+            matches!(
+                done.fault,
+                Some(Fault {
+                    line: 9,
+                    kind: FaultKind::TimeWentBackwards { t: 2_500, .. }
+                })
+            ),
+            "{:?}",
+            done.fault
+        );
+    }
+
+    #[test]
+    fn a_long_gap_while_a_clock_runs_is_refused_but_not_while_none_does() {
+        let lines = game(&[line(u64::MAX >> 1, Event::Checkpoint)]);
+        let (session, done) = restored(&lines);
+        assert!(
+            matches!(
+                done.fault,
+                Some(Fault {
+                    line: 9,
+                    kind: FaultKind::GapWhileRunning { last: 3_200, .. }
+                })
+            ),
+            "{:?}",
+            done.fault
+        );
+        assert_eq!(session.referee().unwrap().result(), None);
+        // Before the first press no clock runs: ten minutes of waiting is
+        // a game like any other.
+        let lines = [
+            line(0, Event::Setup(Box::default())),
+            input(600_000, Input::Press(Color::Black)),
+        ];
+        let (_, done) = restored(&lines);
+        assert_eq!((done.fault, done.t), (None, 600_000));
+    }
+}

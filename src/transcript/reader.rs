@@ -255,15 +255,17 @@ impl Reader {
         if one_game && self.ended {
             return self.bad(FaultKind::AfterEnd);
         }
+        // Out of place before out of time: a restore blames the line
+        // before a line out of time, when this one is otherwise good.
+        if one_game && self.begun && matches!(line.event, Event::Setup(_)) {
+            return self.bad(FaultKind::SetupNotFirst);
+        }
         let t = match self.stamp(line.t) {
             Ok(t) => t,
             Err(kind) => return self.bad(kind),
         };
-        match line.event {
-            Event::Setup(_) if one_game && self.begun => return self.bad(FaultKind::SetupNotFirst),
-            Event::Setup(_) => {}
-            Event::End => self.ended = true,
-            Event::Input(_) | Event::Checkpoint | Event::Restart { .. } => {}
+        if matches!(line.event, Event::End) {
+            self.ended = true;
         }
         self.begun = true;
         self.last = Some(t);
