@@ -17,6 +17,16 @@
 //! [`Store`] is the plain, blocking store. The daemon holds a [`Journal`]
 //! instead: a writer thread that owns the store, so that storing an event
 //! never delays a clock switch.
+//!
+//! Lines are handed to the store as values ([`Line`]): it writes each out
+//! once and never reads one back. Reading them is the transcript's
+//! business ([`crate::transcript::restore`] reads each stored line once).
+//!
+//! Nothing stored is ever overwritten or deleted. A stored line a restore
+//! cannot take (damaged, or stamped at a time that cannot be) is moved with
+//! every later line of its game to the `set_aside` table
+//! ([`Store::set_aside_from`], [`Store::set_aside`]), verbatim and with
+//! why, and the game's next events take rows after the highest ever used.
 
 mod calendar;
 mod error;

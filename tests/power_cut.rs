@@ -1214,11 +1214,68 @@ fn store_with_game(db: &Path, tail: &[(i64, String)]) -> i64 {
     1
 }
 
+/// Waits until the store holds an unfinished game whose moves are `sans`.
+fn wait_stored(db: &Path, daemon: &Daemon, sans: &[&str]) {
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        let game = Store::open_read_only(db)
+            .ok()
+            .and_then(|store| store.unfinished().ok().flatten());
+        if game.is_some_and(|game| replay_lines(&game.lines).sans == sans) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{sans:?} not stored\n{}",
+            daemon.log()
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
 #[test]
-fn a_store_locked_at_start_up_is_waited_for_and_the_clock_starts_once_it_is_free() {
+fn a_store_locked_at_start_up_costs_the_clock_nothing_and_its_game_is_stored_once_free() {
+    use shakmaty::Square::*;
     let dir = tempfile::tempdir().unwrap();
     let (config, db) = sim_config(dir.path());
     drop(Store::open(&db).expect("a store"));
+    let lock = Lock::take(&db);
+    let mut daemon = Daemon::spawn(&config, dir.path().join("stderr"));
+    // The clock starts and rules while the lock is held.
+    daemon.send(Input::Press(Color::Black));
+    wait_effect(&mut daemon, "started");
+    for input in [
+        Input::Lift(E2),
+        Input::Place(E4, None),
+        Input::Press(Color::White),
+    ] {
+        daemon.send(input);
+        thread::sleep(Duration::from_millis(100));
+    }
+    wait_effect(&mut daemon, "move");
+    thread::sleep(Duration::from_millis(1_500));
+    assert!(
+        daemon.child.try_wait().expect("wait").is_none(),
+        "tocada run stopped while the store was locked\n{}",
+        daemon.log()
+    );
+    assert!(
+        daemon.log().contains("database is locked"),
+        "the journal says why nothing is stored\n{}",
+        daemon.log()
+    );
+    drop(lock);
+    wait_stored(&db, &daemon, &["e4"]);
+    assert_eq!(daemon.terminate().code(), Some(0));
+}
+
+#[test]
+fn a_new_store_locked_at_start_up_is_waited_for_and_the_clock_starts_once_it_is_free() {
+    // A store that must still be made (its schema, WAL mode) needs the
+    // write lock before anything can be restored: the clock waits for it.
+    let dir = tempfile::tempdir().unwrap();
+    let (config, db) = sim_config(dir.path());
+    drop(rusqlite::Connection::open(&db).expect("an empty database"));
     let lock = Lock::take(&db);
     let mut daemon = Daemon::spawn(&config, dir.path().join("stderr"));
     // Still there after several busy timeouts: waiting, not exited.
@@ -1236,10 +1293,8 @@ fn a_store_locked_at_start_up_is_waited_for_and_the_clock_starts_once_it_is_free
     drop(lock);
     daemon.send(Input::Press(Color::Black));
     wait_effect(&mut daemon, "started");
-    let status = daemon.terminate();
-    assert_eq!(status.code(), Some(0));
-    let store = Store::open_read_only(&db).unwrap();
-    assert!(store.unfinished().unwrap().is_some(), "the game is stored");
+    wait_stored(&db, &daemon, &[]);
+    assert_eq!(daemon.terminate().code(), Some(0));
 }
 
 #[test]

@@ -693,6 +693,11 @@ fn a_bad_stored_line_is_set_aside_with_the_rest_and_the_game_goes_on_in_fresh_ro
         })
         .unwrap();
     assert_eq!(moves, 2, "1. e4 e5 kept");
+    // The face says so, and that a press resumes.
+    assert_eq!(
+        session.view(0).alert.as_deref(),
+        Some("Restarted, 2 lines set aside: press to resume")
+    );
 
     // The game goes on: its next event follows the last good line, so
     // that the next restore (or the PGN) sees it, in a row never used: the

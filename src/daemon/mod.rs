@@ -13,6 +13,16 @@
 //! `{"t":..,"effect":"game_restored","white_ms":..,"black_ms":..,"moves":N,"fen":".."}`,
 //! the clocks at its last stored instant `t`, `moves` completed (plies) and
 //! the position on the board; a test holds it against the store.
+//!
+//! The store's faults cost as little as they can: a store locked by another
+//! process at start-up costs nothing when it is already made (reading never
+//! waits in WAL mode; the journal retries its commits, the face showing
+//! games unsaved until they land), and is waited for when it must first be
+//! written ([`wait_out_locks`]: a new store, a schema to migrate, lines to
+//! set aside); a stored line a
+//! restore cannot take is set aside, never deleted, and the face and the
+//! journal say so; a stop waits up to [`STOP_WAIT`] for a store that cannot
+//! be written and exits 74 ([`DaemonError::Unstored`]) if anything is lost.
 
 pub mod alarm;
 pub mod pairing;
@@ -218,7 +228,7 @@ fn restore_games(config: &Config, session: &mut Session) -> Result<Games, Daemon
                     for line in &aside {
                         tracing::error!(game = saved.id, line, "stored line set aside");
                     }
-                    session.notice(format!("{} lines set aside", aside.len()));
+                    session.notice(crate::words::restarted_set_aside(aside.len()));
                 }
                 let off_ms = time_off(
                     saved.started_at,

@@ -110,6 +110,12 @@ pub(super) fn check(conn: &Connection, path: &Path) -> Result<(), StoreError> {
 /// A newer schema, or a version-0 database that already has tables of its
 /// own, is refused and left untouched.
 pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    // Already current: nothing to write, so no write lock to wait for (a
+    // lock someone else holds then costs a start nothing: the journal
+    // retries its commits, and reading never waits in WAL mode).
+    if version(conn)? == VERSION {
+        return Ok(());
+    }
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     // Again under the write lock: another process may have written since.
     check(&tx, path)?;
