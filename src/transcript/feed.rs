@@ -195,6 +195,13 @@ pub struct Restored {
 /// refuses it rather than let a flag fall on it.
 pub const RUNNING_GAP_MAX_MS: Millis = 60_000;
 
+/// Later than any stored line can be: a century of a daemon's own clock (a
+/// game's instants count from the daemon's start, however long it has been
+/// up, and go on from there after a restart). A line stamped later is a
+/// damaged time that every later line would have to follow, even while no
+/// clock runs, up to where the store can hold no more (`i64::MAX`).
+pub const LONGEST_GAME_MS: Millis = 100 * 366 * 24 * 3_600_000;
+
 /// Rebuilds a stored game into `session` by replaying its lines under
 /// `policy` (the daemon uses [`Policy::RESTORE`]): an unfinished game comes
 /// back paused at its last stored instant, on a shell clock that reads
@@ -207,7 +214,10 @@ pub const RUNNING_GAP_MAX_MS: Millis = 60_000;
 /// it is not ([`FaultKind::AheadOfNext`]: it jumped ahead; one line of
 /// look-ahead), a line earlier than the one before, and a line more than
 /// [`RUNNING_GAP_MAX_MS`] after the one before while a clock ran
-/// ([`FaultKind::GapWhileRunning`]).
+/// ([`FaultKind::GapWhileRunning`]), and one later than
+/// [`LONGEST_GAME_MS`] ([`FaultKind::PastAnyGame`]). The wall clock is no
+/// judge: a Pi without a real-time clock and without a network may come
+/// back from a power cut hours behind.
 ///
 /// A bad line keeps every line before it (the fault is in the answer, for
 /// the log and for the store to set that line and the rest aside); only a
@@ -303,6 +313,9 @@ impl Stored {
         let fault = |kind| Err(Ok(Fault { line: number, kind }));
         if self.last_t.is_none() && !matches!(line.event, Event::Setup(_)) {
             return Err(Err(RestoreError::NoSetup));
+        }
+        if line.t > LONGEST_GAME_MS {
+            return fault(FaultKind::PastAnyGame { t: line.t });
         }
         if let Some(last) = self.last_t
             && self.game.referee().is_some_and(|r| r.ticking().is_some())
@@ -437,7 +450,7 @@ mod tests {
 
     #[test]
     fn a_long_gap_while_a_clock_runs_is_refused_but_not_while_none_does() {
-        let lines = game(&[line(u64::MAX >> 1, Event::Checkpoint)]);
+        let lines = game(&[line(3_200 + 120_000, Event::Checkpoint)]);
         let (session, done) = restored(&lines);
         assert!(
             matches!(
@@ -451,6 +464,23 @@ mod tests {
             done.fault
         );
         assert_eq!(session.referee().unwrap().result(), None);
+        // Paused, no gap is too long, but a time past any game is.
+        let lines = game(&[
+            input(3_300, Input::Pause),
+            line(u64::MAX >> 1, Event::Checkpoint),
+        ]);
+        let (_, done) = restored(&lines);
+        assert!(
+            matches!(
+                done.fault,
+                Some(Fault {
+                    line: 10,
+                    kind: FaultKind::PastAnyGame { .. }
+                })
+            ),
+            "{:?}",
+            done.fault
+        );
         // Before the first press no clock runs: ten minutes of waiting is
         // a game like any other.
         let lines = [

@@ -52,6 +52,13 @@ pub enum FaultKind {
         /// The instant of the line after it.
         next: Millis,
     },
+    /// A stored line stamped later than any game can last
+    /// ([`LONGEST_GAME_MS`](super::feed::LONGEST_GAME_MS)): a damaged time,
+    /// which every later line would follow.
+    PastAnyGame {
+        /// The line's instant.
+        t: Millis,
+    },
     /// A stored line too long after the line before it while a clock ran:
     /// the daemon stores a line at least every half second of a running
     /// clock ([`RUNNING_GAP_MAX_MS`](super::feed::RUNNING_GAP_MAX_MS)).
@@ -79,6 +86,9 @@ impl fmt::Display for FaultKind {
                 f,
                 "t = {t} cannot be: later than the line after it (t = {next})"
             ),
+            FaultKind::PastAnyGame { t } => {
+                write!(f, "t = {t} cannot be: later than any game can last")
+            }
             FaultKind::GapWhileRunning { t, last } => write!(
                 f,
                 "t = {t} cannot be: {} ms after the line before (t = {last}) while a clock ran",
