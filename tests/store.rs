@@ -352,6 +352,31 @@ fn read_only_opening_needs_an_existing_game_store() {
 }
 
 #[test]
+fn a_version_1_store_is_read_as_it_is_and_migrated_by_the_daemon() {
+    // Version 2 only added the table of lines set aside: a reader that
+    // never migrates (export, the publisher) still reads version 1.
+    let (_dir, path) = temp_db();
+    let mut store = Store::open(&path).unwrap();
+    let id = store.begin_game(&new_game(at(0))).unwrap();
+    store.finish(id, "1-0", "pgn").unwrap();
+    drop(store);
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch("DROP TABLE set_aside; PRAGMA user_version = 1")
+        .unwrap();
+    let reader = Store::open_read_only(&path).unwrap();
+    assert_eq!(reader.finished_since(None).unwrap().len(), 1);
+    drop(reader);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.set_aside(id).unwrap(), []);
+    let version: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .pragma_query_value(None, "user_version", |row| row.get(0))
+        .unwrap();
+    assert_eq!(version, schema::VERSION);
+}
+
+#[test]
 fn the_journal_commits_everything_queued_before_flush_returns() {
     let (_dir, path) = temp_db();
     let journal = Journal::spawn(Store::open(&path).unwrap());
