@@ -1418,6 +1418,9 @@ fn an_unparsable_stored_line_is_set_aside_never_deleted_and_its_rows_never_reuse
     let mut daemon = Daemon::spawn(&config, dir.path().join("stderr"));
     let restored = wait_effect(&mut daemon, "game_restored");
     assert_eq!(restored["moves"], 2, "1. e4 e5 kept: {restored}");
+    // The restored game is announced before the loop first waits, and so
+    // before SIGTERM is handled: let it get there.
+    thread::sleep(Duration::from_millis(500));
     assert_eq!(daemon.terminate().code(), Some(0));
     // Kept, both of them, and named in the log.
     assert_eq!(rows_holding(&db, &bad), 1, "the damaged line is kept");
