@@ -18,7 +18,7 @@ use std::time::{Instant, SystemTime};
 use shakmaty::{Color, Square};
 use tocada::Input;
 use tocada::store::{DB_FILE, Journal, NewGame, Store};
-use tocada::transcript::input_to_json;
+use tocada::transcript::{Event, Line, parse_line};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -36,7 +36,9 @@ fn main() {
             started_at: SystemTime::now(),
             preset: "classical 90+30",
             white_left: true,
-            setup_line: r#"{"t":0,"ev":"setup","time_control":"5400+30"}"#,
+            setup: &parse_line(r#"{"t":0,"ev":"setup","time_control":"5400+30"}"#)
+                .expect("a setup line")
+                .expect("not blank"),
         })
         .expect("a new game");
 
@@ -53,7 +55,8 @@ fn main() {
     while stored < events {
         for _ in 0..burst.min(events - stored) {
             t += 25;
-            journal.append(game, t, input_to_json(t, &event(stored)));
+            let event = Event::Input(event(stored));
+            journal.append(game, Line { t, event });
             stored += 1;
         }
         let before = Instant::now();

@@ -15,9 +15,12 @@
 //! - a file the command must create or write (a face PNG, `sim --db`'s
 //!   store) that cannot be created: [`EX_CANTCREAT`];
 //! - reading or writing that fails midway (a closed pipe, a full disk):
-//!   [`EX_IOERR`];
+//!   [`EX_IOERR`]; for `run`, also a stop that lost what the game store
+//!   could not take in time (the journal says how many operations), so
+//!   that `systemctl status` shows the unit failed rather than a clean stop;
 //! - a game store another process holds locked: [`EX_TEMPFAIL`], worth
-//!   trying again;
+//!   trying again (`export`, `sim --db`); `run` does not give up on a lock
+//!   but waits for it, saying so;
 //! - a program a command hands over to (`tocada publish` runs
 //!   `tocada-publish`) that is not installed: [`EX_UNAVAILABLE`].
 //!
@@ -44,10 +47,12 @@ pub const EX_NOINPUT: u8 = 66;
 pub const EX_UNAVAILABLE: u8 = 69;
 /// `EX_CANTCREAT`: a file the command writes could not be created.
 pub const EX_CANTCREAT: u8 = 73;
-/// `EX_IOERR`: reading or writing failed midway.
+/// `EX_IOERR`: reading or writing failed midway; `run`: stopping, the game
+/// store could still not be written when its wait ran out, and what it
+/// held is lost.
 pub const EX_IOERR: u8 = 74;
 /// `EX_TEMPFAIL`: the game store is locked by another process; trying again
-/// later may work (systemd does restart the daemon for it).
+/// later may work. `run` waits for such a lock instead.
 pub const EX_TEMPFAIL: u8 = 75;
 /// `EX_CONFIG`: the configuration is bad or unreadable, or names a path the
 /// daemon cannot use. The systemd unit lists it in
@@ -98,12 +103,12 @@ pub const CODES: [(u8, &str, &str); 10] = [
     (
         EX_IOERR,
         "EX_IOERR",
-        "reading or writing failed midway (a closed pipe, a full disk)",
+        "reading or writing failed midway (a closed pipe, a full disk); run: stopping, the game store could still not be written after waiting 20 s (a lock held by another process, a full disk), so what it held is lost: the journal says how many operations",
     ),
     (
         EX_TEMPFAIL,
         "EX_TEMPFAIL",
-        "run: the game store is locked by another process (systemd tries again)",
+        "export, sim --db: the game store is locked by another process (try again); run waits for the lock instead, saying so in the journal and in systemctl status",
     ),
     (
         EX_CONFIG,

@@ -17,6 +17,16 @@
 //! [`Store`] is the plain, blocking store. The daemon holds a [`Journal`]
 //! instead: a writer thread that owns the store, so that storing an event
 //! never delays a clock switch.
+//!
+//! Lines are handed to the store as values ([`Line`]): it writes each out
+//! once and never reads one back. Reading them is the transcript's
+//! business ([`crate::transcript::restore`] reads each stored line once).
+//!
+//! Nothing stored is ever overwritten or deleted. A stored line a restore
+//! cannot take (damaged, or stamped at a time that cannot be) is moved with
+//! every later line of its game to the `set_aside` table
+//! ([`Store::set_aside_from`], [`Store::set_aside`]), verbatim and with
+//! why, and the game's next events take rows after the highest ever used.
 
 mod calendar;
 mod error;
@@ -29,12 +39,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior};
 
-use crate::transcript::{Event, parse_line};
+use crate::transcript::{Event, Line, line_to_json};
 
 pub use calendar::{DateError, DateErrorKind, pgn_date_from_iso};
 pub use error::StoreError;
-pub(crate) use error::is_locked;
 pub use journal::Journal;
+
+use std::path::PathBuf;
 
 /// The database's file name in the state directory.
 pub const DB_FILE: &str = "games.sqlite";
@@ -59,8 +70,9 @@ pub struct NewGame<'a> {
     pub preset: &'a str,
     /// Whether White's lever is on the clock's left.
     pub white_left: bool,
-    /// The game's replay `setup` line, stored as event 0.
-    pub setup_line: &'a str,
+    /// The game's `setup` line, stored as event 0: a value, written out
+    /// once by the store, never read back.
+    pub setup: &'a Line,
 }
 
 /// A stored game, for recovery or export.
@@ -78,6 +90,23 @@ pub struct SavedGame {
     pub date: String,
     /// Its replay lines: the setup line first, then every event in order.
     pub lines: Vec<String>,
+    /// The `seq` of each line: 0, 1, 2... but for the rows of lines set
+    /// aside, which are never used again.
+    pub seqs: Vec<i64>,
+}
+
+/// A stored line that a restore could not take, kept aside with why
+/// ([`Store::set_aside_from`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetAside {
+    /// Its place in its game, as it was stored.
+    pub seq: i64,
+    /// Its instant as stored beside it, milliseconds.
+    pub t: i64,
+    /// Its text, verbatim.
+    pub line: String,
+    /// Why it was set aside.
+    pub reason: String,
 }
 
 /// A finished game, as exported.
@@ -133,7 +162,16 @@ impl Store {
     /// a tocada game store or is from a newer tocada, one this process may
     /// not write, and one failing SQLite's `integrity_check` are refused
     /// and left exactly as they were (not even switched to WAL).
+    ///
+    /// A state directory this user may not write (SQLite must create the
+    /// store and its `-wal` and `-shm` files there) is named as such
+    /// ([`StoreError::DirectoryNotWritable`]), not as SQLite's "unable to
+    /// open database file" or "attempt to write a readonly database".
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        Store::open_here(path).map_err(|err| unwritable_directory(path, err))
+    }
+
+    fn open_here(path: &Path) -> Result<Store, StoreError> {
         let conn = Connection::open(path).map_err(|err| opening(path, err))?;
         let mut store = Store { conn };
         store.configure().map_err(|err| opened(path, err))?;
@@ -204,7 +242,7 @@ impl Store {
                 path: path.to_owned(),
             });
         }
-        if found != schema::VERSION {
+        if !(schema::READS_FROM..=schema::VERSION).contains(&found) {
             return Err(StoreError::Schema {
                 found,
                 expected: schema::VERSION,
@@ -273,11 +311,11 @@ impl Store {
         Ok(id)
     }
 
-    /// Stores events of a game, `(t, line)` in order, in one transaction:
-    /// all or none. Each line must be a replay input line (or `end`) stamped
-    /// `t`, no earlier than the game's last stored line, so that the stored
-    /// game always replays.
-    pub fn append(&mut self, game: GameId, events: &[(u64, String)]) -> Result<(), StoreError> {
+    /// Stores events of a game, in order, in one transaction: all or none.
+    /// Each must be an event (not `setup`) no earlier than the game's last
+    /// stored line, so that the stored game always replays. The lines are
+    /// values: the store writes each out once and never reads it back.
+    pub fn append(&mut self, game: GameId, events: &[Line]) -> Result<(), StoreError> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -296,11 +334,19 @@ impl Store {
         Ok(())
     }
 
-    /// Removes a game's events from `seq` on, and returns their lines: for
-    /// a stored line the game cannot be replayed past (a damaged sector),
-    /// so that the events stored after the restart follow the last good
-    /// one instead of a line that hides them from every later replay.
-    pub fn cut_from(&mut self, game: GameId, seq: i64) -> Result<Vec<String>, StoreError> {
+    /// Sets a game's events from `seq` on aside, verbatim, with `reason`,
+    /// and returns their lines: for a stored line the game cannot be
+    /// replayed past (a damaged sector, a time that cannot be). Nothing is
+    /// lost: the lines move to the `set_aside` table in one transaction
+    /// ([`Store::set_aside`] reads them), so that the game's lines stay a
+    /// script that replays and the events stored after the restart follow
+    /// the last good one; their `seq`s are never used again.
+    pub fn set_aside_from(
+        &mut self,
+        game: GameId,
+        seq: i64,
+        reason: &str,
+    ) -> Result<Vec<String>, StoreError> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -310,11 +356,34 @@ impl Store {
             .query_map(rusqlite::params![game, seq], |row| row.get::<_, String>(0))?
             .collect::<Result<Vec<_>, _>>()?;
         tx.execute(
+            "INSERT INTO set_aside (game, seq, t, line, reason, set_aside_at) \
+             SELECT game, seq, t, line, ?3, unixepoch() FROM event WHERE game = ?1 AND seq >= ?2",
+            rusqlite::params![game, seq, reason],
+        )?;
+        tx.execute(
             "DELETE FROM event WHERE game = ?1 AND seq >= ?2",
             rusqlite::params![game, seq],
         )?;
         tx.commit()?;
         Ok(lines)
+    }
+
+    /// The lines of a game set aside by a restore, in `seq` order.
+    pub fn set_aside(&self, game: GameId) -> Result<Vec<SetAside>, StoreError> {
+        let mut statement = self.conn.prepare_cached(
+            "SELECT seq, t, line, reason FROM set_aside WHERE game = ?1 ORDER BY seq",
+        )?;
+        let rows = statement
+            .query_map([game], |row| {
+                Ok(SetAside {
+                    seq: row.get(0)?,
+                    t: row.get(1)?,
+                    line: row.get(2)?,
+                    reason: row.get(3)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
     }
 
     /// The id the next game gets: one more than the largest so far.
@@ -366,10 +435,13 @@ impl Store {
         };
         let mut statement = self
             .conn
-            .prepare_cached("SELECT line FROM event WHERE game = ?1 ORDER BY seq")?;
-        let lines = statement
-            .query_map([id], |row| row.get::<_, String>(0))?
+            .prepare_cached("SELECT seq, line FROM event WHERE game = ?1 ORDER BY seq")?;
+        let rows = statement
+            .query_map([id], |row| {
+                Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+            })?
             .collect::<Result<Vec<_>, _>>()?;
+        let (seqs, lines) = rows.into_iter().unzip();
         Ok(Some(SavedGame {
             id,
             preset,
@@ -377,6 +449,7 @@ impl Store {
             started_at: from_unix_seconds(started_at),
             date,
             lines,
+            seqs,
         }))
     }
 
@@ -485,13 +558,12 @@ pub fn pgn_date(at: SystemTime) -> Result<String, StoreError> {
 }
 
 /// The instant of a game's setup line, or why it is not one.
-fn check_setup(setup_line: &str) -> Result<u64, StoreError> {
-    match parse_line(setup_line) {
-        Ok(Some(line)) if matches!(line.event, Event::Setup(_)) => Ok(line.t),
-        Ok(Some(_)) => Err(StoreError::BadSetup("not a \"setup\" line".to_owned())),
-        Ok(None) => Err(StoreError::BadSetup("empty line".to_owned())),
-        Err(err) => Err(StoreError::BadSetup(err.to_string())),
+fn check_setup(setup: &Line) -> Result<i64, StoreError> {
+    if !matches!(setup.event, Event::Setup(_)) {
+        return Err(StoreError::BadSetup("not a \"setup\" line".to_owned()));
     }
+    i64::try_from(setup.t)
+        .map_err(|_| StoreError::BadSetup(format!("t = {} is out of range", setup.t)))
 }
 
 /// Inserts a game row, under `id` if given (the journal chooses ids when a
@@ -501,7 +573,7 @@ fn insert_game(
     game: &NewGame,
     id: Option<GameId>,
 ) -> Result<GameId, StoreError> {
-    let setup_t = check_setup(game.setup_line)?;
+    let setup_t = check_setup(game.setup)?;
     let inserted = conn.execute(
         &format!(
             "INSERT INTO game (id, started_at, date, preset, white_left) \
@@ -527,7 +599,7 @@ fn insert_game(
     let id = conn.last_insert_rowid();
     conn.execute(
         "INSERT INTO event (game, seq, t, line) VALUES (?1, 0, ?2, ?3)",
-        rusqlite::params![id, millis(setup_t)?, game.setup_line.trim()],
+        rusqlite::params![id, setup_t, line_to_json(game.setup)],
     )?;
     Ok(id)
 }
@@ -540,22 +612,32 @@ const GAME_FINISHED: &str = "SELECT result IS NOT NULL FROM game WHERE id = ?1";
 /// refuses a line earlier than the one before.
 const GAME_TAIL: &str = "SELECT seq, t FROM event WHERE game = ?1 ORDER BY seq DESC LIMIT 1";
 
+/// A game's last line set aside, if any: its `seq` is never used again.
+const GAME_SET_ASIDE_TAIL: &str =
+    "SELECT seq FROM set_aside WHERE game = ?1 ORDER BY seq DESC LIMIT 1";
+
 /// Stores one event.
 const INSERT_EVENT: &str = "INSERT INTO event (game, seq, t, line) VALUES (?1, ?2, ?3, ?4)";
 
 /// Every statement run to store an event: their cost must not grow with
 /// the game (a 7-hour game has a million events).
 #[cfg(test)]
-const PER_EVENT: [&str; 3] = [GAME_FINISHED, GAME_TAIL, INSERT_EVENT];
+const PER_EVENT: [&str; 4] = [GAME_FINISHED, GAME_TAIL, GAME_SET_ASIDE_TAIL, INSERT_EVENT];
 
-/// The next `seq` of a game and its latest `t` (0 and 0 for a game without
-/// events, which the store never makes: the setup line is event 0).
+/// The next `seq` of a game, after every one ever used (lines set aside
+/// included), and its latest `t` (0 and 0 for a game without events, which
+/// the store never makes: the setup line is event 0).
 fn tail(conn: &Connection, game: GameId) -> Result<(i64, i64), StoreError> {
     let last: Option<(i64, i64)> = conn
         .prepare_cached(GAME_TAIL)?
         .query_row([game], |row| Ok((row.get(0)?, row.get(1)?)))
         .optional()?;
-    Ok(last.map_or((0, 0), |(seq, t)| (seq + 1, t)))
+    let aside: Option<i64> = conn
+        .prepare_cached(GAME_SET_ASIDE_TAIL)?
+        .query_row([game], |row| row.get(0))
+        .optional()?;
+    let (seq, t) = last.unwrap_or((-1, 0));
+    Ok((seq.max(aside.unwrap_or(-1)) + 1, t))
 }
 
 /// Checks that `game` exists and has no result yet.
@@ -574,31 +656,16 @@ fn check_open(conn: &Connection, game: GameId) -> Result<(), StoreError> {
 /// Checks and inserts events after the game's last one. Everything is
 /// checked before anything is written, so a refused batch writes nothing
 /// even inside a larger transaction.
-fn insert_events(
-    conn: &Connection,
-    game: GameId,
-    events: &[(u64, String)],
-) -> Result<(), StoreError> {
+fn insert_events(conn: &Connection, game: GameId, events: &[Line]) -> Result<(), StoreError> {
     check_open(conn, game)?;
     let (next_seq, mut last_t) = tail(conn, game)?;
     let mut rows = Vec::with_capacity(events.len());
-    for (t, text) in events {
-        let t = millis(*t)?;
-        let line = match parse_line(text) {
-            Ok(Some(line)) => line,
-            Ok(None) => return Err(StoreError::BadLine("empty line".to_owned())),
-            Err(err) => return Err(StoreError::BadLine(err.to_string())),
-        };
+    for line in events {
+        let t = millis(line.t)?;
         if matches!(line.event, Event::Setup(_)) {
             return Err(StoreError::BadLine(
                 "\"setup\" is only the first line of a game".to_owned(),
             ));
-        }
-        if millis(line.t)? != t {
-            return Err(StoreError::BadLine(format!(
-                "stamped t = {} but stored as t = {t}",
-                line.t
-            )));
         }
         if t < last_t {
             return Err(StoreError::BadLine(format!(
@@ -606,11 +673,11 @@ fn insert_events(
             )));
         }
         last_t = t;
-        rows.push((t, text.trim()));
+        rows.push((t, line));
     }
     let mut statement = conn.prepare_cached(INSERT_EVENT)?;
     for (seq, (t, line)) in (next_seq..).zip(rows) {
-        statement.execute(rusqlite::params![game, seq, t, line])?;
+        statement.execute(rusqlite::params![game, seq, t, line_to_json(line)])?;
     }
     Ok(())
 }
@@ -667,6 +734,44 @@ fn opening(path: &Path, err: rusqlite::Error) -> StoreError {
     }
 }
 
+/// `err`, or, when it may come from a directory this user cannot write
+/// (SQLite says "unable to open database file" or "attempt to write a
+/// readonly database"), that directory named: tried by creating a file in
+/// it, the one test that sees permissions, read-only mounts and immutable
+/// directories alike.
+fn unwritable_directory(path: &Path, err: StoreError) -> StoreError {
+    let code = match &err {
+        StoreError::Open { source, .. } | StoreError::Sqlite(source) => source.sqlite_error_code(),
+        StoreError::ReadOnly { .. } => Some(ErrorCode::ReadOnly),
+        _ => None,
+    };
+    if !matches!(code, Some(ErrorCode::CannotOpen | ErrorCode::ReadOnly)) {
+        return err;
+    }
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let probe = dir.join(format!(".{DB_FILE}.probe-{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            err
+        }
+        // Missing: the caller creates the state directory, or says it cannot.
+        Err(why) if why.kind() == std::io::ErrorKind::NotFound => err,
+        Err(why) => StoreError::DirectoryNotWritable {
+            dir,
+            file: path.to_owned(),
+            why,
+        },
+    }
+}
+
 /// SQLite reads the file only at the first statement, so "not a database"
 /// shows up after opening: name it there too.
 fn opened(path: &Path, err: StoreError) -> StoreError {
@@ -696,13 +801,16 @@ mod tests {
     fn steps_to_store_one_after(stored: u64) -> i64 {
         use rusqlite::StatementStatus;
         let mut store = Store::open_in_memory().unwrap();
-        let setup = r#"{"t":0,"ev":"setup","time_control":"600"}"#;
+        let setup = Line {
+            t: 0,
+            event: Event::Setup(Box::default()),
+        };
         let game = store
             .begin_game(&NewGame {
                 started_at: SystemTime::now(),
                 preset: "rapid 10+0",
                 white_left: true,
-                setup_line: setup,
+                setup: &setup,
             })
             .unwrap();
         let event = |t: u64| {
@@ -711,10 +819,10 @@ mod tests {
             } else {
                 Color::Black
             };
-            (
+            Line {
                 t,
-                crate::transcript::input_to_json(t, &crate::Input::Press(side)),
-            )
+                event: Event::Input(crate::Input::Press(side)),
+            }
         };
         let mut t = 1;
         while t <= stored {
@@ -775,6 +883,19 @@ mod tests {
             !plan.iter().any(|step| step.contains("TEMP B-TREE")),
             "{plan:?}"
         );
+    }
+
+    #[test]
+    fn the_store_never_reads_back_a_line_it_was_handed() {
+        // Lines come in as values and are written out once: no reader of
+        // the format in the store's code.
+        let reader = concat!("parse", "_line");
+        for (file, source) in [
+            ("store.rs", include_str!("store.rs")),
+            ("store/journal.rs", include_str!("store/journal.rs")),
+        ] {
+            assert!(!source.contains(reader), "{file} reads lines back");
+        }
     }
 
     #[test]

@@ -181,3 +181,66 @@ fn a_reader_gone_from_the_output_is_a_write_error_not_a_panic() {
     );
     assert!(stderr.contains("tocada check-config:"), "{stderr}");
 }
+
+/// Makes directory `dir` unwritable for this process, if it can: by its
+/// mode, and for root (who writes through any mode) by the immutable
+/// attribute. Whether it worked.
+fn make_unwritable(dir: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let probe = dir.join("probe");
+    let writable = || {
+        let ok = std::fs::File::create(&probe).is_ok();
+        let _ = std::fs::remove_file(&probe);
+        ok
+    };
+    if writable() {
+        let _ = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(dir)
+            .status();
+    }
+    !writable()
+}
+
+#[test]
+fn a_state_directory_that_cannot_be_written_is_named_with_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    let toml = dir.path().join("tocada.toml");
+    std::fs::write(
+        &toml,
+        format!("[board]\nkind = \"sim\"\n[state]\ndirectory = {state:?}\n"),
+    )
+    .unwrap();
+    // Once with no store yet, once with one (its -wal and -shm gone, as a
+    // clean stop leaves it).
+    for with_store in [false, true] {
+        if with_store {
+            drop(tocada::store::Store::open(&state.join(tocada::store::DB_FILE)).unwrap());
+        }
+        if !make_unwritable(&state) {
+            eprintln!("cannot make a directory read-only here; nothing to check");
+            return;
+        }
+        let out = output(&[
+            std::ffi::OsStr::new("run"),
+            std::ffi::OsStr::new("--config"),
+            os(&toml),
+        ]);
+        let _ = std::process::Command::new("chattr")
+            .arg("-i")
+            .arg(&state)
+            .status();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(i32::from(EX_CONFIG)), "{stderr}");
+        assert!(
+            stderr.contains(&format!("the state directory {}", state.display())),
+            "the directory is named: {stderr}"
+        );
+        assert!(stderr.contains("writable"), "what to do: {stderr}");
+    }
+}

@@ -19,7 +19,7 @@ use tocada::store::{DB_FILE, NewGame, Store, pgn_date};
 use tocada::transcript::pgn_from_lines as from_lines;
 
 use support::cli::tocada;
-use support::lines::{game_lines, setup_line};
+use support::lines::setup_line;
 use support::parsed::parse_all;
 
 const EX_USAGE: i32 = 64;
@@ -70,7 +70,7 @@ fn database(dir: &Path) -> (PathBuf, Vec<(u64, String)>) {
                 started_at: started,
                 preset: "blitz 3+2",
                 white_left: i % 2 == 0,
-                setup_line: &setup,
+                setup: &tocada::transcript::parse_line(&setup).unwrap().unwrap(),
             })
             .unwrap();
         let mut script = Script::varied(rules.start.clone(), false, day);
@@ -79,12 +79,13 @@ fn database(dir: &Path) -> (PathBuf, Vec<(u64, String)>) {
         if day != 8 {
             script.resign(Color::Black).unwrap();
         }
-        let lines = game_lines(&rules, script.events());
-        let events: Vec<(u64, String)> = script
+        let events: Vec<tocada::transcript::Line> = script
             .events()
             .iter()
-            .map(|&(t, _)| t)
-            .zip(lines[1..].iter().cloned())
+            .map(|&(t, input)| tocada::transcript::Line {
+                t,
+                event: tocada::transcript::Event::Input(input),
+            })
             .collect();
         store.append(id, &events).unwrap();
         if day == 8 {

@@ -1049,3 +1049,440 @@ fn sigkill_at_random_points_loses_no_completed_move() {
         started.elapsed().as_secs_f64()
     );
 }
+
+// The store's faults, each reproduced through `tocada run` as a club meets
+// it: a lock someone else holds, a damaged line, a time that jumps ahead.
+
+/// A sim clock's configuration in `dir`; returns it and the store's path.
+fn sim_config(dir: &Path) -> (PathBuf, PathBuf) {
+    let state = dir.join("state");
+    std::fs::create_dir_all(&state).expect("the state directory");
+    let config = dir.join("tocada.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[clock]\npreset = \"{PRESET}\"\n[rules]\nmin_press_gap_ms = 0\n\
+             [board]\nkind = \"sim\"\n[state]\ndirectory = \"{}\"\n",
+            state.display()
+        ),
+    )
+    .expect("the configuration");
+    (config, state.join(DB_FILE))
+}
+
+/// Output lines until one with `"effect": effect`, which it returns.
+fn wait_effect(daemon: &mut Daemon, effect: &str) -> Value {
+    let deadline = Instant::now() + TIMEOUT;
+    while Instant::now() < deadline {
+        if let Some((_, line)) = daemon.next(Duration::from_millis(200))
+            && line["effect"] == effect
+        {
+            return line;
+        }
+    }
+    panic!("no {effect} effect\n{}", daemon.log());
+}
+
+/// Holds the store's write lock from another connection, as `sqlite3`
+/// left in a transaction does, until dropped.
+struct Lock {
+    release: mpsc::Sender<()>,
+    holder: Option<JoinHandle<()>>,
+}
+
+impl Lock {
+    fn take(db: &Path) -> Lock {
+        let db = db.to_owned();
+        let (taken, is_taken) = mpsc::channel();
+        let (release, released) = mpsc::channel::<()>();
+        let holder = thread::spawn(move || {
+            let mut conn = rusqlite::Connection::open(&db).expect("a connection");
+            let tx = conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .expect("the write lock");
+            taken.send(()).expect("told");
+            let _ = released.recv();
+            drop(tx);
+        });
+        is_taken.recv().expect("the lock taken");
+        Lock {
+            release,
+            holder: Some(holder),
+        }
+    }
+
+    /// Releases the lock after `after`, from its own thread.
+    fn release_after(self, after: Duration) -> JoinHandle<()> {
+        thread::spawn(move || {
+            thread::sleep(after);
+            drop(self);
+        })
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = self.release.send(());
+        if let Some(holder) = self.holder.take() {
+            holder.join().expect("the lock's thread");
+        }
+    }
+}
+
+/// `(seq, line)` of every stored event of game `id`, in order.
+fn stored_rows(db: &Path, id: i64) -> Vec<(i64, String)> {
+    let conn = rusqlite::Connection::open(db).expect("a connection");
+    conn.prepare("SELECT seq, line FROM event WHERE game = ?1 ORDER BY seq")
+        .unwrap()
+        .query_map([id], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// How many rows of the store, in any table with a `line` column, hold
+/// exactly `line`.
+fn rows_holding(db: &Path, line: &str) -> i64 {
+    let conn = rusqlite::Connection::open(db).expect("a connection");
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table'")
+        .unwrap()
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    tables
+        .iter()
+        .filter_map(|table| {
+            conn.query_row(
+                &format!("SELECT count(*) FROM {table} WHERE line = ?1"),
+                [line],
+                |row| row.get::<_, i64>(0),
+            )
+            .ok()
+        })
+        .sum()
+}
+
+/// A store holding one unfinished game, begun a minute ago: its setup
+/// (blitz 5+2), then 1. e4 e5 with White's clock running at 3.2 s, then
+/// `tail` as stored rows `(t column, line)`. Returns the game's id.
+fn store_with_game(db: &Path, tail: &[(i64, String)]) -> i64 {
+    drop(Store::open(db).expect("a new store"));
+    let conn = rusqlite::Connection::open(db).expect("a connection");
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+        - 60;
+    conn.execute(
+        "INSERT INTO game (id, started_at, date, preset, white_left) VALUES (1, ?1, '2026.11.27', 'blitz', 1)",
+        [started],
+    )
+    .unwrap();
+    use shakmaty::Square::*;
+    let good = [
+        (1_000, Input::Press(Color::Black)),
+        (2_000, Input::Lift(E2)),
+        (2_100, Input::Place(E4, None)),
+        (2_200, Input::Press(Color::White)),
+        (3_000, Input::Lift(E7)),
+        (3_100, Input::Place(E5, None)),
+        (3_200, Input::Press(Color::Black)),
+    ];
+    let mut rows = vec![(
+        0,
+        r#"{"t":0,"ev":"setup","time_control":"300+2"}"#.to_owned(),
+    )];
+    rows.extend(good.iter().map(|&(t, input)| {
+        (
+            t as i64,
+            transcript::line_to_json(&Line {
+                t,
+                event: Event::Input(input),
+            }),
+        )
+    }));
+    rows.extend(tail.iter().cloned());
+    for (seq, (t, line)) in rows.iter().enumerate() {
+        conn.execute(
+            "INSERT INTO event (game, seq, t, line) VALUES (1, ?1, ?2, ?3)",
+            rusqlite::params![seq as i64, t, line],
+        )
+        .unwrap();
+    }
+    1
+}
+
+/// Waits until the store holds an unfinished game whose moves are `sans`.
+fn wait_stored(db: &Path, daemon: &Daemon, sans: &[&str]) {
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        let game = Store::open_read_only(db)
+            .ok()
+            .and_then(|store| store.unfinished().ok().flatten());
+        if game.is_some_and(|game| replay_lines(&game.lines).sans == sans) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{sans:?} not stored\n{}",
+            daemon.log()
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_store_locked_at_start_up_costs_the_clock_nothing_and_its_game_is_stored_once_free() {
+    use shakmaty::Square::*;
+    let dir = tempfile::tempdir().unwrap();
+    let (config, db) = sim_config(dir.path());
+    drop(Store::open(&db).expect("a store"));
+    let lock = Lock::take(&db);
+    let mut daemon = Daemon::spawn(&config, dir.path().join("stderr"));
+    // The clock starts and rules while the lock is held.
+    daemon.send(Input::Press(Color::Black));
+    wait_effect(&mut daemon, "started");
+    for input in [
+        Input::Lift(E2),
+        Input::Place(E4, None),
+        Input::Press(Color::White),
+    ] {
+        daemon.send(input);
+        thread::sleep(Duration::from_millis(100));
+    }
+    wait_effect(&mut daemon, "move");
+    thread::sleep(Duration::from_millis(1_500));
+    assert!(
+        daemon.child.try_wait().expect("wait").is_none(),
+        "tocada run stopped while the store was locked\n{}",
+        daemon.log()
+    );
+    assert!(
+        daemon.log().contains("database is locked"),
+        "the journal says why nothing is stored\n{}",
+        daemon.log()
+    );
+    drop(lock);
+    wait_stored(&db, &daemon, &["e4"]);
+    assert_eq!(daemon.terminate().code(), Some(0));
+}
+
+#[test]
+fn a_new_store_locked_at_start_up_is_waited_for_and_the_clock_starts_once_it_is_free() {
+    // A store that must still be made (its schema, WAL mode) needs the
+    // write lock before anything can be restored: the clock waits for it.
+    let dir = tempfile::tempdir().unwrap();
+    let (config, db) = sim_config(dir.path());
+    drop(rusqlite::Connection::open(&db).expect("an empty database"));
+    let lock = Lock::take(&db);
+    let mut daemon = Daemon::spawn(&config, dir.path().join("stderr"));
+    // Still there after several busy timeouts: waiting, not exited.
+    thread::sleep(Duration::from_secs(3));
+    assert!(
+        daemon.child.try_wait().expect("wait").is_none(),
+        "tocada run stopped while the store was locked\n{}",
+        daemon.log()
+    );
+    assert!(
+        daemon.log().contains("locked by another process"),
+        "the log says why the clock waits\n{}",
+        daemon.log()
+    );
+    drop(lock);
+    daemon.send(Input::Press(Color::Black));
+    wait_effect(&mut daemon, "started");
+    wait_stored(&db, &daemon, &[]);
+    assert_eq!(daemon.terminate().code(), Some(0));
+}
+
+#[test]
+fn a_store_locked_through_sigterm_is_waited_for_and_no_completed_move_is_lost() {
+    use shakmaty::Square::*;
+    let dir = tempfile::tempdir().unwrap();
+    let (config, db) = sim_config(dir.path());
+    let mut daemon = Daemon::spawn(&config, dir.path().join("stderr"));
+    daemon.send(Input::Press(Color::Black));
+    wait_effect(&mut daemon, "started");
+    let deadline = Instant::now() + TIMEOUT;
+    while Store::open_read_only(&db)
+        .ok()
+        .and_then(|store| store.unfinished_id().ok().flatten())
+        .is_none()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "no game stored\n{}",
+            daemon.log()
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    // Someone takes the lock; two moves are made and shown, then systemd
+    // stops the clock, and the lock goes 4 s later.
+    let lock = Lock::take(&db);
+    for input in [
+        Input::Lift(E2),
+        Input::Place(E4, None),
+        Input::Press(Color::White),
+        Input::Lift(E7),
+        Input::Place(E5, None),
+        Input::Press(Color::Black),
+    ] {
+        daemon.send(input);
+        thread::sleep(Duration::from_millis(100));
+    }
+    wait_effect(&mut daemon, "move");
+    wait_effect(&mut daemon, "move");
+    let released = lock.release_after(Duration::from_secs(4));
+    let status = daemon.terminate();
+    released.join().unwrap();
+    assert_eq!(status.code(), Some(0), "nothing lost, a clean stop");
+    let store = Store::open_read_only(&db).unwrap();
+    let game = store.unfinished().unwrap().expect("the game");
+    let replayed = replay_lines(&game.lines);
+    assert_eq!(
+        replayed.sans,
+        ["e4", "e5"],
+        "every move the face showed is stored"
+    );
+}
+
+#[test]
+fn a_store_locked_for_good_through_sigterm_stops_with_74_and_says_what_is_lost() {
+    use shakmaty::Square::*;
+    let dir = tempfile::tempdir().unwrap();
+    let (config, db) = sim_config(dir.path());
+    let mut daemon = Daemon::spawn(&config, dir.path().join("stderr"));
+    daemon.send(Input::Press(Color::Black));
+    wait_effect(&mut daemon, "started");
+    let deadline = Instant::now() + TIMEOUT;
+    while Store::open_read_only(&db)
+        .ok()
+        .and_then(|store| store.unfinished_id().ok().flatten())
+        .is_none()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "no game stored\n{}",
+            daemon.log()
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    let lock = Lock::take(&db);
+    for input in [
+        Input::Lift(E2),
+        Input::Place(E4, None),
+        Input::Press(Color::White),
+    ] {
+        daemon.send(input);
+        thread::sleep(Duration::from_millis(100));
+    }
+    wait_effect(&mut daemon, "move");
+    let pid = daemon.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    // The daemon waits its STOP_WAIT (well inside systemd's stop timeout).
+    let deadline = Instant::now() + tocada::daemon::STOP_WAIT + Duration::from_secs(15);
+    let status = loop {
+        if let Some(status) = daemon.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "no exit\n{}", daemon.log());
+        thread::sleep(Duration::from_millis(50));
+    };
+    drop(lock);
+    assert_eq!(
+        status.code(),
+        Some(i32::from(tocada::exit::EX_IOERR)),
+        "{}",
+        daemon.log()
+    );
+    let log = std::fs::read_to_string(dir.path().join("stderr")).unwrap();
+    assert!(log.contains("lost"), "{log}");
+    assert!(log.contains("waiting up to"), "{log}");
+}
+
+#[test]
+fn an_unparsable_stored_line_is_set_aside_never_deleted_and_its_rows_never_reused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, db) = sim_config(dir.path());
+    let bad = r#"{"t":4000,"ev":"lift","sq":"g1"#.to_owned();
+    let after = r#"{"t":4100,"ev":"place","sq":"f3"}"#.to_owned();
+    let id = store_with_game(&db, &[(4_000, bad.clone()), (4_100, after.clone())]);
+    let mut daemon = Daemon::spawn(&config, dir.path().join("stderr"));
+    let restored = wait_effect(&mut daemon, "game_restored");
+    assert_eq!(restored["moves"], 2, "1. e4 e5 kept: {restored}");
+    // The restored game is announced before the loop first waits, and so
+    // before SIGTERM is handled: let it get there.
+    thread::sleep(Duration::from_millis(500));
+    assert_eq!(daemon.terminate().code(), Some(0));
+    // Kept, both of them, and named in the log.
+    assert_eq!(rows_holding(&db, &bad), 1, "the damaged line is kept");
+    assert_eq!(rows_holding(&db, &after), 1, "the line after it is kept");
+    let log = std::fs::read_to_string(dir.path().join("stderr")).unwrap();
+    assert!(log.contains("set aside"), "{log}");
+    // What the restart stored (its pause and restart lines) took fresh
+    // rows, after every row ever used (8 and 9 held the lines set aside).
+    let rows = stored_rows(&db, id);
+    let seqs: Vec<i64> = rows.iter().map(|(seq, _)| *seq).collect();
+    assert_eq!(&seqs[..8], [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert!(seqs[8..].iter().all(|&seq| seq > 9), "{rows:?}");
+    assert!(seqs.len() > 8, "the restart is stored: {rows:?}");
+    // And the game's lines replay: the next restart restores it again.
+    let replayed = replay_lines(&rows.into_iter().map(|(_, l)| l).collect::<Vec<_>>());
+    assert_eq!(replayed.sans, ["e4", "e5"]);
+}
+
+/// A game whose stored line at `seq` 8 jumps ahead restores without it:
+/// no flag falls, no result is stored, the line is kept.
+fn check_a_jump_ahead_is_refused(tail: &[(i64, String)]) {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, db) = sim_config(dir.path());
+    let id = store_with_game(&db, tail);
+    let mut daemon = Daemon::spawn(&config, dir.path().join("stderr"));
+    let restored = wait_effect(&mut daemon, "game_restored");
+    assert_eq!(restored["moves"], 2, "{restored}");
+    assert!(
+        restored["t"].as_u64().unwrap() < 10_000,
+        "the game's time is its own: {restored}"
+    );
+    // Time off: no result comes.
+    while let Some((_, line)) = daemon.next(Duration::from_millis(500)) {
+        assert_ne!(line["effect"], "result", "{line}");
+    }
+    assert_eq!(daemon.terminate().code(), Some(0));
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let result: Option<String> = conn
+        .query_row("SELECT result FROM game WHERE id = ?1", [id], |row| {
+            row.get(0)
+        })
+        .unwrap();
+    assert_eq!(result, None, "no result written into the store");
+    for (_, line) in tail {
+        assert_eq!(rows_holding(&db, line), 1, "kept: {line}");
+    }
+    let log = std::fs::read_to_string(dir.path().join("stderr")).unwrap();
+    assert!(log.contains("cannot be"), "{log}");
+}
+
+#[test]
+fn a_stored_line_a_million_ms_ahead_of_the_lines_around_it_is_refused() {
+    check_a_jump_ahead_is_refused(&[
+        (1_003_200, r#"{"t":1003200,"ev":"checkpoint"}"#.to_owned()),
+        (4_000, r#"{"t":4000,"ev":"lift","sq":"g1"}"#.to_owned()),
+    ]);
+}
+
+#[test]
+fn a_last_stored_line_at_i64_max_is_refused() {
+    check_a_jump_ahead_is_refused(&[(
+        i64::MAX,
+        format!(r#"{{"t":{},"ev":"checkpoint"}}"#, i64::MAX),
+    )]);
+}

@@ -258,6 +258,12 @@ fn a_flag_is_recorded_so_the_stored_game_replays_to_it() {
     let mut all = press(&mut p, 0, Button::Lever(Color::Black));
     let deadline = p.next_deadline().expect("White's clock runs");
     assert_eq!(deadline, 180_000);
+    // The daemon's checkpoints while the clock runs (a restore refuses a
+    // stored line long after the one before while a clock ran).
+    for t in (500..deadline).step_by(500) {
+        p.checkpoint(t);
+    }
+    all.extend(actions(&mut p));
     p.handle_timeout(deadline);
     all.extend(actions(&mut p));
     assert!(

@@ -6,15 +6,28 @@ mod support {
 }
 
 use std::path::PathBuf;
+use std::sync::LazyLock;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use shakmaty::Color;
 use tocada::store::{DB_FILE, Journal, NewGame, Store, StoreError, pgn_date, schema};
+use tocada::transcript::{Event, Line, line_to_json, parse_line};
 use tocada::{Input, Rules};
 
 use support::lines::{input_line, setup_line};
 
 const SETUP: &str = r#"{"t":0,"ev":"setup","time_control":"300+2"}"#;
+
+/// [`SETUP`] as the value the store is handed.
+static SETUP_LINE: LazyLock<Line> = LazyLock::new(|| parse_line(SETUP).unwrap().unwrap());
+
+/// One input as the value the store is handed.
+fn input(t: u64, input: Input) -> Line {
+    Line {
+        t,
+        event: Event::Input(input),
+    }
+}
 
 fn temp_db() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -31,12 +44,12 @@ fn new_game(started_at: SystemTime) -> NewGame<'static> {
         started_at,
         preset: "blitz 5+2",
         white_left: true,
-        setup_line: SETUP,
+        setup: &SETUP_LINE,
     }
 }
 
 /// `n` events from `t0`, 100 ms apart: presses of alternating levers.
-fn events(t0: u64, n: u64) -> Vec<(u64, String)> {
+fn events(t0: u64, n: u64) -> Vec<Line> {
     (0..n)
         .map(|i| {
             let t = t0 + 100 * i;
@@ -45,14 +58,16 @@ fn events(t0: u64, n: u64) -> Vec<(u64, String)> {
             } else {
                 Color::White
             };
-            (t, input_line(t, Input::Press(side)))
+            input(t, Input::Press(side))
         })
         .collect()
 }
 
-fn lines_of(setup: &str, events: &[(u64, String)]) -> Vec<String> {
-    std::iter::once(setup.to_owned())
-        .chain(events.iter().map(|(_, line)| line.clone()))
+/// The stored lines of a game begun with `setup` (as the store writes it:
+/// every rule, defaults included) and given `events`.
+fn lines_of(setup: &str, events: &[Line]) -> Vec<String> {
+    std::iter::once(line_to_json(&parse_line(setup).unwrap().unwrap()))
+        .chain(events.iter().map(line_to_json))
         .collect()
 }
 
@@ -200,27 +215,15 @@ fn bad_requests_are_refused_whole() {
     store.append(id, &events(1_000, 2)).unwrap();
 
     let good = events(5_000, 3);
-    let cases: Vec<(Vec<(u64, String)>, &str)> = vec![
-        (vec![(6_000, "not json".to_owned())], "malformed JSON"),
-        (vec![(6_000, String::new())], "empty line"),
-        (vec![(6_000, SETUP.to_owned())], "only the first line"),
-        (
-            vec![(6_000, input_line(6_001, Input::Pause))],
-            "stamped t = 6001",
-        ),
-        (
-            vec![(500, input_line(500, Input::Pause))],
-            "time went backwards",
-        ),
-        (
-            vec![(u64::MAX, input_line(u64::MAX, Input::Pause))],
-            "out of range",
-        ),
+    let cases: Vec<(Line, &str)> = vec![
+        (SETUP_LINE.clone(), "only the first line"),
+        (input(500, Input::Pause), "time went backwards"),
+        (input(u64::MAX, Input::Pause), "out of range"),
     ];
     for (bad, why) in cases {
         // The good lines before the bad one are not stored either.
         let mut batch = good.clone();
-        batch.extend(bad);
+        batch.push(bad);
         let err = store.append(id, &batch).unwrap_err();
         assert!(matches!(err, StoreError::BadLine(_)), "{why}: {err:?}");
         assert!(err.to_string().contains(why), "{why}: {err}");
@@ -246,13 +249,19 @@ fn bad_requests_are_refused_whole() {
         Err(StoreError::GameFinished(_))
     ));
 
-    for setup in ["", "{}", r#"{"t":0,"ev":"pause"}"#] {
+    for setup in [
+        input(0, Input::Pause),
+        Line {
+            t: 0,
+            event: Event::End,
+        },
+    ] {
         let game = NewGame {
-            setup_line: setup,
+            setup: &setup,
             ..new_game(at(0))
         };
         let err = store.begin_game(&game).unwrap_err();
-        assert!(matches!(err, StoreError::BadSetup(_)), "{setup}: {err:?}");
+        assert!(matches!(err, StoreError::BadSetup(_)), "{setup:?}: {err:?}");
     }
     // A real setup line with a position goes in as written.
     let rules = Rules {
@@ -266,7 +275,7 @@ fn bad_requests_are_refused_whole() {
     let setup = setup_line(&rules);
     let id = store
         .begin_game(&NewGame {
-            setup_line: &setup,
+            setup: &parse_line(&setup).unwrap().unwrap(),
             ..new_game(at(0))
         })
         .unwrap();
@@ -343,13 +352,38 @@ fn read_only_opening_needs_an_existing_game_store() {
 }
 
 #[test]
+fn a_version_1_store_is_read_as_it_is_and_migrated_by_the_daemon() {
+    // Version 2 only added the table of lines set aside: a reader that
+    // never migrates (export, the publisher) still reads version 1.
+    let (_dir, path) = temp_db();
+    let mut store = Store::open(&path).unwrap();
+    let id = store.begin_game(&new_game(at(0))).unwrap();
+    store.finish(id, "1-0", "pgn").unwrap();
+    drop(store);
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch("DROP TABLE set_aside; PRAGMA user_version = 1")
+        .unwrap();
+    let reader = Store::open_read_only(&path).unwrap();
+    assert_eq!(reader.finished_since(None).unwrap().len(), 1);
+    drop(reader);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.set_aside(id).unwrap(), []);
+    let version: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .pragma_query_value(None, "user_version", |row| row.get(0))
+        .unwrap();
+    assert_eq!(version, schema::VERSION);
+}
+
+#[test]
 fn the_journal_commits_everything_queued_before_flush_returns() {
     let (_dir, path) = temp_db();
     let journal = Journal::spawn(Store::open(&path).unwrap());
     let id = journal.begin_game(new_game(at(1_000))).unwrap();
     let batch = events(0, 500);
-    for (t, line) in &batch {
-        journal.append(id, *t, line.clone());
+    for line in &batch {
+        journal.append(id, line.clone());
     }
     journal.flush().unwrap();
 
@@ -375,8 +409,8 @@ fn a_dropped_journal_still_stores_what_was_queued() {
     let id = {
         let journal = Journal::spawn(Store::open(&path).unwrap());
         let id = journal.begin_game(new_game(at(0))).unwrap();
-        for (t, line) in &batch {
-            journal.append(id, *t, line.clone());
+        for line in &batch {
+            journal.append(id, line.clone());
         }
         id
     };
@@ -404,8 +438,8 @@ fn a_locked_database_is_counted_retried_and_never_blocks_the_clock() {
 
     let batch = events(0, 40);
     let started = Instant::now();
-    for (t, line) in &batch {
-        journal.append(id, *t, line.clone());
+    for line in &batch {
+        journal.append(id, line.clone());
     }
     // Queued, not written: the clock's loop is not held up by the disk.
     assert!(
@@ -428,8 +462,8 @@ fn a_locked_database_is_counted_retried_and_never_blocks_the_clock() {
     let second = journal.begin_game(new_game(at(0))).unwrap();
     assert_eq!(second, id + 1);
     let more = events(0, 3);
-    for (t, line) in &more {
-        journal.append(second, *t, line.clone());
+    for line in &more {
+        journal.append(second, line.clone());
     }
     assert!(journal.flush().is_err());
 
@@ -465,8 +499,8 @@ fn a_game_begun_while_the_database_is_locked_is_stored_once_it_is_not() {
         .unwrap();
     let id = journal.begin_game(new_game(at(0))).unwrap();
     let batch = events(100, 4);
-    for (t, line) in &batch {
-        journal.append(id, *t, line.clone());
+    for line in &batch {
+        journal.append(id, line.clone());
     }
     assert!(journal.flush().is_err());
     assert!(!journal.saving());
@@ -484,16 +518,16 @@ fn a_game_begun_while_the_database_is_locked_is_stored_once_it_is_not() {
 fn the_journal_drops_only_the_bad_operation() {
     let journal = Journal::spawn(Store::open_in_memory().unwrap());
     let id = journal.begin_game(new_game(at(0))).unwrap();
-    journal.append(id, 100, input_line(100, Input::Pause));
-    journal.append(id, 200, "garbage".to_owned());
-    journal.append(id + 1, 200, input_line(200, Input::Pause));
+    journal.append(id, input(100, Input::Pause));
+    journal.append(id, SETUP_LINE.clone());
+    journal.append(id + 1, input(200, Input::Pause));
     journal.finish(id, "3-0".to_owned(), "pgn".to_owned());
-    journal.append(id, 300, input_line(300, Input::Resume));
+    journal.append(id, input(300, Input::Resume));
     journal.flush().unwrap();
     assert_eq!(journal.errors(), 3);
     let err = journal
         .begin_game(NewGame {
-            setup_line: "{}",
+            setup: &input(0, Input::Pause),
             ..new_game(at(0))
         })
         .unwrap_err();
@@ -518,7 +552,7 @@ fn stored_lines_replay_into_the_same_pgn() {
     let setup = setup_line(&rules);
     let id = journal
         .begin_game(NewGame {
-            setup_line: &setup,
+            setup: &parse_line(&setup).unwrap().unwrap(),
             ..new_game(at(0))
         })
         .unwrap();
@@ -528,7 +562,7 @@ fn stored_lines_replay_into_the_same_pgn() {
     let mut lines = vec![setup];
     for &(t, input) in script.events() {
         let line = input_line(t, input);
-        journal.append(id, t, line.clone());
+        journal.append(id, self::input(t, input));
         lines.push(line);
     }
     journal.close().unwrap();
@@ -639,7 +673,7 @@ fn a_database_failing_its_integrity_check_is_refused() {
 }
 
 #[test]
-fn a_bad_stored_line_keeps_every_move_before_it_and_the_game_goes_on_after_it() {
+fn a_bad_stored_line_is_set_aside_with_the_rest_and_the_game_goes_on_in_fresh_rows() {
     use shakmaty::Square;
     use tocada::daemon::{Action, Session, open_games};
     let dir = tempfile::tempdir().unwrap();
@@ -655,7 +689,7 @@ fn a_bad_stored_line_keeps_every_move_before_it_and_the_game_goes_on_after_it() 
         (3_100, Input::Place(Square::E5, None)),
         (3_200, Input::Press(Color::Black)),
     ];
-    let lines: Vec<(u64, String)> = good.iter().map(|&(t, i)| (t, input_line(t, i))).collect();
+    let lines: Vec<Line> = good.iter().map(|&(t, i)| input(t, i)).collect();
     store.append(id, &lines).unwrap();
     drop(store);
     // A damaged line, then lines no replay reaches past it.
@@ -684,16 +718,38 @@ fn a_bad_stored_line_keeps_every_move_before_it_and_the_game_goes_on_after_it() 
         })
         .unwrap();
     assert_eq!(moves, 2, "1. e4 e5 kept");
+    // The face says so, and that a press resumes.
+    assert_eq!(
+        session.view(0).alert.as_deref(),
+        Some("Restarted, 2 lines set aside: press to resume")
+    );
 
     // The game goes on: its next event follows the last good line, so
-    // that the next restore (or the PGN) sees it.
-    journal.append(id, 5_000, input_line(5_000, Input::Lift(Square::G1)));
+    // that the next restore (or the PGN) sees it, in a row never used: the
+    // damaged line and the one after it are kept aside, verbatim.
+    journal.append(id, input(5_000, Input::Lift(Square::G1)));
     journal.close().unwrap();
     let store = Store::open(&path).unwrap();
     let saved = store.game(id).unwrap().unwrap();
     let mut expected = lines_of(SETUP, &lines);
     expected.push(input_line(5_000, Input::Lift(Square::G1)));
     assert_eq!(saved.lines, expected);
+    assert_eq!(saved.seqs, [0, 1, 2, 3, 4, 5, 6, 7, 10]);
+    let aside = store.set_aside(id).unwrap();
+    assert_eq!(
+        aside
+            .iter()
+            .map(|a| (a.seq, a.line.as_str()))
+            .collect::<Vec<_>>(),
+        [
+            (8, r#"{"t":4000,"ev":"lift","sq":"g1"#),
+            (
+                9,
+                input_line(4_100, Input::Place(Square::F3, None)).as_str()
+            )
+        ]
+    );
+    assert!(aside[0].reason.contains("line 9"), "{}", aside[0].reason);
     let pgn = tocada::transcript::pgn_from_lines(&saved.lines, Default::default()).unwrap();
     assert!(pgn.contains("1. e4 {") && pgn.contains("} e5 {"), "{pgn}");
 }
@@ -715,7 +771,7 @@ fn a_restart_is_stored_with_how_long_the_clock_was_off_and_the_pgn_says_so() {
         (2_100, Input::Place(Square::E4, None)),
         (3_200, Input::Press(Color::White)),
     ];
-    let lines: Vec<(u64, String)> = good.iter().map(|&(t, i)| (t, input_line(t, i))).collect();
+    let lines: Vec<Line> = good.iter().map(|&(t, i)| input(t, i)).collect();
     store.append(id, &lines).unwrap();
     drop(store);
 
@@ -754,7 +810,7 @@ fn a_restart_is_stored_with_how_long_the_clock_was_off_and_the_pgn_says_so() {
         "{stored:?}"
     );
     let mut all = vec![SETUP.to_owned()];
-    all.extend(lines.iter().map(|(_, l)| l.clone()));
+    all.extend(lines.iter().map(line_to_json));
     all.extend(stored);
     let pgn = tocada::transcript::pgn_from_lines(&all, Default::default()).unwrap();
     let pgn = pgn.replace('\n', " ");

@@ -13,6 +13,16 @@
 //! `{"t":..,"effect":"game_restored","white_ms":..,"black_ms":..,"moves":N,"fen":".."}`,
 //! the clocks at its last stored instant `t`, `moves` completed (plies) and
 //! the position on the board; a test holds it against the store.
+//!
+//! The store's faults cost as little as they can: a store locked by another
+//! process at start-up costs nothing when it is already made (reading never
+//! waits in WAL mode; the journal retries its commits, the face showing
+//! games unsaved until they land), and is waited for when it must first be
+//! written ([`wait_out_locks`]: a new store, a schema to migrate, lines to
+//! set aside); a stored line a
+//! restore cannot take is set aside, never deleted, and the face and the
+//! journal say so; a stop waits up to [`STOP_WAIT`] for a store that cannot
+//! be written and exits 74 ([`DaemonError::Unstored`]) if anything is lost.
 
 pub mod alarm;
 pub mod board_identity;
@@ -23,7 +33,8 @@ pub mod timers;
 
 use std::fmt;
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use shakmaty::{Color, Position};
 use tokio::sync::mpsc;
@@ -63,7 +74,31 @@ pub enum DaemonError {
     SimulatedBoard(std::io::Error),
     /// The tokio runtime could not start.
     Runtime(std::io::Error),
+    /// Stopping, the game store still could not be written when
+    /// [`STOP_WAIT`] ran out (a lock held by another process, a full
+    /// disk): what the journal held was never stored.
+    Unstored {
+        /// Operations lost: events, games begun, results.
+        lost: usize,
+    },
 }
+
+/// How long a stop waits for a game store that cannot be written (a lock
+/// held by another process, a full disk) before giving up what it holds:
+/// well within the unit's `TimeoutStopSec=30s`, after which systemd kills
+/// the daemon.
+pub const STOP_WAIT: Duration = Duration::from_secs(20);
+
+/// At start-up, a game store locked by another process is tried again
+/// after this, then twice as long each time up to [`LOCKED_RETRY_MAX`]:
+/// each try also waits the store's busy timeout, so systemd's watchdog
+/// (10 s) is fed between tries.
+pub const LOCKED_RETRY_FIRST: Duration = Duration::from_millis(250);
+/// The longest pause between two tries of a locked game store.
+pub const LOCKED_RETRY_MAX: Duration = Duration::from_secs(4);
+/// While the game store stays locked at start-up, the log says so again
+/// this often.
+const LOCKED_TELL_EVERY: Duration = Duration::from_secs(30);
 
 impl fmt::Display for DaemonError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -77,6 +112,13 @@ impl fmt::Display for DaemonError {
                 f.write_str("the I2C bus and the GPIO chip need Linux; use board.kind = \"sim\"")
             }
             DaemonError::Runtime(err) => write!(f, "cannot start the event loop: {err}"),
+            DaemonError::Unstored { lost } => write!(
+                f,
+                "{lost} game store operation(s) lost: the store could still not be written \
+                 after waiting {} s to stop (see the log); what the face showed last may be \
+                 missing from the store",
+                STOP_WAIT.as_secs()
+            ),
             DaemonError::SimulatedBoard(err) => {
                 write!(
                     f,
@@ -96,13 +138,13 @@ impl DaemonError {
     /// that cannot be opened at the configured path), so that systemd does
     /// not restart the daemon forever; [`EX_TEMPFAIL`](crate::exit::EX_TEMPFAIL)
     /// for a store another process holds locked (the lock may be gone on the
-    /// next start); [`FAILURE`](crate::exit::FAILURE) otherwise.
+    /// next start); [`EX_IOERR`](crate::exit::EX_IOERR) when stopping lost
+    /// what the store could not take; [`FAILURE`](crate::exit::FAILURE)
+    /// otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
-            DaemonError::Store {
-                source: StoreError::Sqlite(err),
-                ..
-            } if crate::store::is_locked(err) => crate::exit::EX_TEMPFAIL,
+            DaemonError::Unstored { .. } => crate::exit::EX_IOERR,
+            DaemonError::Store { source, .. } if source.is_locked() => crate::exit::EX_TEMPFAIL,
             DaemonError::Store { .. } => crate::exit::EX_CONFIG,
             _ => crate::exit::FAILURE,
         }
@@ -110,9 +152,13 @@ impl DaemonError {
 }
 
 /// Opens the game store in the configured state directory and restores the
-/// unfinished game into `session`, if there is one. A bad stored line keeps
-/// every line before it; a game that cannot be rebuilt at all (no valid
-/// setup line) is closed as `*` rather than blocking every later start.
+/// unfinished game into `session`, if there is one. A store locked by
+/// another process is waited for ([`wait_out_locks`]). A bad stored line,
+/// or one whose time cannot be, keeps every line before it; it and every
+/// later line are set aside in the store (never deleted, never overwritten:
+/// the next events take fresh rows) and the log and the face say so. A game
+/// that cannot be rebuilt at all (no valid setup line) is closed as `*`
+/// rather than blocking every later start.
 pub fn open_games(
     config: &Config,
     session: &mut Session,
@@ -141,7 +187,7 @@ fn restore_games(config: &Config, session: &mut Session) -> Result<Games, Daemon
     if let Err(err) = std::fs::create_dir_all(dir) {
         tracing::warn!("cannot create {}: {err}", dir.display());
     }
-    let mut store = Store::open(&path).map_err(failed)?;
+    let mut store = wait_out_locks(&path, || Store::open(&path)).map_err(failed)?;
     let mut restored = None;
     let mut inputs = Vec::new();
     if let Some(saved) = store.unfinished().map_err(failed)? {
@@ -159,18 +205,30 @@ fn restore_games(config: &Config, session: &mut Session) -> Result<Games, Daemon
         match result {
             Ok(done) => {
                 if let Some(fault) = &done.fault {
+                    // Stored lines are numbered from 1, in the order of
+                    // their seqs. Nothing from the bad line on was
+                    // replayed: it and the rest go aside, kept whole, and
+                    // the game goes on from the line before it.
+                    let seq = saved.seqs.get(fault.line.saturating_sub(1)).copied();
+                    let reason = format!("stored {fault}");
+                    let aside = match seq {
+                        Some(seq) => {
+                            wait_out_locks(&path, || store.set_aside_from(saved.id, seq, &reason))
+                                .map_err(failed)?
+                        }
+                        None => Vec::new(),
+                    };
                     tracing::error!(
                         game = saved.id,
-                        "stored {fault}: the game is restored up to the line before"
+                        set_aside = aside.len(),
+                        "{reason}: the game is restored up to the line before; that line and \
+                         every later one are kept aside in the store (table set_aside), \
+                         never deleted"
                     );
-                    // Stored lines are numbered from 1, one per seq from 0.
-                    // Nothing after the bad line was replayed, so the game
-                    // goes on from the line before it; what is cut goes to
-                    // the log, whole.
-                    let seq = fault.line.saturating_sub(1) as i64;
-                    for line in store.cut_from(saved.id, seq).map_err(failed)? {
-                        tracing::error!(game = saved.id, line, "stored line dropped");
+                    for line in &aside {
+                        tracing::error!(game = saved.id, line, "stored line set aside");
                     }
+                    session.notice(crate::words::restarted_set_aside(aside.len()));
                 }
                 let off_ms = time_off(
                     saved.started_at,
@@ -186,25 +244,15 @@ fn restore_games(config: &Config, session: &mut Session) -> Result<Games, Daemon
                     "restored the unfinished game, paused: a press resumes"
                 );
                 restored = Some(saved.id);
-                let kept = done.fault.as_ref().map_or(saved.lines.len(), |fault| {
-                    fault.line.saturating_sub(1).min(saved.lines.len())
-                });
-                inputs = saved.lines[..kept]
-                    .iter()
-                    .filter_map(|text| match crate::transcript::parse_line(text) {
-                        Ok(Some(crate::transcript::Line {
-                            event: crate::transcript::Event::Input(input),
-                            ..
-                        })) if !matches!(input, crate::Input::Pause | crate::Input::Resume) => {
-                            Some(input)
-                        }
-                        _ => None,
-                    })
+                inputs = done
+                    .inputs
+                    .into_iter()
+                    .filter(|input| !matches!(input, crate::Input::Pause | crate::Input::Resume))
                     .collect();
             }
             Err(err) => {
                 tracing::error!(game = saved.id, "cannot rebuild the unfinished game: {err}");
-                store.finish(saved.id, "*", "").map_err(failed)?;
+                wait_out_locks(&path, || store.finish(saved.id, "*", "")).map_err(failed)?;
             }
         }
     }
@@ -213,6 +261,54 @@ fn restore_games(config: &Config, session: &mut Session) -> Result<Games, Daemon
         restored,
         inputs,
     })
+}
+
+/// Does `attempt` on the game store at `path` until it is not refused for
+/// a lock another process holds (someone's `sqlite3` in a transaction, a
+/// backup): a lock passes, so the clock waits for it rather than stop for
+/// good. Tries again after [`LOCKED_RETRY_FIRST`], doubling up to
+/// [`LOCKED_RETRY_MAX`]; says so in the log (again every 30 s) and in
+/// systemd's status, feeds the watchdog and extends the start timeout
+/// between tries. Any other error is returned at once.
+pub fn wait_out_locks<T>(
+    path: &Path,
+    mut attempt: impl FnMut() -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let mut systemd = Systemd::from_env();
+    let started = Instant::now();
+    let mut pause = LOCKED_RETRY_FIRST;
+    let mut told: Option<Instant> = None;
+    loop {
+        match attempt() {
+            Err(err) if err.is_locked() => {
+                if told.is_none_or(|at| at.elapsed() >= LOCKED_TELL_EVERY) {
+                    told = Some(Instant::now());
+                    tracing::warn!(
+                        waited_s = started.elapsed().as_secs(),
+                        "the game store {} is locked by another process ({err}): waiting \
+                         for it, the clock starts once it is free",
+                        path.display()
+                    );
+                }
+                systemd.waiting(
+                    "waiting for the game store: locked by another process",
+                    pause + 2 * store::BUSY_TIMEOUT,
+                );
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(LOCKED_RETRY_MAX);
+            }
+            Ok(done) => {
+                if told.is_some() {
+                    tracing::info!(
+                        waited_s = started.elapsed().as_secs(),
+                        "the game store is free again"
+                    );
+                }
+                return Ok(done);
+            }
+            Err(err) => return Err(err),
+        }
+    }
 }
 
 /// How long the clock was off before this start, by the wall clock: now,
@@ -427,7 +523,11 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
     // cancelled: waiting for it would hang a stop until the next line.
     drop(local);
     runtime.shutdown_background();
-    stats
+    let stats = stats?;
+    match stats.unstored {
+        0 => Ok(stats),
+        lost => Err(DaemonError::Unstored { lost }),
+    }
 }
 
 /// Completes on SIGTERM (systemd's stop) or SIGINT (Ctrl-C): the daemon's
@@ -459,6 +559,86 @@ pub async fn shutdown_signal() {
 mod tests {
     use super::*;
     use std::time::{Duration, UNIX_EPOCH};
+
+    #[test]
+    fn a_restore_reads_each_stored_line_once() {
+        use crate::transcript::line::PARSED;
+        use crate::transcript::{Event, Line};
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Config::default();
+        config.state.directory = dir.path().to_owned();
+        let mut store = Store::open(&dir.path().join(store::DB_FILE)).unwrap();
+        let setup = Line {
+            t: 0,
+            event: Event::Setup(Box::default()),
+        };
+        let id = store
+            .begin_game(&store::NewGame {
+                started_at: std::time::SystemTime::now(),
+                preset: "rapid",
+                white_left: true,
+                setup: &setup,
+            })
+            .unwrap();
+        // The clock runs from the first press: a checkpoint every 500 ms.
+        let mut lines = vec![Line {
+            t: 1_000,
+            event: Event::Input(crate::Input::Press(Color::Black)),
+        }];
+        lines.extend((3..40).map(|i| Line {
+            t: i * 500,
+            event: Event::Checkpoint,
+        }));
+        store.append(id, &lines).unwrap();
+        drop(store);
+        let mut session = Session::new(&config);
+        let before = PARSED.with(|parsed| parsed.get());
+        let (journal, restored) = open_games(&config, &mut session).unwrap();
+        assert_eq!(restored, Some(id));
+        assert_eq!(
+            PARSED.with(|parsed| parsed.get()) - before,
+            1 + lines.len(),
+            "the setup line and each event, once"
+        );
+        drop(journal);
+    }
+
+    #[test]
+    fn losing_store_operations_at_a_stop_is_an_io_error() {
+        let err = DaemonError::Unstored { lost: 12 };
+        assert_eq!(err.exit_code(), crate::exit::EX_IOERR);
+        assert!(
+            err.to_string()
+                .starts_with("12 game store operation(s) lost")
+        );
+    }
+
+    #[test]
+    fn the_exit_codes_page_says_how_long_a_stop_waits() {
+        let (_, _, when) = crate::exit::CODES
+            .iter()
+            .find(|(code, _, _)| *code == crate::exit::EX_IOERR)
+            .unwrap();
+        assert!(
+            when.contains(&format!("waiting {} s", STOP_WAIT.as_secs())),
+            "{when}"
+        );
+    }
+
+    #[test]
+    fn the_stop_wait_fits_in_the_units_stop_timeout_with_a_margin() {
+        let unit = include_str!("../../systemd/tocada.service");
+        let timeout = unit
+            .lines()
+            .find_map(|l| l.strip_prefix("TimeoutStopSec="))
+            .and_then(|s| s.strip_suffix('s'))
+            .and_then(|s| s.parse::<u64>().ok())
+            .expect("the unit sets TimeoutStopSec=Ns");
+        assert!(
+            STOP_WAIT.as_secs() + 5 <= timeout,
+            "STOP_WAIT {STOP_WAIT:?}, TimeoutStopSec={timeout}s"
+        );
+    }
 
     #[test]
     fn the_time_off_is_the_wall_clock_less_the_games_own_time() {

@@ -99,6 +99,9 @@ pub struct Stats {
     pub face_errors: u64,
     /// Failed board polls.
     pub board_errors: u64,
+    /// Store operations (events, games begun, results) still not committed
+    /// when the loop stopped and its wait for the store ran out: lost.
+    pub unstored: usize,
 }
 
 impl Stats {
@@ -288,12 +291,35 @@ impl<R: Rig> Shell<R> {
         self.timers.set(Timer::Occupancy, 0);
     }
 
-    /// Stores what is pending and says how it went.
+    /// Stores what is pending and says how it went: waits up to
+    /// [`STOP_WAIT`](super::STOP_WAIT) for a store that fails (a lock held
+    /// elsewhere), keeping systemd's watchdog fed, and counts in
+    /// [`Stats::unstored`] what is lost if it never comes back.
     pub fn finish(mut self) -> Stats {
         self.rig.notifier().stopping();
         self.step();
-        if let Some(Err(err)) = self.journal.take().map(Journal::close) {
-            tracing::error!("storing the last events failed: {err}");
+        if let Some(journal) = self.journal.take() {
+            let notifier = self.rig.notifier();
+            let mut told = false;
+            let closed = journal.close_within(super::STOP_WAIT, |err| {
+                if !told {
+                    told = true;
+                    tracing::warn!(
+                        "stopping: waiting up to {} s for the game store: {err}",
+                        super::STOP_WAIT.as_secs()
+                    );
+                }
+                notifier.watchdog();
+            });
+            match closed {
+                Ok(()) if told => tracing::info!("stopping: the game store took everything"),
+                Ok(()) => {}
+                Err(crate::store::StoreError::Lost { lost, cause }) => {
+                    self.stats.unstored = lost;
+                    tracing::error!(lost, "stopping: game store operations lost: {cause}");
+                }
+                Err(err) => tracing::error!("storing the last events failed: {err}"),
+            }
         }
         if let Some(out) = self.output.as_mut() {
             let _ = out.flush();
@@ -610,10 +636,10 @@ impl<R: Rig> Shell<R> {
                     black_left,
                     rules,
                 } => {
-                    let setup = transcript::line_to_json(&Line {
+                    let setup = Line {
                         t,
                         event: Event::Setup(rules),
-                    });
+                    };
                     let started_at = std::time::SystemTime::now();
                     // The store's own calendar (local time), so the PGN's Date
                     // tag and `tocada export --since` agree about the day.
@@ -629,7 +655,7 @@ impl<R: Rig> Shell<R> {
                             started_at,
                             preset: &preset,
                             white_left: !black_left,
-                            setup_line: &setup,
+                            setup: &setup,
                         };
                         match journal.begin_game(game) {
                             Ok(id) => self.game = Some(id),
@@ -649,7 +675,7 @@ impl<R: Rig> Shell<R> {
                     }
                     if let (Some(journal), Some(game)) = (self.journal.as_ref(), self.game) {
                         let event = Event::from(event);
-                        journal.append(game, t, transcript::line_to_json(&Line { t, event }));
+                        journal.append(game, Line { t, event });
                     }
                 }
                 Action::Finish { result, pgn } => {

@@ -22,6 +22,18 @@ impl Systemd {
         Systemd { watchdog }
     }
 
+    /// While the daemon waits at start-up (a locked game store): `status`
+    /// for `systemctl status`, the watchdog fed, and the start timeout
+    /// extended by `next`, the longest until it says so again.
+    pub fn waiting(&mut self, status: &str, next: Duration) {
+        let usec = u32::try_from(next.as_micros()).unwrap_or(u32::MAX);
+        self.notify(&[
+            sd_notify::NotifyState::Status(status),
+            sd_notify::NotifyState::Watchdog,
+            sd_notify::NotifyState::ExtendTimeoutUsec(usec),
+        ]);
+    }
+
     fn notify(&self, states: &[sd_notify::NotifyState<'_>]) {
         if let Err(err) = sd_notify::notify(states) {
             tracing::debug!("sd_notify: {err}");

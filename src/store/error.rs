@@ -40,6 +40,17 @@ pub enum StoreError {
         /// The path as given.
         path: PathBuf,
     },
+    /// The directory the store lives in may not be written by this process
+    /// (its permissions, a read-only file system): SQLite cannot create
+    /// the store nor its `-wal` and `-shm` files there.
+    DirectoryNotWritable {
+        /// The directory.
+        dir: PathBuf,
+        /// The store's file in it.
+        file: PathBuf,
+        /// What creating a file there said.
+        why: std::io::Error,
+    },
     /// The file fails SQLite's `integrity_check`.
     Corrupt {
         /// The path as given.
@@ -69,6 +80,15 @@ pub enum StoreError {
     },
     /// The journal's writer thread is gone.
     JournalStopped,
+    /// The journal was closed while its commits still failed (a lock held
+    /// by another process, a full disk) and its wait ran out: these
+    /// operations were never stored.
+    Lost {
+        /// Operations lost: events, games begun, results.
+        lost: usize,
+        /// The last commit's error.
+        cause: String,
+    },
     /// Any other SQLite failure: a full disk, an I/O error, a lock held too long.
     Sqlite(rusqlite::Error),
 }
@@ -97,12 +117,12 @@ impl StoreError {
     pub fn exit_code_reading(&self) -> u8 {
         use crate::exit::{EX_DATAERR, EX_IOERR, EX_NOINPUT, EX_TEMPFAIL};
         match self {
+            err if err.is_locked() => EX_TEMPFAIL,
             StoreError::Open { .. } => EX_NOINPUT,
             StoreError::NotADatabase { .. }
             | StoreError::NotAGameStore { .. }
             | StoreError::Schema { .. }
             | StoreError::Corrupt { .. } => EX_DATAERR,
-            StoreError::Sqlite(err) if is_locked(err) => EX_TEMPFAIL,
             _ => EX_IOERR,
         }
     }
@@ -113,14 +133,28 @@ impl StoreError {
     /// it cannot create or may not write is `EX_CANTCREAT`.
     pub fn exit_code_writing(&self) -> u8 {
         match self {
-            StoreError::Open { .. } | StoreError::ReadOnly { .. } => crate::exit::EX_CANTCREAT,
+            err if err.is_locked() => crate::exit::EX_TEMPFAIL,
+            StoreError::Open { .. }
+            | StoreError::ReadOnly { .. }
+            | StoreError::DirectoryNotWritable { .. } => crate::exit::EX_CANTCREAT,
             _ => self.exit_code_reading(),
         }
     }
 }
 
+impl StoreError {
+    /// Whether another connection holds the database locked: a passing
+    /// condition, worth waiting for.
+    pub fn is_locked(&self) -> bool {
+        match self {
+            StoreError::Sqlite(err) | StoreError::Open { source: err, .. } => is_locked(err),
+            _ => false,
+        }
+    }
+}
+
 /// Whether SQLite failed because another connection holds a lock.
-pub(crate) fn is_locked(err: &rusqlite::Error) -> bool {
+fn is_locked(err: &rusqlite::Error) -> bool {
     matches!(
         err.sqlite_error_code(),
         Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
@@ -149,6 +183,18 @@ impl fmt::Display for StoreError {
                 "{} is read-only for this user: games could not be saved",
                 path.display()
             ),
+            StoreError::DirectoryNotWritable { dir, file, why } => write!(
+                f,
+                "the state directory {} cannot be written by this user ({why}): {} and its \
+                 -wal and -shm files must be created there; make the directory writable by \
+                 the user tocada runs as (under systemd, StateDirectory=tocada does) or set \
+                 state.directory to one that is",
+                dir.display(),
+                file.file_name().map_or_else(
+                    || file.display().to_string(),
+                    |name| name.to_string_lossy().into_owned()
+                )
+            ),
             StoreError::Corrupt { path, problems } => write!(
                 f,
                 "{} fails SQLite's integrity check ({problems}); move it aside to start a new one",
@@ -172,6 +218,10 @@ impl fmt::Display for StoreError {
                 "{pending} game store operation(s) not committed yet: {cause}"
             ),
             StoreError::JournalStopped => f.write_str("the game store's writer thread stopped"),
+            StoreError::Lost { lost, cause } => write!(
+                f,
+                "{lost} game store operation(s) lost: still not committed when the wait ran out ({cause})"
+            ),
             StoreError::Sqlite(err) => write!(f, "game database: {err}"),
         }
     }

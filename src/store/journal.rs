@@ -15,18 +15,26 @@
 //! commit failed, for the face. An operation that can
 //! never succeed (a bad line, an unknown or finished game) is logged,
 //! counted and dropped, so that it cannot hold up the rest.
+//!
+//! What the daemon hands over are values ([`Line`]s): the writer thread
+//! writes each out once, off the clock's thread, and never reads it back.
+//!
+//! Closing waits for the disk: [`Journal::close_within`] retries until
+//! everything is committed or its wait runs out, and then says how many
+//! operations were lost ([`StoreError::Lost`]), never silently.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::{self, JoinHandle};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use rusqlite::TransactionBehavior;
 
 use super::{
     GameId, NewGame, Store, StoreError, check_setup, insert_events, insert_game, set_result,
 };
+use crate::transcript::Line;
 
 /// How long the writer waits before retrying a failed commit when nothing
 /// new arrives: long enough not to spin on a full disk.
@@ -41,10 +49,10 @@ enum JournalOp {
         started_at: SystemTime,
         preset: String,
         white_left: bool,
-        setup_line: String,
+        setup: Line,
     },
     /// Store one event of a game.
-    Append { game: GameId, t: u64, line: String },
+    Append { game: GameId, line: Line },
     /// Record a game's result and PGN.
     Finish {
         game: GameId,
@@ -67,7 +75,8 @@ pub struct Journal {
     failing: Arc<AtomicBool>,
     /// The id the next game begun gets.
     next_id: AtomicI64,
-    writer: Option<JoinHandle<()>>,
+    /// The writer thread; it answers how many operations it lost.
+    writer: Option<JoinHandle<usize>>,
 }
 
 impl Journal {
@@ -122,7 +131,7 @@ impl Journal {
     /// retried like any other, the game's events with it. Only a setup
     /// line that is not one, or a stopped writer, is an error.
     pub fn begin_game(&self, game: NewGame<'_>) -> Result<GameId, StoreError> {
-        if let Err(err) = check_setup(game.setup_line) {
+        if let Err(err) = check_setup(game.setup) {
             self.errors.fetch_add(1, Ordering::Relaxed);
             tracing::error!(error = %err, "game store: new game refused");
             return Err(err);
@@ -133,7 +142,7 @@ impl Journal {
             started_at: game.started_at,
             preset: game.preset.to_owned(),
             white_left: game.white_left,
-            setup_line: game.setup_line.to_owned(),
+            setup: game.setup.clone(),
         })?;
         Ok(id)
     }
@@ -145,11 +154,10 @@ impl Journal {
         !self.failing.load(Ordering::Relaxed)
     }
 
-    /// Queues one event of a game, its replay `line` stamped `t`. Never
-    /// waits for the disk.
-    pub fn append(&self, game: GameId, t: u64, line: String) {
+    /// Queues one event of a game. Never waits for the disk.
+    pub fn append(&self, game: GameId, line: Line) {
         // A stopped writer is already counted and logged by `send`.
-        let _ = self.send(JournalOp::Append { game, t, line });
+        let _ = self.send(JournalOp::Append { game, line });
     }
 
     /// Queues a game's result (`1-0`, `0-1`, `1/2-1/2`, `*`) and its PGN.
@@ -170,11 +178,41 @@ impl Journal {
         self.errors.load(Ordering::Relaxed)
     }
 
-    /// Flushes, stops the writer and waits for it: for shutdown.
-    pub fn close(mut self) -> Result<(), StoreError> {
-        let flushed = self.flush();
-        let stopped = self.stop();
-        flushed.and(stopped)
+    /// Flushes, stops the writer and waits for it. A commit that still
+    /// fails is tried once more; what it held is then lost, and the error
+    /// says how much ([`StoreError::Lost`]).
+    pub fn close(self) -> Result<(), StoreError> {
+        self.close_within(Duration::ZERO, |_| {})
+    }
+
+    /// Closes the journal as [`Journal::close`] does, but while commits
+    /// fail (a lock held by another process, a full disk) keeps retrying
+    /// for up to `wait`, calling `waiting` with the error after each failed
+    /// round (about once a second: the daemon keeps systemd's watchdog fed
+    /// from there). Only what is still not committed when `wait` has run
+    /// out is lost ([`StoreError::Lost`]).
+    pub fn close_within(
+        mut self,
+        wait: Duration,
+        mut waiting: impl FnMut(&StoreError),
+    ) -> Result<(), StoreError> {
+        let deadline = Instant::now() + wait;
+        let flushed = loop {
+            match self.flush() {
+                Err(err @ StoreError::NotCommitted { .. }) if Instant::now() < deadline => {
+                    waiting(&err);
+                }
+                done => break done,
+            }
+        };
+        let cause = match &flushed {
+            Err(err) => err.to_string(),
+            Ok(()) => String::new(),
+        };
+        match self.stop()? {
+            0 => flushed,
+            lost => Err(StoreError::Lost { lost, cause }),
+        }
     }
 
     fn send(&self, op: JournalOp) -> Result<(), StoreError> {
@@ -192,12 +230,13 @@ impl Journal {
         }
     }
 
-    /// Closes the queue, lets the writer commit what is left, and joins it.
-    fn stop(&mut self) -> Result<(), StoreError> {
+    /// Closes the queue, lets the writer commit what is left, and joins
+    /// it: how many operations it could not commit.
+    fn stop(&mut self) -> Result<usize, StoreError> {
         self.ops = None;
         match self.writer.take() {
             Some(writer) => writer.join().map_err(|_| StoreError::JournalStopped),
-            None => Ok(()),
+            None => Ok(0),
         }
     }
 }
@@ -228,7 +267,10 @@ impl Writer {
         }
     }
 
-    fn run(mut self, queue: Receiver<JournalOp>) {
+    /// Commits until the queue is closed and everything is stored, or the
+    /// last try after closing failed: returns how many operations that
+    /// lost.
+    fn run(mut self, queue: Receiver<JournalOp>) -> usize {
         let mut open = true;
         while open || !self.pending.is_empty() {
             let mut batch = std::mem::take(&mut self.pending);
@@ -253,16 +295,18 @@ impl Writer {
             }
             let retry = self.commit(batch);
             if !open && !retry.is_empty() {
-                // The journal is closing and the disk still fails: say
-                // what is lost rather than retry forever.
+                // The journal is closing and the disk still fails (its
+                // closer has waited as long as it could): say what is lost
+                // rather than retry forever.
                 tracing::error!(
                     lost = retry.len(),
                     "game store: closing with operations that could not be committed"
                 );
-                return;
+                return retry.len();
             }
             self.pending = retry;
         }
+        0
     }
 
     /// Commits a batch in one transaction. Returns the operations to retry:
@@ -324,18 +368,18 @@ impl Writer {
                     started_at,
                     preset,
                     white_left,
-                    setup_line,
+                    setup,
                 } => {
                     let game = NewGame {
                         started_at: *started_at,
                         preset,
                         white_left: *white_left,
-                        setup_line,
+                        setup,
                     };
                     insert_game(&tx, &game, Some(*id)).map(|_| ())
                 }
-                JournalOp::Append { game, t, line } => {
-                    insert_events(&tx, *game, &[(*t, line.clone())])
+                JournalOp::Append { game, line } => {
+                    insert_events(&tx, *game, std::slice::from_ref(line))
                 }
                 JournalOp::Finish { game, result, pgn } => set_result(&tx, *game, result, pgn),
                 // Answered after the commit.

@@ -43,8 +43,35 @@ CREATE TABLE event (
 ) WITHOUT ROWID;
 ";
 
+/// Version 2: the lines a restore could not take, set aside rather than
+/// deleted.
+///
+/// A stored line that does not parse or whose time cannot be stops a
+/// restore there; that line and every later line of its game are moved
+/// here verbatim, under the `seq` they had, with why, and when
+/// (`set_aside_at`, Unix seconds). `event` keeps only lines that replay, so
+/// `select line from event where game = N order by seq` stays a script; a
+/// game's next event takes the `seq` after the highest of both tables, so
+/// no row is ever used twice.
+const V2: &str = "
+CREATE TABLE set_aside (
+    game INTEGER NOT NULL REFERENCES game(id),
+    seq INTEGER NOT NULL,
+    t INTEGER NOT NULL,
+    line TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    set_aside_at INTEGER NOT NULL,
+    PRIMARY KEY (game, seq)
+) WITHOUT ROWID;
+";
+
 /// Every migration, in order: entry `i` takes version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[V1];
+const MIGRATIONS: &[&str] = &[V1, V2];
+
+/// The oldest version a reader that never migrates (`tocada export`, the
+/// publisher) still reads: version 2 only added `set_aside`, which they do
+/// not read.
+pub const READS_FROM: i64 = 1;
 
 /// The schema version this tocada writes.
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
@@ -83,6 +110,12 @@ pub(super) fn check(conn: &Connection, path: &Path) -> Result<(), StoreError> {
 /// A newer schema, or a version-0 database that already has tables of its
 /// own, is refused and left untouched.
 pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    // Already current: nothing to write, so no write lock to wait for (a
+    // lock someone else holds then costs a start nothing: the journal
+    // retries its commits, and reading never waits in WAL mode).
+    if version(conn)? == VERSION {
+        return Ok(());
+    }
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     // Again under the write lock: another process may have written since.
     check(&tx, path)?;

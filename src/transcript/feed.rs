@@ -3,7 +3,7 @@
 //! [`restore`] drive it from stored lines through a [`Reader`].
 
 use super::line::{Event, Line};
-use super::policy::Policy;
+use super::policy::{OnTimeBackwards, Policy};
 use super::reader::{Fault, FaultKind, Read, Reader};
 use crate::referee::{Effect, Millis, Referee, Rules};
 use crate::session::{SavedGame, Session};
@@ -180,59 +180,314 @@ impl std::error::Error for RestoreError {}
 pub struct Restored {
     /// The last instant of the game as rebuilt, on its own clock.
     pub t: Millis,
-    /// The bad line the stored lines stopped at, if they did: the game was
-    /// rebuilt from every line before it.
+    /// The line the stored lines stopped at, if they did: the game was
+    /// rebuilt from every line before it, none after.
     pub fault: Option<Fault>,
+    /// Every input the rebuilt game was given, in order: read from the
+    /// stored lines in the same pass, so that no caller reads them again.
+    pub inputs: Vec<crate::referee::Input>,
 }
+
+/// The longest a running clock goes without a stored line: the daemon
+/// stores a `checkpoint` every half second of a running clock, and systemd
+/// kills a loop stalled for ten seconds. A stored line longer than this
+/// after the line before it, while a clock ran, cannot be: a restore
+/// refuses it rather than let a flag fall on it.
+pub const RUNNING_GAP_MAX_MS: Millis = 60_000;
+
+/// Later than any stored line can be: a century of a daemon's own clock (a
+/// game's instants count from the daemon's start, however long it has been
+/// up, and go on from there after a restart). A line stamped later is a
+/// damaged time that every later line would have to follow, even while no
+/// clock runs, up to where the store can hold no more (`i64::MAX`).
+pub const LONGEST_GAME_MS: Millis = 100 * 366 * 24 * 3_600_000;
 
 /// Rebuilds a stored game into `session` by replaying its lines under
 /// `policy` (the daemon uses [`Policy::RESTORE`]): an unfinished game comes
 /// back paused at its last stored instant, on a shell clock that reads
-/// `now`.
+/// `now`. Each line is read once.
+///
+/// A stored game is the clock's own record, which the store only ever
+/// extends forwards in time, so besides the policy's checks a restore
+/// refuses a time that cannot be, whatever the policy says of time going
+/// backwards: a line later than the line after it, while the line before
+/// it is not ([`FaultKind::AheadOfNext`]: it jumped ahead; one line of
+/// look-ahead), a line earlier than the one before, and a line more than
+/// [`RUNNING_GAP_MAX_MS`] after the one before while a clock ran
+/// ([`FaultKind::GapWhileRunning`]), and one later than
+/// [`LONGEST_GAME_MS`] ([`FaultKind::PastAnyGame`]). The wall clock is no
+/// judge: a Pi without a real-time clock and without a network may come
+/// back from a power cut hours behind.
 ///
 /// A bad line keeps every line before it (the fault is in the answer, for
-/// the log); only a game whose first line is not a valid `setup` cannot be
-/// rebuilt at all.
+/// the log and for the store to set that line and the rest aside); only a
+/// game whose first line is not a valid `setup` cannot be rebuilt at all.
 pub fn restore(
     session: &mut Session,
     now: Millis,
     saved: SavedGame<'_>,
     policy: Policy,
 ) -> Result<Restored, RestoreError> {
-    let mut first = Reader::new(policy);
-    let setup_first = saved
-        .lines
-        .iter()
-        .map(|row| first.push_str(row))
-        .find(|read| *read != Read::Blank);
-    match setup_first {
-        Some(Read::Line(Line {
-            event: Event::Setup(_),
-            ..
-        })) => {}
-        Some(Read::Skipped(fault) | Read::Stop(fault)) => {
-            return Err(RestoreError::BadLine(fault));
+    let mut reader = Reader::new(Policy {
+        on_time_backwards: OnTimeBackwards::Refuse,
+        ..policy
+    });
+    let mut stored = Stored::default();
+    // The last line read, fed once the next line shows its time can be.
+    let mut held: Option<(usize, Line)> = None;
+    let mut fault = None;
+    for row in saved.lines {
+        let line = match reader.push_str(row) {
+            Read::Line(line) => line,
+            Read::Blank => continue,
+            Read::Skipped(fault) => {
+                tracing::warn!("skipped stored {fault}");
+                continue;
+            }
+            Read::Stop(stop) => {
+                fault = Some(match (&stop.kind, &held) {
+                    // The line before went ahead of this one and of the
+                    // one before it: that line is the one at fault.
+                    (FaultKind::TimeWentBackwards { t, .. }, Some((number, ahead)))
+                        if stored.last_t.is_none_or(|last| *t >= last) =>
+                    {
+                        let fault = Fault {
+                            line: *number,
+                            kind: FaultKind::AheadOfNext {
+                                t: ahead.t,
+                                next: *t,
+                            },
+                        };
+                        held = None;
+                        fault
+                    }
+                    _ => stop,
+                });
+                break;
+            }
+        };
+        if let Some(previous) = held.replace((reader.lines(), line))
+            && let Err(err) = stored.feed(previous)
+        {
+            fault = Some(err?);
+            held = None;
+            break;
         }
-        Some(Read::Line(_) | Read::Blank) | None => return Err(RestoreError::NoSetup),
     }
-    let mut game = Feed::new();
-    let mut decisions = Vec::new();
-    let fed = feed_rows(
-        saved.lines,
-        policy,
-        &mut game,
-        |t, effect| decisions.push((t, effect)),
-        |fault| tracing::warn!("skipped stored {fault}"),
-    );
-    let t = fed.last_t.expect("the setup line was fed");
-    let restarts = game.restarts().to_vec();
-    let referee = game
+    if let Some(last) = held
+        && let Err(err) = stored.feed(last)
+    {
+        fault = Some(err?);
+    }
+    let Some(t) = stored.last_t else {
+        return Err(fault.map_or(RestoreError::NoSetup, RestoreError::BadLine));
+    };
+    let restarts = stored.game.restarts().to_vec();
+    let referee = stored
+        .game
         .into_referee()
         .expect("the setup line makes the referee");
-    session.resume_from(now, &saved, referee, t, decisions);
+    session.resume_from(now, &saved, referee, t, stored.decisions);
     session.restarted_before(restarts);
     Ok(Restored {
         t,
-        fault: fed.fault,
+        fault,
+        inputs: stored.inputs,
     })
+}
+
+/// A stored game being rebuilt, line by line.
+#[derive(Debug, Default)]
+struct Stored {
+    game: Feed,
+    decisions: Vec<(Millis, Effect)>,
+    inputs: Vec<crate::referee::Input>,
+    /// The instant of the last line fed.
+    last_t: Option<Millis>,
+}
+
+impl Stored {
+    /// Feeds line `number`, or says why it cannot be (the outer error: the
+    /// game cannot be rebuilt at all).
+    fn feed(&mut self, (number, line): (usize, Line)) -> Result<(), Result<Fault, RestoreError>> {
+        let fault = |kind| Err(Ok(Fault { line: number, kind }));
+        if self.last_t.is_none() && !matches!(line.event, Event::Setup(_)) {
+            return Err(Err(RestoreError::NoSetup));
+        }
+        if line.t > LONGEST_GAME_MS {
+            return fault(FaultKind::PastAnyGame { t: line.t });
+        }
+        if let Some(last) = self.last_t
+            && self.game.referee().is_some_and(|r| r.ticking().is_some())
+            && line.t.saturating_sub(last) > RUNNING_GAP_MAX_MS
+        {
+            return fault(FaultKind::GapWhileRunning { t: line.t, last });
+        }
+        let t = line.t;
+        let input = match line.event {
+            Event::Input(input) => Some(input),
+            _ => None,
+        };
+        let decisions = &mut self.decisions;
+        if let Err(kind) = self
+            .game
+            .line(line, |t, effect| decisions.push((t, effect)))
+        {
+            return fault(kind);
+        }
+        self.inputs.extend(input);
+        self.last_t = Some(t);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::{Color, Square};
+
+    use super::*;
+    use crate::config::Config;
+    use crate::referee::Input;
+    use crate::transcript::line::{PARSED, line_to_json};
+
+    fn line(t: Millis, event: Event) -> String {
+        line_to_json(&Line { t, event })
+    }
+
+    fn input(t: Millis, input: Input) -> String {
+        line(t, Event::Input(input))
+    }
+
+    /// 1. e4 e5 with White's clock running from 3.2 s, then `tail`.
+    fn game(tail: &[String]) -> Vec<String> {
+        let mut lines = vec![
+            line(0, Event::Setup(Box::default())),
+            input(1_000, Input::Press(Color::Black)),
+            input(2_000, Input::Lift(Square::E2)),
+            input(2_100, Input::Place(Square::E4, None)),
+            input(2_200, Input::Press(Color::White)),
+            input(3_000, Input::Lift(Square::E7)),
+            input(3_100, Input::Place(Square::E5, None)),
+            input(3_200, Input::Press(Color::Black)),
+        ];
+        lines.extend_from_slice(tail);
+        lines
+    }
+
+    fn restored(lines: &[String]) -> (Session, Restored) {
+        let mut session = Session::new(&Config::default());
+        let done = restore(
+            &mut session,
+            0,
+            SavedGame {
+                preset: "rapid",
+                black_left: false,
+                date: "?",
+                lines,
+            },
+            Policy::RESTORE,
+        )
+        .expect("a game");
+        (session, done)
+    }
+
+    #[test]
+    fn a_restore_reads_each_stored_line_once() {
+        let lines = game(&[line(3_700, Event::Checkpoint)]);
+        let before = PARSED.with(|parsed| parsed.get());
+        let (_, done) = restored(&lines);
+        assert_eq!(PARSED.with(|parsed| parsed.get()) - before, lines.len());
+        assert_eq!(done.fault, None);
+        assert_eq!(done.t, 3_700);
+        // The inputs come with it, in order, for whoever needs them.
+        assert_eq!(done.inputs.len(), 7);
+        assert_eq!(done.inputs[6], Input::Press(Color::Black));
+    }
+
+    #[test]
+    fn a_line_ahead_of_the_lines_around_it_is_refused() {
+        let lines = game(&[
+            line(1_003_200, Event::Checkpoint),
+            input(4_000, Input::Lift(Square::G1)),
+        ]);
+        let (session, done) = restored(&lines);
+        assert_eq!(
+            done.fault,
+            Some(Fault {
+                line: 9,
+                kind: FaultKind::AheadOfNext {
+                    t: 1_003_200,
+                    next: 4_000
+                }
+            })
+        );
+        assert_eq!(done.t, 3_200);
+        let referee = session.referee().expect("restored");
+        assert_eq!(referee.result(), None, "no flag fell");
+    }
+
+    #[test]
+    fn a_line_going_back_is_the_one_refused_when_the_line_before_agrees() {
+        // 3 100, 3 200, then 2 500: earlier than both lines before it, it
+        // is the odd one out.
+        let lines = game(&[
+            line(2_500, Event::Checkpoint),
+            line(3_700, Event::Checkpoint),
+        ]);
+        let (_, done) = restored(&lines);
+        assert!(
+            matches!(
+                done.fault,
+                Some(Fault {
+                    line: 9,
+                    kind: FaultKind::TimeWentBackwards { t: 2_500, .. }
+                })
+            ),
+            "{:?}",
+            done.fault
+        );
+    }
+
+    #[test]
+    fn a_long_gap_while_a_clock_runs_is_refused_but_not_while_none_does() {
+        let lines = game(&[line(3_200 + 120_000, Event::Checkpoint)]);
+        let (session, done) = restored(&lines);
+        assert!(
+            matches!(
+                done.fault,
+                Some(Fault {
+                    line: 9,
+                    kind: FaultKind::GapWhileRunning { last: 3_200, .. }
+                })
+            ),
+            "{:?}",
+            done.fault
+        );
+        assert_eq!(session.referee().unwrap().result(), None);
+        // Paused, no gap is too long, but a time past any game is.
+        let lines = game(&[
+            input(3_300, Input::Pause),
+            line(u64::MAX >> 1, Event::Checkpoint),
+        ]);
+        let (_, done) = restored(&lines);
+        assert!(
+            matches!(
+                done.fault,
+                Some(Fault {
+                    line: 10,
+                    kind: FaultKind::PastAnyGame { .. }
+                })
+            ),
+            "{:?}",
+            done.fault
+        );
+        // Before the first press no clock runs: ten minutes of waiting is
+        // a game like any other.
+        let lines = [
+            line(0, Event::Setup(Box::default())),
+            input(600_000, Input::Press(Color::Black)),
+        ];
+        let (_, done) = restored(&lines);
+        assert_eq!((done.fault, done.t), (None, 600_000));
+    }
 }

@@ -18,6 +18,13 @@ use crate::referee::{
     Millis, Reason, Rejection, Rules, TimeControl,
 };
 
+#[cfg(test)]
+thread_local! {
+    /// Lines this thread has parsed: what a test counts to show that a
+    /// line is read once.
+    pub(crate) static PARSED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// One meaningful input line: the instant it is stamped with and what it says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
@@ -264,6 +271,8 @@ const SIDES: &str = "expected one of `white` `black`";
 /// Parses one input line. Blank lines (only white space, a line ending
 /// included) give `Ok(None)`.
 pub fn parse_line(line: &str) -> Result<Option<Line>, ParseLineError> {
+    #[cfg(test)]
+    PARSED.with(|parsed| parsed.set(parsed.get() + 1));
     let line = line.trim();
     if line.is_empty() {
         return Ok(None);

@@ -100,7 +100,7 @@
 //! |---|---|---|---|
 //! | policy | [`Policy::REPLAY`] | [`Policy::RESTORE`] | [`Policy::LIVE`] |
 //! | bad line | stop: exit 65, the effects before it written | stop: the game keeps every line before it, the fault logged (restore) or noted in the PGN, whose result is then `*` | skipped, reported on stderr |
-//! | time going backwards | a bad line | clamped to the line before | clamped (`t` is not used: arrival time counts) |
+//! | time going backwards | a bad line | restore: a bad line, as is one that jumped ahead of the lines around it or came long after the line before while a clock ran ([`restore`]); PGN: clamped to the line before | clamped (`t` is not used: arrival time counts) |
 //! | last line without `\n` | read like any other | read like any other | if it does not parse, cut short: dropped, reported |
 //! | second `setup`, line after `end` | bad lines | bad lines | a `setup` chooses the next game's rules; `end` ends nothing |
 //!
@@ -110,8 +110,8 @@
 //! lines (counted for line numbers); an empty input is no lines. A game
 //! whose first line is not a valid `setup` cannot be restored at all
 //! ([`RestoreError`]): the daemon closes it as
-//! `*`. The store checks what it is given to append with [`parse_line`]
-//! and refuses a whole batch at its first bad line.
+//! `*`. The store is handed lines as values ([`Line`]) and never reads one
+//! back; a restore reads each stored line once.
 //!
 //! Lines are numbered from 1, blank lines included.
 

@@ -44,6 +44,30 @@ pub enum FaultKind {
     /// A line of the extending format ([`Reader::push_extended`]) that it
     /// refused, and why.
     Extra(String),
+    /// A stored line later than the line after it, while the line before
+    /// it is not: its time jumped ahead ([`restore`](super::restore)).
+    AheadOfNext {
+        /// The line's instant.
+        t: Millis,
+        /// The instant of the line after it.
+        next: Millis,
+    },
+    /// A stored line stamped later than any game can last
+    /// ([`LONGEST_GAME_MS`](super::feed::LONGEST_GAME_MS)): a damaged time,
+    /// which every later line would follow.
+    PastAnyGame {
+        /// The line's instant.
+        t: Millis,
+    },
+    /// A stored line too long after the line before it while a clock ran:
+    /// the daemon stores a line at least every half second of a running
+    /// clock ([`RUNNING_GAP_MAX_MS`](super::feed::RUNNING_GAP_MAX_MS)).
+    GapWhileRunning {
+        /// The line's instant.
+        t: Millis,
+        /// The instant of the line before.
+        last: Millis,
+    },
 }
 
 impl fmt::Display for FaultKind {
@@ -58,6 +82,18 @@ impl fmt::Display for FaultKind {
             }
             FaultKind::Cut(err) => write!(f, "cut short ({err})"),
             FaultKind::Extra(why) => f.write_str(why),
+            FaultKind::AheadOfNext { t, next } => write!(
+                f,
+                "t = {t} cannot be: later than the line after it (t = {next})"
+            ),
+            FaultKind::PastAnyGame { t } => {
+                write!(f, "t = {t} cannot be: later than any game can last")
+            }
+            FaultKind::GapWhileRunning { t, last } => write!(
+                f,
+                "t = {t} cannot be: {} ms after the line before (t = {last}) while a clock ran",
+                t.saturating_sub(*last)
+            ),
         }
     }
 }
@@ -229,15 +265,17 @@ impl Reader {
         if one_game && self.ended {
             return self.bad(FaultKind::AfterEnd);
         }
+        // Out of place before out of time: a restore blames the line
+        // before a line out of time, when this one is otherwise good.
+        if one_game && self.begun && matches!(line.event, Event::Setup(_)) {
+            return self.bad(FaultKind::SetupNotFirst);
+        }
         let t = match self.stamp(line.t) {
             Ok(t) => t,
             Err(kind) => return self.bad(kind),
         };
-        match line.event {
-            Event::Setup(_) if one_game && self.begun => return self.bad(FaultKind::SetupNotFirst),
-            Event::Setup(_) => {}
-            Event::End => self.ended = true,
-            Event::Input(_) | Event::Checkpoint | Event::Restart { .. } => {}
+        if matches!(line.event, Event::End) {
+            self.ended = true;
         }
         self.begun = true;
         self.last = Some(t);

@@ -22,6 +22,13 @@ pub const BLACKS_LEVER_STARTS: &str = "Black's lever starts";
 pub const NO_TIME_CONTROL: &str = "No time control configured";
 /// A game rebuilt after a restart waits paused for a press.
 pub const RESTARTED: &str = "Restarted: press to resume";
+
+/// A game rebuilt after a restart up to a stored line it could not take:
+/// that line and the `lines` after it are kept aside in the store (the
+/// journal names them), and the game waits paused for a press.
+pub fn restarted_set_aside(lines: usize) -> String {
+    format!("Restarted, {lines} lines set aside: press to resume")
+}
 /// The arbiter ended the game from the correction screen.
 pub const GAME_ABANDONED: &str = "Game abandoned";
 /// The sensor board does not answer (the face's status row says it).
@@ -109,7 +116,7 @@ pub fn adjusting(side: Color) -> String {
 /// Whether an alert tells the players what to do (put pieces back, press
 /// to resume), so that a passing note must not replace it.
 pub fn is_instruction(alert: &str) -> bool {
-    alert.starts_with("Restore") || alert == RESTARTED
+    alert.starts_with("Restore") || alert.starts_with("Restarted")
 }
 
 /// The squares to put pieces back on: "Restore d2 c2".
