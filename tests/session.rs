@@ -41,8 +41,8 @@ fn stored(all: &[Action]) -> Vec<String> {
                 } => (*t, Event::End),
                 Action::Record {
                     t,
-                    event: Recorded::Checkpoint,
-                } => (*t, Event::Checkpoint),
+                    event: Recorded::Checkpoint { ran_to },
+                } => (*t, Event::Checkpoint { ran_to: *ran_to }),
                 _ => return None,
             };
             Some(line_to_json(&Line { t, event }))

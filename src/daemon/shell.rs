@@ -22,7 +22,9 @@
 //! [`PRESS_WAITS_MS`] for it, is it ruled without it. Nor does the
 //! referee's time run ahead of the board's news on a checkpoint: a board
 //! that was silent for a while may yet report changes made meanwhile,
-//! stamped when they were made.
+//! stamped when they were made. The checkpoint still says how far the
+//! running clock ran (its `ran_to`), so that a power cut while the board
+//! is silent gives back no more than one while it answers.
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -381,10 +383,16 @@ impl<R: Rig> Shell<R> {
             self.session.handle_timeout(now);
             self.act();
         }
-        if self.timers.take_due(Timer::Checkpoint, now) && self.held.is_empty() {
-            // A press waiting for the board may yet be stamped earlier: the
-            // checkpoint waits for it (the press is stored anyway).
-            self.session.checkpoint(self.board_horizon(now));
+        if self.timers.take_due(Timer::Checkpoint, now) {
+            // The running clock ran to now, or at least to the oldest press
+            // waiting for the board (which may have stopped it); the
+            // referee's time goes no further than the board's news.
+            let ran_to = self
+                .held
+                .front()
+                .map_or(now, |press| (press.at.as_millis() as Millis).min(now));
+            self.session
+                .checkpoint(self.board_horizon(now).min(ran_to), ran_to);
             self.act();
         }
         if self.timers.take_due(Timer::BuzzerOff, now) {

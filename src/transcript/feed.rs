@@ -19,6 +19,8 @@ pub struct Feed {
     over: bool,
     /// Each `restart` line's instant and how long the clock was off.
     restarts: Vec<(Millis, Option<u64>)>,
+    /// The furthest a `checkpoint` line says the running clock ran.
+    ran_to: Option<Millis>,
 }
 
 impl Feed {
@@ -54,9 +56,15 @@ impl Feed {
                 referee.handle(line.t, input).map_err(backwards)?;
                 referee
             }
-            Event::End | Event::Checkpoint | Event::Restart { .. } => {
-                if let Event::Restart { off_ms } = line.event {
-                    self.restarts.push((line.t, off_ms));
+            Event::End | Event::Checkpoint { .. } | Event::Restart { .. } => {
+                match line.event {
+                    Event::Restart { off_ms } => self.restarts.push((line.t, off_ms)),
+                    Event::Checkpoint {
+                        ran_to: Some(ran_to),
+                    } => {
+                        self.ran_to = self.ran_to.max(Some(ran_to));
+                    }
+                    _ => {}
                 }
                 let referee = self
                     .referee
@@ -79,6 +87,13 @@ impl Feed {
     /// instant and how long the clock was off, when known.
     pub fn restarts(&self) -> &[(Millis, Option<u64>)] {
         &self.restarts
+    }
+
+    /// The furthest the running clock ran, as the `checkpoint` lines say
+    /// (their `ran_to`), if any says it ran past its own instant: a game
+    /// restored goes on from no earlier than this.
+    pub fn ran_to(&self) -> Option<Millis> {
+        self.ran_to
     }
 
     /// The game's referee, once a line made it.
@@ -224,7 +239,13 @@ pub fn restore(
         |t, effect| decisions.push((t, effect)),
         |fault| tracing::warn!("skipped stored {fault}"),
     );
-    let t = fed.last_t.expect("the setup line was fed");
+    // The running clock ran on past the referee's last instant while the
+    // board was silent (a checkpoint's `ran_to`): the game is charged up to
+    // there, so that a power cut then gives back no more than since.
+    let t = fed
+        .last_t
+        .expect("the setup line was fed")
+        .max(game.ran_to().unwrap_or(0));
     let restarts = game.restarts().to_vec();
     let referee = game
         .into_referee()

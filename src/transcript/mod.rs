@@ -38,6 +38,11 @@
 //!   so that a game restored after a power cut resumes from at most that
 //!   long before the cut: `{"t":61500,"ev":"checkpoint"}`. It decides
 //!   nothing, so a game replays to the same effects with or without them.
+//!   While the board is silent the daemon holds the referee's time back to
+//!   where the board's news is complete, and says how far the clock ran
+//!   meanwhile in `ran_to`: `{"t":59500,"ev":"checkpoint","ran_to":61500}`
+//!   lets time pass up to 59500 only, and a game restored from it is
+//!   charged up to 61500.
 //! - `restart`: optionally `ms`. The daemon came back after a crash or a
 //!   power cut at `t`, the game's last stored instant, the clock off for
 //!   `ms` by the wall clock (absent when it cannot tell):

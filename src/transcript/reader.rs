@@ -237,7 +237,7 @@ impl Reader {
             Event::Setup(_) if one_game && self.begun => return self.bad(FaultKind::SetupNotFirst),
             Event::Setup(_) => {}
             Event::End => self.ended = true,
-            Event::Input(_) | Event::Checkpoint | Event::Restart { .. } => {}
+            Event::Input(_) | Event::Checkpoint { .. } | Event::Restart { .. } => {}
         }
         self.begun = true;
         self.last = Some(t);
