@@ -15,9 +15,13 @@
 //! the position on the board; a test holds it against the store.
 
 pub mod alarm;
+pub mod board_news;
+pub mod drawing;
 pub mod pairing;
 pub mod polling;
 pub mod shell;
+pub mod stats;
+pub mod storage;
 mod systemd;
 pub mod timers;
 
