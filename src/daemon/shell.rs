@@ -42,7 +42,6 @@ use super::timers::{Timer, Timers};
 use crate::Millis;
 use crate::hardware::BoardEvent;
 use crate::hardware::SensorBoard;
-use crate::hardware::board_clock::BoardClock;
 use crate::hardware::link::LinkChange;
 use crate::rig::{BoardSerial, Command, Rig};
 use crate::session::{Action, Buzz, Session, SessionInput};
@@ -70,7 +69,6 @@ pub struct Shell<R: Rig> {
     record_board_inputs: bool,
     timers: Timers,
     polling: Polling,
-    board_clock: BoardClock,
     news: BoardNews,
     drawing: Drawing,
     checked_serial: bool,
@@ -91,7 +89,6 @@ impl<R: Rig> Shell<R> {
             record_board_inputs: false,
             timers: Timers::default(),
             polling: Polling::new(),
-            board_clock: BoardClock::new(),
             news: BoardNews::new(),
             drawing: Drawing::new(),
             checked_serial: false,
@@ -296,7 +293,9 @@ impl<R: Rig> Shell<R> {
             self.timers.set(Timer::Occupancy, now + OCCUPANCY_EVERY_MS);
             self.read_occupancy();
         }
-        if self.timers.take_due(Timer::BoardClock, now) || self.board_clock.wants_reading(now) {
+        if self.timers.take_due(Timer::BoardClock, now)
+            || self.rig.link_ref().wants_board_clock(now)
+        {
             self.read_board_clock(false);
         }
         // Time is handed to the referee only when a deadline of its is due
@@ -424,12 +423,9 @@ impl<R: Rig> Shell<R> {
             // The board's own time of the change, where it keeps one and
             // the mapping is known; never later than its reading, never
             // before what the session has already been given.
-            let at = self.news.board_change(
-                event
-                    .board_ms
-                    .and_then(|ms| self.board_clock.to_host(ms))
-                    .map_or(read_at, |at| at.min(read_at)),
-            );
+            let at = self
+                .news
+                .board_change(self.rig.link_ref().at(&event, read_at));
             if self.record_board_inputs {
                 self.stats.board_inputs.push((self.now(), event.input));
             }
@@ -476,12 +472,10 @@ impl<R: Rig> Shell<R> {
             after + crate::hardware::board_clock::REFRESH_MS,
         );
         match read {
-            Ok(Some(board_ms)) => {
-                if anew {
-                    self.board_clock.forget();
-                }
-                self.board_clock.observe(board_ms, before, after)
-            }
+            Ok(Some(board_ms)) => self
+                .rig
+                .link()
+                .board_clock_read(board_ms, before, after, anew),
             Ok(None) => self.timers.clear(Timer::BoardClock),
             Err(err) => tracing::debug!("board time: {err:?}"),
         }
