@@ -5,9 +5,10 @@
 //! Everything that happens comes in through one queue of [`Command`]s (the
 //! GPIO threads' presses and interrupt edges, the simulator's keys) or
 //! through the loop's own deadlines: the board's next poll, the session's
-//! `next_deadline`, and the named [`Timers`] (the face's next visible
-//! change, the buzzer, the watchdog, the occupancy and board-clock
-//! readings). Nothing is shared between tasks.
+//! `next_deadline`, the named [`Timers`] (the buzzer, the watchdog, the
+//! occupancy and board-clock readings), and the deadlines of the units
+//! below (a waiting press's next try of the board, the next checkpoint,
+//! the face's next visible change). Nothing is shared between tasks.
 //!
 //! The loop itself is synchronous: [`Shell::command`] and [`Shell::step`]
 //! do what is due at the rig's clock, and [`Shell::wake_at`] says when to
@@ -56,6 +57,7 @@ pub use super::storage::CHECKPOINT_EVERY_MS;
 /// How often the board's occupancy is read in full, to notice a lost last
 /// frame that no later frame would reveal.
 pub const OCCUPANCY_EVERY_MS: Millis = 10_000;
+
 /// The loop and everything it owns.
 pub struct Shell<R: Rig> {
     session: Session,
