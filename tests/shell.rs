@@ -462,8 +462,9 @@ async fn a_power_cut_gives_back_at_most_a_second_of_a_running_clock() {
 }
 
 /// White's clock runs from 0 while the board does not answer at all (from
-/// 100 ms on), and the power goes at `cut_at`: the game's stored lines.
-async fn stored_through_a_silent_board(cut_at: Millis) -> Vec<String> {
+/// 100 ms on), White presses at `press_at` if given, and the power goes at
+/// `cut_at`: the game's stored lines.
+async fn stored_through_a_silent_board(cut_at: Millis, press_at: Option<Millis>) -> Vec<String> {
     use tocada::store::{DB_FILE, Journal, Store};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(DB_FILE);
@@ -483,6 +484,14 @@ async fn stored_through_a_silent_board(cut_at: Millis) -> Vec<String> {
             world.apply(&commands, Duration::ZERO, Input::Press(Color::Black));
             tokio::time::sleep_until(start + Duration::from_millis(100)).await;
             world.bus().borrow_mut().board_mut().nack_next(1_000_000);
+            if let Some(t) = press_at {
+                tokio::time::sleep_until(start + Duration::from_millis(t)).await;
+                world.apply(
+                    &commands,
+                    Duration::from_millis(t),
+                    Input::Press(Color::White),
+                );
+            }
             tokio::time::sleep_until(start + Duration::from_millis(cut_at)).await;
             // What the journal was given is what a disk that keeps up holds.
             let _ = stop.send(());
@@ -504,7 +513,7 @@ async fn a_power_cut_while_the_board_is_silent_gives_back_at_most_a_second() {
     let mut given_back = Vec::new();
     for k in 0..40 {
         let cut_at = 2_600 + k * 97;
-        let lines = stored_through_a_silent_board(cut_at).await;
+        let lines = stored_through_a_silent_board(cut_at, None).await;
         // White's time when the game began: the lines up to Black's start.
         let initial = restored_ms(&lines[..2], Color::White);
         let restored = restored_ms(&lines, Color::White);
@@ -518,6 +527,30 @@ async fn a_power_cut_while_the_board_is_silent_gives_back_at_most_a_second() {
     assert!(
         worst <= 1_000,
         "given back (ms) at each of the 40 cuts: {given_back:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_power_cut_while_a_press_waits_for_a_silent_board_gives_back_at_most_a_second() {
+    // White presses at 3000 and the press waits for the board (2 s, the
+    // link having called it disconnected). Before: no checkpoint was
+    // stored while a press waited, and a cut then gave back 2 s or more.
+    let press_at = 3_000;
+    let mut given_back = Vec::new();
+    for k in 0..10 {
+        let cut_at = press_at + 150 + k * 180;
+        let lines = stored_through_a_silent_board(cut_at, Some(press_at)).await;
+        let initial = restored_ms(&lines[..2], Color::White);
+        let restored = restored_ms(&lines, Color::White);
+        // White's clock ran at least until his press, which the cut lost.
+        let ran = initial - restored;
+        assert!(ran <= press_at, "charged {ran} ms for {press_at} ms");
+        given_back.push(press_at - ran);
+    }
+    let worst = given_back.iter().max().copied().unwrap_or_default();
+    assert!(
+        worst <= 1_000,
+        "given back (ms) at each of the 10 cuts: {given_back:?}"
     );
 }
 
