@@ -530,6 +530,26 @@ async fn a_power_cut_while_the_board_is_silent_gives_back_at_most_a_second() {
     );
 }
 
+#[test]
+fn a_checkpoint_s_ran_to_is_believed_no_further_than_2_s_past_its_instant() {
+    let lines = |ran_to: &str| {
+        vec![
+            r#"{"t":0,"ev":"setup","time_control":"300+0"}"#.to_owned(),
+            r#"{"t":0,"ev":"press","side":"black"}"#.to_owned(),
+            format!(r#"{{"t":1000,"ev":"checkpoint"{ran_to}}}"#),
+        ]
+    };
+    let white = |ran_to| restored_ms(&lines(ran_to), Color::White);
+    assert_eq!(white(""), 299_000);
+    assert_eq!(white(r#","ran_to":2500"#), 297_500);
+    // Near miss: exactly as far as a press waits for a silent board.
+    assert_eq!(white(r#","ran_to":3000"#), 297_000);
+    // A stored line saying more did not come from the daemon: no flag
+    // falls on its word.
+    assert_eq!(white(r#","ran_to":3001"#), 297_000);
+    assert_eq!(white(r#","ran_to":18446744073709551615"#), 297_000);
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_power_cut_while_a_press_waits_for_a_silent_board_gives_back_at_most_a_second() {
     // White presses at 3000 and the press waits for the board (2 s, the

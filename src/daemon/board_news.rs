@@ -307,4 +307,24 @@ mod tests {
             }
         );
     }
+
+    #[test]
+    fn the_clock_is_never_said_to_run_further_past_the_news_than_a_restore_believes() {
+        // A restore believes a checkpoint's `ran_to` no further than
+        // RAN_TO_AT_MOST_MS past its instant: what is stored must fit.
+        assert!(PRESS_WAITS_MS <= crate::transcript::RAN_TO_AT_MOST_MS);
+        let mut news = BoardNews::new();
+        news.board_read(0, false, false);
+        for now in (0..10_000).step_by(37) {
+            if now == 5_032 {
+                news.press(lever(Color::White, 4_000));
+            }
+            let at = news.checkpoint(now);
+            assert!(
+                at.news_to <= at.ran_to && at.ran_to <= now,
+                "{at:?} at {now}"
+            );
+            assert!(at.ran_to - at.news_to <= crate::transcript::RAN_TO_AT_MOST_MS);
+        }
+    }
 }

@@ -8,6 +8,13 @@ use super::reader::{Fault, FaultKind, Read, Reader};
 use crate::referee::{Effect, Millis, Referee, Rules};
 use crate::session::{SavedGame, Session};
 
+/// The furthest a `checkpoint` line's `ran_to` is believed past its own
+/// instant: the daemon holds the referee's time back for a silent board
+/// at most as long as a press waits for one (2 s), so a line saying more
+/// was not written by it, and a game is not restored with a clock run
+/// further on its word.
+pub const RAN_TO_AT_MOST_MS: Millis = 2_000;
+
 /// One game fed line by line. Its referee is made by the `setup` line, or
 /// under the default rules by the first other line, as `tocada replay`
 /// always did. Nothing is handed on after the result: the referee promises
@@ -62,6 +69,7 @@ impl Feed {
                     Event::Checkpoint {
                         ran_to: Some(ran_to),
                     } => {
+                        let ran_to = ran_to.min(line.t.saturating_add(RAN_TO_AT_MOST_MS));
                         self.ran_to = self.ran_to.max(Some(ran_to));
                     }
                     _ => {}
