@@ -34,6 +34,11 @@ pub const PRESS_RETRY_MS: Millis = 5;
 /// (7.5.3), for a move the board reports a moment later.
 pub const PRESS_WAITS_MS: Millis = 2_000;
 
+// A checkpoint's clock runs at most PRESS_WAITS_MS past the board's news,
+// and a restore believes it no further than RAN_TO_AT_MOST_MS: the one
+// must fit in the other.
+const _: () = assert!(PRESS_WAITS_MS <= crate::transcript::RAN_TO_AT_MOST_MS);
+
 /// A press the board's news has caught up with: rule it now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pressed {
@@ -312,7 +317,6 @@ mod tests {
     fn the_clock_is_never_said_to_run_further_past_the_news_than_a_restore_believes() {
         // A restore believes a checkpoint's `ran_to` no further than
         // RAN_TO_AT_MOST_MS past its instant: what is stored must fit.
-        assert!(PRESS_WAITS_MS <= crate::transcript::RAN_TO_AT_MOST_MS);
         let mut news = BoardNews::new();
         news.board_read(0, false, false);
         for now in (0..10_000).step_by(37) {
