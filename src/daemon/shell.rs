@@ -421,7 +421,10 @@ impl<R: Rig> Shell<R> {
             }
             None => {}
         }
-        for event in std::mem::take(&mut self.events) {
+        // The buffer is handed back afterwards: its room is kept for the
+        // next poll rather than allocated again.
+        let mut events = std::mem::take(&mut self.events);
+        for event in events.drain(..) {
             // The board's own time of the change, where it keeps one and
             // the mapping is known; never later than its reading, never
             // before what the session has already been given.
@@ -433,6 +436,7 @@ impl<R: Rig> Shell<R> {
             }
             self.session.handle(at, SessionInput::Board(event.input));
         }
+        self.events = events;
         self.act();
         if !self.ready {
             self.ready = true;
