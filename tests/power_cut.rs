@@ -504,9 +504,11 @@ fn replay_lines(lines: &[String]) -> Replayed {
     let mut referee = Referee::new((**rules).clone());
     let mut inputs = Vec::new();
     let mut last = *start;
+    let mut previous = *start;
     for line in rest {
-        assert!(line.t >= last, "stored lines in time order: {lines:?}");
-        last = line.t;
+        assert!(line.t >= previous, "stored lines in time order: {lines:?}");
+        previous = line.t;
+        last = last.max(line.t);
         match &line.event {
             Event::Input(input) => {
                 referee.handle(line.t, *input).expect("in order");
@@ -515,7 +517,12 @@ fn replay_lines(lines: &[String]) -> Replayed {
                 }
             }
             // Time passing on a running clock: no ruling in this game.
-            Event::Checkpoint => referee.handle_timeout(line.t).expect("in order"),
+            // The clock ran on to `ran_to` (a silent board held the
+            // referee's time back): the restored game is charged up to it.
+            Event::Checkpoint { ran_to } => {
+                referee.handle_timeout(line.t).expect("in order");
+                last = last.max(ran_to.unwrap_or(line.t));
+            }
             // A note for the score that the daemon came back here.
             Event::Restart { .. } => {}
             other => panic!("a stored {other:?} in a game with no flag"),

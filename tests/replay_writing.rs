@@ -178,10 +178,20 @@ fn line() -> impl Strategy<Value = Line> {
             1 => rules().prop_map(|rules| Event::Setup(Box::new(rules))),
             8 => input().prop_map(Event::Input),
             1 => Just(Event::End),
-            1 => Just(Event::Checkpoint),
+            1 => Just(Event::Checkpoint { ran_to: None }),
+            1 => (1..=Millis::from(u32::MAX)).prop_map(|d| Event::Checkpoint { ran_to: Some(d) }),
         ],
     )
-        .prop_map(|(t, event)| Line { t, event })
+        .prop_map(|(t, event)| match event {
+            // A clock that ran on past the line's instant, by `d`.
+            Event::Checkpoint { ran_to: Some(d) } => Line {
+                t,
+                event: Event::Checkpoint {
+                    ran_to: t.checked_add(d),
+                },
+            },
+            event => Line { t, event },
+        })
 }
 
 proptest! {
@@ -213,7 +223,7 @@ fn played(rules: &Rules, lines: &[Line]) -> Vec<String> {
         match line.event {
             Event::Setup(_) => continue,
             Event::Input(input) => referee.handle(line.t, input).unwrap(),
-            Event::End | Event::Checkpoint | Event::Restart { .. } => {
+            Event::End | Event::Checkpoint { .. } | Event::Restart { .. } => {
                 referee.handle_timeout(line.t).unwrap()
             }
         }
@@ -320,7 +330,7 @@ fn with_checkpoints(lines: &[Line], every: Millis) -> Vec<Line> {
             while t < line.t && !matches!(line.event, Event::End) {
                 out.push(Line {
                     t,
-                    event: Event::Checkpoint,
+                    event: Event::Checkpoint { ran_to: None },
                 });
                 t += every;
             }

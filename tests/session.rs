@@ -41,8 +41,8 @@ fn stored(all: &[Action]) -> Vec<String> {
                 } => (*t, Event::End),
                 Action::Record {
                     t,
-                    event: Recorded::Checkpoint,
-                } => (*t, Event::Checkpoint),
+                    event: Recorded::Checkpoint { ran_to },
+                } => (*t, Event::Checkpoint { ran_to: *ran_to }),
                 _ => return None,
             };
             Some(line_to_json(&Line { t, event }))
@@ -261,7 +261,7 @@ fn a_flag_is_recorded_so_the_stored_game_replays_to_it() {
     // The daemon's checkpoints while the clock runs (a restore refuses a
     // stored line long after the one before while a clock ran).
     for t in (500..deadline).step_by(500) {
-        p.checkpoint(t);
+        p.checkpoint(t, t);
     }
     all.extend(actions(&mut p));
     p.handle_timeout(deadline);

@@ -367,6 +367,11 @@ async fn an_interrupt_line_that_never_falls_is_given_up_for_polling() {
 
 /// Black's time left as the stored `lines` restore it.
 fn restored_black_ms(lines: &[String]) -> u64 {
+    restored_ms(lines, Color::Black)
+}
+
+/// `side`'s time left as the stored `lines` restore it.
+fn restored_ms(lines: &[String], side: Color) -> u64 {
     let config = Config::default();
     let mut session = Session::new(&config);
     tocada::transcript::restore(
@@ -383,7 +388,9 @@ fn restored_black_ms(lines: &[String]) -> u64 {
     .expect("the stored game restores");
     std::iter::from_fn(|| session.poll_action())
         .find_map(|action| match action {
-            tocada::daemon::Action::Restored { black_ms, .. } => Some(black_ms),
+            tocada::daemon::Action::Restored {
+                white_ms, black_ms, ..
+            } => Some(side.fold_wb(white_ms, black_ms)),
             _ => None,
         })
         .expect("a restored game says so")
@@ -451,6 +458,119 @@ async fn a_power_cut_gives_back_at_most_a_second_of_a_running_clock() {
     assert!(
         (19_000..=20_000).contains(&thought),
         "Black thought 20 s and is charged {thought} ms after the restart"
+    );
+}
+
+/// White's clock runs from 0 while the board does not answer at all (from
+/// 100 ms on), White presses at `press_at` if given, and the power goes at
+/// `cut_at`: the game's stored lines.
+async fn stored_through_a_silent_board(cut_at: Millis, press_at: Option<Millis>) -> Vec<String> {
+    use tocada::store::{DB_FILE, Journal, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(DB_FILE);
+    LocalSet::new()
+        .run_until(async {
+            let config = Config::default();
+            let world = World::new();
+            let (commands, rx) = mpsc::unbounded_channel();
+            let start = Instant::now();
+            let journal = Journal::spawn(Store::open(&path).unwrap());
+            let shell = model_shell(&world, Session::new(&config), &config, start)
+                .with_journal(journal, None);
+            let (stop, stopped) = oneshot::channel::<()>();
+            let shell = tokio::task::spawn_local(shell.run(rx, Alarm::Tokio, async {
+                let _ = stopped.await;
+            }));
+            world.apply(&commands, Duration::ZERO, Input::Press(Color::Black));
+            tokio::time::sleep_until(start + Duration::from_millis(100)).await;
+            world.bus().borrow_mut().board_mut().nack_next(1_000_000);
+            if let Some(t) = press_at {
+                tokio::time::sleep_until(start + Duration::from_millis(t)).await;
+                world.apply(
+                    &commands,
+                    Duration::from_millis(t),
+                    Input::Press(Color::White),
+                );
+            }
+            tokio::time::sleep_until(start + Duration::from_millis(cut_at)).await;
+            // What the journal was given is what a disk that keeps up holds.
+            let _ = stop.send(());
+            shell.await.expect("the loop ends");
+        })
+        .await;
+    Store::open(&path)
+        .unwrap()
+        .unfinished()
+        .unwrap()
+        .expect("the game in play")
+        .lines
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_power_cut_while_the_board_is_silent_gives_back_at_most_a_second() {
+    // Before: the checkpoints went no further than 2 s before the cut
+    // (`PRESS_WAITS_MS`), and 37 of 40 cuts gave back over a second.
+    let mut given_back = Vec::new();
+    for k in 0..40 {
+        let cut_at = 2_600 + k * 97;
+        let lines = stored_through_a_silent_board(cut_at, None).await;
+        // White's time when the game began: the lines up to Black's start.
+        let initial = restored_ms(&lines[..2], Color::White);
+        let restored = restored_ms(&lines, Color::White);
+        // White's clock ran from 0 to the cut: what the restart charges
+        // less is given back.
+        let ran = initial - restored;
+        assert!(ran <= cut_at, "charged {ran} ms for {cut_at} ms");
+        given_back.push(cut_at - ran);
+    }
+    let worst = given_back.iter().max().copied().unwrap_or_default();
+    assert!(
+        worst <= 1_000,
+        "given back (ms) at each of the 40 cuts: {given_back:?}"
+    );
+}
+
+#[test]
+fn a_checkpoint_s_ran_to_is_believed_no_further_than_2_s_past_its_instant() {
+    let lines = |ran_to: &str| {
+        vec![
+            r#"{"t":0,"ev":"setup","time_control":"300+0"}"#.to_owned(),
+            r#"{"t":0,"ev":"press","side":"black"}"#.to_owned(),
+            format!(r#"{{"t":1000,"ev":"checkpoint"{ran_to}}}"#),
+        ]
+    };
+    let white = |ran_to| restored_ms(&lines(ran_to), Color::White);
+    assert_eq!(white(""), 299_000);
+    assert_eq!(white(r#","ran_to":2500"#), 297_500);
+    // Near miss: exactly as far as a press waits for a silent board.
+    assert_eq!(white(r#","ran_to":3000"#), 297_000);
+    // A stored line saying more did not come from the daemon: no flag
+    // falls on its word.
+    assert_eq!(white(r#","ran_to":3001"#), 297_000);
+    assert_eq!(white(r#","ran_to":18446744073709551615"#), 297_000);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_power_cut_while_a_press_waits_for_a_silent_board_gives_back_at_most_a_second() {
+    // White presses at 3000 and the press waits for the board (2 s, the
+    // link having called it disconnected). Before: no checkpoint was
+    // stored while a press waited, and a cut then gave back 2 s or more.
+    let press_at = 3_000;
+    let mut given_back = Vec::new();
+    for k in 0..10 {
+        let cut_at = press_at + 150 + k * 180;
+        let lines = stored_through_a_silent_board(cut_at, Some(press_at)).await;
+        let initial = restored_ms(&lines[..2], Color::White);
+        let restored = restored_ms(&lines, Color::White);
+        // White's clock ran at least until his press, which the cut lost.
+        let ran = initial - restored;
+        assert!(ran <= press_at, "charged {ran} ms for {press_at} ms");
+        given_back.push(press_at - ran);
+    }
+    let worst = given_back.iter().max().copied().unwrap_or_default();
+    assert!(
+        worst <= 1_000,
+        "given back (ms) at each of the 10 cuts: {given_back:?}"
     );
 }
 

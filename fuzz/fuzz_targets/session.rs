@@ -171,7 +171,7 @@ fuzz_target!(|script: Script| {
                 }),
             ),
             Ev::Timeout => session.handle_timeout(now),
-            Ev::Checkpoint => session.checkpoint(now),
+            Ev::Checkpoint => session.checkpoint(now, now),
             Ev::Occupancy(bits) => session.set_occupancy(Bitboard(bits)),
             Ev::Move { index, press } => {
                 let Some(referee) = session.referee() else {

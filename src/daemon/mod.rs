@@ -23,11 +23,72 @@
 //! restore cannot take is set aside, never deleted, and the face and the
 //! journal say so; a stop waits up to [`STOP_WAIT`] for a store that cannot
 //! be written and exits 74 ([`DaemonError::Unstored`]) if anything is lost.
+//!
+//! # The walk of a lift
+//!
+//! Where a piece lifted from e2 goes, from the bus to the referee, the
+//! store and the face: each step one layer down the stack, none back into
+//! a layer already visited.
+//!
+//! 1. **The board, on the bus** (`src/hardware/protocol_board.rs`, or
+//!    `dgt.rs`, `mcp23017_board.rs`): the loop reads the board when
+//!    [`polling::Polling`] says so, on the board's interrupt edge
+//!    ([`Command::BoardInterrupt`]) or at once on a lever press. The driver's
+//!    [`SensorBoard::poll_stamped`](crate::hardware::SensorBoard::poll_stamped)
+//!    hands out a [`BoardEvent`](crate::hardware::BoardEvent):
+//!    `Input::Lift(e2)` and the board's own millisecond of it (`board_ms`).
+//! 2. **The link** (`src/hardware/link.rs`): [`BoardLink`](crate::hardware::link::BoardLink)
+//!    retries and backs off on a bus error, says
+//!    [`LinkChange`](crate::hardware::link::LinkChange) when the board goes
+//!    or comes back, and keeps the board's clock mapped onto the loop's
+//!    (`src/hardware/board_clock.rs`, protocol § 8.1):
+//!    [`BoardLink::at`](crate::hardware::link::BoardLink::at) gives the
+//!    lift's instant on the loop's clock, never later than its reading.
+//! 3. **The order of the news** (`src/daemon/board_news.rs`):
+//!    [`BoardNews`](board_news::BoardNews) keeps every change at or after
+//!    what was handed on before, and holds a lever press until the board
+//!    has been read after it, so the move reaches the referee before the
+//!    press that completes it. The loop (`src/daemon/shell.rs`,
+//!    [`Shell::step`](shell::Shell::step)) moves all this along in time.
+//! 4. **The session** (`src/session/mod.rs`):
+//!    [`Session::handle`] with `SessionInput::Board(Input::Lift(e2))` at that
+//!    instant; it notes the square empty and gives the game's referee the
+//!    input at the game's time (the loop's, plus the offset of a restored
+//!    game).
+//! 5. **The referee** (`src/referee/`): `Referee::handle(t, Input)` rules
+//!    (touch-move, 4.3; a release, 4.7) and queues
+//!    [`Effect`](crate::Effect)s; the session drains them into
+//!    [`Action`]s: `Action::Record { t, event: Recorded::Input(..) }` for the
+//!    store, `Action::Decision(t, Effect)` for the log and the simulator's
+//!    output, `Action::Buzz`, and a changed face.
+//! 6. **The store** (`src/daemon/storage.rs`, `src/store/journal.rs`,
+//!    `src/store.rs`): [`Storage`](storage::Storage) writes the record as one
+//!    replay line with the format's one writer
+//!    ([`transcript::line_to_json`](crate::transcript::line_to_json),
+//!    `{"t":1500,"ev":"lift","sq":"e2"}`) and hands it with its instant to
+//!    the [`Journal`], whose thread commits it to SQLite: the loop never
+//!    waits for the disk.
+//! 7. **The face** (`src/daemon/drawing.rs`, `src/face/`,
+//!    `src/hardware/oled.rs`): [`Drawing`](drawing::Drawing) asks the
+//!    session for its [`View`](crate::face::View), renders it
+//!    (`face::render`) and stages the frame on the OLED, which is sent one
+//!    bounded write per pass of the loop after the board has had its turn:
+//!    the board is never starved by the display.
+//!
+//! A lever press walks the same way from its GPIO edge
+//! ([`Command::Press`], stamped by the kernel) into step 3. Decisions reach
+//! the simulator's standard output as effect lines
+//! ([`transcript::effect_to_json`](crate::transcript::effect_to_json)),
+//! JSON only at that edge.
 
 pub mod alarm;
 pub mod board_identity;
+pub mod board_news;
+pub mod drawing;
 pub mod polling;
 pub mod shell;
+pub mod stats;
+pub mod storage;
 mod systemd;
 pub mod timers;
 
@@ -587,7 +648,7 @@ mod tests {
         }];
         lines.extend((3..40).map(|i| Line {
             t: i * 500,
-            event: Event::Checkpoint,
+            event: Event::Checkpoint { ran_to: None },
         }));
         store.append(id, &lines).unwrap();
         drop(store);

@@ -5,155 +5,77 @@
 //! Everything that happens comes in through one queue of [`Command`]s (the
 //! GPIO threads' presses and interrupt edges, the simulator's keys) or
 //! through the loop's own deadlines: the board's next poll, the session's
-//! `next_deadline`, and the named [`Timers`] (the face's next visible
-//! change, the buzzer, the watchdog, the occupancy and board-clock
-//! readings). Nothing is shared between tasks.
+//! `next_deadline`, the named [`Timers`] (the buzzer, the watchdog, the
+//! occupancy and board-clock readings), and the deadlines of the units
+//! below (a waiting press's next try of the board, the next checkpoint,
+//! the face's next visible change). Nothing is shared between tasks.
 //!
 //! The loop itself is synchronous: [`Shell::command`] and [`Shell::step`]
 //! do what is due at the rig's clock, and [`Shell::wake_at`] says when to
 //! come back. [`Shell::run`] is the tokio loop that waits in between; the
 //! real-time benchmark drives the same two calls in bus time.
 //!
-//! Order is the rule of the board's news: a lever press is never ruled
-//! before the board has been read, so the move the hand made before it
-//! reaches the referee first, stamped with the board's own time. While the
-//! board does not answer (a burst of NACKs), the press waits; only once
-//! the link calls the board disconnected, and the press has waited
-//! [`PRESS_WAITS_MS`] for it, is it ruled without it. Nor does the
-//! referee's time run ahead of the board's news on a checkpoint: a board
-//! that was silent for a while may yet report changes made meanwhile,
-//! stamped when they were made.
+//! The loop only moves things along; each concern is a unit of its own:
+//! - [`BoardNews`]: the order of the board's news before a press (a press
+//!   is never ruled before the board has been read after it) and how far
+//!   a checkpoint may take the game, sans-IO;
+//! - [`Storage`]: the game's lines handed to the store, and when a
+//!   running clock's instant is next stored;
+//! - [`Drawing`]: the face staged and sent a bounded write at a time
+//!   between board polls;
+//! - [`Polling`]: how often the board is read; [`Timers`]: the loop's
+//!   other named deadlines; [`Stats`]: what is measured.
 
-use std::collections::VecDeque;
 use std::future::Future;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use shakmaty::{Chess, Color};
 use tokio::sync::{mpsc, watch};
 
 use super::alarm::Alarm;
 use super::board_identity::{self as pairing, BoardIdentity as Pairing};
+use super::board_news::BoardNews;
+use super::drawing::Drawing;
 use super::polling::{PollReason, Polling};
+use super::storage::Storage;
 use super::timers::{Timer, Timers};
+use crate::Millis;
 use crate::controls::LinkChange;
-use crate::face::View;
 use crate::hardware::BoardEvent;
 use crate::hardware::SensorBoard;
-use crate::hardware::board_clock::BoardClock;
-use crate::hardware::buttons::ButtonPress;
 use crate::rig::{BoardSerial, Command, Rig};
 use crate::session::{Action, Buzz, Session, SessionInput};
-use crate::store::{GameId, Journal, NewGame};
-use crate::transcript::{self, Event, Line};
-use crate::{Input, Millis};
+use crate::store::{GameId, Journal};
+use crate::transcript;
 
-/// After a failed write to the panel, what may be wrong on it is sent
-/// again this much later.
-pub const FACE_RETRY_MS: Millis = 100;
+pub use super::board_news::{PRESS_RETRY_MS, PRESS_WAITS_MS};
+pub use super::drawing::{FACE_RETRY_MS, Snapshot};
+pub use super::stats::{Stats, median_and_worst};
+pub use super::storage::CHECKPOINT_EVERY_MS;
+
 /// How often the board's occupancy is read in full, to notice a lost last
 /// frame that no later frame would reveal.
 pub const OCCUPANCY_EVERY_MS: Millis = 10_000;
-/// While a press waits for a board that does not answer, the board is
-/// tried again this often, whatever the link's backoff.
-pub const PRESS_RETRY_MS: Millis = 5;
-/// How long a press waits for a board the link has called disconnected
-/// before it is ruled without it. The link gives up after a few failed
-/// polls (a fraction of a second), but a burst of NACKs, a stuck line or a
-/// board's reset often lasts longer than that and then ends: a press ruled
-/// without the board then would find no move and cost the player the game
-/// (7.5.3), for a move the board reports a moment later.
-pub const PRESS_WAITS_MS: Millis = 2_000;
-
-/// How long a running clock goes with nothing stored before its instant is
-/// stored as a checkpoint: a power cut gives back at most this, plus a
-/// commit's time (`docs/src/reliability.md` promises at most a second).
-pub const CHECKPOINT_EVERY_MS: Millis = 500;
-
-/// The game as the loop last showed it, for a screen beside the face (the
-/// simulator draws the board from it and turns typed moves into hands).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Snapshot {
-    /// The position of the game in play or just over; `None` on the setup
-    /// screen.
-    pub position: Option<Chess>,
-    /// Whose clock runs.
-    pub ticking: Option<Color>,
-    /// What the face shows.
-    pub view: View,
-}
-
-/// Measures taken while running, reported at the end.
-#[derive(Debug, Default, Clone)]
-pub struct Stats {
-    /// For each lever press that switched the clocks: microseconds from the
-    /// press (as timestamped) to the face showing the other clock running.
-    pub press_to_face_us: Vec<u64>,
-    /// With [`Shell::record_board_inputs`]: every board input as it was
-    /// handed to the session, with the rig's clock then.
-    pub board_inputs: Vec<(Duration, Input)>,
-    /// Faces sent to the panel.
-    pub redraws: u64,
-    /// Failed writes to the panel.
-    pub face_errors: u64,
-    /// Failed board polls.
-    pub board_errors: u64,
-    /// Store operations (events, games begun, results) still not committed
-    /// when the loop stopped and its wait for the store ran out: lost.
-    pub unstored: usize,
-}
-
-impl Stats {
-    /// Median and worst press-to-face latency, in microseconds.
-    pub fn latency(&self) -> Option<(u64, u64)> {
-        median_and_worst(&self.press_to_face_us)
-    }
-}
-
-/// The median and the largest of `values`, if there are any.
-pub fn median_and_worst(values: &[u64]) -> Option<(u64, u64)> {
-    let mut v = values.to_vec();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_unstable();
-    Some((v[v.len() / 2], v[v.len() - 1]))
-}
 
 /// The loop and everything it owns.
 pub struct Shell<R: Rig> {
     session: Session,
     rig: R,
-    journal: Option<Journal>,
-    game: Option<GameId>,
+    storage: Storage,
     /// Decisions as replay-format effect lines (the simulator's output).
     output: Option<Box<dyn Write>>,
     /// Where the paired board's serial is remembered.
     state_dir: Option<PathBuf>,
     stats: Stats,
     record_board_inputs: bool,
-    shown: Option<View>,
     timers: Timers,
     polling: Polling,
-    board_clock: BoardClock,
-    /// Presses waiting for the board to be read, oldest first.
-    held: VecDeque<ButtonPress>,
-    /// The latest instant handed to the session, so that board events
-    /// stamped earlier (read late) keep their order.
-    last_fed: Millis,
-    /// When the board last answered a poll with no news: every change it
-    /// made before then has been read.
-    board_heard: Millis,
-    /// A lever press waiting for the face to show its switch: its instant.
-    pending_switch: Option<Duration>,
+    news: BoardNews,
+    drawing: Drawing,
     checked_serial: bool,
-    /// Whether the face last drawn said games are not being saved.
-    shown_unsaved: bool,
     ready: bool,
     events: Vec<BoardEvent>,
-    /// Where the game is published as it is drawn (the simulator).
-    watch: Option<watch::Sender<Snapshot>>,
 }
 
 impl<R: Rig> Shell<R> {
@@ -162,33 +84,25 @@ impl<R: Rig> Shell<R> {
         Shell {
             session,
             rig,
-            journal: None,
-            game: None,
+            storage: Storage::none(),
             output: None,
             state_dir: None,
             stats: Stats::default(),
             record_board_inputs: false,
-            shown: None,
             timers: Timers::default(),
             polling: Polling::new(),
-            board_clock: BoardClock::new(),
-            held: VecDeque::new(),
-            last_fed: 0,
-            board_heard: 0,
-            pending_switch: None,
+            news: BoardNews::new(),
+            drawing: Drawing::new(),
             checked_serial: false,
-            shown_unsaved: false,
             ready: false,
             events: Vec::new(),
-            watch: None,
         }
     }
 
     /// Stores games in `journal`; `game` is the unfinished game the session
     /// was restored to, if any.
     pub fn with_journal(mut self, journal: Journal, game: Option<GameId>) -> Self {
-        self.journal = Some(journal);
-        self.game = game;
+        self.storage = Storage::new(journal, game);
         self
     }
 
@@ -208,7 +122,7 @@ impl<R: Rig> Shell<R> {
     /// Publishes the game on `watch` whenever the face is drawn and the
     /// snapshot changed.
     pub fn with_watch(mut self, watch: watch::Sender<Snapshot>) -> Self {
-        self.watch = Some(watch);
+        self.drawing.publish_on(watch);
         self
     }
 
@@ -298,28 +212,14 @@ impl<R: Rig> Shell<R> {
     pub fn finish(mut self) -> Stats {
         self.rig.notifier().stopping();
         self.step();
-        if let Some(journal) = self.journal.take() {
-            let notifier = self.rig.notifier();
-            let mut told = false;
-            let closed = journal.close_within(super::STOP_WAIT, |err| {
-                if !told {
-                    told = true;
-                    tracing::warn!(
-                        "stopping: waiting up to {} s for the game store: {err}",
-                        super::STOP_WAIT.as_secs()
-                    );
-                }
-                notifier.watchdog();
-            });
-            match closed {
-                Ok(()) if told => tracing::info!("stopping: the game store took everything"),
-                Ok(()) => {}
-                Err(crate::store::StoreError::Lost { lost, cause }) => {
-                    self.stats.unstored = lost;
-                    tracing::error!(lost, "stopping: game store operations lost: {cause}");
-                }
-                Err(err) => tracing::error!("storing the last events failed: {err}"),
+        let notifier = self.rig.notifier();
+        match self.storage.close_within(super::STOP_WAIT, notifier) {
+            None | Some(Ok(())) => {}
+            Some(Err(crate::store::StoreError::Lost { lost, cause })) => {
+                self.stats.unstored = lost;
+                tracing::error!(lost, "stopping: game store operations lost: {cause}");
             }
+            Some(Err(err)) => tracing::error!("storing the last events failed: {err}"),
         }
         if let Some(out) = self.output.as_mut() {
             let _ = out.flush();
@@ -337,15 +237,23 @@ impl<R: Rig> Shell<R> {
     /// The earliest instant something is due, on the rig's clock.
     pub fn wake_at(&self) -> Millis {
         let mut wake = self.next_poll();
-        if self.held.is_empty()
+        if !self.news.is_holding()
             && let Some(deadline) = self.session.next_deadline()
         {
             wake = wake.min(deadline);
         }
-        if let Some(timer) = self.timers.earliest() {
-            wake = wake.min(timer);
+        for deadline in [
+            self.timers.earliest(),
+            self.news.next_deadline(),
+            self.storage.next_checkpoint(),
+            self.drawing.next_deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            wake = wake.min(deadline);
         }
-        if self.rig.oled_ref().is_busy() && self.timers.get(Timer::FaceRetry).is_none() {
+        if self.rig.oled_ref().is_busy() && !self.drawing.retrying() {
             // More of the face to send: come back at once, after whatever
             // else is waiting (a press, the board's edge).
             wake = wake.min(self.now_ms());
@@ -358,7 +266,7 @@ impl<R: Rig> Shell<R> {
         let now = self.now_ms();
         match command {
             Command::Press(press) => {
-                self.held.push_back(press);
+                self.news.press(press);
                 self.release_presses();
             }
             Command::BoardInterrupt => {
@@ -381,7 +289,7 @@ impl<R: Rig> Shell<R> {
     /// Does everything due at the rig's current instant.
     pub fn step(&mut self) {
         let now = self.now_ms();
-        if self.timers.take_due(Timer::PressRetry, now) {
+        if self.news.next_deadline().is_some_and(|at| at <= now) {
             self.release_presses();
         }
         // A safety-net poll due soon is taken now, while the loop is awake
@@ -396,34 +304,35 @@ impl<R: Rig> Shell<R> {
             self.timers.set(Timer::Occupancy, now + OCCUPANCY_EVERY_MS);
             self.read_occupancy();
         }
-        if self.timers.take_due(Timer::BoardClock, now) || self.board_clock.wants_reading(now) {
+        if self.timers.take_due(Timer::BoardClock, now)
+            || self.rig.link_ref().wants_board_clock(now)
+        {
             self.read_board_clock(false);
         }
         // Time is handed to the referee only when a deadline of its is due
         // (a flag): a board event read late but stamped earlier must still
         // find the referee before its instant. Flags wait while a press
         // waits for the board: the press may have come in time.
-        if self.held.is_empty() && self.session.next_deadline().is_some_and(|d| d <= now) {
+        if !self.news.is_holding() && self.session.next_deadline().is_some_and(|d| d <= now) {
             self.session.handle_timeout(now);
             self.act();
         }
-        if self.timers.take_due(Timer::Checkpoint, now) && self.held.is_empty() {
-            // A press waiting for the board may yet be stamped earlier: the
-            // checkpoint waits for it (the press is stored anyway).
-            self.session.checkpoint(self.board_horizon(now));
+        if self.storage.take_checkpoint_due(now) {
+            // The referee's time goes no further than the board's news;
+            // the record says how far the running clock ran.
+            let horizon = self.news.checkpoint(now);
+            self.session.checkpoint(horizon.news_to, horizon.ran_to);
             self.act();
         }
         if self.timers.take_due(Timer::BuzzerOff, now) {
             self.rig.set_buzzer(false);
         }
-        if self.timers.take_due(Timer::FaceRetry, now) {
-            self.rig.oled().retry();
-        }
+        self.drawing.retry_if_due(&mut self.rig, now);
         self.draw(now, false);
         // One write of the face per pass, after the board has had its turn:
         // a board poll never waits behind more than one.
         if self.rig.oled().is_busy() {
-            self.send_face();
+            self.drawing.send(&mut self.rig, &mut self.stats);
         }
         let every = self.rig.notifier().watchdog_every();
         if let Some(every) = every
@@ -435,60 +344,36 @@ impl<R: Rig> Shell<R> {
         }
     }
 
-    /// How far the referee's time may be taken without an input: up to
-    /// the board's last answer with nothing left to read. Beyond it, a
-    /// board that is being retried (a burst of NACKs, a reset) may still
-    /// report a move made meanwhile, and the referee, whose time never goes
-    /// back, would take it at the later instant: a press soon after would
-    /// seem to follow a release it did not (a false 6.2.3), and the time
-    /// between charged to the wrong moment. A board silent for longer than
-    /// a press would wait for it ([`PRESS_WAITS_MS`]) holds time back no
-    /// more, so that checkpoints go on without one.
-    fn board_horizon(&self, now: Millis) -> Millis {
-        self.board_heard
-            .max(now.saturating_sub(PRESS_WAITS_MS))
-            .min(now)
-    }
-
     /// When the board is next due.
     fn next_poll(&self) -> Millis {
         let link_due = self.rig.link_ref().next_poll();
         self.polling.next_poll(link_due, self.session.in_game())
     }
 
-    /// Rules on the presses that wait, once the board has been read: the
-    /// hand moved the piece before it pressed, so the board's news must
-    /// reach the referee first. While the board does not answer, they
-    /// wait; once the link gives the board up and the oldest has waited
-    /// [`PRESS_WAITS_MS`], they are ruled without it.
+    /// Rules on the presses that wait, once the board has been read after
+    /// them ([`BoardNews::poll_press`]).
     fn release_presses(&mut self) {
-        let Some(oldest) = self.held.front().map(|press| press.at) else {
-            return;
-        };
-        let answered = self.poll_board(self.now_ms(), PollReason::Press);
-        let waited = self.now().saturating_sub(oldest).as_millis() as Millis;
-        if !answered && (self.rig.link_ref().is_connected() || waited < PRESS_WAITS_MS) {
-            let now = self.now_ms();
-            self.timers.set(Timer::PressRetry, now + PRESS_RETRY_MS);
+        if !self.news.is_holding() {
             return;
         }
-        self.timers.clear(Timer::PressRetry);
-        let now = self.now_ms();
-        while let Some(press) = self.held.pop_front() {
-            let at = press.at.min(self.now());
+        self.poll_board(self.now_ms(), PollReason::Press);
+        loop {
+            let now = self.now_ms();
+            let connected = self.rig.link_ref().is_connected();
+            let Some(press) = self.news.poll_press(now, connected) else {
+                break;
+            };
             let running = self.session.referee().and_then(|r| r.ticking());
-            let at_ms = (at.as_millis() as Millis).max(self.last_fed);
-            self.last_fed = at_ms;
             self.session.handle(
                 now,
                 SessionInput::Press {
                     button: press.button,
-                    at: at_ms,
+                    at: press.at,
                 },
             );
             let after = self.session.referee().and_then(|r| r.ticking());
             if after.is_some() && after != running {
-                self.pending_switch = Some(at);
+                self.drawing.switched(press.pressed_at.min(self.now()));
             }
             // The switch is shown first: the new clock's marker goes out
             // now, one write; storing the press (and, for a game's first
@@ -497,7 +382,7 @@ impl<R: Rig> Shell<R> {
             let now = self.now_ms();
             self.draw(now, false);
             if self.rig.oled_ref().next_rank() == Some(0) {
-                self.send_face();
+                self.drawing.send(&mut self.rig, &mut self.stats);
             }
             self.act();
         }
@@ -516,9 +401,7 @@ impl<R: Rig> Shell<R> {
             }
         };
         let news = !self.events.is_empty();
-        if answered && !news {
-            self.board_heard = self.board_heard.max(now);
-        }
+        self.news.board_read(now, answered, news);
         // Read the clock again only for news: the changes are stamped no
         // later than their reading.
         let read_at = if news { self.now_ms() } else { now };
@@ -547,21 +430,22 @@ impl<R: Rig> Shell<R> {
             }
             None => {}
         }
-        for event in std::mem::take(&mut self.events) {
+        // The buffer is handed back afterwards: its room is kept for the
+        // next poll rather than allocated again.
+        let mut events = std::mem::take(&mut self.events);
+        for event in events.drain(..) {
             // The board's own time of the change, where it keeps one and
             // the mapping is known; never later than its reading, never
             // before what the session has already been given.
-            let at = event
-                .board_ms
-                .and_then(|ms| self.board_clock.to_host(ms))
-                .map_or(read_at, |at| at.min(read_at))
-                .max(self.last_fed);
-            self.last_fed = at;
+            let at = self
+                .news
+                .board_change(self.rig.link_ref().at(&event, read_at));
             if self.record_board_inputs {
                 self.stats.board_inputs.push((self.now(), event.input));
             }
             self.session.handle(at, SessionInput::Board(event.input));
         }
+        self.events = events;
         self.act();
         if !self.ready {
             self.ready = true;
@@ -603,12 +487,10 @@ impl<R: Rig> Shell<R> {
             after + crate::hardware::board_clock::REFRESH_MS,
         );
         match read {
-            Ok(Some(board_ms)) => {
-                if anew {
-                    self.board_clock.forget();
-                }
-                self.board_clock.observe(board_ms, before, after)
-            }
+            Ok(Some(board_ms)) => self
+                .rig
+                .link()
+                .board_clock_read(board_ms, before, after, anew),
             Ok(None) => self.timers.clear(Timer::BoardClock),
             Err(err) => tracing::debug!("board time: {err:?}"),
         }
@@ -636,53 +518,19 @@ impl<R: Rig> Shell<R> {
                     black_left,
                     rules,
                 } => {
-                    let setup = Line {
-                        t,
-                        event: Event::Setup(rules),
-                    };
-                    let started_at = std::time::SystemTime::now();
-                    // The store's own calendar (local time), so the PGN's Date
-                    // tag and `tocada export --since` agree about the day.
-                    match crate::store::pgn_date(started_at) {
-                        Ok(date) => self.session.set_date(&date),
-                        Err(err) => tracing::warn!("no date for the new game: {err}"),
-                    }
-                    self.game = None;
-                    self.timers
-                        .set(Timer::Checkpoint, self.now_ms() + CHECKPOINT_EVERY_MS);
-                    if let Some(journal) = self.journal.as_ref() {
-                        let game = NewGame {
-                            started_at,
-                            preset: &preset,
-                            white_left: !black_left,
-                            setup: &setup,
-                        };
-                        match journal.begin_game(game) {
-                            Ok(id) => self.game = Some(id),
-                            Err(err) => tracing::error!("cannot store the new game: {err}"),
-                        }
+                    let now = self.now_ms();
+                    if let Some(date) = self.storage.begin(now, t, &preset, black_left, rules) {
+                        self.session.set_date(&date);
                     }
                     tracing::info!(preset, "game started");
                 }
                 Action::Record { t, event } => {
-                    // The next checkpoint is due so long after the last thing
-                    // stored, while a clock runs.
-                    if self.session.clock_running() {
-                        self.timers
-                            .set(Timer::Checkpoint, self.now_ms() + CHECKPOINT_EVERY_MS);
-                    } else {
-                        self.timers.clear(Timer::Checkpoint);
-                    }
-                    if let (Some(journal), Some(game)) = (self.journal.as_ref(), self.game) {
-                        let event = Event::from(event);
-                        journal.append(game, Line { t, event });
-                    }
+                    let (now, running) = (self.now_ms(), self.session.clock_running());
+                    self.storage.record(now, running, t, event);
                 }
                 Action::Finish { result, pgn } => {
                     tracing::info!(result, "game over");
-                    if let (Some(journal), Some(game)) = (self.journal.as_ref(), self.game.take()) {
-                        journal.finish(game, result, pgn);
-                    }
+                    self.storage.finish(result, pgn);
                 }
                 Action::Buzz(buzz) => self.buzz(buzz),
                 Action::Decision(t, effect) => {
@@ -736,89 +584,16 @@ impl<R: Rig> Shell<R> {
     }
 
     /// Stages a new face if what it shows changed (or if `force`d: then it
-    /// is sent whole before returning, for whoever asked to see it). The
-    /// face is sent a bounded write at a time by [`Shell::send_face`],
-    /// between board polls.
+    /// is sent whole before returning): [`Drawing::draw`].
     fn draw(&mut self, now: Millis, force: bool) {
-        let unsaved = self.journal.as_ref().is_some_and(|j| !j.saving());
-        let changed = self.session.take_changed() | (unsaved != self.shown_unsaved);
-        let due = self.timers.take_due(Timer::Face, now);
-        if !(changed || due || force || self.shown.is_none()) {
-            return;
-        }
-        self.shown_unsaved = unsaved;
-        let mut view = self.session.view(now);
-        view.games_unsaved = unsaved;
-        // The face changes by itself next when a running clock's digits do.
-        match self.session.next_face_change(now) {
-            Some(at) => self.timers.set(Timer::Face, at),
-            None => self.timers.clear(Timer::Face),
-        }
-        self.publish(&view);
-        if !force && self.shown.as_ref() == Some(&view) {
-            return;
-        }
-        let frame = crate::face::render(&view);
-        self.rig.oled().stage(&frame, &crate::face::urgent(&view));
-        self.stats.redraws += 1;
-        self.shown = Some(view);
-        self.face_sent();
-        if force {
-            while self.rig.oled().is_busy() && self.send_face() {}
-        }
-    }
-
-    /// Sends the next bounded write of the face, if one is queued: the
-    /// running-side marker first, then the digits, then the rest. Says
-    /// whether it went out.
-    fn send_face(&mut self) -> bool {
-        match self.rig.oled().send_next() {
-            Ok(sent) => {
-                self.face_sent();
-                sent
-            }
-            Err(err) => {
-                self.stats.face_errors += 1;
-                if self.stats.face_errors.is_power_of_two() {
-                    tracing::warn!("{err} ({} failures)", self.stats.face_errors);
-                }
-                // What may be wrong is sent again, after a pause: a panel
-                // that is not there must not take the bus from the board.
-                let now = self.now_ms();
-                self.timers
-                    .set_earliest(Timer::FaceRetry, now + FACE_RETRY_MS);
-                false
-            }
-        }
-    }
-
-    /// Notes the press whose switch the panel now shows: the new clock's
-    /// marker (the first urgent area) has gone out.
-    fn face_sent(&mut self) {
-        if self.pending_switch.is_some() && self.rig.oled().next_rank() != Some(0) {
-            let at = self.pending_switch.take().unwrap_or_default();
-            let us = self.now().saturating_sub(at).as_micros() as u64;
-            self.stats.press_to_face_us.push(us);
-        }
-    }
-
-    /// Sends the game to the watcher, if there is one and it changed.
-    fn publish(&self, view: &View) {
-        let Some(watch) = self.watch.as_ref() else {
-            return;
-        };
-        let referee = self.session.referee();
-        let snapshot = Snapshot {
-            position: referee.map(|r| r.position().clone()),
-            ticking: referee.and_then(|r| r.ticking()),
-            view: view.clone(),
-        };
-        watch.send_if_modified(|shown| {
-            let changed = *shown != snapshot;
-            if changed {
-                *shown = snapshot;
-            }
-            changed
-        });
+        let unsaved = self.storage.unsaved();
+        self.drawing.draw(
+            &mut self.rig,
+            &mut self.session,
+            &mut self.stats,
+            unsaved,
+            now,
+            force,
+        );
     }
 }

@@ -6,8 +6,6 @@ use crate::Millis;
 /// Something the loop does at a set instant of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Timer {
-    /// The face changes by itself (a running clock's digits).
-    Face,
     /// The buzzer goes quiet.
     BuzzerOff,
     /// systemd's watchdog wants to hear from the loop.
@@ -16,27 +14,17 @@ pub enum Timer {
     Occupancy,
     /// The board's clock is read again, to map its times onto the loop's.
     BoardClock,
-    /// A press waits for the board to answer: try the board again.
-    PressRetry,
-    /// A write to the panel failed: send again what may be wrong.
-    FaceRetry,
-    /// A running clock has had nothing stored for a while: store where it is.
-    Checkpoint,
 }
 
-const TIMERS: usize = 8;
+const TIMERS: usize = 4;
 
 impl Timer {
     const fn index(self) -> usize {
         match self {
-            Timer::Face => 0,
-            Timer::BuzzerOff => 1,
-            Timer::Watchdog => 2,
-            Timer::Occupancy => 3,
-            Timer::BoardClock => 4,
-            Timer::PressRetry => 5,
-            Timer::FaceRetry => 6,
-            Timer::Checkpoint => 7,
+            Timer::BuzzerOff => 0,
+            Timer::Watchdog => 1,
+            Timer::Occupancy => 2,
+            Timer::BoardClock => 3,
         }
     }
 }
@@ -100,11 +88,11 @@ mod tests {
     fn the_earliest_is_the_minimum_of_what_is_set_and_a_due_timer_is_taken_once() {
         let mut timers = Timers::default();
         assert_eq!(timers.earliest(), None);
-        timers.set(Timer::Face, 100);
+        timers.set(Timer::Occupancy, 100);
         timers.set(Timer::Watchdog, 40);
-        timers.set_earliest(Timer::Face, 120);
+        timers.set_earliest(Timer::Occupancy, 120);
         assert_eq!(
-            timers.get(Timer::Face),
+            timers.get(Timer::Occupancy),
             Some(100),
             "set_earliest keeps the sooner"
         );

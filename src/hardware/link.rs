@@ -6,7 +6,13 @@
 //! The drivers resynchronise from the board's own state, so what changed
 //! while it was away reaches the referee as lifts and places: a changed
 //! position is then a displacement to restore (7.4.1).
+//!
+//! The link also keeps the board's clock mapped onto the loop's
+//! ([`BoardClock`], protocol § 8.1), so that what it hands on is already
+//! in the loop's time ([`BoardLink::at`]): the instant a hand left a
+//! piece, not the instant the bus let it be read.
 
+use super::board_clock::BoardClock;
 use super::{BoardEvent, SensorBoard};
 use crate::Millis;
 use crate::controls::LinkChange;
@@ -44,6 +50,8 @@ pub struct BoardLink<B> {
     next_poll: Millis,
     connected: bool,
     errors: u64,
+    /// The board's clock mapped onto the loop's.
+    clock: BoardClock,
 }
 
 impl<B: SensorBoard> BoardLink<B> {
@@ -56,6 +64,7 @@ impl<B: SensorBoard> BoardLink<B> {
             next_poll: 0,
             connected: true,
             errors: 0,
+            clock: BoardClock::new(),
         }
     }
 
@@ -157,6 +166,35 @@ impl<B: SensorBoard> BoardLink<B> {
                 (false, None)
             }
         }
+    }
+
+    /// The instant of `event` on the loop's clock, for a change read by a
+    /// poll that ended at `read_at`: the board's own time of the change,
+    /// where it keeps one and a reading of its clock maps it, but never
+    /// later than its reading; otherwise `read_at`.
+    pub fn at(&self, event: &BoardEvent, read_at: Millis) -> Millis {
+        event
+            .board_ms
+            .and_then(|ms| self.clock.to_host(ms))
+            .map_or(read_at, |at| at.min(read_at))
+    }
+
+    /// The board's clock read `board_ms` in a transaction that began at
+    /// `before` and ended at `after` on the loop's clock; `anew`: in place
+    /// of the mapping so far, which a reset of the board may have made
+    /// wrong.
+    pub fn board_clock_read(&mut self, board_ms: u32, before: Millis, after: Millis, anew: bool) {
+        if anew {
+            self.clock.forget();
+        }
+        self.clock.observe(board_ms, before, after);
+    }
+
+    /// Whether the mapping of the board's clock wants a fresh reading at
+    /// `now` ([`SensorBoard::board_time`], then
+    /// [`BoardLink::board_clock_read`]).
+    pub fn wants_board_clock(&self, now: Millis) -> bool {
+        self.clock.wants_reading(now)
     }
 
     /// The board, to read its occupancy afresh.
@@ -280,6 +318,30 @@ mod tests {
         link.board.down = true;
         assert_eq!(link.poll(315, &mut out), None);
         assert!(link.is_connected());
+    }
+
+    #[test]
+    fn changes_are_at_the_board_s_own_time_once_its_clock_is_read() {
+        use crate::Input;
+        use shakmaty::Square;
+        let mut link = BoardLink::new(Flaky::default(), LinkPolicy::default());
+        let lift = |board_ms| BoardEvent {
+            input: Input::Lift(Square::E2),
+            board_ms,
+        };
+        // No reading of the board's clock yet: when it was read.
+        assert!(link.wants_board_clock(0));
+        assert_eq!(link.at(&lift(Some(7_000)), 1_310), 1_310);
+        // The board read 7_500 within 1_000..=1_002 of the loop's clock.
+        link.board_clock_read(7_500, 1_000, 1_002, false);
+        assert!(!link.wants_board_clock(1_500));
+        assert_eq!(link.at(&lift(Some(7_800)), 1_310), 1_301);
+        // Never later than its reading; a board without a clock: read.
+        assert_eq!(link.at(&lift(Some(9_000)), 1_310), 1_310);
+        assert_eq!(link.at(&lift(None), 1_310), 1_310);
+        // The board was reset: its clock restarted, the mapping is anew.
+        link.board_clock_read(20, 1_400, 1_400, true);
+        assert_eq!(link.at(&lift(Some(10)), 1_410), 1_390);
     }
 
     #[test]

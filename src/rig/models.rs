@@ -538,7 +538,7 @@ pub async fn feed_stdin(
                     match &line.event {
                         Event::Setup(_)
                         | Event::End
-                        | Event::Checkpoint
+                        | Event::Checkpoint { .. }
                         | Event::Restart { .. } => {
                             continue;
                         }
@@ -583,7 +583,7 @@ pub async fn feed_stdin(
                         });
                     }
                     Event::Input(input) => world.apply(&tx, clock.now(), input),
-                    Event::End | Event::Checkpoint | Event::Restart { .. } => {}
+                    Event::End | Event::Checkpoint { .. } | Event::Restart { .. } => {}
                 }
             }
             transcript::Read::Blank => {}

@@ -119,7 +119,14 @@ pub enum Recorded {
     /// Time passed up to the record's instant on a running clock, and
     /// nothing happened: given with [`Referee::handle_timeout`], so that a
     /// restart resumes from here. The replay format's `checkpoint` line.
-    Checkpoint,
+    Checkpoint {
+        /// How far the running clock is known to have run, when that is
+        /// past the record's instant: the referee's time stops where the
+        /// board's news is complete (a silent board may yet report a move
+        /// made meanwhile), but the clock ran on regardless, and a restart
+        /// charges the running side up to here.
+        ran_to: Option<Millis>,
+    },
     /// The daemon came back after a crash or a power cut, off for `off_ms`
     /// when its wall clock can tell: nothing for the referee, a note for
     /// the score. The replay format's `restart` line.
@@ -551,7 +558,14 @@ impl Session {
     /// the instant as a [`Recorded::Checkpoint`]: what the shell stores
     /// every so often so that a power cut gives back no more time than
     /// since. A flag due by then falls and is recorded instead.
-    pub fn checkpoint(&mut self, now: Millis) {
+    ///
+    /// `ran_to` (no earlier than `now`) is how far the running clock is
+    /// known to have run: the shell holds the referee's time back to where
+    /// the board's news is complete, so that a move read late is still
+    /// ruled at its own instant, but the clock ran on meanwhile; the record
+    /// carries both, and a restart charges the running side up to
+    /// `ran_to`.
+    pub fn checkpoint(&mut self, now: Millis, ran_to: Millis) {
         self.handle_timeout(now);
         let Some(game) = self.game.as_ref() else {
             return;
@@ -559,9 +573,12 @@ impl Session {
         if game.over || game.referee.result().is_some() || game.referee.ticking().is_none() {
             return;
         }
+        let ran_to = (ran_to + game.offset).max(game.last);
         self.actions.push_back(Action::Record {
             t: game.last,
-            event: Recorded::Checkpoint,
+            event: Recorded::Checkpoint {
+                ran_to: (ran_to > game.last).then_some(ran_to),
+            },
         });
     }
 

@@ -215,7 +215,7 @@ async fn play(
                 }
                 Event::Input(input) => world.apply(&tx, Duration::from_millis(t), input),
                 Event::End => break,
-                Event::Checkpoint | Event::Restart { .. } => {}
+                Event::Checkpoint { .. } | Event::Restart { .. } => {}
             },
             Step::Face { png, .. } => {
                 let (shown_tx, shown_rx) = oneshot::channel();

@@ -8,6 +8,13 @@ use super::reader::{Fault, FaultKind, Read, Reader};
 use crate::referee::{Effect, Millis, Referee, Rules};
 use crate::session::{SavedGame, Session};
 
+/// The furthest a `checkpoint` line's `ran_to` is believed past its own
+/// instant: the daemon holds the referee's time back for a silent board
+/// at most as long as a press waits for one (2 s), so a line saying more
+/// was not written by it, and a game is not restored with a clock run
+/// further on its word.
+pub const RAN_TO_AT_MOST_MS: Millis = 2_000;
+
 /// One game fed line by line. Its referee is made by the `setup` line, or
 /// under the default rules by the first other line, as `tocada replay`
 /// always did. Nothing is handed on after the result: the referee promises
@@ -19,6 +26,8 @@ pub struct Feed {
     over: bool,
     /// Each `restart` line's instant and how long the clock was off.
     restarts: Vec<(Millis, Option<u64>)>,
+    /// The furthest a `checkpoint` line says the running clock ran.
+    ran_to: Option<Millis>,
 }
 
 impl Feed {
@@ -54,9 +63,16 @@ impl Feed {
                 referee.handle(line.t, input).map_err(backwards)?;
                 referee
             }
-            Event::End | Event::Checkpoint | Event::Restart { .. } => {
-                if let Event::Restart { off_ms } = line.event {
-                    self.restarts.push((line.t, off_ms));
+            Event::End | Event::Checkpoint { .. } | Event::Restart { .. } => {
+                match line.event {
+                    Event::Restart { off_ms } => self.restarts.push((line.t, off_ms)),
+                    Event::Checkpoint {
+                        ran_to: Some(ran_to),
+                    } => {
+                        let ran_to = ran_to.min(line.t.saturating_add(RAN_TO_AT_MOST_MS));
+                        self.ran_to = self.ran_to.max(Some(ran_to));
+                    }
+                    _ => {}
                 }
                 let referee = self
                     .referee
@@ -79,6 +95,13 @@ impl Feed {
     /// instant and how long the clock was off, when known.
     pub fn restarts(&self) -> &[(Millis, Option<u64>)] {
         &self.restarts
+    }
+
+    /// The furthest the running clock ran, as the `checkpoint` lines say
+    /// (their `ran_to`), if any says it ran past its own instant: a game
+    /// restored goes on from no earlier than this.
+    pub fn ran_to(&self) -> Option<Millis> {
+        self.ran_to
     }
 
     /// The game's referee, once a line made it.
@@ -279,9 +302,13 @@ pub fn restore(
     {
         fault = Some(err?);
     }
-    let Some(t) = stored.last_t else {
+    let Some(last_t) = stored.last_t else {
         return Err(fault.map_or(RestoreError::NoSetup, RestoreError::BadLine));
     };
+    // The running clock ran on past the referee's last instant while the
+    // board was silent (a checkpoint's `ran_to`): the game is charged up to
+    // there, so that a power cut then gives back no more than since.
+    let t = last_t.max(stored.game.ran_to().unwrap_or(0));
     let restarts = stored.game.restarts().to_vec();
     let referee = stored
         .game
@@ -393,7 +420,7 @@ mod tests {
 
     #[test]
     fn a_restore_reads_each_stored_line_once() {
-        let lines = game(&[line(3_700, Event::Checkpoint)]);
+        let lines = game(&[line(3_700, Event::Checkpoint { ran_to: None })]);
         let before = PARSED.with(|parsed| parsed.get());
         let (_, done) = restored(&lines);
         assert_eq!(PARSED.with(|parsed| parsed.get()) - before, lines.len());
@@ -407,7 +434,7 @@ mod tests {
     #[test]
     fn a_line_ahead_of_the_lines_around_it_is_refused() {
         let lines = game(&[
-            line(1_003_200, Event::Checkpoint),
+            line(1_003_200, Event::Checkpoint { ran_to: None }),
             input(4_000, Input::Lift(Square::G1)),
         ]);
         let (session, done) = restored(&lines);
@@ -431,8 +458,8 @@ mod tests {
         // 3 100, 3 200, then 2 500: earlier than both lines before it, it
         // is the odd one out.
         let lines = game(&[
-            line(2_500, Event::Checkpoint),
-            line(3_700, Event::Checkpoint),
+            line(2_500, Event::Checkpoint { ran_to: None }),
+            line(3_700, Event::Checkpoint { ran_to: None }),
         ]);
         let (_, done) = restored(&lines);
         assert!(
@@ -450,7 +477,7 @@ mod tests {
 
     #[test]
     fn a_long_gap_while_a_clock_runs_is_refused_but_not_while_none_does() {
-        let lines = game(&[line(3_200 + 120_000, Event::Checkpoint)]);
+        let lines = game(&[line(3_200 + 120_000, Event::Checkpoint { ran_to: None })]);
         let (session, done) = restored(&lines);
         assert!(
             matches!(
@@ -467,7 +494,7 @@ mod tests {
         // Paused, no gap is too long, but a time past any game is.
         let lines = game(&[
             input(3_300, Input::Pause),
-            line(u64::MAX >> 1, Event::Checkpoint),
+            line(u64::MAX >> 1, Event::Checkpoint { ran_to: None }),
         ]);
         let (_, done) = restored(&lines);
         assert!(

@@ -48,7 +48,14 @@ pub enum Event {
     /// `t`, as with `end`, but the game goes on. The daemon stores one
     /// every half second of a running clock with no other event, so that a
     /// restart after a power cut gives back no more time than that.
-    Checkpoint,
+    Checkpoint {
+        /// How far the running clock is known to have run, past `t`: the
+        /// daemon holds the referee's time back to where a silent board's
+        /// news is complete, but the clock ran on meanwhile, and a restored
+        /// game is charged up to here. On the wire `ran_to`, written only
+        /// when later than `t`: `{"t":T,"ev":"checkpoint","ran_to":R}`.
+        ran_to: Option<Millis>,
+    },
     /// The daemon came back at `t` (its last stored instant) after a crash
     /// or a power cut: `ms`, when the wall clock could tell, is how long it
     /// was off. Nothing for the referee (the restored game is paused by a
@@ -67,7 +74,7 @@ impl From<crate::session::Recorded> for Event {
         match recorded {
             Recorded::Input(input) => Event::Input(input),
             Recorded::Timeout => Event::End,
-            Recorded::Checkpoint => Event::Checkpoint,
+            Recorded::Checkpoint { ran_to } => Event::Checkpoint { ran_to },
             Recorded::Restart { off_ms } => Event::Restart { off_ms },
         }
     }
@@ -92,6 +99,8 @@ struct WireLine {
     piece: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ran_to: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     n: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -130,6 +139,7 @@ impl WireLine {
             ("sq", self.sq.is_some()),
             ("piece", self.piece.is_some()),
             ("ms", self.ms.is_some()),
+            ("ran_to", self.ran_to.is_some()),
             ("n", self.n.is_some()),
             ("time_control", self.time_control.is_some()),
             ("black_time_control", self.black_time_control.is_some()),
@@ -169,7 +179,8 @@ fn fields_of(ev: &str) -> Option<&'static [&'static str]> {
         "lift" | "touch" | "untouch" => &["sq"],
         "place" => &["sq", "piece"],
         "promote" => &["piece"],
-        "pause" | "resume" | "end" | "checkpoint" | "waive" | "takeback" => &[],
+        "pause" | "resume" | "end" | "waive" | "takeback" => &[],
+        "checkpoint" => &["ran_to"],
         "restart" => &["ms"],
         "adjudicate" => &["result", "reason"],
         "choose" => &["side", "option"],
@@ -310,7 +321,11 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, ParseLineError> {
         "checkpoint" => {
             return Ok(Some(Line {
                 t: wire.t,
-                event: Event::Checkpoint,
+                // A clock that ran to before the line's own instant says
+                // nothing more than the line.
+                event: Event::Checkpoint {
+                    ran_to: wire.ran_to.filter(|&ran_to| ran_to > wire.t),
+                },
             }));
         }
         "restart" => {
@@ -776,7 +791,10 @@ pub fn line_to_json(line: &Line) -> String {
         Event::Setup(rules) => setup_wire(line.t, rules),
         Event::Input(input) => input_wire(line.t, input),
         Event::End => bare_wire(line.t, "end"),
-        Event::Checkpoint => bare_wire(line.t, "checkpoint"),
+        Event::Checkpoint { ran_to } => WireLine {
+            ran_to: ran_to.filter(|&ran_to| ran_to > line.t),
+            ..bare_wire(line.t, "checkpoint")
+        },
         Event::Restart { off_ms } => WireLine {
             ms: *off_ms,
             ..bare_wire(line.t, "restart")

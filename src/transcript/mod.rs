@@ -38,6 +38,12 @@
 //!   so that a game restored after a power cut resumes from at most that
 //!   long before the cut: `{"t":61500,"ev":"checkpoint"}`. It decides
 //!   nothing, so a game replays to the same effects with or without them.
+//!   While the board is silent the daemon holds the referee's time back to
+//!   where the board's news is complete, and says how far the clock ran
+//!   meanwhile in `ran_to`: `{"t":59500,"ev":"checkpoint","ran_to":61500}`
+//!   lets time pass up to 59500 only, and a game restored from it is
+//!   charged up to 61500 (never more than 2 s past `t`:
+//!   [`RAN_TO_AT_MOST_MS`]).
 //! - `restart`: optionally `ms`. The daemon came back after a crash or a
 //!   power cut at `t`, the game's last stored instant, the clock off for
 //!   `ms` by the wall clock (absent when it cannot tell):
@@ -122,7 +128,7 @@ pub mod policy;
 pub mod reader;
 pub mod replay;
 
-pub use feed::{Fed, Feed, RestoreError, Restored, feed_rows, restore};
+pub use feed::{Fed, Feed, RAN_TO_AT_MOST_MS, RestoreError, Restored, feed_rows, restore};
 pub use line::{
     Event, Line, ParseLineError, effect_to_json, input_to_json, line_to_json, parse_line,
     restored_to_json,
