@@ -42,13 +42,11 @@ use crate::{
     Adjudication, ArbiterWords, Effect, Input, KnownOutcome, Millis, Referee, Rules, words,
 };
 
-/// The most time between a player's two presses of his adjust button that
-/// make a claim (4.8) rather than two "j'adoube"s.
-pub const CLAIM_GESTURE_MS: Millis = 600;
-
+pub mod controls;
 mod input;
 pub mod view;
 
+pub use controls::{CLAIM_GESTURE_MS, Controls};
 pub use input::SessionInput;
 
 /// Something the shell must do for the panel, in order.
@@ -183,15 +181,12 @@ struct Game {
     /// The result the arbiter's *Adjudicate* field proposes, and whether a
     /// first "+" asked to confirm it.
     adjudication: (KnownOutcome, bool),
-    /// The last press of an adjust button in play, for the claim gesture.
-    last_adjust: Option<(Color, Millis)>,
+    /// What the players' buttons mean in play: the claim gesture, the
+    /// promotion piece, the mark in a choice that waits.
+    controls: Controls,
     /// Each restart of the daemon during the game (a crash, a power cut):
     /// its instant and how long the clock was off, for the PGN.
     restarts: Vec<(Millis, Option<u64>)>,
-    /// The option marked on the face while a choice the laws give waits
-    /// (the 1858 penalties): the chooser's adjust button moves the mark,
-    /// his draw button answers with it.
-    choice_mark: usize,
 }
 
 /// The front panel: presets, sides, the game in play and its corrections.
@@ -286,9 +281,8 @@ impl Session {
             decisions,
             over: false,
             adjudication: (WHITE_WINS, false),
-            last_adjust: None,
+            controls: Controls::new(),
             restarts: Vec::new(),
-            choice_mark: 0,
         });
         let game = self.game.as_mut().expect("just set");
         if game.referee.result().is_some() {
@@ -383,54 +377,29 @@ impl Session {
             return;
         }
         if !game.referee.is_paused() {
-            // A choice the laws give him (1858): his adjust button marks
-            // the next option, his draw button answers with the marked one.
-            if let Some((chooser, _, options)) = game.referee.choice_pending() {
-                let options = options.as_slice();
-                match button {
-                    Button::Adjust(side) if side == chooser => {
-                        game.choice_mark = (game.choice_mark + 1) % options.len().max(1);
-                        return;
-                    }
-                    Button::Draw(side) if side == chooser => {
-                        let marked = options.get(game.choice_mark).or(options.first());
-                        if let Some(&option) = marked {
-                            game.choice_mark = 0;
-                            self.feed(t, Input::Choose(side, option));
-                            return;
-                        }
-                    }
-                    _ => {}
-                }
+            // The buttons' meaning in play, shared with scripts: a choice's
+            // mark and answer, the promotion piece, the claim gesture.
+            let Some(input) = button.input() else {
+                self.feed(t, Input::Pause);
+                return;
+            };
+            let choosing = Controls::chooses_promotion(&game.referee, input);
+            // The instant the referee will be given, as stored: a replay of
+            // the stored lines times the gesture the same.
+            let t = t.max(game.last);
+            let Some(meant) = game.controls.meaning(&game.referee, t, input) else {
+                return;
+            };
+            if meant != input {
+                self.feed(t, meant);
+                return;
             }
-            // While his promotion waits for its piece, a player's adjust
-            // button chooses it (Q R B N in turn, pressed as fast as he
-            // likes): never a claim gesture.
-            let choosing = game
-                .referee
-                .promotion_pending()
-                .is_some_and(|(side, _)| button == Button::Adjust(side));
-            if let Button::Adjust(side) = button
-                && !choosing
-            {
-                let again = game
-                    .last_adjust
-                    .is_some_and(|(s, at)| s == side && t.saturating_sub(at) <= CLAIM_GESTURE_MS);
-                game.last_adjust = (!again).then_some((side, t));
-                if again {
-                    self.feed(t, Input::Claim(side));
-                    return;
-                }
-            }
-            let adjusting = match button {
-                Button::Adjust(side) if !choosing => Some(side),
+            let adjusting = match input {
+                Input::Adjust(side) if !choosing => Some(side),
                 _ => None,
             };
             let before = adjusting.and_then(|_| self.alert.take());
-            match button.input() {
-                Some(input) => self.feed(t, input),
-                None => self.feed(t, Input::Pause),
-            }
+            self.feed(t, input);
             if let Some(side) = adjusting
                 && self.alert.is_none()
             {
@@ -662,9 +631,8 @@ impl Session {
             decisions: Vec::new(),
             over: false,
             adjudication: (WHITE_WINS, false),
-            last_adjust: None,
+            controls: Controls::new(),
             restarts: Vec::new(),
-            choice_mark: 0,
         });
         self.feed(at, Input::Press(Color::Black));
     }
@@ -769,6 +737,7 @@ impl Session {
             // than a clock that panics.
             return;
         }
+        game.controls.given(&input);
         self.actions.push_back(Action::Record {
             t,
             event: Recorded::Input(input),
@@ -782,9 +751,7 @@ impl Session {
         };
         while let Some((t, effect)) = game.referee.poll_effect() {
             self.changed = true;
-            if let Effect::Choice { .. } = effect {
-                game.choice_mark = 0;
-            }
+            game.controls.decided(&effect);
             match &effect {
                 Effect::Move(_) | Effect::Resumed | Effect::Started { .. } => self.alert = None,
                 other => {

@@ -89,7 +89,7 @@ impl Session {
                     // in brackets, after the law that gives them.
                     (None, Some((_, law, options))) => Some(format!(
                         "{law} {}",
-                        words::choice_text(options.as_slice(), game.choice_mark)
+                        words::choice_text(options.as_slice(), game.controls.choice_mark())
                     )),
                     (None, None) => self.alert.clone(),
                 };

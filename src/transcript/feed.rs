@@ -6,7 +6,7 @@ use super::line::{Event, Line};
 use super::policy::Policy;
 use super::reader::{Fault, FaultKind, Read, Reader};
 use crate::referee::{Effect, Millis, Referee, Rules};
-use crate::session::{SavedGame, Session};
+use crate::session::{Controls, SavedGame, Session};
 
 /// One game fed line by line. Its referee is made by the `setup` line, or
 /// under the default rules by the first other line, as `tocada replay`
@@ -16,6 +16,9 @@ use crate::session::{SavedGame, Session};
 #[derive(Debug, Default)]
 pub struct Feed {
     referee: Option<Referee>,
+    /// What the players' buttons mean in play, as on the clock: a script's
+    /// `adjust` twice within 600 ms is the claim the clock hears.
+    controls: Controls,
     over: bool,
     /// Each `restart` line's instant and how long the clock was off.
     restarts: Vec<(Millis, Option<u64>)>,
@@ -51,7 +54,18 @@ impl Feed {
                 let referee = self
                     .referee
                     .get_or_insert_with(|| Referee::new(Rules::default()));
-                referee.handle(line.t, input).map_err(backwards)?;
+                // The buttons are read on the referee as it stands at the
+                // press, as the clock reads them.
+                referee.handle_timeout(line.t).map_err(backwards)?;
+                let meant = if referee.is_paused() {
+                    Some(input)
+                } else {
+                    self.controls.meaning(referee, line.t, input)
+                };
+                if let Some(input) = meant {
+                    referee.handle(line.t, input).map_err(backwards)?;
+                    self.controls.given(&input);
+                }
                 referee
             }
             Event::End | Event::Checkpoint | Event::Restart { .. } => {
@@ -66,6 +80,7 @@ impl Feed {
             }
         };
         while let Some((t, effect)) = referee.poll_effect() {
+            self.controls.decided(&effect);
             if self.over {
                 continue;
             }

@@ -289,4 +289,70 @@ mod tests {
             ]
         );
     }
+
+    /// 4.8: a claim made with the clock's gesture, the claimant's adjust
+    /// button twice within 600 ms, is the claim the clock hears: upheld
+    /// here as on the clock, not two "j'adoube"s.
+    #[test]
+    fn replay_hears_adjust_twice_as_the_claim_the_clock_hears() {
+        let script = [
+            r#"{"t":0,"ev":"setup","time_control":"300","enforcement":"claim"}"#,
+            r#"{"t":0,"ev":"press","side":"black"}"#,
+            r#"{"t":1000,"ev":"touch","sq":"d2"}"#,
+            r#"{"t":1100,"ev":"untouch","sq":"d2"}"#,
+            r#"{"t":1500,"ev":"lift","sq":"e2"}"#,
+            r#"{"t":1700,"ev":"place","sq":"e4"}"#,
+            r#"{"t":3000,"ev":"press","side":"white"}"#,
+            r#"{"t":4000,"ev":"adjust","side":"black"}"#,
+            r#"{"t":4600,"ev":"adjust","side":"black"}"#,
+            r#"{"t":9000,"ev":"end"}"#,
+        ]
+        .join("\n");
+        let (out, result) = replayed(&script);
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(
+            out.lines().skip(3).collect::<Vec<_>>(),
+            [
+                r#"{"t":4600,"effect":"claim","side":"black","law":"4.3.1","upheld":true}"#,
+                r#"{"t":4600,"effect":"takeback","side":"white","n":1,"san":"e4"}"#,
+            ]
+        );
+        // 601 ms apart: two "j'adoube"s, no claim.
+        let slow = script.replace(r#""t":4600"#, r#""t":4601"#);
+        let (out, _) = replayed(&slow);
+        assert_eq!(out.lines().count(), 3, "{out}");
+    }
+
+    /// 1858, 15ª: the same gesture claims a second move the opponent made
+    /// after his press, and the claimant is not charged with displacing the
+    /// piece his opponent moved.
+    #[test]
+    fn replay_hears_the_claim_gesture_of_a_second_move() {
+        let script = [
+            r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}"#,
+            r#"{"t":0,"ev":"press","side":"black"}"#,
+            r#"{"t":1000,"ev":"lift","sq":"e2"}"#,
+            r#"{"t":1500,"ev":"place","sq":"e4"}"#,
+            r#"{"t":3000,"ev":"press","side":"white"}"#,
+            r#"{"t":6000,"ev":"lift","sq":"g1"}"#,
+            r#"{"t":6200,"ev":"place","sq":"f3"}"#,
+            r#"{"t":7000,"ev":"adjust","side":"black"}"#,
+            r#"{"t":7200,"ev":"adjust","side":"black"}"#,
+            r#"{"t":8000,"ev":"lift","sq":"f3"}"#,
+            r#"{"t":8200,"ev":"place","sq":"g1"}"#,
+            r#"{"t":11000,"ev":"end"}"#,
+        ]
+        .join("\n");
+        let (out, result) = replayed(&script);
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(
+            out.lines().skip(2).collect::<Vec<_>>(),
+            [
+                r#"{"t":6000,"effect":"displaced","side":"black","squares":["g1"]}"#,
+                r#"{"t":7200,"effect":"claim","side":"black","law":"1858.15","upheld":true}"#,
+                r#"{"t":7200,"effect":"displaced","side":"white","squares":["g1","f3"]}"#,
+                r#"{"t":8200,"effect":"restored","side":"white","ms":1000}"#,
+            ]
+        );
+    }
 }
