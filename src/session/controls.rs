@@ -12,12 +12,20 @@
 //!   adjust button marks the next option and his draw button answers with
 //!   the marked one.
 //!
-//! Everything else is given to the referee as it is. Presses made while the
-//! game is paused are the correction screen's, not these.
+//! Everything else is given to the referee as it is.
+//!
+//! While the game is paused the same buttons work the correction screen
+//! (6.10, [`Controls::paused`]): adjust buttons choose a field, draw buttons
+//! take one off (the left player's) or add one (the right player's); the
+//! arbiter's acts follow the fields: on *Waive obligation* and *Take back
+//! move* "+" does it; on *Adjudicate* "-" chooses the result and "+" twice
+//! gives it; on *End game* "+" abandons the game. A lever does nothing
+//! there.
 
-use shakmaty::Color;
+use shakmaty::{Color, KnownOutcome};
 
-use crate::{Effect, Input, Millis, Referee};
+use crate::face::Field;
+use crate::{Adjudication, ArbiterWords, Effect, Input, Millis, Referee, words};
 
 /// The most time between a player's two presses of his adjust button that
 /// make a claim (4.8) rather than two "j'adoube"s.
@@ -25,14 +33,54 @@ pub const CLAIM_GESTURE_MS: Millis = 600;
 
 /// The state the buttons' meaning depends on, besides the referee's: the
 /// last adjust press and the option marked in a waiting choice.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Controls {
     /// The last press of an adjust button in play that could begin a claim
     /// gesture.
     last_adjust: Option<(Color, Millis)>,
     /// The option marked while a choice the laws give waits.
     choice_mark: usize,
+    /// The correction screen's selected field.
+    field: Field,
+    /// The result the *Adjudicate* field proposes, and whether a first "+"
+    /// asked to confirm it.
+    adjudication: (KnownOutcome, bool),
 }
+
+impl Default for Controls {
+    fn default() -> Controls {
+        Controls {
+            last_adjust: None,
+            choice_mark: 0,
+            field: Field::WhiteMinutes,
+            adjudication: (WHITE_WINS, false),
+        }
+    }
+}
+
+/// What a press does on the correction screen, while the game is paused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Correction {
+    /// Give the referee this (a time, a move count, an arbiter's act).
+    Give(Input),
+    /// The selection moved to this field.
+    Field(Field),
+    /// The *Adjudicate* field proposes this result; `true` once a first
+    /// "+" asks to confirm it.
+    Propose(KnownOutcome, bool),
+    /// "+" on *End game*: the game is abandoned, without a result, for the
+    /// arbiter to score.
+    Abandon,
+    /// Nothing (a lever, "-" on an act).
+    Nothing,
+}
+
+const WHITE_WINS: KnownOutcome = KnownOutcome::Decisive {
+    winner: Color::White,
+};
+
+/// No clock shows more than this: 9:59:59.
+const MAX_CLOCK_MS: u64 = 10 * 3_600_000 - 1_000;
 
 impl Controls {
     /// No press yet.
@@ -91,6 +139,89 @@ impl Controls {
         }
     }
 
+    /// What `input`, pressed at `t` (game time) while the game is paused,
+    /// does on the correction screen; `left` says whether a player's
+    /// buttons are on the clock's left (his draw button then takes one
+    /// off, his adjust button selects the field before).
+    pub fn paused(
+        &mut self,
+        referee: &Referee,
+        t: Millis,
+        input: Input,
+        left: impl Fn(Color) -> bool,
+    ) -> Correction {
+        match input {
+            Input::Adjust(side) => {
+                self.field = if left(side) {
+                    self.field.previous()
+                } else {
+                    self.field.next()
+                };
+                self.adjudication.1 = false;
+                Correction::Field(self.field)
+            }
+            Input::Draw(side) => self.correct(referee, t, !left(side)),
+            Input::Press(_) => Correction::Nothing,
+            other => Correction::Give(other),
+        }
+    }
+
+    /// One step of a correction on the selected field: `up` adds.
+    fn correct(&mut self, referee: &Referee, t: Millis, up: bool) -> Correction {
+        let time = |side: Color, step: u64| {
+            let now = referee.remaining(side, t);
+            let ms = if up {
+                now.saturating_add(step).min(MAX_CLOCK_MS)
+            } else {
+                now.saturating_sub(step)
+            };
+            Correction::Give(Input::SetTime(side, ms))
+        };
+        let moves = |side: Color| {
+            let now = referee.moves_completed(side);
+            let n = if up { now + 1 } else { now.saturating_sub(1) };
+            Correction::Give(Input::SetMoves(side, n))
+        };
+        match self.field {
+            Field::WhiteMinutes => time(Color::White, 60_000),
+            Field::WhiteSeconds => time(Color::White, 1_000),
+            Field::BlackMinutes => time(Color::Black, 60_000),
+            Field::BlackSeconds => time(Color::Black, 1_000),
+            Field::WhiteMoves => moves(Color::White),
+            Field::BlackMoves => moves(Color::Black),
+            Field::EndGame if up => Correction::Abandon,
+            Field::EndGame | Field::Waive | Field::TakeBack if !up => Correction::Nothing,
+            Field::Waive => Correction::Give(Input::Waive),
+            Field::TakeBack => Correction::Give(Input::TakeBack),
+            Field::EndGame => Correction::Nothing,
+            Field::Adjudicate => {
+                let (outcome, armed) = self.adjudication;
+                if up && armed {
+                    let reason = ArbiterWords::new(words::ADJUDICATED_FROM_THE_MENU)
+                        .expect("the menu's words fit");
+                    return Correction::Give(Input::Adjudicate(Adjudication { outcome, reason }));
+                }
+                self.adjudication = if up {
+                    (outcome, true)
+                } else {
+                    (next_result(outcome), false)
+                };
+                Correction::Propose(self.adjudication.0, self.adjudication.1)
+            }
+        }
+    }
+
+    /// The correction screen's selected field.
+    pub fn field(&self) -> Field {
+        self.field
+    }
+
+    /// The result the *Adjudicate* field proposes, and whether it asks to
+    /// confirm it.
+    pub fn adjudication(&self) -> (KnownOutcome, bool) {
+        self.adjudication
+    }
+
     /// The option marked in the choice that waits, as an index into its
     /// options.
     pub fn choice_mark(&self) -> usize {
@@ -101,6 +232,21 @@ impl Controls {
     /// rather than adjusting (the face then says nothing of adjusting).
     pub fn chooses_promotion(referee: &Referee, input: Input) -> bool {
         matches!(input, Input::Adjust(side) if choosing_promotion(referee, side))
+    }
+}
+
+/// The result after `outcome` on the *Adjudicate* field: 1-0, 0-1, draw.
+fn next_result(outcome: KnownOutcome) -> KnownOutcome {
+    match outcome {
+        KnownOutcome::Decisive {
+            winner: Color::White,
+        } => KnownOutcome::Decisive {
+            winner: Color::Black,
+        },
+        KnownOutcome::Decisive {
+            winner: Color::Black,
+        } => KnownOutcome::Draw,
+        KnownOutcome::Draw => WHITE_WINS,
     }
 }
 

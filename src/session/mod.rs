@@ -38,15 +38,13 @@ use crate::face::Field;
 use crate::hardware::buttons::Button;
 use crate::hardware::link::LinkChange;
 use crate::pgn::{GameRecord, Tags};
-use crate::{
-    Adjudication, ArbiterWords, Effect, Input, KnownOutcome, Millis, Referee, Rules, words,
-};
+use crate::{Effect, Input, KnownOutcome, Millis, Referee, Rules, words};
 
 pub mod controls;
 mod input;
 pub mod view;
 
-pub use controls::{CLAIM_GESTURE_MS, Controls};
+pub use controls::{CLAIM_GESTURE_MS, Controls, Correction};
 pub use input::SessionInput;
 
 /// Something the shell must do for the panel, in order.
@@ -173,14 +171,9 @@ struct Game {
     last: Millis,
     /// Paused by a restart rather than by the arbiter: a lever resumes.
     restored: bool,
-    /// The correction screen's selected field.
-    field: Field,
     /// Every decision, for the PGN.
     decisions: Vec<(Millis, Effect)>,
     over: bool,
-    /// The result the arbiter's *Adjudicate* field proposes, and whether a
-    /// first "+" asked to confirm it.
-    adjudication: (KnownOutcome, bool),
     /// What the players' buttons mean in play: the claim gesture, the
     /// promotion piece, the mark in a choice that waits.
     controls: Controls,
@@ -277,10 +270,8 @@ impl Session {
             offset: last.saturating_sub(now),
             last,
             restored: false,
-            field: Field::WhiteMinutes,
             decisions,
             over: false,
-            adjudication: (WHITE_WINS, false),
             controls: Controls::new(),
             restarts: Vec::new(),
         });
@@ -430,23 +421,33 @@ impl Session {
                 }
             }
             Button::Lever(_) => self.buzz(Buzz::Short),
-            Button::Adjust(side) => {
-                let left = self.is_left(side);
-                let game = self.game.as_mut().expect("checked above");
-                game.field = if left {
-                    game.field.previous()
+            Button::Adjust(side) | Button::Draw(side) => {
+                let input = if matches!(button, Button::Draw(_)) {
+                    Input::Draw(side)
                 } else {
-                    game.field.next()
+                    Input::Adjust(side)
                 };
-                game.adjudication.1 = false;
-                self.alert = match game.field {
-                    Field::Adjudicate => Some(adjudication_text(game.adjudication)),
-                    _ => None,
-                };
-            }
-            Button::Draw(side) => {
-                let up = !self.is_left(side);
-                self.correct(t, up);
+                let black_left = self.black_left;
+                let left = move |side: Color| (side == Color::Black) == black_left;
+                let game = self.game.as_mut().expect("checked above");
+                let t = t.max(game.last);
+                match game.controls.paused(&game.referee, t, input, left) {
+                    Correction::Field(field) => {
+                        self.alert = match field {
+                            Field::Adjudicate => {
+                                Some(adjudication_text(game.controls.adjudication()))
+                            }
+                            _ => None,
+                        };
+                    }
+                    Correction::Propose(outcome, armed) => {
+                        self.alert = Some(adjudication_text((outcome, armed)));
+                    }
+                    Correction::Give(input @ Input::Adjudicate(_)) => self.feed(t, input),
+                    Correction::Give(input) => self.correct(t, input),
+                    Correction::Abandon => self.abandon(),
+                    Correction::Nothing => {}
+                }
             }
         }
     }
@@ -627,10 +628,8 @@ impl Session {
             offset: 0,
             last: at,
             restored: false,
-            field: Field::WhiteMinutes,
             decisions: Vec::new(),
             over: false,
-            adjudication: (WHITE_WINS, false),
             controls: Controls::new(),
             restarts: Vec::new(),
         });
@@ -645,59 +644,11 @@ impl Session {
         self.feed(t, Input::Resume);
     }
 
-    /// One step of a correction on the selected field: `up` adds.
-    fn correct(&mut self, t: Millis, up: bool) {
+    /// Gives the referee a correction made on the correction screen, and
+    /// says so when it refuses it.
+    fn correct(&mut self, t: Millis, input: Input) {
         let Some(game) = self.game.as_ref() else {
             return;
-        };
-        let t = t.max(game.last);
-        let time = |side: Color, step: u64| {
-            let now = game.referee.remaining(side, t);
-            let ms = if up {
-                now.saturating_add(step).min(MAX_CLOCK_MS)
-            } else {
-                now.saturating_sub(step)
-            };
-            Input::SetTime(side, ms)
-        };
-        let moves = |side: Color| {
-            let now = game.referee.moves_completed(side);
-            Input::SetMoves(side, if up { now + 1 } else { now.saturating_sub(1) })
-        };
-        let input = match game.field {
-            Field::WhiteMinutes => time(Color::White, 60_000),
-            Field::WhiteSeconds => time(Color::White, 1_000),
-            Field::BlackMinutes => time(Color::Black, 60_000),
-            Field::BlackSeconds => time(Color::Black, 1_000),
-            Field::WhiteMoves => moves(Color::White),
-            Field::BlackMoves => moves(Color::Black),
-            Field::EndGame => {
-                if up {
-                    self.abandon();
-                }
-                return;
-            }
-            Field::Waive | Field::TakeBack if !up => return,
-            Field::Waive => Input::Waive,
-            Field::TakeBack => Input::TakeBack,
-            Field::Adjudicate => {
-                let (outcome, armed) = game.adjudication;
-                let proposal = match (up, armed) {
-                    (false, _) => (next_result(outcome), false),
-                    (true, false) => (outcome, true),
-                    (true, true) => {
-                        let reason = ArbiterWords::new(words::ADJUDICATED_FROM_THE_MENU)
-                            .expect("the menu's words fit");
-                        self.feed(t, Input::Adjudicate(Adjudication { outcome, reason }));
-                        return;
-                    }
-                };
-                if let Some(game) = self.game.as_mut() {
-                    game.adjudication = proposal;
-                }
-                self.alert = Some(adjudication_text(proposal));
-                return;
-            }
         };
         let refused = game.referee.refused_corrections();
         self.feed(t, input);
@@ -805,25 +756,6 @@ impl Session {
     }
 }
 
-const WHITE_WINS: KnownOutcome = KnownOutcome::Decisive {
-    winner: Color::White,
-};
-
-/// The result after `outcome` on the *Adjudicate* field: 1-0, 0-1, draw.
-fn next_result(outcome: KnownOutcome) -> KnownOutcome {
-    match outcome {
-        KnownOutcome::Decisive {
-            winner: Color::White,
-        } => KnownOutcome::Decisive {
-            winner: Color::Black,
-        },
-        KnownOutcome::Decisive {
-            winner: Color::Black,
-        } => KnownOutcome::Draw,
-        KnownOutcome::Draw => WHITE_WINS,
-    }
-}
-
 /// What the *Adjudicate* field shows: the result proposed, or asks to
 /// confirm it.
 fn adjudication_text((outcome, armed): (KnownOutcome, bool)) -> String {
@@ -833,9 +765,6 @@ fn adjudication_text((outcome, armed): (KnownOutcome, bool)) -> String {
         format!("{} {}", Field::Adjudicate.label(), outcome.as_str())
     }
 }
-
-/// No clock shows more than this: 9:59:59.
-const MAX_CLOCK_MS: u64 = 10 * 3_600_000 - 1_000;
 
 fn start_occupancy(panel: &Session) -> Bitboard {
     panel

@@ -95,7 +95,9 @@ impl Session {
                 };
                 let mut view = from_referee(&game.referee, t, alert);
                 if game.referee.is_paused() && !game.over {
-                    view.screen = Screen::Correction { field: game.field };
+                    view.screen = Screen::Correction {
+                        field: game.controls.field(),
+                    };
                 }
                 view
             }

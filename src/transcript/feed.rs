@@ -6,7 +6,9 @@ use super::line::{Event, Line};
 use super::policy::Policy;
 use super::reader::{Fault, FaultKind, Read, Reader};
 use crate::referee::{Effect, Millis, Referee, Rules};
-use crate::session::{Controls, SavedGame, Session};
+use shakmaty::Color;
+
+use crate::session::{Controls, Correction, SavedGame, Session};
 
 /// One game fed line by line. Its referee is made by the `setup` line, or
 /// under the default rules by the first other line, as `tocada replay`
@@ -33,6 +35,10 @@ impl Feed {
     /// Gives `line` to the game (its input, or for `end` the time up to its
     /// instant) and hands every effect it caused to `sink`, in order.
     ///
+    /// A lever, draw or adjust button means what it means on the clock
+    /// ([`Controls`]): the claim gesture, a choice's mark and answer, the
+    /// promotion piece in play; the correction screen while paused.
+    ///
     /// A second `setup` line, or a line earlier than one already fed, is
     /// refused with the fault a [`Reader`] gives for it; a reader under
     /// [`Games::One`](super::Games::One) lets neither through.
@@ -58,7 +64,23 @@ impl Feed {
                 // press, as the clock reads them.
                 referee.handle_timeout(line.t).map_err(backwards)?;
                 let meant = if referee.is_paused() {
-                    Some(input)
+                    // White's buttons on the left, as the clock is wired
+                    // unless its configuration says otherwise.
+                    match self
+                        .controls
+                        .paused(referee, line.t, input, |side| side == Color::White)
+                    {
+                        Correction::Give(input) => Some(input),
+                        Correction::Abandon => {
+                            // The arbiter ends the game without a result:
+                            // nothing more is decided.
+                            self.over = true;
+                            None
+                        }
+                        Correction::Field(_) | Correction::Propose(..) | Correction::Nothing => {
+                            None
+                        }
+                    }
                 } else {
                     self.controls.meaning(referee, line.t, input)
                 };
