@@ -1,7 +1,7 @@
 //! The thin tokio shell around the [`Follower`]: it follows the store
 //! (read-only, polling SQLite's `data_version`), hands the follower what
 //! was stored, publishes what it gives with QoS 1, and moves the
-//! [`progress`](super::progress) mark as the broker acknowledges.
+//! [`progress`] mark as the broker acknowledges.
 //!
 //! On every connection it starts again from the last acknowledged event
 //! (a clean MQTT session: nothing half-sent is kept), so a broker restart,

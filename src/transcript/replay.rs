@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::feed::Feed;
 use super::line::effect_to_json;
 use super::policy::Policy;
-use super::reader::{Fault, Read, Reader};
+use super::reader::{Fault, Read};
 use crate::exit::{EX_DATAERR, EX_IOERR, EX_NOINPUT};
 
 /// Why a replay stopped before the end of its input.
@@ -114,8 +114,7 @@ pub fn replay<R: BufRead, W: Write>(input: R, output: W) -> Result<Replayed, Rep
 }
 
 fn run<R: BufRead, W: Write>(mut input: R, out: &mut W) -> Result<Replayed, ReplayError> {
-    let mut reader = Reader::new(Policy::REPLAY);
-    let mut game = Feed::new();
+    let mut game = Feed::new(Policy::REPLAY);
     let mut buf = Vec::new();
     let mut events = 0;
     loop {
@@ -123,14 +122,8 @@ fn run<R: BufRead, W: Write>(mut input: R, out: &mut W) -> Result<Replayed, Repl
         if input.read_until(b'\n', &mut buf)? == 0 {
             return Ok(Replayed { events });
         }
-        let line = match reader.push(&buf) {
-            Read::Line(line) => line,
-            Read::Blank | Read::Skipped(_) => continue,
-            Read::Stop(fault) => return Err(ReplayError::Data(fault)),
-        };
-        events += 1;
         let mut written = Ok(false);
-        game.line(line, |t, effect| {
+        let read = game.push(&buf, |t, effect| {
             if let Ok(wrote) = &mut written {
                 let json = effect_to_json(t, &effect);
                 match out
@@ -141,13 +134,12 @@ fn run<R: BufRead, W: Write>(mut input: R, out: &mut W) -> Result<Replayed, Repl
                     Err(err) => written = Err(err),
                 }
             }
-        })
-        .map_err(|kind| {
-            ReplayError::Data(Fault {
-                line: reader.lines(),
-                kind,
-            })
-        })?;
+        });
+        match read {
+            Read::Line(_) => events += 1,
+            Read::Blank | Read::Skipped(_) => continue,
+            Read::Stop(fault) => return Err(ReplayError::Data(fault)),
+        }
         if written? {
             out.flush()?;
         }

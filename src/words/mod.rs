@@ -105,7 +105,7 @@ pub fn restore_text(squares: &[Square]) -> String {
     text
 }
 
-/// The face's promotion line, the piece chosen in brackets: "Promote [Q] R B N".
+/// The face's promotion line, the piece chosen in brackets: `Promote [Q] R B N`.
 pub fn promotion_text(chosen: Role) -> String {
     let mut text = "Promote".to_owned();
     for (role, letter) in [
@@ -171,7 +171,7 @@ pub fn alert_for(effect: &Effect) -> Option<String> {
 }
 
 /// The face's line for a choice the laws give a player (the 1858
-/// penalties), the marked option in brackets: "[take] leave king".
+/// penalties), the marked option in brackets: `[take] leave king`.
 pub fn choice_text(options: &[Choice], marked: usize) -> String {
     let mut text = String::new();
     for (i, option) in options.iter().enumerate() {
