@@ -10,7 +10,7 @@ use shakmaty::{Color, EnPassantMode, Position};
 
 use crate::broadcast::Running;
 use crate::pgn::Tags;
-use crate::transcript::{Fault, Feed, Policy, effect_to_json, pgn_from_lines};
+use crate::transcript::{Fault, Feed, Policy, effect_to_value, pgn_from_lines};
 use crate::words;
 use crate::{Effect, Millis};
 
@@ -204,9 +204,8 @@ impl Game {
             .map(|(index, (t, effect))| RulingEntry {
                 index,
                 t: *t,
-                text: words::alert_for(effect).unwrap_or_else(|| ruling_words(effect)),
-                effect: serde_json::from_str(&effect_to_json(*t, effect))
-                    .unwrap_or(serde_json::Value::Null),
+                text: words::log_text(effect),
+                effect: effect_to_value(*t, effect),
             })
             .collect()
     }
@@ -220,21 +219,6 @@ impl Game {
         self.pgn.get_or_insert_with(|| {
             pgn_from_lines(lines, tags.clone()).unwrap_or_else(|err| err.pgn)
         })
-    }
-}
-
-/// Words for the effects the face shows no alert for.
-fn ruling_words(effect: &Effect) -> String {
-    match effect {
-        Effect::Paused => "Clock paused".to_owned(),
-        Effect::Resumed => "Clock resumed".to_owned(),
-        other => {
-            let json = effect_to_json(0, other);
-            serde_json::from_str::<serde_json::Value>(&json)
-                .ok()
-                .and_then(|v| v.get("effect").and_then(|e| e.as_str()).map(str::to_owned))
-                .unwrap_or_else(|| "ruling".to_owned())
-        }
     }
 }
 

@@ -15,7 +15,7 @@ use shakmaty::{Color, EnPassantMode};
 use crate::Effect;
 use crate::broadcast::{BoardState, EventMessage, Running};
 use crate::store::{GameId, StoredEvent};
-use crate::transcript::{Fault, Feed, Policy, effect_to_json};
+use crate::transcript::{Fault, Feed, Policy, effect_to_value};
 
 /// An event's place in the store: its game, then its place in the game.
 /// Ordered as the store orders events.
@@ -76,7 +76,7 @@ impl Game {
         // A bad line is the feed's to keep (`fault`): later events are
         // published without effects.
         let _ = self.feed.push_str(line, |t, effect| {
-            let json = effect_line(t, &effect);
+            let json = effect_to_value(t, &effect);
             match &effect {
                 Effect::Move(m) => moves.push(m.san.as_str().to_owned()),
                 Effect::TakenBack { .. } => {
@@ -111,11 +111,6 @@ impl Game {
             moves: self.moves.clone(),
         })
     }
-}
-
-/// An effect line as a JSON value.
-fn effect_line(t: u64, effect: &Effect) -> serde_json::Value {
-    serde_json::from_str(&effect_to_json(t, effect)).expect("effect lines are JSON objects")
 }
 
 /// The stored line as a JSON value: itself when it is JSON (always, for

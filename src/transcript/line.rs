@@ -718,6 +718,16 @@ pub fn effect_to_json(t: Millis, effect: &Effect) -> String {
     serde_json::to_string(&out).expect("effects are plain strings and numbers")
 }
 
+/// One effect as the JSON value of its line, for a message that carries it
+/// (the publisher's): the same fields as [`effect_to_json`] writes.
+pub fn effect_to_value(t: Millis, effect: &Effect) -> serde_json::Value {
+    let out = Out {
+        t,
+        effect: WireEffect::from(effect),
+    };
+    serde_json::to_value(&out).expect("effects are plain strings and numbers")
+}
+
 /// The daemon's `game_restored` line, in the order of every output line
 /// (`t`, then `effect`): the game it came back to after a crash or a
 /// power cut, paused, with the clocks at `t`, the moves completed and the
@@ -1439,6 +1449,9 @@ mod tests {
         ];
         for (effect, json) in cases {
             assert_eq!(effect_to_json(0, &effect), json, "{effect:?}");
+            // The value a message carries is that line's.
+            let value: serde_json::Value = serde_json::from_str(json).unwrap();
+            assert_eq!(effect_to_value(0, &effect), value, "{effect:?}");
         }
         assert_eq!(
             effect_to_json(60_000, &Effect::Flag { side: Color::White }),

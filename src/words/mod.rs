@@ -170,6 +170,26 @@ pub fn alert_for(effect: &Effect) -> Option<String> {
     }
 }
 
+/// An effect in words for an arbiter's log (the hall's): the face's alert
+/// when it has one, else the words for what the face says otherwise.
+pub fn log_text(effect: &Effect) -> String {
+    if let Some(alert) = alert_for(effect) {
+        return alert;
+    }
+    match effect {
+        Effect::Resumed => "Clock resumed".to_owned(),
+        Effect::Started { side } => format!("{}'s clock started", side_name(*side)),
+        Effect::Move(m) => format!("{} {}", side_name(m.side), m.san),
+        Effect::Choice { side, law, options } => format!(
+            "Choice {law}: {}, {}",
+            side_name(*side),
+            choice_text(options.as_slice(), usize::MAX)
+        ),
+        // Every other effect has its alert.
+        _ => "ruling".to_owned(),
+    }
+}
+
 /// The face's line for a choice the laws give a player (the 1858
 /// penalties), the marked option in brackets: `[take] leave king`.
 pub fn choice_text(options: &[Choice], marked: usize) -> String {
@@ -237,6 +257,25 @@ fn span_text(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_log_has_words_for_every_effect_the_face_has_no_alert_for() {
+        assert_eq!(log_text(&Effect::Resumed), "Clock resumed");
+        assert_eq!(log_text(&Effect::Paused), "Paused by the arbiter");
+        assert_eq!(
+            log_text(&Effect::Started { side: Color::White }),
+            "White's clock started"
+        );
+        let choice = Effect::Choice {
+            side: Color::Black,
+            law: Law::Regence9,
+            options: crate::ChoiceOptions::from_slice(&[Choice::Take, Choice::King]),
+        };
+        assert_eq!(
+            log_text(&choice),
+            format!("Choice {}: Black, take king", Law::Regence9)
+        );
+    }
 
     #[test]
     fn alerts_in_plain_words() {
