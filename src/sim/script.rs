@@ -229,17 +229,10 @@ async fn play(
         };
         wait_until(start + Duration::from_millis(t)).await;
         match step {
-            Step::Line(line) => match line.event {
-                Event::Setup(rules) => {
-                    let _ = tx.send(Command::Rules {
-                        name: "script".to_owned(),
-                        rules,
-                    });
-                }
-                Event::Input(input) => world.apply(&tx, Duration::from_millis(t), input),
-                Event::End => break,
-                Event::Checkpoint | Event::Restart { .. } => {}
-            },
+            Step::Line(transcript::Line {
+                event: Event::End, ..
+            }) => break,
+            Step::Line(line) => world.play(&tx, Duration::from_millis(t), line.event),
             Step::Face { png, .. } => {
                 let (shown_tx, shown_rx) = oneshot::channel();
                 let _ = tx.send(Command::Redraw(shown_tx));
