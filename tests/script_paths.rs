@@ -4,6 +4,12 @@
 //! simulated time) and `tocada run` (the daemon on the models, standard
 //! input played at the script's pace) gives the same effects, line for line.
 //!
+//! While the game is paused the players' buttons differ, as documented:
+//! on the clock they work the correction screen, in `tocada replay` the
+//! draw button is a claim with the clock stopped (9.5); a script writes the
+//! correction screen as the corrections it makes, so the generated scripts
+//! press no button while paused.
+//!
 //! The simulator sees a move completed by a release at the board's next
 //! poll, up to 5 ms after the bare referee does, so the comparison leaves
 //! out the instants and a move's clock times ([`untimed`]) and checks the
@@ -144,10 +150,6 @@ enum Extra {
     /// The arbiter's corrections: pause, set a time and a move count,
     /// resume.
     Correct { side: Color, ms: u64, moves: u32 },
-    /// The arbiter pauses, works the correction screen with the players'
-    /// buttons (adjust: a field; draw: one off or one more; a lever:
-    /// nothing), and resumes.
-    Screen([(u8, Color); 4]),
     /// An answer to a choice the 1858 laws give (ignored when none waits).
     Choose(Color, usize),
     /// The player to move touches the piece on the `n`-th occupied square
@@ -169,7 +171,6 @@ fn extra() -> impl Strategy<Value = Extra> {
         2 => (side(), 0u64..600_000, 0u32..60)
             .prop_map(|(side, ms, moves)| Extra::Correct { side, ms, moves }),
         1 => (side(), 0usize..4).prop_map(|(side, n)| Extra::Choose(side, n)),
-        2 => prop::array::uniform4((0u8..3, side())).prop_map(Extra::Screen),
         3 => (0usize..32).prop_map(Extra::Touch),
     ]
 }
@@ -228,19 +229,6 @@ fn extra_lines(extra: Extra, t: Millis, position: &Chess) -> Vec<String> {
             input_line(t + 200, Input::SetMoves(side, moves)),
             input_line(t + 300, Input::Resume),
         ],
-        Extra::Screen(presses) => {
-            let mut said = vec![input_line(t, Input::Pause)];
-            for (i, (button, side)) in presses.into_iter().enumerate() {
-                let input = match button {
-                    0 => Input::Adjust(side),
-                    1 => Input::Draw(side),
-                    _ => Input::Press(side),
-                };
-                said.push(input_line(t + 100 * (i as Millis + 1), input));
-            }
-            said.push(input_line(t + 500, Input::Resume));
-            said
-        }
         Extra::Choose(s, n) => vec![format!(
             r#"{{"t":{t},"ev":"choose","side":"{}","option":"{}"}}"#,
             side(s),

@@ -4,13 +4,11 @@
 //! calls it: `tocada replay`, a restore ([`restore`]), the PGN of a stored
 //! game, the hall and the publisher.
 
-use shakmaty::Color;
-
 use super::line::{Event, Line};
 use super::policy::Policy;
 use super::reader::{Fault, FaultKind, Read, Reader};
 use crate::referee::{Effect, Millis, Referee, Rules};
-use crate::session::{Controls, Correction, SavedGame, Session};
+use crate::session::{Controls, SavedGame, Session};
 
 /// One game read and fed line by line under a [`Policy`]. Its referee is
 /// made by the `setup` line, or under the default rules by the first other
@@ -18,9 +16,9 @@ use crate::session::{Controls, Correction, SavedGame, Session};
 /// result: the referee promises it, and the format promises it too, so it
 /// is enforced here rather than trusted.
 ///
-/// A lever, draw or adjust button means what it means on the clock
-/// ([`Controls`]): the claim gesture, a choice's mark and answer, the
-/// promotion piece in play; the correction screen while paused.
+/// A lever, draw or adjust button in play means what it means on the
+/// clock ([`Controls`]): the claim gesture, a choice's mark and answer, the
+/// promotion piece.
 #[derive(Debug)]
 pub struct Feed {
     reader: Reader,
@@ -157,24 +155,12 @@ impl Feed {
                 // The buttons are read on the referee as it stands at the
                 // press, as the clock reads them.
                 referee.handle_timeout(line.t).map_err(backwards)?;
+                // While paused a script's buttons are the referee's (the
+                // draw button a claim with the clock stopped, 9.5); the
+                // clock's correction screen is written as the corrections
+                // it makes (`set_time`, `set_moves`, the arbiter's acts).
                 let meant = if referee.is_paused() {
-                    // White's buttons on the left, as the clock is wired
-                    // unless its configuration says otherwise.
-                    match self
-                        .controls
-                        .paused(referee, line.t, input, |side| side == Color::White)
-                    {
-                        Correction::Give(input) => Some(input),
-                        Correction::Abandon => {
-                            // The arbiter ends the game without a result:
-                            // nothing more is decided.
-                            self.over = true;
-                            None
-                        }
-                        Correction::Field(_) | Correction::Propose(..) | Correction::Nothing => {
-                            None
-                        }
-                    }
+                    Some(input)
                 } else {
                     self.controls.meaning(referee, line.t, input)
                 };
