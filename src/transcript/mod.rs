@@ -133,8 +133,8 @@ pub mod replay;
 
 pub use feed::{Feed, RestoreError, Restored, restore};
 pub use line::{
-    Event, Line, ParseLineError, effect_to_json, effect_to_value, input_to_json, line_to_json,
-    parse_line, restored_to_json,
+    Event, Line, ParseEffectError, ParseLineError, effect_to_json, effect_to_value, input_to_json,
+    line_to_json, parse_effect_line, parse_line, restored_to_json,
 };
 pub use pgn::{PgnError, pgn_from_lines};
 pub use policy::{Games, LastLine, OnBadLine, OnTimeBackwards, Policy};

@@ -289,7 +289,7 @@ pub(super) fn position(fen: &str) -> Result<Chess, ParseLineError> {
         .map_err(|err| bad("fen", fen, err))
 }
 
-fn side(s: &str) -> Result<Color, ParseLineError> {
+pub(super) fn side(s: &str) -> Result<Color, ParseLineError> {
     match s {
         "white" => Ok(Color::White),
         "black" => Ok(Color::Black),
@@ -297,7 +297,7 @@ fn side(s: &str) -> Result<Color, ParseLineError> {
     }
 }
 
-fn square(s: &str) -> Result<Square, ParseLineError> {
+pub(super) fn square(s: &str) -> Result<Square, ParseLineError> {
     s.parse()
         .map_err(|_| ParseLineError::UnknownSquare(s.to_owned()))
 }
@@ -313,7 +313,7 @@ fn piece(s: &str) -> Result<Piece, ParseLineError> {
 }
 
 /// A result as PGN writes it.
-fn outcome(s: &str) -> Result<KnownOutcome, ParseLineError> {
+pub(super) fn outcome(s: &str) -> Result<KnownOutcome, ParseLineError> {
     match s {
         "1-0" => Ok(KnownOutcome::Decisive {
             winner: Color::White,
@@ -327,7 +327,7 @@ fn outcome(s: &str) -> Result<KnownOutcome, ParseLineError> {
 }
 
 /// The arbiter's reason for a result, short enough to hold inline.
-fn arbiter_words(s: &str) -> Result<ArbiterWords, ParseLineError> {
+pub(super) fn arbiter_words(s: &str) -> Result<ArbiterWords, ParseLineError> {
     ArbiterWords::new(s).ok_or_else(|| {
         bad(
             "reason",
@@ -342,7 +342,7 @@ fn arbiter_words(s: &str) -> Result<ArbiterWords, ParseLineError> {
 }
 
 /// An answer to a choice, by its name in the format.
-fn choice(s: &str) -> Result<Choice, ParseLineError> {
+pub(super) fn choice(s: &str) -> Result<Choice, ParseLineError> {
     s.parse().map_err(|err| bad("option", s, err))
 }
 

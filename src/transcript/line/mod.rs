@@ -2,7 +2,8 @@
 //! reads an input (event) line into a [`Line`] (`event_read.rs`),
 //! [`line_to_json`] and [`input_to_json`] write one (`event_write.rs`),
 //! and [`effect_to_json`] writes an output (effect) line
-//! (`effect_write.rs`). The event line's fields, read and written alike,
+//! (`effect_write.rs`), which [`parse_effect_line`] reads back
+//! (`effect_read.rs`). The event line's fields, read and written alike,
 //! are in `wire.rs`.
 //! Nothing here knows about files, line numbers or the order of lines:
 //! that is [`super::Reader`]'s.
@@ -11,11 +12,13 @@
 //! serde, so the core stays free to change shape while this format, which
 //! scripts and recorded games depend on, stays put.
 
+mod effect_read;
 mod effect_write;
 mod event_read;
 mod event_write;
 mod wire;
 
+pub use effect_read::{ParseEffectError, parse_effect_line};
 pub use effect_write::{effect_to_json, effect_to_value, restored_to_json};
 pub use event_read::{ParseLineError, parse_line};
 pub use event_write::{input_to_json, line_to_json};

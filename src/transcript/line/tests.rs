@@ -579,6 +579,8 @@ fn every_effect_on_the_wire() {
         // The value a message carries is that line's.
         let value: serde_json::Value = serde_json::from_str(json).unwrap();
         assert_eq!(effect_to_value(0, &effect), value, "{effect:?}");
+        // And reads back as the same effect.
+        assert_eq!(parse_effect_line(json), Ok((0, effect.clone())), "{json}");
     }
     assert_eq!(
         effect_to_json(60_000, &Effect::Flag { side: Color::White }),
@@ -707,6 +709,50 @@ fn laws_choose_and_choice_round_trip() {
     assert_eq!(
         effect_to_json(10, &choice),
         r#"{"t":10,"effect":"choice","side":"black","law":"1858.9","options":["take","leave","king"]}"#
+    );
+    assert_eq!(
+        parse_effect_line(&effect_to_json(10, &choice)),
+        Ok((10, choice))
+    );
+}
+
+#[test]
+fn an_adjudicated_result_reads_back_with_the_arbiters_words() {
+    let effect = Effect::Result {
+        outcome: KnownOutcome::Draw,
+        reason: Reason::Adjudicated(crate::referee::ArbiterWords::new("Both flags").unwrap()),
+    };
+    let json = effect_to_json(5, &effect);
+    assert_eq!(
+        json,
+        r#"{"t":5,"effect":"result","result":"1/2-1/2","reason":"adjudicated","detail":"Both flags"}"#
+    );
+    assert_eq!(parse_effect_line(&json), Ok((5, effect)));
+}
+
+#[test]
+fn an_effect_line_that_is_not_one_is_refused_with_its_field() {
+    assert!(matches!(
+        parse_effect_line("not json"),
+        Err(ParseEffectError::Json(_))
+    ));
+    assert!(matches!(
+        parse_effect_line(r#"{"t":1,"effect":"new_thing"}"#),
+        Err(ParseEffectError::Json(_))
+    ));
+    assert_eq!(
+        parse_effect_line(r#"{"t":1,"effect":"flag","side":"green"}"#),
+        Err(ParseEffectError::Value {
+            field: "side",
+            value: "green".to_owned()
+        })
+    );
+    assert_eq!(
+        parse_effect_line(r#"{"t":1,"effect":"waived","side":"white","law":"99.9"}"#),
+        Err(ParseEffectError::Value {
+            field: "law",
+            value: "99.9".to_owned()
+        })
     );
 }
 
