@@ -26,7 +26,7 @@ use rumqttc::{Client, MqttOptions, QoS};
 use tocada::broadcast::{BoardAddress, EventMessage};
 use tocada::gesture::Script;
 use tocada::pgn::Tags;
-use tocada::transcript::{Feed, Policy, Read, Reader, effect_to_json, pgn_from_lines};
+use tocada::transcript::{Feed, Policy, Read, effect_to_json, pgn_from_lines};
 
 use support::hall_process::{HallProcess, eventually, write_hall_config};
 use support::http::{self, EventStream, get, post};
@@ -87,18 +87,15 @@ fn real_game(index: usize, seed: u64) -> (Vec<String>, Vec<Vec<serde_json::Value
     let game = &reference_games()[index];
     let script = game.play_into(Script::varied(game.start(), false, seed));
     let lines = game_lines(&game.rules(), script.events());
-    let mut reader = Reader::new(Policy::RESTORE);
-    let mut feed = Feed::new();
+    let mut feed = Feed::new(Policy::RESTORE);
     let effects = lines
         .iter()
         .map(|line| {
             let mut out = Vec::new();
-            if let Read::Line(parsed) = reader.push_str(line) {
-                feed.line(parsed, |t, e| {
-                    out.push(serde_json::from_str(&effect_to_json(t, &e)).unwrap())
-                })
-                .unwrap();
-            }
+            let read = feed.push_str(line, |t, e| {
+                out.push(serde_json::from_str(&effect_to_json(t, &e)).unwrap())
+            });
+            assert!(matches!(read, Read::Line(_)), "{line}: {read:?}");
             out
         })
         .collect();

@@ -88,7 +88,9 @@ fn the_choosers_buttons_answer_through_the_daemon() {
 {"t":16000,"ev":"end"}
 "#
     );
-    let (sim, _) = sim(&script, false);
+    let (sim, bare) = sim(&script, true);
+    // `tocada replay` reads the buttons as the clock does.
+    assert_eq!(untimed(&sim), untimed(&bare), "{sim:#?}\n{bare:#?}");
     let acts: Vec<Value> = untimed(&sim)[3..].to_vec();
     assert_eq!(
         acts,
@@ -287,7 +289,9 @@ fn the_choosers_buttons_answer_a_castling_not_allowed_through_the_daemon() {
 {"t":17000,"ev":"press","side":"white"}
 {"t":18000,"ev":"end"}
 "#;
-    let (sim, _) = sim(&script, false);
+    let (sim, bare) = sim(&script, true);
+    // `tocada replay` reads the buttons as the clock does.
+    assert_eq!(untimed(&sim), untimed(&bare), "{sim:#?}\n{bare:#?}");
     let acts: Vec<Value> = untimed(&sim)[11..].to_vec();
     assert_eq!(
         acts,
@@ -352,7 +356,11 @@ fn the_claim_gesture_claims_a_second_move_through_the_daemon() {
 {"t":8200,"ev":"place","sq":"g1"}
 {"t":11000,"ev":"end"}
 "#;
-    let acts: Vec<Value> = untimed(&sim(script, false).0)[2..].to_vec();
+    let (sim, bare) = sim(script, true);
+    // `tocada replay` hears the gesture as the clock does (it used to
+    // ignore it and charge the offender's setting-right to the claimant).
+    assert_eq!(untimed(&sim), untimed(&bare), "{sim:#?}\n{bare:#?}");
+    let acts: Vec<Value> = untimed(&sim)[2..].to_vec();
     assert_eq!(
         acts,
         [

@@ -212,3 +212,67 @@ fn a_bad_script_is_a_data_error_naming_the_line() {
         );
     }
 }
+
+/// Fault 7: a script whose next line is days ahead jumps there. White's
+/// move, a pause, the game resumed twenty days later: Black's flag falls at
+/// its own millisecond, as `tocada replay` rules it, and a month of
+/// simulated time takes seconds (the loop used to poll the board every few
+/// simulated milliseconds of it: about 16 s of wall time per simulated
+/// hour on a debug build, so the old code is stopped at the bound).
+#[test]
+fn a_script_days_ahead_jumps_there_and_the_flag_falls_at_its_millisecond() {
+    const DAY: u64 = 86_400_000;
+    let resume = 20 * DAY + 2_000;
+    let script = format!(
+        r#"{{"t":0,"ev":"setup","time_control":"60"}}
+{{"t":0,"ev":"press","side":"black"}}
+{{"t":1000,"ev":"lift","sq":"e2"}}
+{{"t":1200,"ev":"place","sq":"e4"}}
+{{"t":1500,"ev":"press","side":"white"}}
+{{"t":2000,"ev":"pause"}}
+{{"t":{resume},"ev":"resume"}}
+{{"t":{},"ev":"end"}}
+"#,
+        30 * DAY
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("month.jsonl");
+    std::fs::write(&path, &script).unwrap();
+    let began = std::time::Instant::now();
+    let mut child = tocada()
+        .args(["sim", "--script", path.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("tocada runs");
+    let bound = std::time::Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if began.elapsed() > bound {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("30 simulated days took more than {bound:?} of wall time");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sim = effects(&String::from_utf8(out.stdout).unwrap());
+    // Black's minute, less the half second he used before the pause.
+    let flag = resume + 59_500;
+    assert_eq!(
+        sim[3..],
+        [
+            serde_json::json!({"t":resume,"effect":"resumed"}),
+            serde_json::json!({"t":flag,"effect":"flag","side":"black"}),
+            serde_json::json!({"t":flag,"effect":"result","result":"1-0","reason":"timeout"}),
+        ],
+        "{sim:#?}"
+    );
+    let (bare, _, code) = run(&["replay", path.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(sim, effects(&bare));
+}

@@ -9,9 +9,7 @@
 use libfuzzer_sys::fuzz_target;
 use tocada::pgn::Tags;
 use tocada::transcript::Policy;
-use tocada::transcript::{
-    Feed, Games, Read, Reader, feed_rows, line_to_json, pgn_from_lines, replay,
-};
+use tocada::transcript::{Feed, Read, Reader, line_to_json, pgn_from_lines, replay};
 use tocada::{Effect, Millis};
 
 fuzz_target!(|data: &[u8]| {
@@ -22,23 +20,20 @@ fuzz_target!(|data: &[u8]| {
     assert!(out.is_empty() || out.ends_with('\n'));
 
     for policy in [Policy::REPLAY, Policy::RESTORE, Policy::LIVE] {
+        // The feed reads and feeds; a reader beside it gives each line
+        // it fed, to be written back as the daemon stores it.
         let mut reader = Reader::new(policy);
-        let mut game = Feed::new();
+        let mut game = Feed::new(policy);
         let mut effects: Vec<(Millis, Effect)> = Vec::new();
         let mut stored = Vec::new();
         let mut clean = true;
         for raw in data.split_inclusive(|&b| b == b'\n') {
-            match reader.push(raw) {
-                Read::Line(line) => {
-                    let json = line_to_json(&line);
-                    if game.line(line, |t, e| effects.push((t, e))).is_err() {
-                        clean = false;
-                        if policy.games == Games::One {
-                            break;
-                        }
-                        continue;
+            let read = reader.push(raw);
+            match game.push(raw, |t, e| effects.push((t, e))) {
+                Read::Line(_) => {
+                    if let Read::Line(line) = read {
+                        stored.push(line_to_json(&line));
                     }
-                    stored.push(json);
                 }
                 Read::Blank => {}
                 Read::Skipped(_) => clean = false,
@@ -53,17 +48,11 @@ fuzz_target!(|data: &[u8]| {
             continue;
         }
         // What was fed, stored and fed again, gives the same decisions.
-        let mut again = Feed::new();
+        let mut again = Feed::new(Policy::RESTORE);
         let mut replayed = Vec::new();
-        let fed = feed_rows(
-            &stored,
-            Policy::RESTORE,
-            &mut again,
-            |t, e| replayed.push((t, e)),
-            |_| {},
-        );
+        let fault = again.push_rows(&stored, |t, e| replayed.push((t, e)), |_| {});
         if clean {
-            assert_eq!(fed.fault, None, "stored lines {stored:?} do not read back");
+            assert_eq!(fault, None, "stored lines {stored:?} do not read back");
             assert_eq!(
                 replayed, effects,
                 "stored lines {stored:?} replay otherwise"

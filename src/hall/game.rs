@@ -10,7 +10,7 @@ use shakmaty::{Color, EnPassantMode, Position};
 
 use crate::broadcast::Running;
 use crate::pgn::Tags;
-use crate::transcript::{Fault, Feed, Policy, Read, Reader, effect_to_json, pgn_from_lines};
+use crate::transcript::{Fault, Feed, Policy, effect_to_value, pgn_from_lines};
 use crate::words;
 use crate::{Effect, Millis};
 
@@ -52,12 +52,10 @@ pub struct Game {
     lines: Vec<String>,
     /// Lines after a gap, by `seq`.
     pending: BTreeMap<i64, String>,
-    reader: Reader,
+    /// Reads and feeds the lines; it holds the first line the transcript
+    /// refused, after which nothing is fed.
     feed: Feed,
-    /// The first line the transcript refused: nothing after it is fed.
-    fault: Option<Fault>,
     effects: Vec<(Millis, Effect)>,
-    last_t: Millis,
     pgn: Option<String>,
 }
 
@@ -73,11 +71,8 @@ impl Game {
         Game {
             lines: Vec::new(),
             pending: BTreeMap::new(),
-            reader: Reader::new(Policy::RESTORE),
-            feed: Feed::new(),
-            fault: None,
+            feed: Feed::new(Policy::RESTORE),
             effects: Vec::new(),
-            last_t: 0,
             pgn: None,
         }
     }
@@ -108,28 +103,11 @@ impl Game {
 
     fn feed_line(&mut self, line: String) {
         self.pgn = None;
-        if self.fault.is_none() {
-            match self.reader.push_str(&line) {
-                Read::Line(parsed) => {
-                    let t = parsed.t;
-                    let effects = &mut self.effects;
-                    match self
-                        .feed
-                        .line(parsed, |t, effect| effects.push((t, effect)))
-                    {
-                        Ok(()) => self.last_t = t,
-                        Err(kind) => {
-                            self.fault = Some(Fault {
-                                line: self.reader.lines(),
-                                kind,
-                            })
-                        }
-                    }
-                }
-                Read::Blank => {}
-                Read::Skipped(fault) | Read::Stop(fault) => self.fault = Some(fault),
-            }
-        }
+        let effects = &mut self.effects;
+        // A bad line is the feed's to keep (`fault`); the line is kept too.
+        let _ = self
+            .feed
+            .push_str(&line, |t, effect| effects.push((t, effect)));
         self.lines.push(line);
     }
 
@@ -150,12 +128,7 @@ impl Game {
 
     /// The first line the transcript refused, if one was.
     pub fn fault(&self) -> Option<&Fault> {
-        self.fault.as_ref()
-    }
-
-    /// The game's last instant, ms, on its own clock.
-    pub fn last_t(&self) -> Millis {
-        self.last_t
+        self.feed.fault()
     }
 
     /// The position, as FEN, once a line made the game.
@@ -172,9 +145,10 @@ impl Game {
     /// Each side's time left at the game's last instant, ms.
     pub fn clocks(&self) -> Option<(u64, u64)> {
         let referee = self.feed.referee()?;
+        let t = self.feed.last_t().unwrap_or(0);
         Some((
-            referee.remaining(Color::White, self.last_t),
-            referee.remaining(Color::Black, self.last_t),
+            referee.remaining(Color::White, t),
+            referee.remaining(Color::Black, t),
         ))
     }
 
@@ -230,9 +204,8 @@ impl Game {
             .map(|(index, (t, effect))| RulingEntry {
                 index,
                 t: *t,
-                text: words::alert_for(effect).unwrap_or_else(|| ruling_words(effect)),
-                effect: serde_json::from_str(&effect_to_json(*t, effect))
-                    .unwrap_or(serde_json::Value::Null),
+                text: words::log_text(effect),
+                effect: effect_to_value(*t, effect),
             })
             .collect()
     }
@@ -246,26 +219,6 @@ impl Game {
         self.pgn.get_or_insert_with(|| {
             pgn_from_lines(lines, tags.clone()).unwrap_or_else(|err| err.pgn)
         })
-    }
-
-    /// Forgets the cached PGN (the tags changed).
-    pub fn forget_pgn(&mut self) {
-        self.pgn = None;
-    }
-}
-
-/// Words for the effects the face shows no alert for.
-fn ruling_words(effect: &Effect) -> String {
-    match effect {
-        Effect::Paused => "Clock paused".to_owned(),
-        Effect::Resumed => "Clock resumed".to_owned(),
-        other => {
-            let json = effect_to_json(0, other);
-            serde_json::from_str::<serde_json::Value>(&json)
-                .ok()
-                .and_then(|v| v.get("effect").and_then(|e| e.as_str()).map(str::to_owned))
-                .unwrap_or_else(|| "ruling".to_owned())
-        }
     }
 }
 

@@ -12,7 +12,8 @@ use super::game::{Added, Game, RulingEntry};
 use super::store::HallStore;
 use crate::broadcast::{BoardAddress, BoardState, EventMessage, OFFLINE, ONLINE, Running, Topic};
 use crate::pgn::Tags;
-use crate::transcript::parse_line;
+use crate::transcript::{self, parse_line};
+use crate::words;
 
 /// The longest payload taken, bytes: a replay line and its effects are a
 /// few hundred bytes; anything this big is not a clock's.
@@ -519,16 +520,20 @@ impl Hall {
                 view.running = state.running;
                 view.moves = state.moves.len();
                 view.last_move = state.moves.last().cloned();
-                view.last_ruling = state.last_ruling.clone().map(|effect| RulingView {
-                    index: 0,
-                    t: effect.get("t").and_then(|t| t.as_u64()).unwrap_or(0),
-                    text: effect
-                        .get("effect")
-                        .and_then(|e| e.as_str())
-                        .unwrap_or("ruling")
-                        .to_owned(),
-                    effect,
-                    acknowledged_by: None,
+                view.last_ruling = state.last_ruling.clone().map(|effect| {
+                    // Read once through the transcript, worded as the
+                    // hall's own log words it.
+                    let typed = transcript::parse_effect_line(&effect.to_string());
+                    RulingView {
+                        index: 0,
+                        t: typed.as_ref().map_or(0, |(t, _)| *t),
+                        text: typed.map_or_else(
+                            |_| "ruling".to_owned(),
+                            |(_, effect)| words::log_text(&effect),
+                        ),
+                        effect,
+                        acknowledged_by: None,
+                    }
                 });
                 view.result = state.result.clone();
                 view.from_state = true;
@@ -840,7 +845,9 @@ mod tests {
             white_ms: 290_000,
             black_ms: 288_000,
             running: Some(Running::White),
-            last_ruling: None,
+            last_ruling: Some(serde_json::json!(
+                {"t":61000,"effect":"flag","side":"black"}
+            )),
             result: None,
             moves: vec!["e4".to_owned(), "e5".to_owned()],
         };
@@ -859,6 +866,9 @@ mod tests {
         assert_eq!(view.moves, 2);
         assert_eq!(view.black_ms, Some(288_000));
         assert_eq!(view.online, Some(false));
+        // The last ruling in the hall's own words, at its instant.
+        let ruling = view.last_ruling.unwrap();
+        assert_eq!((ruling.t, ruling.text.as_str()), (61_000, "Flag: Black"));
         // Board 3 is in the pairings without a message yet.
         assert_eq!(hall.boards(), [3, 7]);
     }

@@ -15,7 +15,7 @@ use shakmaty::{Color, EnPassantMode};
 use crate::Effect;
 use crate::broadcast::{BoardState, EventMessage, Running};
 use crate::store::{GameId, StoredEvent};
-use crate::transcript::{Fault, Feed, Policy, Read, Reader, effect_to_json};
+use crate::transcript::{Fault, Feed, Policy, effect_to_value};
 
 /// An event's place in the store: its game, then its place in the game.
 /// Ordered as the store orders events.
@@ -48,72 +48,51 @@ pub enum Pushed {
 #[derive(Debug)]
 struct Game {
     id: GameId,
+    /// Reads and feeds the stored lines; it holds the line the game could
+    /// not be replayed past, after which later events are still published,
+    /// without effects.
     feed: Feed,
-    reader: Reader,
     /// The `seq` of the last event pushed.
     seq: i64,
-    /// The instant of the last line the referee took.
-    t: u64,
     moves: Vec<String>,
     last_ruling: Option<serde_json::Value>,
-    /// The stored line the game could not be replayed past: later events
-    /// are still published, without effects.
-    fault: Option<Fault>,
 }
 
 impl Game {
     fn new(id: GameId) -> Game {
         Game {
             id,
-            feed: Feed::new(),
-            reader: Reader::new(Policy::RESTORE),
+            feed: Feed::new(Policy::RESTORE),
             seq: -1,
-            t: 0,
             moves: Vec::new(),
             last_ruling: None,
-            fault: None,
         }
     }
 
     /// Feeds one stored line, returning the effect lines it produced.
     fn feed(&mut self, line: &str) -> Vec<serde_json::Value> {
         let mut effects = Vec::new();
-        match self.reader.push_str(line) {
-            Read::Line(line) => {
-                let t = line.t;
-                let (moves, last_ruling) = (&mut self.moves, &mut self.last_ruling);
-                let fed = self.feed.line(line, |t, effect| {
-                    let json = effect_line(t, &effect);
-                    match &effect {
-                        Effect::Move(m) => moves.push(m.san.as_str().to_owned()),
-                        Effect::TakenBack { .. } => {
-                            moves.pop();
-                            *last_ruling = Some(json.clone());
-                        }
-                        _ => *last_ruling = Some(json.clone()),
-                    }
-                    effects.push(json);
-                });
-                match fed {
-                    Ok(()) => self.t = t,
-                    Err(kind) => {
-                        self.fault.get_or_insert(Fault {
-                            line: self.reader.lines(),
-                            kind,
-                        });
-                    }
+        let (moves, last_ruling) = (&mut self.moves, &mut self.last_ruling);
+        // A bad line is the feed's to keep (`fault`): later events are
+        // published without effects.
+        let _ = self.feed.push_str(line, |t, effect| {
+            let json = effect_to_value(t, &effect);
+            match &effect {
+                Effect::Move(m) => moves.push(m.san.as_str().to_owned()),
+                Effect::TakenBack { .. } => {
+                    moves.pop();
+                    *last_ruling = Some(json.clone());
                 }
+                _ => *last_ruling = Some(json.clone()),
             }
-            Read::Blank => {}
-            Read::Skipped(fault) | Read::Stop(fault) => {
-                self.fault.get_or_insert(fault);
-            }
-        }
+            effects.push(json);
+        });
         effects
     }
 
     fn state(&self) -> Option<BoardState> {
         let referee = self.feed.referee()?;
+        let t = self.feed.last_t().unwrap_or(0);
         let running = referee.ticking().map(|side| match side {
             Color::White => Running::White,
             Color::Black => Running::Black,
@@ -122,8 +101,8 @@ impl Game {
             game: self.id,
             seq: self.seq,
             fen: Fen::from_position(referee.position(), EnPassantMode::Legal).to_string(),
-            white_ms: referee.remaining(Color::White, self.t),
-            black_ms: referee.remaining(Color::Black, self.t),
+            white_ms: referee.remaining(Color::White, t),
+            black_ms: referee.remaining(Color::Black, t),
             running,
             last_ruling: self.last_ruling.clone(),
             result: referee
@@ -132,11 +111,6 @@ impl Game {
             moves: self.moves.clone(),
         })
     }
-}
-
-/// An effect line as a JSON value.
-fn effect_line(t: u64, effect: &Effect) -> serde_json::Value {
-    serde_json::from_str(&effect_to_json(t, effect)).expect("effect lines are JSON objects")
 }
 
 /// The stored line as a JSON value: itself when it is JSON (always, for
@@ -202,20 +176,13 @@ impl Follower {
             slot => {
                 let mut game = Game::new(event.game);
                 if event.seq != 0 {
-                    game.fault = Some(Fault {
-                        line: 0,
-                        kind: crate::transcript::FaultKind::SetupNotFirst,
-                    });
+                    game.feed.stop_without_setup();
                 }
                 slot.insert(game)
             }
         };
         game.seq = event.seq;
-        let effects = if game.fault.is_none() {
-            game.feed(&event.line)
-        } else {
-            Vec::new()
-        };
+        let effects = game.feed(&event.line);
         let mark = Mark {
             game: event.game,
             seq: event.seq,
@@ -241,7 +208,7 @@ impl Follower {
     /// The stored line the current game could not be replayed past, if
     /// any: its later events go out without effects.
     pub fn fault(&self) -> Option<&Fault> {
-        self.game.as_ref()?.fault.as_ref()
+        self.game.as_ref()?.feed.fault()
     }
 }
 

@@ -300,6 +300,24 @@ impl World {
         self.bus.borrow().oled().pixel(x, y)
     }
 
+    /// Plays one line of a script (`sim --script`, standard input under
+    /// `tocada run`) at `at` on the loop's clock: a `setup` chooses the
+    /// game's rules (as a preset named `script`), an input is done as the
+    /// hardware would ([`World::apply`]); `end`, `checkpoint` and `restart`
+    /// do nothing here (time passes by itself).
+    pub fn play(&self, tx: &mpsc::UnboundedSender<Command>, at: Duration, event: Event) {
+        match event {
+            Event::Setup(rules) => {
+                let _ = tx.send(Command::Rules {
+                    name: "script".to_owned(),
+                    rules,
+                });
+            }
+            Event::Input(input) => self.apply(tx, at, input),
+            Event::End | Event::Checkpoint { .. } | Event::Restart { .. } => {}
+        }
+    }
+
     /// Does what an input says, as the hardware would: pieces on the board
     /// model, controls as presses at `at` on the loop's clock, and the
     /// rest (resign, promote, decline) straight to the loop.
@@ -575,16 +593,7 @@ pub async fn feed_stdin(
                         tokio::time::sleep(due - now).await;
                     }
                 }
-                match line.event {
-                    Event::Setup(rules) => {
-                        let _ = tx.send(Command::Rules {
-                            name: "script".to_owned(),
-                            rules,
-                        });
-                    }
-                    Event::Input(input) => world.apply(&tx, clock.now(), input),
-                    Event::End | Event::Checkpoint { .. } | Event::Restart { .. } => {}
-                }
+                world.play(&tx, clock.now(), line.event);
             }
             transcript::Read::Blank => {}
             transcript::Read::Skipped(fault) => eprintln!("tocada: standard input {fault}"),

@@ -37,17 +37,13 @@ use crate::config::Config;
 use crate::controls::{Button, LinkChange};
 use crate::face::Field;
 use crate::pgn::{GameRecord, Tags};
-use crate::{
-    Adjudication, ArbiterWords, Effect, Input, KnownOutcome, Millis, Referee, Rules, words,
-};
+use crate::{Effect, Input, KnownOutcome, Millis, Referee, Rules, words};
 
-/// The most time between a player's two presses of his adjust button that
-/// make a claim (4.8) rather than two "j'adoube"s.
-pub const CLAIM_GESTURE_MS: Millis = 600;
-
+pub mod controls;
 mod input;
 pub mod view;
 
+pub use controls::{CLAIM_GESTURE_MS, Controls, Correction};
 pub use input::SessionInput;
 
 /// Something the shell must do for the session, in order: store a game
@@ -182,23 +178,15 @@ struct GameOnClock {
     last: Millis,
     /// Paused by a restart rather than by the arbiter: a lever resumes.
     restored: bool,
-    /// The correction screen's selected field.
-    field: Field,
     /// Every decision, for the PGN.
     decisions: Vec<(Millis, Effect)>,
     over: bool,
-    /// The result the arbiter's *Adjudicate* field proposes, and whether a
-    /// first "+" asked to confirm it.
-    adjudication: (KnownOutcome, bool),
-    /// The last press of an adjust button in play, for the claim gesture.
-    last_adjust: Option<(Color, Millis)>,
+    /// What the players' buttons mean in play: the claim gesture, the
+    /// promotion piece, the mark in a choice that waits.
+    controls: Controls,
     /// Each restart of the daemon during the game (a crash, a power cut):
     /// its instant and how long the clock was off, for the PGN.
     restarts: Vec<(Millis, Option<u64>)>,
-    /// The option marked on the face while a choice the laws give waits
-    /// (the 1858 penalties): the chooser's adjust button moves the mark,
-    /// his draw button answers with it.
-    choice_mark: usize,
 }
 
 /// The clock as a club works it: presets, sides, the game on the clock
@@ -290,13 +278,10 @@ impl Session {
             offset: last.saturating_sub(now),
             last,
             restored: false,
-            field: Field::WhiteMinutes,
             decisions,
             over: false,
-            adjudication: (WHITE_WINS, false),
-            last_adjust: None,
+            controls: Controls::new(),
             restarts: Vec::new(),
-            choice_mark: 0,
         });
         let game = self.game.as_mut().expect("just set");
         if game.referee.result().is_some() {
@@ -391,54 +376,29 @@ impl Session {
             return;
         }
         if !game.referee.is_paused() {
-            // A choice the laws give him (1858): his adjust button marks
-            // the next option, his draw button answers with the marked one.
-            if let Some((chooser, _, options)) = game.referee.choice_pending() {
-                let options = options.as_slice();
-                match button {
-                    Button::Adjust(side) if side == chooser => {
-                        game.choice_mark = (game.choice_mark + 1) % options.len().max(1);
-                        return;
-                    }
-                    Button::Draw(side) if side == chooser => {
-                        let marked = options.get(game.choice_mark).or(options.first());
-                        if let Some(&option) = marked {
-                            game.choice_mark = 0;
-                            self.feed(t, Input::Choose(side, option));
-                            return;
-                        }
-                    }
-                    _ => {}
-                }
+            // The buttons' meaning in play, shared with scripts: a choice's
+            // mark and answer, the promotion piece, the claim gesture.
+            let Some(input) = input::referee_input(button) else {
+                self.feed(t, Input::Pause);
+                return;
+            };
+            let choosing = Controls::chooses_promotion(&game.referee, input);
+            // The instant the referee will be given, as stored: a replay of
+            // the stored lines times the gesture the same.
+            let t = t.max(game.last);
+            let Some(meant) = game.controls.meaning(&game.referee, t, input) else {
+                return;
+            };
+            if meant != input {
+                self.feed(t, meant);
+                return;
             }
-            // While his promotion waits for its piece, a player's adjust
-            // button chooses it (Q R B N in turn, pressed as fast as he
-            // likes): never a claim gesture.
-            let choosing = game
-                .referee
-                .promotion_pending()
-                .is_some_and(|(side, _)| button == Button::Adjust(side));
-            if let Button::Adjust(side) = button
-                && !choosing
-            {
-                let again = game
-                    .last_adjust
-                    .is_some_and(|(s, at)| s == side && t.saturating_sub(at) <= CLAIM_GESTURE_MS);
-                game.last_adjust = (!again).then_some((side, t));
-                if again {
-                    self.feed(t, Input::Claim(side));
-                    return;
-                }
-            }
-            let adjusting = match button {
-                Button::Adjust(side) if !choosing => Some(side),
+            let adjusting = match input {
+                Input::Adjust(side) if !choosing => Some(side),
                 _ => None,
             };
             let before = adjusting.and_then(|_| self.alert.take());
-            match input::referee_input(button) {
-                Some(input) => self.feed(t, input),
-                None => self.feed(t, Input::Pause),
-            }
+            self.feed(t, input);
             if let Some(side) = adjusting
                 && self.alert.is_none()
             {
@@ -469,23 +429,33 @@ impl Session {
                 }
             }
             Button::Lever(_) => self.buzz(Buzz::Short),
-            Button::Adjust(side) => {
-                let left = self.is_left(side);
-                let game = self.game.as_mut().expect("checked above");
-                game.field = if left {
-                    game.field.previous()
+            Button::Adjust(side) | Button::Draw(side) => {
+                let input = if matches!(button, Button::Draw(_)) {
+                    Input::Draw(side)
                 } else {
-                    game.field.next()
+                    Input::Adjust(side)
                 };
-                game.adjudication.1 = false;
-                self.alert = match game.field {
-                    Field::Adjudicate => Some(adjudication_text(game.adjudication)),
-                    _ => None,
-                };
-            }
-            Button::Draw(side) => {
-                let up = !self.is_left(side);
-                self.correct(t, up);
+                let black_left = self.black_left;
+                let left = move |side: Color| (side == Color::Black) == black_left;
+                let game = self.game.as_mut().expect("checked above");
+                let t = t.max(game.last);
+                match game.controls.paused(&game.referee, t, input, left) {
+                    Correction::Field(field) => {
+                        self.alert = match field {
+                            Field::Adjudicate => {
+                                Some(adjudication_text(game.controls.adjudication()))
+                            }
+                            _ => None,
+                        };
+                    }
+                    Correction::Propose(outcome, armed) => {
+                        self.alert = Some(adjudication_text((outcome, armed)));
+                    }
+                    Correction::Give(input @ Input::Adjudicate(_)) => self.feed(t, input),
+                    Correction::Give(input) => self.correct(t, input),
+                    Correction::Abandon => self.abandon(),
+                    Correction::Nothing => {}
+                }
             }
         }
     }
@@ -676,13 +646,10 @@ impl Session {
             offset: 0,
             last: at,
             restored: false,
-            field: Field::WhiteMinutes,
             decisions: Vec::new(),
             over: false,
-            adjudication: (WHITE_WINS, false),
-            last_adjust: None,
+            controls: Controls::new(),
             restarts: Vec::new(),
-            choice_mark: 0,
         });
         self.feed(at, Input::Press(Color::Black));
     }
@@ -695,59 +662,11 @@ impl Session {
         self.feed(t, Input::Resume);
     }
 
-    /// One step of a correction on the selected field: `up` adds.
-    fn correct(&mut self, t: Millis, up: bool) {
+    /// Gives the referee a correction made on the correction screen, and
+    /// says so when it refuses it.
+    fn correct(&mut self, t: Millis, input: Input) {
         let Some(game) = self.game.as_ref() else {
             return;
-        };
-        let t = t.max(game.last);
-        let time = |side: Color, step: u64| {
-            let now = game.referee.remaining(side, t);
-            let ms = if up {
-                now.saturating_add(step).min(MAX_CLOCK_MS)
-            } else {
-                now.saturating_sub(step)
-            };
-            Input::SetTime(side, ms)
-        };
-        let moves = |side: Color| {
-            let now = game.referee.moves_completed(side);
-            Input::SetMoves(side, if up { now + 1 } else { now.saturating_sub(1) })
-        };
-        let input = match game.field {
-            Field::WhiteMinutes => time(Color::White, 60_000),
-            Field::WhiteSeconds => time(Color::White, 1_000),
-            Field::BlackMinutes => time(Color::Black, 60_000),
-            Field::BlackSeconds => time(Color::Black, 1_000),
-            Field::WhiteMoves => moves(Color::White),
-            Field::BlackMoves => moves(Color::Black),
-            Field::EndGame => {
-                if up {
-                    self.abandon();
-                }
-                return;
-            }
-            Field::Waive | Field::TakeBack if !up => return,
-            Field::Waive => Input::Waive,
-            Field::TakeBack => Input::TakeBack,
-            Field::Adjudicate => {
-                let (outcome, armed) = game.adjudication;
-                let proposal = match (up, armed) {
-                    (false, _) => (next_result(outcome), false),
-                    (true, false) => (outcome, true),
-                    (true, true) => {
-                        let reason = ArbiterWords::new(words::ADJUDICATED_FROM_THE_MENU)
-                            .expect("the menu's words fit");
-                        self.feed(t, Input::Adjudicate(Adjudication { outcome, reason }));
-                        return;
-                    }
-                };
-                if let Some(game) = self.game.as_mut() {
-                    game.adjudication = proposal;
-                }
-                self.alert = Some(adjudication_text(proposal));
-                return;
-            }
         };
         let refused = game.referee.refused_corrections();
         self.feed(t, input);
@@ -787,6 +706,7 @@ impl Session {
             // than a clock that panics.
             return;
         }
+        game.controls.given(&input);
         self.actions.push_back(Action::Record {
             t,
             event: Recorded::Input(input),
@@ -800,9 +720,7 @@ impl Session {
         };
         while let Some((t, effect)) = game.referee.poll_effect() {
             self.changed = true;
-            if let Effect::Choice { .. } = effect {
-                game.choice_mark = 0;
-            }
+            game.controls.decided(&effect);
             match &effect {
                 Effect::Move(_) | Effect::Resumed | Effect::Started { .. } => self.alert = None,
                 other => {
@@ -856,25 +774,6 @@ impl Session {
     }
 }
 
-const WHITE_WINS: KnownOutcome = KnownOutcome::Decisive {
-    winner: Color::White,
-};
-
-/// The result after `outcome` on the *Adjudicate* field: 1-0, 0-1, draw.
-fn next_result(outcome: KnownOutcome) -> KnownOutcome {
-    match outcome {
-        KnownOutcome::Decisive {
-            winner: Color::White,
-        } => KnownOutcome::Decisive {
-            winner: Color::Black,
-        },
-        KnownOutcome::Decisive {
-            winner: Color::Black,
-        } => KnownOutcome::Draw,
-        KnownOutcome::Draw => WHITE_WINS,
-    }
-}
-
 /// What the *Adjudicate* field shows: the result proposed, or asks to
 /// confirm it.
 fn adjudication_text((outcome, armed): (KnownOutcome, bool)) -> String {
@@ -884,9 +783,6 @@ fn adjudication_text((outcome, armed): (KnownOutcome, bool)) -> String {
         format!("{} {}", Field::Adjudicate.label(), outcome.as_str())
     }
 }
-
-/// No clock shows more than this: 9:59:59.
-const MAX_CLOCK_MS: u64 = 10 * 3_600_000 - 1_000;
 
 fn start_occupancy(session: &Session) -> Bitboard {
     session

@@ -89,13 +89,15 @@ impl Session {
                     // in brackets, after the law that gives them.
                     (None, Some((_, law, options))) => Some(format!(
                         "{law} {}",
-                        words::choice_text(options.as_slice(), game.choice_mark)
+                        words::choice_text(options.as_slice(), game.controls.choice_mark())
                     )),
                     (None, None) => self.alert.clone(),
                 };
                 let mut view = from_referee(&game.referee, t, alert);
                 if game.referee.is_paused() && !game.over {
-                    view.screen = Screen::Correction { field: game.field };
+                    view.screen = Screen::Correction {
+                        field: game.controls.field(),
+                    };
                 }
                 view
             }

@@ -34,6 +34,29 @@ use crate::transcript::{self, Entry, Event, Fault, Policy, Read, Reader};
 /// Each face is written this many times its size, to be seen on a screen.
 pub const PNG_SCALE: u32 = 4;
 
+/// How long the loop runs at its own pace after a line and before the
+/// next, when time jumps across the gap between them.
+const SETTLE: Duration = Duration::from_secs(2);
+
+/// Lets simulated time reach `target`. The loop polls the board every few
+/// milliseconds even when nothing happens, so a long gap between two lines
+/// is jumped: the loop runs at its own pace for [`SETTLE`] after the line
+/// before (a press waiting for the board, the buzzer), then the clock jumps
+/// to [`SETTLE`] before the next line and runs at its own pace again.
+/// Nothing but a flag is due on its own meanwhile, and the referee rules a
+/// flag at its own instant however late it is told the time: the effects
+/// are those of every millisecond played, at once (a script days ahead
+/// takes no longer than one seconds ahead).
+async fn wait_until(target: tokio::time::Instant) {
+    let now = tokio::time::Instant::now();
+    if target > now + 3 * SETTLE {
+        tokio::time::sleep(SETTLE).await;
+        let jump = target.saturating_duration_since(tokio::time::Instant::now()) - SETTLE;
+        tokio::time::advance(jump).await;
+    }
+    tokio::time::sleep_until(target).await;
+}
+
 /// One line of a script, as the simulator reads it.
 #[derive(Debug, Clone)]
 enum Step {
@@ -204,19 +227,12 @@ async fn play(
             Step::Line(line) => line.t,
             Step::Face { t, .. } => *t,
         };
-        tokio::time::sleep_until(start + Duration::from_millis(t)).await;
+        wait_until(start + Duration::from_millis(t)).await;
         match step {
-            Step::Line(line) => match line.event {
-                Event::Setup(rules) => {
-                    let _ = tx.send(Command::Rules {
-                        name: "script".to_owned(),
-                        rules,
-                    });
-                }
-                Event::Input(input) => world.apply(&tx, Duration::from_millis(t), input),
-                Event::End => break,
-                Event::Checkpoint { .. } | Event::Restart { .. } => {}
-            },
+            Step::Line(transcript::Line {
+                event: Event::End, ..
+            }) => break,
+            Step::Line(line) => world.play(&tx, Duration::from_millis(t), line.event),
             Step::Face { png, .. } => {
                 let (shown_tx, shown_rx) = oneshot::channel();
                 let _ = tx.send(Command::Redraw(shown_tx));

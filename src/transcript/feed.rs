@@ -1,12 +1,14 @@
-//! The one loop that feeds lines to a referee: [`Feed`] takes [`Line`]s in
-//! order and hands the effects to a sink, and [`feed_rows`] and
-//! [`restore`] drive it from stored lines through a [`Reader`].
+//! The one loop that reads lines and feeds them to a referee: [`Feed`]
+//! reads raw lines through its [`Reader`], gives each to its game, hands
+//! the effects to a sink and builds the [`Fault`] it stops at, whoever
+//! calls it: `tocada replay`, a restore ([`restore`]), the PGN of a stored
+//! game, the hall and the publisher.
 
 use super::line::{Event, Line};
 use super::policy::{OnTimeBackwards, Policy};
 use super::reader::{Fault, FaultKind, Read, Reader};
 use crate::referee::{Effect, Millis, Referee, Rules};
-use crate::session::{SavedGame, Session};
+use crate::session::{Controls, SavedGame, Session};
 
 /// The furthest a `checkpoint` line's `ran_to` is believed past its own
 /// instant: the daemon holds the referee's time back for a silent board
@@ -15,25 +17,127 @@ use crate::session::{SavedGame, Session};
 /// further on its word.
 pub const RAN_TO_AT_MOST_MS: Millis = 2_000;
 
-/// One game fed line by line. Its referee is made by the `setup` line, or
-/// under the default rules by the first other line, as `tocada replay`
-/// always did. Nothing is handed on after the result: the referee promises
-/// it, and the format promises it too, so it is enforced here rather than
-/// trusted.
-#[derive(Debug, Default)]
+/// One game read and fed line by line under a [`Policy`]. Its referee is
+/// made by the `setup` line, or under the default rules by the first other
+/// line, as `tocada replay` always did. Nothing is handed on after the
+/// result: the referee promises it, and the format promises it too, so it
+/// is enforced here rather than trusted.
+///
+/// A lever, draw or adjust button in play means what it means on the
+/// clock ([`Controls`]): the claim gesture, a choice's mark and answer, the
+/// promotion piece.
+#[derive(Debug)]
 pub struct Feed {
+    reader: Reader,
     referee: Option<Referee>,
+    /// What the players' buttons mean, as on the clock: a script's
+    /// `adjust` twice within 600 ms is the claim the clock hears.
+    controls: Controls,
     over: bool,
     /// Each `restart` line's instant and how long the clock was off.
     restarts: Vec<(Millis, Option<u64>)>,
+    /// The instant of the last line fed.
+    last_t: Option<Millis>,
+    /// Whether the first line fed was `setup`, once a line was.
+    began_with_setup: Option<bool>,
+    /// The bad line feeding stopped at: nothing after it is fed.
+    fault: Option<Fault>,
     /// The furthest a `checkpoint` line says the running clock ran.
     ran_to: Option<Millis>,
 }
 
 impl Feed {
-    /// A game with no line yet.
-    pub fn new() -> Feed {
-        Feed::default()
+    /// A game with no line yet, read under `policy`.
+    pub fn new(policy: Policy) -> Feed {
+        Feed {
+            reader: Reader::new(policy),
+            referee: None,
+            controls: Controls::new(),
+            over: false,
+            restarts: Vec::new(),
+            last_t: None,
+            began_with_setup: None,
+            fault: None,
+            ran_to: None,
+        }
+    }
+
+    /// Reads one line as read from a stream (its `\n` included unless it
+    /// is the last and has none), feeds it and hands every effect it caused
+    /// to `sink`, in order. Gives the fed line's instant, or what else the
+    /// line was; once stopped, every later line gives the same fault,
+    /// unread.
+    pub fn push(&mut self, raw: &[u8], sink: impl FnMut(Millis, Effect)) -> Read<Millis> {
+        let read = self.reader.push(raw);
+        self.take(read, sink)
+    }
+
+    /// As [`Feed::push`], for one whole line without its line ending (a
+    /// stored row).
+    pub fn push_str(&mut self, text: &str, sink: impl FnMut(Millis, Effect)) -> Read<Millis> {
+        let read = self.reader.push_str(text);
+        self.take(read, sink)
+    }
+
+    /// Feeds stored lines (whole lines, without line endings), in order,
+    /// effects to `sink`; faults the policy skips go to `skipped`. Gives
+    /// the bad line it stopped at, if it did: every line before it was fed,
+    /// none after.
+    pub fn push_rows(
+        &mut self,
+        rows: &[String],
+        mut sink: impl FnMut(Millis, Effect),
+        mut skipped: impl FnMut(Fault),
+    ) -> Option<Fault> {
+        for row in rows {
+            match self.push_str(row, &mut sink) {
+                Read::Line(_) | Read::Blank => {}
+                Read::Skipped(fault) => skipped(fault),
+                Read::Stop(fault) => return Some(fault),
+            }
+        }
+        None
+    }
+
+    /// Stops the feed before its first line: the game's first stored line
+    /// is missing (the publisher's rows start past it), so nothing is fed
+    /// under rules it was not played by.
+    pub fn stop_without_setup(&mut self) {
+        self.fault.get_or_insert(Fault {
+            line: 0,
+            kind: FaultKind::SetupNotFirst,
+        });
+    }
+
+    fn take(&mut self, read: Read, sink: impl FnMut(Millis, Effect)) -> Read<Millis> {
+        if let Some(fault) = &self.fault {
+            return Read::Stop(fault.clone());
+        }
+        match read {
+            Read::Line(line) => {
+                let t = line.t;
+                match self.line(line, sink) {
+                    Ok(()) => {
+                        self.last_t = Some(t);
+                        Read::Line(t)
+                    }
+                    Err(kind) => {
+                        let fault = Fault {
+                            line: self.reader.lines(),
+                            kind,
+                        };
+                        self.fault = Some(fault.clone());
+                        Read::Stop(fault)
+                    }
+                }
+            }
+            Read::Blank => Read::Blank,
+            Read::Skipped(fault) => Read::Skipped(fault),
+            Read::Stop(fault) => {
+                self.fault = Some(fault.clone());
+                Read::Stop(fault)
+            }
+        }
     }
 
     /// Gives `line` to the game (its input, or for `end` the time up to its
@@ -42,11 +146,9 @@ impl Feed {
     /// A second `setup` line, or a line earlier than one already fed, is
     /// refused with the fault a [`Reader`] gives for it; a reader under
     /// [`Games::One`](super::Games::One) lets neither through.
-    pub fn line(
-        &mut self,
-        line: Line,
-        mut sink: impl FnMut(Millis, Effect),
-    ) -> Result<(), FaultKind> {
+    fn line(&mut self, line: Line, mut sink: impl FnMut(Millis, Effect)) -> Result<(), FaultKind> {
+        self.began_with_setup
+            .get_or_insert(matches!(line.event, Event::Setup(_)));
         let referee = match line.event {
             Event::Setup(rules) => {
                 if self.referee.is_some() {
@@ -60,7 +162,22 @@ impl Feed {
                 let referee = self
                     .referee
                     .get_or_insert_with(|| Referee::new(Rules::default()));
-                referee.handle(line.t, input).map_err(backwards)?;
+                // The buttons are read on the referee as it stands at the
+                // press, as the clock reads them.
+                referee.handle_timeout(line.t).map_err(backwards)?;
+                // While paused a script's buttons are the referee's (the
+                // draw button a claim with the clock stopped, 9.5); the
+                // clock's correction screen is written as the corrections
+                // it makes (`set_time`, `set_moves`, the arbiter's acts).
+                let meant = if referee.is_paused() {
+                    Some(input)
+                } else {
+                    self.controls.meaning(referee, line.t, input)
+                };
+                if let Some(input) = meant {
+                    referee.handle(line.t, input).map_err(backwards)?;
+                    self.controls.given(&input);
+                }
                 referee
             }
             Event::End | Event::Checkpoint { .. } | Event::Restart { .. } => {
@@ -82,6 +199,7 @@ impl Feed {
             }
         };
         while let Some((t, effect)) = referee.poll_effect() {
+            self.controls.decided(&effect);
             if self.over {
                 continue;
             }
@@ -109,6 +227,23 @@ impl Feed {
         self.referee.as_ref()
     }
 
+    /// The instant of the last line fed, as the reader took it (clamped,
+    /// if the policy clamps); `None` if no line was.
+    pub fn last_t(&self) -> Option<Millis> {
+        self.last_t
+    }
+
+    /// The bad line feeding stopped at, if it did.
+    pub fn fault(&self) -> Option<&Fault> {
+        self.fault.as_ref()
+    }
+
+    /// How many lines were read, blank and bad ones included: the number
+    /// of the last one.
+    pub fn lines(&self) -> usize {
+        self.reader.lines()
+    }
+
     /// The game's referee, to go on with, once a line made it.
     pub fn into_referee(self) -> Option<Referee> {
         self.referee
@@ -119,62 +254,6 @@ fn backwards(err: crate::referee::TimeWentBackwards) -> FaultKind {
     FaultKind::TimeWentBackwards {
         t: err.now,
         last: err.last,
-    }
-}
-
-/// How far [`feed_rows`] got.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fed {
-    /// The instant of the last line fed, as the reader took it (clamped,
-    /// if the policy clamps); `None` if no line was.
-    pub last_t: Option<Millis>,
-    /// The bad line reading stopped at, if it stopped: every line before it
-    /// was fed, none after.
-    pub fault: Option<Fault>,
-}
-
-/// Feeds stored lines (whole lines, without line endings), in order, to
-/// `game` under `policy`, effects to `sink`. Faults the policy skips are
-/// handed to `skipped`.
-pub fn feed_rows(
-    rows: &[String],
-    policy: Policy,
-    game: &mut Feed,
-    mut sink: impl FnMut(Millis, Effect),
-    mut skipped: impl FnMut(Fault),
-) -> Fed {
-    let mut reader = Reader::new(policy);
-    let mut last_t = None;
-    for row in rows {
-        let fault = match reader.push_str(row) {
-            Read::Line(line) => {
-                let t = line.t;
-                match game.line(line, &mut sink) {
-                    Ok(()) => {
-                        last_t = Some(t);
-                        continue;
-                    }
-                    Err(kind) => Fault {
-                        line: reader.lines(),
-                        kind,
-                    },
-                }
-            }
-            Read::Blank => continue,
-            Read::Skipped(fault) => {
-                skipped(fault);
-                continue;
-            }
-            Read::Stop(fault) => fault,
-        };
-        return Fed {
-            last_t,
-            fault: Some(fault),
-        };
-    }
-    Fed {
-        last_t,
-        fault: None,
     }
 }
 
@@ -255,7 +334,12 @@ pub fn restore(
         on_time_backwards: OnTimeBackwards::Refuse,
         ..policy
     });
-    let mut stored = Stored::default();
+    let mut stored = Stored {
+        game: Feed::new(policy),
+        decisions: Vec::new(),
+        inputs: Vec::new(),
+        last_t: None,
+    };
     // The last line read, fed once the next line shows its time can be.
     let mut held: Option<(usize, Line)> = None;
     let mut fault = None;
@@ -323,8 +407,10 @@ pub fn restore(
     })
 }
 
-/// A stored game being rebuilt, line by line.
-#[derive(Debug, Default)]
+/// A stored game being rebuilt, line by line: read ahead by one line (the
+/// look-ahead a restore's time checks need), then fed through
+/// [`Feed::line`], the one place a line is given to a game.
+#[derive(Debug)]
 struct Stored {
     game: Feed,
     decisions: Vec<(Millis, Effect)>,

@@ -94,10 +94,19 @@
 //!   [`line_to_json`], [`input_to_json`], [`effect_to_json`];
 //! - [`reader`]: the sans-IO [`Reader`]: raw lines in, numbered and
 //!   checked [`Line`]s or [`Fault`]s out, as a [`Policy`] says;
-//! - [`feed`]: [`Feed`], which gives lines to a referee and hands its
-//!   effects to a sink, [`feed_rows`] for stored lines, and [`restore`],
-//!   which rebuilds a stored game into a [`Session`](crate::session::Session);
+//! - [`feed`]: [`Feed`], the one loop: it reads raw lines through its own
+//!   [`Reader`], gives each to its game (the players' buttons read as the
+//!   clock reads them, [`Controls`](crate::session::Controls)), hands the
+//!   effects to a sink and builds the [`Fault`] it stops at. `tocada
+//!   replay`, [`restore`] (which rebuilds a stored game into a
+//!   [`Session`](crate::session::Session)), [`pgn_from_lines`], the hall
+//!   and the publisher all feed through it;
 //! - [`replay`](mod@replay): the `tocada replay` command.
+//!
+//! `tocada sim --script` and `tocada run` with the simulated board read a
+//! script with a [`Reader`] and play it on the device models: the daemon's
+//! session then rules it with the same [`Controls`](crate::session::Controls),
+//! so the three rule a script alike (tests/script_paths.rs holds them to it).
 //!
 //! Every caller reads through a [`Reader`] under one of three policies, so
 //! the same input means the same thing everywhere:
@@ -128,10 +137,10 @@ pub mod policy;
 pub mod reader;
 pub mod replay;
 
-pub use feed::{Fed, Feed, RAN_TO_AT_MOST_MS, RestoreError, Restored, feed_rows, restore};
+pub use feed::{Feed, RAN_TO_AT_MOST_MS, RestoreError, Restored, restore};
 pub use line::{
-    Event, Line, ParseLineError, effect_to_json, input_to_json, line_to_json, parse_line,
-    restored_to_json,
+    Event, Line, ParseEffectError, ParseLineError, effect_to_json, effect_to_value, input_to_json,
+    line_to_json, parse_effect_line, parse_line, restored_to_json,
 };
 pub use pgn::{PgnError, pgn_from_lines};
 pub use policy::{Games, LastLine, OnBadLine, OnTimeBackwards, Policy};

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use super::{Fault, Feed, Policy, feed_rows};
+use super::{Fault, Feed, Policy};
 use crate::Rules;
 use crate::pgn::{GameRecord, Tags, start_fen};
 
@@ -38,15 +38,9 @@ impl std::error::Error for PgnError {}
 /// at that one's instant, and at a bad line the PGN stops, with the fault
 /// noted, in the error ([`PgnError::pgn`]).
 pub fn pgn_from_lines(lines: &[String], mut tags: Tags) -> Result<String, PgnError> {
-    let mut game = Feed::new();
+    let mut game = Feed::new(Policy::RESTORE);
     let mut effects = Vec::new();
-    let fed = feed_rows(
-        lines,
-        Policy::RESTORE,
-        &mut game,
-        |t, effect| effects.push((t, effect)),
-        |_| {},
-    );
+    let fault = game.push_rows(lines, |t, effect| effects.push((t, effect)), |_| {});
     let default_rules;
     let rules = match game.referee() {
         Some(referee) => referee.rules(),
@@ -60,7 +54,7 @@ pub fn pgn_from_lines(lines: &[String], mut tags: Tags) -> Result<String, PgnErr
     }
     let mut record = GameRecord::new(tags, start_fen(rules)).with_clock(rules);
     record.record_all(&effects, game.restarts());
-    match fed.fault {
+    match fault {
         None => Ok(record.to_pgn()),
         Some(fault) => {
             record.close_with_note(format!("The stored game stops here: {fault}"));

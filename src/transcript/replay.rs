@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::feed::Feed;
 use super::line::effect_to_json;
 use super::policy::Policy;
-use super::reader::{Fault, Read, Reader};
+use super::reader::{Fault, Read};
 use crate::exit::{EX_DATAERR, EX_IOERR, EX_NOINPUT};
 
 /// Why a replay stopped before the end of its input.
@@ -114,8 +114,7 @@ pub fn replay<R: BufRead, W: Write>(input: R, output: W) -> Result<Replayed, Rep
 }
 
 fn run<R: BufRead, W: Write>(mut input: R, out: &mut W) -> Result<Replayed, ReplayError> {
-    let mut reader = Reader::new(Policy::REPLAY);
-    let mut game = Feed::new();
+    let mut game = Feed::new(Policy::REPLAY);
     let mut buf = Vec::new();
     let mut events = 0;
     loop {
@@ -123,14 +122,8 @@ fn run<R: BufRead, W: Write>(mut input: R, out: &mut W) -> Result<Replayed, Repl
         if input.read_until(b'\n', &mut buf)? == 0 {
             return Ok(Replayed { events });
         }
-        let line = match reader.push(&buf) {
-            Read::Line(line) => line,
-            Read::Blank | Read::Skipped(_) => continue,
-            Read::Stop(fault) => return Err(ReplayError::Data(fault)),
-        };
-        events += 1;
         let mut written = Ok(false);
-        game.line(line, |t, effect| {
+        let read = game.push(&buf, |t, effect| {
             if let Ok(wrote) = &mut written {
                 let json = effect_to_json(t, &effect);
                 match out
@@ -141,13 +134,12 @@ fn run<R: BufRead, W: Write>(mut input: R, out: &mut W) -> Result<Replayed, Repl
                     Err(err) => written = Err(err),
                 }
             }
-        })
-        .map_err(|kind| {
-            ReplayError::Data(Fault {
-                line: reader.lines(),
-                kind,
-            })
-        })?;
+        });
+        match read {
+            Read::Line(_) => events += 1,
+            Read::Blank | Read::Skipped(_) => continue,
+            Read::Stop(fault) => return Err(ReplayError::Data(fault)),
+        }
         if written? {
             out.flush()?;
         }
@@ -286,6 +278,72 @@ mod tests {
                 r#"{"t":20000,"effect":"resumed"}"#,
                 r#"{"t":25000,"effect":"flag","side":"white"}"#,
                 r#"{"t":25000,"effect":"result","result":"0-1","reason":"timeout"}"#,
+            ]
+        );
+    }
+
+    /// 4.8: a claim made with the clock's gesture, the claimant's adjust
+    /// button twice within 600 ms, is the claim the clock hears: upheld
+    /// here as on the clock, not two "j'adoube"s.
+    #[test]
+    fn replay_hears_adjust_twice_as_the_claim_the_clock_hears() {
+        let script = [
+            r#"{"t":0,"ev":"setup","time_control":"300","enforcement":"claim"}"#,
+            r#"{"t":0,"ev":"press","side":"black"}"#,
+            r#"{"t":1000,"ev":"touch","sq":"d2"}"#,
+            r#"{"t":1100,"ev":"untouch","sq":"d2"}"#,
+            r#"{"t":1500,"ev":"lift","sq":"e2"}"#,
+            r#"{"t":1700,"ev":"place","sq":"e4"}"#,
+            r#"{"t":3000,"ev":"press","side":"white"}"#,
+            r#"{"t":4000,"ev":"adjust","side":"black"}"#,
+            r#"{"t":4600,"ev":"adjust","side":"black"}"#,
+            r#"{"t":9000,"ev":"end"}"#,
+        ]
+        .join("\n");
+        let (out, result) = replayed(&script);
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(
+            out.lines().skip(3).collect::<Vec<_>>(),
+            [
+                r#"{"t":4600,"effect":"claim","side":"black","law":"4.3.1","upheld":true}"#,
+                r#"{"t":4600,"effect":"takeback","side":"white","n":1,"san":"e4"}"#,
+            ]
+        );
+        // 601 ms apart: two "j'adoube"s, no claim.
+        let slow = script.replace(r#""t":4600"#, r#""t":4601"#);
+        let (out, _) = replayed(&slow);
+        assert_eq!(out.lines().count(), 3, "{out}");
+    }
+
+    /// 1858, 15ª: the same gesture claims a second move the opponent made
+    /// after his press, and the claimant is not charged with displacing the
+    /// piece his opponent moved.
+    #[test]
+    fn replay_hears_the_claim_gesture_of_a_second_move() {
+        let script = [
+            r#"{"t":0,"ev":"setup","time_control":"300","laws":"regence-1858"}"#,
+            r#"{"t":0,"ev":"press","side":"black"}"#,
+            r#"{"t":1000,"ev":"lift","sq":"e2"}"#,
+            r#"{"t":1500,"ev":"place","sq":"e4"}"#,
+            r#"{"t":3000,"ev":"press","side":"white"}"#,
+            r#"{"t":6000,"ev":"lift","sq":"g1"}"#,
+            r#"{"t":6200,"ev":"place","sq":"f3"}"#,
+            r#"{"t":7000,"ev":"adjust","side":"black"}"#,
+            r#"{"t":7200,"ev":"adjust","side":"black"}"#,
+            r#"{"t":8000,"ev":"lift","sq":"f3"}"#,
+            r#"{"t":8200,"ev":"place","sq":"g1"}"#,
+            r#"{"t":11000,"ev":"end"}"#,
+        ]
+        .join("\n");
+        let (out, result) = replayed(&script);
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(
+            out.lines().skip(2).collect::<Vec<_>>(),
+            [
+                r#"{"t":6000,"effect":"displaced","side":"black","squares":["g1"]}"#,
+                r#"{"t":7200,"effect":"claim","side":"black","law":"1858.15","upheld":true}"#,
+                r#"{"t":7200,"effect":"displaced","side":"white","squares":["g1","f3"]}"#,
+                r#"{"t":8200,"effect":"restored","side":"white","ms":1000}"#,
             ]
         );
     }

@@ -194,6 +194,118 @@ pub fn alert_for(effect: &Effect) -> Option<String> {
     }
 }
 
+/// An effect in words for an arbiter's log (the hall's): the face's alert
+/// when it has one, else the words for what the face says otherwise.
+pub fn log_text(effect: &Effect) -> String {
+    if let Some(alert) = alert_for(effect) {
+        return alert;
+    }
+    match effect {
+        Effect::Resumed => "Clock resumed".to_owned(),
+        Effect::Started { side } => format!("{}'s clock started", side_name(*side)),
+        Effect::Move(m) => format!("{} {}", side_name(m.side), m.san),
+        Effect::Choice { side, law, options } => format!(
+            "Choice {law}: {}, {}",
+            side_name(*side),
+            choice_text(options.as_slice(), usize::MAX)
+        ),
+        // Every other effect has its alert.
+        _ => "ruling".to_owned(),
+    }
+}
+
+/// An effect in words for a running transcript of the game (the
+/// simulator's log): a move as on a score sheet with both clocks, a ruling
+/// with its article and detail.
+pub fn transcript_text(effect: &Effect) -> String {
+    match effect {
+        Effect::Started { side } => format!("{}'s clock started", side_name(*side)),
+        Effect::Move(m) => {
+            let dots = if m.side == Color::Black { "..." } else { "." };
+            // White's and Black's moves in one column, as on a score sheet.
+            let numbered = format!("{}{dots}", m.number);
+            format!(
+                "{numbered:<7}{:<9} White {}  Black {}",
+                m.san.as_str(),
+                crate::face::clock_text(m.white_ms),
+                crate::face::clock_text(m.black_ms)
+            )
+        }
+        Effect::Violation(r) => ruling_line("Violation", r),
+        Effect::Warning(r) => ruling_line("Warning", r),
+        Effect::TimeAdded { side, ms, law } => {
+            format!("{} +{} ({law})", side_name(*side), duration_text(*ms))
+        }
+        Effect::DrawOffer { side, proper } => {
+            let how = if *proper {
+                ""
+            } else {
+                " (not between moving and pressing)"
+            };
+            format!("Draw offer: {}{how}", side_name(*side))
+        }
+        Effect::DrawDeclined { side, how } => format!(
+            "{}'s draw offer declined ({})",
+            side_name(*side),
+            match how {
+                crate::Rejection::Touch => "touch",
+                crate::Rejection::Spoken => "spoken",
+            }
+        ),
+        Effect::Displaced { side, squares } => {
+            let squares: Vec<String> = squares.iter().map(Square::to_string).collect();
+            format!(
+                "Displaced, {}'s clock runs: restore {}",
+                side_name(*side),
+                squares.join(" ")
+            )
+        }
+        Effect::Restored { side, ms } => format!(
+            "Board restored ({} charged {})",
+            side_name(*side),
+            seconds_text(*ms)
+        ),
+        Effect::Flag { side } => format!("Flag: {}", side_name(*side)),
+        Effect::Paused => PAUSED_BY_THE_ARBITER.to_owned(),
+        Effect::Resumed => "Resumed".to_owned(),
+        Effect::Corrected {
+            side,
+            ms,
+            completed,
+        } => format!(
+            "Set: {} {}, {completed} moves completed",
+            side_name(*side),
+            duration_text(*ms)
+        ),
+        Effect::Result { outcome, reason } => format!(
+            "Game over: {} ({})",
+            outcome.as_str(),
+            reason.as_str().replace('_', " ")
+        ),
+        // The rest as the arbiter's log says them.
+        other => log_text(other),
+    }
+}
+
+/// A short span in seconds with tenths (`0.7 s`), a long one as a clock.
+fn seconds_text(ms: u64) -> String {
+    if ms < 60_000 {
+        format!("{}.{} s", ms / 1000, ms / 100 % 10)
+    } else {
+        duration_text(ms)
+    }
+}
+
+/// A ruling in a transcript: what, who, the article, and its detail.
+fn ruling_line(what: &str, ruling: &Ruling) -> String {
+    let (side, law) = (side_name(ruling.side), ruling.law);
+    if ruling.detail.is_empty() {
+        format!("{what} ({side}, {law})")
+    } else {
+        format!("{what} ({side}, {law}): {}", ruling.detail)
+    }
+}
+
 /// The face's line for a choice the laws give a player (the 1858
 /// penalties), the marked option in brackets: `[take] leave king`.
 pub fn choice_text(options: &[Choice], marked: usize) -> String {
@@ -271,6 +383,25 @@ mod tests {
         assert_eq!(side_keyword(Color::White), "white");
         assert_eq!(side_of_keyword("White"), None, "files are lower case");
         assert_eq!(side_of_keyword(""), None);
+    }
+
+    #[test]
+    fn the_log_has_words_for_every_effect_the_face_has_no_alert_for() {
+        assert_eq!(log_text(&Effect::Resumed), "Clock resumed");
+        assert_eq!(log_text(&Effect::Paused), "Paused by the arbiter");
+        assert_eq!(
+            log_text(&Effect::Started { side: Color::White }),
+            "White's clock started"
+        );
+        let choice = Effect::Choice {
+            side: Color::Black,
+            law: Law::Regence9,
+            options: crate::ChoiceOptions::from_slice(&[Choice::Take, Choice::King]),
+        };
+        assert_eq!(
+            log_text(&choice),
+            format!("Choice {}: Black, take king", Law::Regence9)
+        );
     }
 
     #[test]

@@ -1,17 +1,15 @@
 //! The simulator's log pane: the referee's decisions as the daemon writes
-//! them (replay-format effect lines, read back into plain words with the
-//! moves in SAN), and the commands typed, so the pane reads as a transcript
-//! of the game.
+//! them (replay-format effect lines, read back once through the transcript
+//! and put into words by [`crate::words`], the moves in SAN), and the
+//! commands typed, so the pane reads as a transcript of the game.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::rc::Rc;
 
-use serde_json::Value;
-
-use crate::face::{clock_text, duration_text};
-use crate::words;
+use crate::face::duration_text;
+use crate::{Effect, transcript, words};
 
 /// The log keeps this many entries; older ones are dropped.
 pub const CAPACITY: usize = 1_000;
@@ -107,118 +105,24 @@ impl Write for LogWriter {
 }
 
 /// An effect line in plain words, after the game time it happened at: a
-/// move as on a score sheet with both clocks, a ruling with its article. A
-/// line that cannot be read is shown as it came.
+/// move as on a score sheet with both clocks, a ruling with its article
+/// ([`words::transcript_text`]). The line is read once, through the
+/// transcript; one that is not an effect line is shown as it came.
 pub fn describe(line: &str) -> (EntryKind, String) {
-    let Ok(value) = serde_json::from_str::<Value>(line) else {
+    let Ok((t, effect)) = transcript::parse_effect_line(line) else {
         return (EntryKind::Decision, line.to_owned());
     };
-    let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or("?");
-    let number = |key: &str| value.get(key).and_then(Value::as_u64).unwrap_or(0);
-    let side = || words::side_of_keyword(text("side")).map_or("?", words::side_name);
-    let (kind, words) = match text("effect") {
-        "started" => (EntryKind::Decision, format!("{}'s clock started", side())),
-        "move" => {
-            let dots = if text("side") == "black" { "..." } else { "." };
-            // White's and Black's moves in one column, as on a score sheet.
-            let numbered = format!("{}{dots}", number("n"));
-            (
-                EntryKind::Move,
-                format!(
-                    "{numbered:<7}{:<9} White {}  Black {}",
-                    text("san"),
-                    clock_text(number("white_ms")),
-                    clock_text(number("black_ms"))
-                ),
-            )
-        }
-        "violation" => (EntryKind::Ruling, ruling("Violation", side(), &value)),
-        "warning" => (EntryKind::Ruling, ruling("Warning", side(), &value)),
-        "time_added" => (
-            EntryKind::Ruling,
-            format!(
-                "{} +{} ({})",
-                side(),
-                duration_text(number("ms")),
-                text("law")
-            ),
-        ),
-        "draw_offer" => {
-            let how = if value.get("proper").and_then(Value::as_bool) == Some(false) {
-                " (not between moving and pressing)"
-            } else {
-                ""
-            };
-            (EntryKind::Decision, format!("Draw offer: {}{how}", side()))
-        }
-        "draw_declined" => (
-            EntryKind::Decision,
-            format!("{}'s draw offer declined ({})", side(), text("how")),
-        ),
-        "displaced" => {
-            let squares: Vec<&str> = value
-                .get("squares")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            (
-                EntryKind::Ruling,
-                format!(
-                    "Displaced, {}'s clock runs: restore {}",
-                    side(),
-                    squares.join(" ")
-                ),
-            )
-        }
-        "restored" => (
-            EntryKind::Decision,
-            format!(
-                "Board restored ({} charged {})",
-                side(),
-                seconds(number("ms"))
-            ),
-        ),
-        "flag" => (EntryKind::Ruling, format!("Flag: {}", side())),
-        "paused" => (EntryKind::Decision, "Paused by the arbiter".to_owned()),
-        "resumed" => (EntryKind::Decision, "Resumed".to_owned()),
-        "corrected" => (
-            EntryKind::Decision,
-            format!(
-                "Set: {} {}, {} moves completed",
-                side(),
-                duration_text(number("ms")),
-                number("completed")
-            ),
-        ),
-        "result" => (
-            EntryKind::Decision,
-            format!(
-                "Game over: {} ({})",
-                text("result"),
-                text("reason").replace('_', " ")
-            ),
-        ),
-        _ => return (EntryKind::Decision, line.to_owned()),
+    let kind = match effect {
+        Effect::Move(_) => EntryKind::Move,
+        Effect::Violation(_)
+        | Effect::Warning(_)
+        | Effect::TimeAdded { .. }
+        | Effect::Displaced { .. }
+        | Effect::Flag { .. } => EntryKind::Ruling,
+        _ => EntryKind::Decision,
     };
-    let t = value.get("t").and_then(Value::as_u64).unwrap_or(0);
+    let words = words::transcript_text(&effect);
     (kind, format!("{:>8}  {words}", duration_text(t)))
-}
-
-/// A short span in seconds with tenths (`0.7 s`), a long one as a clock.
-fn seconds(ms: u64) -> String {
-    if ms < 60_000 {
-        format!("{}.{} s", ms / 1000, ms / 100 % 10)
-    } else {
-        duration_text(ms)
-    }
-}
-
-fn ruling(what: &str, side: &str, value: &Value) -> String {
-    let law = value.get("law").and_then(Value::as_str).unwrap_or("?");
-    match value.get("detail").and_then(Value::as_str) {
-        Some(detail) if !detail.is_empty() => format!("{what} ({side}, {law}): {detail}"),
-        _ => format!("{what} ({side}, {law})"),
-    }
 }
 
 #[cfg(test)]
@@ -227,7 +131,6 @@ mod tests {
 
     use super::*;
     use crate::referee::{CompletedMove, Law, MoveText, Ruling};
-    use crate::{Effect, transcript};
 
     #[test]
     fn moves_read_as_a_score_sheet() {
@@ -276,6 +179,18 @@ mod tests {
             text.ends_with("Board restored (White charged 0.7 s)"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn every_effect_has_its_words() {
+        let claim = Effect::Claim {
+            side: Color::Black,
+            law: Law::TouchedOwn,
+            upheld: true,
+        };
+        let (kind, text) = describe(&transcript::effect_to_json(4_300, &claim));
+        assert_eq!(kind, EntryKind::Decision);
+        assert_eq!(text, "    0:04  Claim 4.3.1 upheld: Black");
     }
 
     #[test]
