@@ -1214,6 +1214,23 @@ fn store_with_game(db: &Path, tail: &[(i64, String)]) -> i64 {
     1
 }
 
+/// Waits until the store holds an unfinished game, whatever its moves.
+fn wait_game_begun(db: &Path, daemon: &Daemon) {
+    let deadline = Instant::now() + TIMEOUT;
+    while Store::open_read_only(db)
+        .ok()
+        .and_then(|store| store.unfinished_id().ok().flatten())
+        .is_none()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "no game stored\n{}",
+            daemon.log()
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Waits until the store holds an unfinished game whose moves are `sans`.
 fn wait_stored(db: &Path, daemon: &Daemon, sans: &[&str]) {
     let deadline = Instant::now() + TIMEOUT;
@@ -1305,19 +1322,7 @@ fn a_store_locked_through_sigterm_is_waited_for_and_no_completed_move_is_lost() 
     let mut daemon = Daemon::spawn(&config, dir.path().join("stderr"));
     daemon.send(Input::Press(Color::Black));
     wait_effect(&mut daemon, "started");
-    let deadline = Instant::now() + TIMEOUT;
-    while Store::open_read_only(&db)
-        .ok()
-        .and_then(|store| store.unfinished_id().ok().flatten())
-        .is_none()
-    {
-        assert!(
-            Instant::now() < deadline,
-            "no game stored\n{}",
-            daemon.log()
-        );
-        thread::sleep(Duration::from_millis(20));
-    }
+    wait_game_begun(&db, &daemon);
     // Someone takes the lock; two moves are made and shown, then systemd
     // stops the clock, and the lock goes 4 s later.
     let lock = Lock::take(&db);
@@ -1356,19 +1361,7 @@ fn a_store_locked_for_good_through_sigterm_stops_with_74_and_says_what_is_lost()
     let mut daemon = Daemon::spawn(&config, dir.path().join("stderr"));
     daemon.send(Input::Press(Color::Black));
     wait_effect(&mut daemon, "started");
-    let deadline = Instant::now() + TIMEOUT;
-    while Store::open_read_only(&db)
-        .ok()
-        .and_then(|store| store.unfinished_id().ok().flatten())
-        .is_none()
-    {
-        assert!(
-            Instant::now() < deadline,
-            "no game stored\n{}",
-            daemon.log()
-        );
-        thread::sleep(Duration::from_millis(20));
-    }
+    wait_game_begun(&db, &daemon);
     let lock = Lock::take(&db);
     for input in [
         Input::Lift(E2),
