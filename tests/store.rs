@@ -516,6 +516,40 @@ fn closing_on_a_commit_that_fails_at_once_retries_at_a_pace_not_in_a_spin() {
 }
 
 #[test]
+fn closing_is_clean_when_the_last_try_after_the_wait_stores_everything() {
+    // The lock goes between the last failed flush and the writer's last
+    // try: nothing is lost, and closing must not say it failed.
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    store.set_busy_timeout(Duration::from_secs(1)).unwrap();
+    let journal = Journal::spawn(store);
+    let id = journal.begin_game(new_game(at(0))).unwrap();
+    journal.flush().unwrap();
+    let (taken, is_taken) = std::sync::mpsc::channel();
+    let holder = {
+        let path = path.clone();
+        std::thread::spawn(move || {
+            let mut other = rusqlite::Connection::open(&path).unwrap();
+            let lock = other
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .unwrap();
+            taken.send(()).unwrap();
+            // The flush fails after its 1 s busy timeout; the last try
+            // starts then and waits up to 1 s more: the lock goes midway.
+            std::thread::sleep(Duration::from_millis(1_500));
+            drop(lock);
+        })
+    };
+    is_taken.recv().unwrap();
+    journal.append(id, input(100, Input::Pause));
+    let closed = journal.close();
+    holder.join().unwrap();
+    assert!(closed.is_ok(), "{closed:?}");
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.game(id).unwrap().unwrap().lines.len(), 2);
+}
+
+#[test]
 fn a_game_begun_while_the_database_is_locked_is_stored_once_it_is_not() {
     // The first write of all is the new game: nothing else to carry it.
     let (_dir, path) = temp_db();
