@@ -312,13 +312,23 @@ struct Daemon {
 
 impl Daemon {
     fn spawn(config: &Path, stderr: PathBuf) -> Daemon {
+        Daemon::spawn_notifying(config, stderr, None)
+    }
+
+    /// As [`Daemon::spawn`], telling systemd's messages to the datagram
+    /// socket at `notify`, if given.
+    fn spawn_notifying(config: &Path, stderr: PathBuf, notify: Option<&Path>) -> Daemon {
         let log = File::create(&stderr).expect("the daemon's stderr file");
-        let mut child = tocada()
+        let mut command = tocada();
+        command.env_remove("NOTIFY_SOCKET");
+        if let Some(notify) = notify {
+            command.env("NOTIFY_SOCKET", notify);
+        }
+        let mut child = command
             .arg("run")
             .arg("--config")
             .arg(config)
             .env("RUST_LOG", "info")
-            .env_remove("NOTIFY_SOCKET")
             .env_remove("WATCHDOG_USEC")
             .env_remove("JOURNAL_STREAM")
             .env_remove("STATE_DIRECTORY")
@@ -1221,6 +1231,23 @@ fn store_with_game(db: &Path, tail: &[(i64, String)]) -> i64 {
     1
 }
 
+/// Waits until the store holds an unfinished game, whatever its moves.
+fn wait_game_begun(db: &Path, daemon: &Daemon) {
+    let deadline = Instant::now() + TIMEOUT;
+    while Store::open_read_only(db)
+        .ok()
+        .and_then(|store| store.unfinished_id().ok().flatten())
+        .is_none()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "no game stored\n{}",
+            daemon.log()
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Waits until the store holds an unfinished game whose moves are `sans`.
 fn wait_stored(db: &Path, daemon: &Daemon, sans: &[&str]) {
     let deadline = Instant::now() + TIMEOUT;
@@ -1305,6 +1332,44 @@ fn a_new_store_locked_at_start_up_is_waited_for_and_the_clock_starts_once_it_is_
 }
 
 #[test]
+fn once_a_locked_store_is_free_the_rest_of_start_up_gets_time_from_systemd() {
+    // While it waits, the daemon extends systemd's start timeout only to
+    // its next try; past TimeoutStartSec systemd holds it to the last
+    // extension, so the rest of start-up (the restore of a long game, the
+    // hardware) must be given time of its own once the lock is gone.
+    use std::os::unix::net::UnixDatagram;
+    let dir = tempfile::tempdir().unwrap();
+    let (config, db) = sim_config(dir.path());
+    drop(rusqlite::Connection::open(&db).expect("an empty database"));
+    let notify = dir.path().join("notify");
+    let systemd = UnixDatagram::bind(&notify).expect("the notify socket");
+    let lock = Lock::take(&db);
+    let mut daemon = Daemon::spawn_notifying(&config, dir.path().join("stderr"), Some(&notify));
+    thread::sleep(Duration::from_secs(2));
+    drop(lock);
+    daemon.send(Input::Press(Color::Black));
+    wait_effect(&mut daemon, "started");
+    assert_eq!(daemon.terminate().code(), Some(0));
+    systemd.set_nonblocking(true).unwrap();
+    let mut extensions = Vec::new();
+    let mut buf = [0; 4096];
+    while let Ok(n) = systemd.recv(&mut buf) {
+        let message = String::from_utf8_lossy(&buf[..n]).into_owned();
+        extensions.extend(message.lines().filter_map(|state| {
+            state
+                .strip_prefix("EXTEND_TIMEOUT_USEC=")
+                .map(|usec| usec.parse::<u64>().unwrap())
+        }));
+    }
+    assert!(extensions.len() >= 2, "waited, and told: {extensions:?}");
+    let last = *extensions.last().unwrap();
+    assert!(
+        last >= 60_000_000,
+        "the last extension, once the lock went, covers the rest of start-up: {extensions:?}"
+    );
+}
+
+#[test]
 fn a_store_locked_through_sigterm_is_waited_for_and_no_completed_move_is_lost() {
     use shakmaty::Square::*;
     let dir = tempfile::tempdir().unwrap();
@@ -1312,19 +1377,7 @@ fn a_store_locked_through_sigterm_is_waited_for_and_no_completed_move_is_lost() 
     let mut daemon = Daemon::spawn(&config, dir.path().join("stderr"));
     daemon.send(Input::Press(Color::Black));
     wait_effect(&mut daemon, "started");
-    let deadline = Instant::now() + TIMEOUT;
-    while Store::open_read_only(&db)
-        .ok()
-        .and_then(|store| store.unfinished_id().ok().flatten())
-        .is_none()
-    {
-        assert!(
-            Instant::now() < deadline,
-            "no game stored\n{}",
-            daemon.log()
-        );
-        thread::sleep(Duration::from_millis(20));
-    }
+    wait_game_begun(&db, &daemon);
     // Someone takes the lock; two moves are made and shown, then systemd
     // stops the clock, and the lock goes 4 s later.
     let lock = Lock::take(&db);
@@ -1363,19 +1416,7 @@ fn a_store_locked_for_good_through_sigterm_stops_with_74_and_says_what_is_lost()
     let mut daemon = Daemon::spawn(&config, dir.path().join("stderr"));
     daemon.send(Input::Press(Color::Black));
     wait_effect(&mut daemon, "started");
-    let deadline = Instant::now() + TIMEOUT;
-    while Store::open_read_only(&db)
-        .ok()
-        .and_then(|store| store.unfinished_id().ok().flatten())
-        .is_none()
-    {
-        assert!(
-            Instant::now() < deadline,
-            "no game stored\n{}",
-            daemon.log()
-        );
-        thread::sleep(Duration::from_millis(20));
-    }
+    wait_game_begun(&db, &daemon);
     let lock = Lock::take(&db);
     for input in [
         Input::Lift(E2),

@@ -487,6 +487,69 @@ fn a_locked_database_is_counted_retried_and_never_blocks_the_clock() {
 }
 
 #[test]
+fn closing_on_a_commit_that_fails_at_once_retries_at_a_pace_not_in_a_spin() {
+    // A full disk fails a commit at once, as a lock does with no busy
+    // timeout: the wait at a stop must pause between tries, not spin the
+    // processor and write a warning to the journal thousands of times.
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    store.set_busy_timeout(Duration::ZERO).unwrap();
+    let journal = Journal::spawn(store);
+    let id = journal.begin_game(new_game(at(0))).unwrap();
+    journal.flush().unwrap();
+    let mut other = rusqlite::Connection::open(&path).unwrap();
+    let lock = other
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .unwrap();
+    journal.append(id, input(100, Input::Pause));
+    let mut tries = 0;
+    let started = Instant::now();
+    let closed = journal.close_within(Duration::from_secs(2), |_| tries += 1);
+    assert!(
+        matches!(closed, Err(StoreError::Lost { lost: 1, .. })),
+        "{closed:?}"
+    );
+    assert!(started.elapsed() >= Duration::from_secs(2));
+    // About one try every half second (RETRY_AFTER).
+    assert!((1..=8).contains(&tries), "{tries} failed tries in 2 s");
+    drop(lock);
+}
+
+#[test]
+fn closing_is_clean_when_the_last_try_after_the_wait_stores_everything() {
+    // The lock goes between the last failed flush and the writer's last
+    // try: nothing is lost, and closing must not say it failed.
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    store.set_busy_timeout(Duration::from_secs(1)).unwrap();
+    let journal = Journal::spawn(store);
+    let id = journal.begin_game(new_game(at(0))).unwrap();
+    journal.flush().unwrap();
+    let (taken, is_taken) = std::sync::mpsc::channel();
+    let holder = {
+        let path = path.clone();
+        std::thread::spawn(move || {
+            let mut other = rusqlite::Connection::open(&path).unwrap();
+            let lock = other
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .unwrap();
+            taken.send(()).unwrap();
+            // The flush fails after its 1 s busy timeout; the last try
+            // starts then and waits up to 1 s more: the lock goes midway.
+            std::thread::sleep(Duration::from_millis(1_500));
+            drop(lock);
+        })
+    };
+    is_taken.recv().unwrap();
+    journal.append(id, input(100, Input::Pause));
+    let closed = journal.close();
+    holder.join().unwrap();
+    assert!(closed.is_ok(), "{closed:?}");
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.game(id).unwrap().unwrap().lines.len(), 2);
+}
+
+#[test]
 fn a_game_begun_while_the_database_is_locked_is_stored_once_it_is_not() {
     // The first write of all is the new game: nothing else to carry it.
     let (_dir, path) = temp_db();

@@ -87,43 +87,6 @@ pub(super) fn check(raw: RawPublish, origin: &str) -> Result<PublishConfig, Conf
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    #[test]
-    fn broker_urls_are_a_host_and_a_port() {
-        let url = |host: &str, port| BrokerUrl {
-            host: host.to_owned(),
-            port,
-        };
-        assert_eq!(
-            BrokerUrl::parse("mqtt://hall.local"),
-            Ok(url("hall.local", 1883))
-        );
-        assert_eq!(
-            BrokerUrl::parse("mqtt://10.0.0.2:1884/"),
-            Ok(url("10.0.0.2", 1884))
-        );
-        assert_eq!(BrokerUrl::parse("tcp://[::1]:1885"), Ok(url("::1", 1885)));
-        assert_eq!(url("::1", 1885).to_string(), "mqtt://[::1]:1885");
-        for bad in [
-            "hall.local",
-            "mqtt://",
-            "mqtt://host:0",
-            "mqtt://host:99999",
-            "mqtt://user:pw@host",
-            "mqtt://host/topic",
-            "http://host",
-            "mqtt://[::1",
-        ] {
-            assert!(BrokerUrl::parse(bad).is_err(), "{bad}");
-        }
-        assert!(
-            BrokerUrl::parse("mqtts://host")
-                .unwrap_err()
-                .contains("not supported")
-        );
-    }
-
     #[test]
     fn every_fault_of_the_section_names_its_key() {
         use crate::config::Config;

@@ -160,6 +160,12 @@ pub const LOCKED_RETRY_MAX: Duration = Duration::from_secs(4);
 /// While the game store stays locked at start-up, the log says so again
 /// this often.
 const LOCKED_TELL_EVERY: Duration = Duration::from_secs(30);
+/// Once a locked game store is free, what is left of start-up (restoring
+/// a long game, the hardware) is given this much more by systemd:
+/// systemd's own default start timeout. While the daemon waited, each
+/// extension covered only its next try, and once past `TimeoutStartSec`
+/// systemd holds a service to its last extension.
+pub const START_AFTER_LOCK: Duration = Duration::from_secs(90);
 
 impl fmt::Display for DaemonError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -330,7 +336,8 @@ fn restore_games(config: &Config, session: &mut Session) -> Result<Games, Daemon
 /// good. Tries again after [`LOCKED_RETRY_FIRST`], doubling up to
 /// [`LOCKED_RETRY_MAX`]; says so in the log (again every 30 s) and in
 /// systemd's status, feeds the watchdog and extends the start timeout
-/// between tries. Any other error is returned at once.
+/// between tries, and by [`START_AFTER_LOCK`] once the lock is gone. Any
+/// other error is returned at once.
 pub fn wait_out_locks<T>(
     path: &Path,
     mut attempt: impl FnMut() -> Result<T, StoreError>,
@@ -360,6 +367,7 @@ pub fn wait_out_locks<T>(
             }
             Ok(done) => {
                 if told.is_some() {
+                    systemd.waiting("the game store is free: starting", START_AFTER_LOCK);
                     tracing::info!(
                         waited_s = started.elapsed().as_secs(),
                         "the game store is free again"

@@ -34,7 +34,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
 use super::alarm::Alarm;
-use super::board_identity::{self as pairing, BoardIdentity as Pairing};
+use super::board_identity::{self, BoardIdentity};
 use super::board_news::BoardNews;
 use super::drawing::Drawing;
 use super::polling::{PollReason, Polling};
@@ -496,13 +496,13 @@ impl<R: Rig> Shell<R> {
         }
     }
 
-    /// Remembers the serial of the board first paired with and warns when
+    /// Remembers the serial of the board first connected and warns when
     /// another one answers.
     fn check_serial(&mut self, serial: u64) {
         let Some(dir) = self.state_dir.as_ref() else {
             return;
         };
-        if let Pairing::Changed { .. } = pairing::check(dir, serial) {
+        if let BoardIdentity::Changed { .. } = board_identity::check(dir, serial) {
             self.session
                 .notice(format!("New board {:04x}", serial & 0xffff));
         }

@@ -198,8 +198,15 @@ impl Journal {
     ) -> Result<(), StoreError> {
         let deadline = Instant::now() + wait;
         let flushed = loop {
+            let tried = Instant::now();
             match self.flush() {
                 Err(err @ StoreError::NotCommitted { .. }) if Instant::now() < deadline => {
+                    // A lock fails a try after the busy timeout, a full
+                    // disk at once: pause as the writer does between its
+                    // retries, so that a stop never spins (nor floods the
+                    // log with a warning per try).
+                    let next = (tried + RETRY_AFTER).min(deadline);
+                    thread::sleep(next.saturating_duration_since(Instant::now()));
                     waiting(&err);
                 }
                 done => break done,
@@ -210,6 +217,8 @@ impl Journal {
             Ok(()) => String::new(),
         };
         match self.stop()? {
+            // The writer's last try, once the wait was over, took it all.
+            0 if matches!(flushed, Err(StoreError::NotCommitted { .. })) => Ok(()),
             0 => flushed,
             lost => Err(StoreError::Lost { lost, cause }),
         }

@@ -24,10 +24,11 @@ pub const NO_TIME_CONTROL: &str = "No time control configured";
 pub const RESTARTED: &str = "Restarted: press to resume";
 
 /// A game rebuilt after a restart up to a stored line it could not take:
-/// that line and the `lines` after it are kept aside in the store (the
-/// journal names them), and the game waits paused for a press.
+/// that line and those after it, `lines` in all, are kept aside in the
+/// store (the journal names them), and the game waits paused for a press.
 pub fn restarted_set_aside(lines: usize) -> String {
-    format!("Restarted, {lines} lines set aside: press to resume")
+    let noun = if lines == 1 { "line" } else { "lines" };
+    format!("Restarted, {lines} {noun} set aside: press to resume")
 }
 /// The arbiter ended the game from the correction screen.
 pub const GAME_ABANDONED: &str = "Game abandoned";
@@ -373,6 +374,18 @@ fn span_text(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_face_counts_lines_set_aside_in_words() {
+        assert_eq!(
+            restarted_set_aside(1),
+            "Restarted, 1 line set aside: press to resume"
+        );
+        assert_eq!(
+            restarted_set_aside(2),
+            "Restarted, 2 lines set aside: press to resume"
+        );
+    }
 
     #[test]
     fn a_side_is_written_lower_case_in_files_and_named_capitalised() {
