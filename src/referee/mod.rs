@@ -1079,7 +1079,7 @@ impl Referee {
             && let Some(m) = self.released_move(from, sq)
             && !self.completes_released_castling(from, sq)
         {
-            self.turn.releases.push(m);
+            self.turn.release(m);
         }
         // 1858, 20ª: a king set down where castling would put it, when
         // castling is not allowed there, was touched to castle.
@@ -1137,7 +1137,7 @@ impl Referee {
         if !adjusting {
             self.claim_lapses_on_touch(mover);
         }
-        self.turn.contacts.push(Contact {
+        self.turn.touch(Contact {
             at: self.now,
             square: sq,
             piece,

@@ -44,6 +44,50 @@ impl Turn {
     pub fn capacity(&self) -> usize {
         self.contacts.capacity() + self.releases.capacity()
     }
+
+    /// Records a contact, unless the turn holds one already with the same
+    /// piece on the same square, made the same way (announced or not).
+    ///
+    /// Contacts come in time order, and every rule reads, of those alike,
+    /// only the first: the earliest contact with each piece (4.3, 4.4,
+    /// 1858 9ª 20ª 22ª), whether one was made at all. So the list holds at
+    /// most one per square, piece and announcement, however long a sensor
+    /// storm lasts, and rules as the whole list would.
+    #[inline]
+    pub fn touch(&mut self, contact: Contact) {
+        let alike = |c: &Contact| {
+            c.square == contact.square
+                && c.piece == contact.piece
+                && c.adjusting == contact.adjusting
+        };
+        if !self.contacts.iter().any(alike) {
+            self.contacts.push(contact);
+        }
+    }
+
+    /// Records a legal move whose piece was released (4.7).
+    ///
+    /// The rules read the first release of each move (4.7 binds the first
+    /// one the contacts allowed) and the latest release of all (the move
+    /// just made): so each move is held at most twice, its first release
+    /// and its latest, in the order they came. A storm of the same moves
+    /// made and taken back holds as many entries as there are moves, and
+    /// rules as the whole list would, a move dropped by `retain` included.
+    #[inline]
+    pub fn release(&mut self, m: Move) {
+        let mut copies = (0..self.releases.len()).filter(|&i| self.releases[i] == m);
+        match (copies.next(), copies.next()) {
+            // Its first and its latest release are held: the new one is
+            // the latest now.
+            (Some(_), Some(latest)) => {
+                self.releases.remove(latest);
+            }
+            // Released once, and last: that entry is the latest already.
+            (Some(only), None) if only + 1 == self.releases.len() => return,
+            _ => {}
+        }
+        self.releases.push(m);
+    }
 }
 
 /// A broken obligation: the article and what the player must do instead.
