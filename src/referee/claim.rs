@@ -5,8 +5,10 @@
 
 use shakmaty::Color;
 
+use super::Referee;
+use super::effect::{Effect, Reason};
+use super::law::Law;
 use super::touch::Turn;
-use super::{Effect, Law, Reason, Referee};
 
 /// A move completed against article 4 that its mover's opponent may still
 /// claim against.

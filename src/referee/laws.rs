@@ -5,166 +5,22 @@
 //! Kept out of the referee's hot paths: under `fide-2023` nothing here runs
 //! but a test of an empty option or of the profile.
 
-use std::fmt;
-use std::str::FromStr;
-
 use shakmaty::attacks::attacks;
 use shakmaty::san::{San, SanPlus};
 use shakmaty::{
-    Bitboard, CastlingSide, Chess, Color, EnPassantMode, File, FromSetup, Move, Piece, Position,
-    Rank, Role, Square,
+    Bitboard, CastlingSide, Chess, Color, File, Move, Piece, Position, Rank, Role, Square,
 };
 
-use super::legal::Legal;
-
+use super::choice::{Choice, ChoiceOptions};
 use super::claim::Claimable;
-use super::touch::{Breach, Contact, Turn, capture_square};
-use super::{CompletedMove, Completion, Effect, Law, Laws, Referee, notation, shows};
-
-/// An answer to a choice the laws give a player (`Input::Choose`). The
-/// names are the replay format's, per 1858 law: 9ª `take` `leave` `king`;
-/// 10ª `take` `restore`; 11ª `first` `second`; 12ª `capture` `move`; 13ª
-/// `stand` `elsewhere` `king`; 15ª `undo` `keep`; 20ª `king` `rook`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Choice {
-    /// Take the piece touched or moved (9ª, 10ª).
-    Take,
-    /// Leave it: no penalty (9ª).
-    Leave,
-    /// Play the king (9ª, 13ª, 20ª).
-    King,
-    /// Put the enemy piece back (10ª).
-    Restore,
-    /// Play the first of the two pieces, the one that took (11ª).
-    First,
-    /// Play the second, the one taken (11ª).
-    Second,
-    /// Capture with a piece that can (12ª).
-    Capture,
-    /// Play the piece that could not capture (12ª).
-    Move,
-    /// The false move stands (13ª).
-    Stand,
-    /// The piece goes where it may go (13ª).
-    Elsewhere,
-    /// Undo the second move (15ª).
-    Undo,
-    /// Keep it (15ª).
-    Keep,
-    /// Play the rook (20ª).
-    Rook,
-}
-
-impl Choice {
-    /// Every choice, in the order of the laws that give them.
-    pub const ALL: [Choice; 13] = [
-        Choice::Take,
-        Choice::Leave,
-        Choice::King,
-        Choice::Restore,
-        Choice::First,
-        Choice::Second,
-        Choice::Capture,
-        Choice::Move,
-        Choice::Stand,
-        Choice::Elsewhere,
-        Choice::Undo,
-        Choice::Keep,
-        Choice::Rook,
-    ];
-
-    /// The name in the replay format: `"take"`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Choice::Take => "take",
-            Choice::Leave => "leave",
-            Choice::King => "king",
-            Choice::Restore => "restore",
-            Choice::First => "first",
-            Choice::Second => "second",
-            Choice::Capture => "capture",
-            Choice::Move => "move",
-            Choice::Stand => "stand",
-            Choice::Elsewhere => "elsewhere",
-            Choice::Undo => "undo",
-            Choice::Keep => "keep",
-            Choice::Rook => "rook",
-        }
-    }
-}
-
-impl fmt::Display for Choice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The text is not the name of a choice.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseChoiceError;
-
-impl fmt::Display for ParseChoiceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("expected one of `take` `leave` `king` `restore` `first` `second` `capture` `move` `stand` `elsewhere` `undo` `keep` `rook`")
-    }
-}
-
-impl std::error::Error for ParseChoiceError {}
-
-impl FromStr for Choice {
-    type Err = ParseChoiceError;
-
-    fn from_str(s: &str) -> Result<Choice, ParseChoiceError> {
-        Choice::ALL
-            .into_iter()
-            .find(|c| c.as_str() == s)
-            .ok_or(ParseChoiceError)
-    }
-}
-
-/// The options of one choice, in the law's order: at most three, held
-/// inline so that an effect carrying them does not allocate.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ChoiceOptions {
-    len: u8,
-    items: [Choice; 3],
-}
-
-impl ChoiceOptions {
-    /// The options among `all` (in that order) that `offered` lets through.
-    fn of(all: &[Choice], offered: impl Fn(Choice) -> bool) -> ChoiceOptions {
-        let mut options = ChoiceOptions {
-            len: 0,
-            items: [Choice::Leave; 3],
-        };
-        for &choice in all.iter().filter(|c| offered(**c)).take(3) {
-            options.items[usize::from(options.len)] = choice;
-            options.len += 1;
-        }
-        options
-    }
-
-    /// The first three of `options`, in their order.
-    pub fn from_slice(options: &[Choice]) -> ChoiceOptions {
-        ChoiceOptions::of(options, |_| true)
-    }
-
-    /// The options.
-    pub fn as_slice(&self) -> &[Choice] {
-        &self.items[..usize::from(self.len)]
-    }
-
-    /// Whether `choice` is one of them.
-    pub fn contains(&self, choice: Choice) -> bool {
-        self.as_slice().contains(&choice)
-    }
-}
-
-impl fmt::Debug for ChoiceOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.as_slice()).finish()
-    }
-}
+use super::effect::{CompletedMove, Effect};
+use super::footprint::{capture_square, shows};
+use super::history::{Ply, passed_turn};
+use super::law::Law;
+use super::legal::Legal;
+use super::rules::Laws;
+use super::touch::{Breach, Contact, Turn};
+use super::{Completion, Referee, notation};
 
 /// A choice the referee waits for.
 #[derive(Debug, Clone, Copy)]
@@ -570,7 +426,7 @@ impl Referee {
     fn pass_turn(&mut self, passed: Chess, legal: Box<Legal>) {
         let side = self.position.turn();
         let number = self.position.fullmoves().get();
-        self.history.push(super::arbiter::Ply {
+        self.history.push(Ply {
             mv: None,
             clock: self.turn_began,
         });
@@ -1087,19 +943,6 @@ fn rook_home(castling: CastlingSide, side: Color) -> Square {
     Square::from_coords(file, side.fold_wb(Rank::First, Rank::Eighth))
 }
 
-/// The position after the player having the move in `position` passes his
-/// turn (a null move: the move counters go on as after a move), if it can:
-/// not when he is in check, where the king would be left en prise.
-pub(super) fn passed_turn(position: &Chess) -> Option<Chess> {
-    let mut setup = position.to_setup(EnPassantMode::Legal);
-    if setup.turn == Color::Black {
-        setup.fullmoves = setup.fullmoves.saturating_add(1);
-    }
-    setup.halfmoves = setup.halfmoves.saturating_add(1);
-    setup.swap_turn();
-    Chess::from_setup(setup, position.castles().mode()).ok()
-}
-
 /// Whether the first piece the mover touched (with intent) is his own, not
 /// the king, and could go somewhere by its kind's moves but has no legal
 /// move: every move of it would leave his king in check (22ª).
@@ -1155,8 +998,7 @@ mod tests {
     use shakmaty::fen::Fen;
     use shakmaty::{CastlingMode, Chess, Color, Square};
 
-    use super::Choice;
-    use crate::referee::{Effect, Input, Laws, Millis, Referee, Rules};
+    use crate::referee::{Choice, Effect, Input, Laws, Millis, Referee, Rules};
 
     const WHITE: Color = Color::White;
     const BLACK: Color = Color::Black;

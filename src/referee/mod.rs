@@ -6,12 +6,16 @@
 //! will happen by itself (a flag falls). It reads no clock and does no IO:
 //! the same inputs at the same instants always give the same effects.
 
+mod adjudication;
 mod arbiter;
 mod board;
+mod choice;
 mod claim;
 mod clock;
 mod dead;
 mod effect;
+mod footprint;
+mod history;
 mod input;
 mod law;
 mod laws;
@@ -21,11 +25,11 @@ mod rules;
 mod time_control;
 mod touch;
 
-pub use arbiter::{Adjudication, ArbiterWords};
+pub use adjudication::{Adjudication, ArbiterWords};
+pub use choice::{Choice, ChoiceOptions, ParseChoiceError};
 pub use effect::{CompletedMove, Effect, MoveText, Reason, Rejection, Ruling};
 pub use input::Input;
 pub use law::{Law, ParseLawError};
-pub use laws::{Choice, ChoiceOptions, ParseChoiceError};
 pub use rules::{Enforcement, GameMode, IncrementMode, Laws, Rules, UnknownKeyword};
 pub use time_control::{ParseTimeControlError, Stage, TimeControl};
 
@@ -40,12 +44,13 @@ use shakmaty::{
     Piece, Position, Role, Square,
 };
 
-use arbiter::Ply;
 use board::{Changes, PhysicalBoard};
 use claim::Claimable;
 use clock::{Clock, Snapshot};
+use footprint::{hands_needed, occupancy_after, shows};
+use history::Ply;
 use legal::Legal;
-use touch::{Breach, Contact, Turn, capture_square};
+use touch::{Breach, Contact, Turn};
 
 /// Monotonic milliseconds since the session started.
 pub type Millis = u64;
@@ -1108,7 +1113,7 @@ impl Referee {
     fn released_move(&self, from: Square, to: Square) -> Option<Move> {
         let color = self.position.turn();
         self.legal.moves.iter().copied().find(|m| {
-            legal::from(*m) == Some(from)
+            footprint::from(*m) == Some(from)
                 && match m {
                     Move::Castle { .. } => m
                         .castling_side()
@@ -1237,7 +1242,7 @@ impl Referee {
             let starts_vacated = match m {
                 Move::Normal { from, .. } => vacated.contains(from),
                 Move::Castle { .. } => true,
-                _ => legal::from(m).is_some_and(|from| vacated.contains(from)),
+                _ => footprint::from(m).is_some_and(|from| vacated.contains(from)),
             };
             starts_vacated && shows(occupied, on_board, mask, changes, color, m)
         })
@@ -1747,86 +1752,6 @@ fn key_after(before_key: Zobrist64, before: &Chess, after: &Chess, moved: Bitboa
     }
     debug_assert_eq!(key, self::key(after), "the key of a position, kept up");
     key
-}
-
-/// Whether `m`, by `color` from a position whose occupancy is `occupied`,
-/// leaves `on_board` (the occupancy sensed, outside `mask`), made by hands
-/// that lifted and placed the squares it needs.
-#[inline]
-fn shows(
-    occupied: Bitboard,
-    on_board: Bitboard,
-    mask: Bitboard,
-    changes: Changes,
-    color: Color,
-    m: Move,
-) -> bool {
-    occupancy_after(occupied, m, color) & !mask == on_board && {
-        let (lifted, placed) = hands_needed(m, color);
-        changes.lifted.is_superset(lifted) && changes.placed.is_superset(placed)
-    }
-}
-
-/// The squares a move must have lifted from and placed on.
-#[inline]
-fn hands_needed(m: Move, color: Color) -> (Bitboard, Bitboard) {
-    match m {
-        // The usual move first, without the general case's lookups: a
-        // capture's piece stood on the square the mover goes to.
-        Move::Normal {
-            from, to, capture, ..
-        } => {
-            let mut lifted = Bitboard::from(from);
-            if capture.is_some() {
-                lifted.add(to);
-            }
-            (lifted, Bitboard::from(to))
-        }
-        Move::Castle { king, rook } => {
-            let mut placed = Bitboard::EMPTY;
-            if let Some(side) = m.castling_side() {
-                placed.add(side.king_to(color));
-                placed.add(side.rook_to(color));
-            }
-            (Bitboard::from(king) | Bitboard::from(rook), placed)
-        }
-        _ => {
-            let mut lifted: Bitboard = m.from().into_iter().collect();
-            lifted.extend(capture_square(m));
-            (lifted, Bitboard::from(m.to()))
-        }
-    }
-}
-
-/// The occupancy after `m`, computed without playing it.
-#[inline]
-fn occupancy_after(occupied: Bitboard, m: Move, color: Color) -> Bitboard {
-    match m {
-        // The usual move first: a capture's piece stood on `to`.
-        Move::Normal { from, to, .. } => occupied.without(from).with(to),
-        Move::Castle { king, rook } => {
-            let Some(side) = m.castling_side() else {
-                return occupied;
-            };
-            let mut after = occupied;
-            after.discard(king);
-            after.discard(rook);
-            after.add(side.king_to(color));
-            after.add(side.rook_to(color));
-            after
-        }
-        _ => {
-            let mut after = occupied;
-            if let Some(from) = m.from() {
-                after.discard(from);
-            }
-            if let Some(captured) = capture_square(m) {
-                after.discard(captured);
-            }
-            after.add(m.to());
-            after
-        }
-    }
 }
 
 /// The changed squares that no legal move in progress from `position`

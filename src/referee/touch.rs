@@ -5,8 +5,10 @@ use std::fmt;
 
 use shakmaty::{Bitboard, Chess, Color, Move, Piece, Position, Role, Square};
 
+use super::Millis;
+use super::footprint::capture_square;
+use super::law::Law;
 use super::legal::Legal;
-use super::{Law, Millis};
 
 /// A contact the player having the move made with a piece during his turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,20 +97,6 @@ impl Turn {
 pub(crate) struct Breach {
     pub law: Law,
     pub detail: String,
-}
-
-/// The square of the piece a move captures (the passed pawn for en passant).
-#[inline]
-pub(crate) fn capture_square(m: Move) -> Option<Square> {
-    match m {
-        Move::Normal {
-            capture: Some(_),
-            to,
-            ..
-        } => Some(to),
-        Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
-        _ => None,
-    }
 }
 
 /// Checks `m`, made from `before`, against the player's contacts and releases.
