@@ -13,14 +13,16 @@ use shakmaty::{
 
 use super::choice::{Choice, ChoiceOptions};
 use super::claim::Claimable;
+use super::displacement::Displacement;
 use super::effect::{CompletedMove, Effect};
 use super::footprint::{capture_square, shows};
 use super::history::{Ply, passed_turn};
 use super::law::Law;
 use super::legal::Legal;
+use super::play::Completion;
 use super::rules::Laws;
 use super::touch::{Breach, Contact, Turn};
-use super::{Completion, Referee, notation};
+use super::{Referee, notation};
 
 /// A choice the referee waits for.
 #[derive(Debug, Clone, Copy)]
@@ -407,7 +409,7 @@ impl Referee {
         }
         self.knocked = Bitboard::EMPTY;
         self.clock.charge(Some(offender), self.now);
-        self.displacement = Some(super::Displacement {
+        self.displacement = Some(Displacement {
             side: offender,
             squares,
             used_before: self.clock.used(offender),
