@@ -127,14 +127,13 @@ impl Referee {
         self.turn.clear();
         self.promotion_choice = None;
         self.draw_offer = None;
-        self.displacement = None;
+        self.displacement.clear();
         self.claimable = None;
         self.imposed = None;
         self.choice = None;
         self.penalty = None;
         self.last_press = None;
         self.last_release = Default::default();
-        self.knocked = shakmaty::Bitboard::EMPTY;
         self.restoring = true;
         self.review_restoring();
         self.emit(Effect::TakenBack { side, number, san });

@@ -4,17 +4,51 @@
 
 use shakmaty::{Bitboard, Chess, Color, Piece, Position};
 
-use super::Referee;
 use super::effect::Effect;
 use super::law::Law;
 use super::legal::Legal;
+use super::{Millis, Referee};
 
-/// Pieces displaced and not yet re-established (7.4.1).
+/// What the referee keeps of 7.4.1: the pieces displaced and not yet
+/// re-established, and the presser's pieces knocked off meanwhile.
 #[derive(Debug, Clone)]
 pub(super) struct Displacement {
+    /// Pieces displaced and not yet re-established, if any.
+    pub(super) open: Option<Displaced>,
+    /// Squares the presser's pieces were knocked off (see
+    /// [`Referee::is_knock`]).
+    pub(super) knocked: Bitboard,
+    /// When the first of them was.
+    pub(super) knocked_at: Millis,
+}
+
+/// Pieces displaced and not yet re-established (7.4.1), charged to `side`.
+#[derive(Debug, Clone)]
+pub(super) struct Displaced {
+    /// Who displaced them, on whose clock they are set right.
     pub(super) side: Color,
+    /// Their squares.
     pub(super) squares: Bitboard,
+    /// The time `side` had used when they were displaced.
     pub(super) used_before: u64,
+}
+
+impl Displacement {
+    /// Nothing displaced, nothing knocked.
+    pub(super) fn new() -> Displacement {
+        Displacement {
+            open: None,
+            knocked: Bitboard::EMPTY,
+            knocked_at: 0,
+        }
+    }
+
+    /// Forgets what was displaced and knocked: the game is over, or the
+    /// arbiter took moves back.
+    pub(super) fn clear(&mut self) {
+        self.open = None;
+        self.knocked = Bitboard::EMPTY;
+    }
 }
 
 impl Referee {
@@ -24,6 +58,7 @@ impl Referee {
     #[inline]
     pub(super) fn displaced(&self) -> Bitboard {
         self.displacement
+            .open
             .as_ref()
             .map_or(Bitboard::EMPTY, |d| d.squares)
     }
@@ -33,22 +68,22 @@ impl Referee {
     /// capture there, or make another move meanwhile).
     #[inline]
     pub(super) fn off_board(&self) -> Bitboard {
-        self.displaced() | (self.knocked & !self.board.occupied())
+        self.displaced() | (self.displacement.knocked & !self.board.occupied())
     }
 
     /// When a move is made: pieces knocked off by the player who pressed
     /// that the move did not capture are his displacement (7.4.1), charged
     /// to him until he re-establishes them.
     pub(super) fn knocked_off_past(&mut self, moved: Bitboard) {
-        let lost = self.knocked & !self.board.occupied() & !moved;
-        self.knocked = Bitboard::EMPTY;
+        let lost = self.displacement.knocked & !self.board.occupied() & !moved;
+        self.displacement.knocked = Bitboard::EMPTY;
         let Some((_, presser)) = self.last_press else {
             return;
         };
         if lost.is_empty() {
             return;
         }
-        match &mut self.displacement {
+        match &mut self.displacement.open {
             Some(displacement) => displacement.squares |= lost,
             None => {
                 // His since the knock: the time the mover's clock ran for
@@ -56,7 +91,7 @@ impl Referee {
                 let used_before = self.clock.used(presser);
                 self.charge_knock_back(presser);
                 self.clock.charge(Some(presser), self.now);
-                self.displacement = Some(Displacement {
+                self.displacement.open = Some(Displaced {
                     side: presser,
                     squares: lost,
                     used_before,
@@ -74,7 +109,7 @@ impl Referee {
     /// `TimeAdded` under 7.4.1.
     pub(super) fn charge_knock_back(&mut self, presser: Color) {
         let mover = presser.other();
-        let ms = self.now.saturating_sub(self.knocked_at);
+        let ms = self.now.saturating_sub(self.displacement.knocked_at);
         let ms = self.clock.transfer(mover, presser, ms, self.now);
         if ms > 0 {
             self.emit(Effect::TimeAdded {
@@ -93,7 +128,7 @@ impl Referee {
         let Some((_, presser)) = self.last_press else {
             return;
         };
-        let knocked = std::mem::take(&mut self.knocked);
+        let knocked = std::mem::take(&mut self.displacement.knocked);
         // The opponent's own piece put there was his move attempt.
         if !knocked.into_iter().all(|sq| {
             self.board
@@ -135,14 +170,14 @@ impl Referee {
         let on_board = self.board.occupied();
         let expected = self.position.board().occupied();
         let unexplained = self.unexplained();
-        if self.displacement.is_none()
-            && self.knocked.any()
-            && (self.knocked & (on_board ^ expected)).is_empty()
+        if self.displacement.open.is_none()
+            && self.displacement.knocked.any()
+            && (self.displacement.knocked & (on_board ^ expected)).is_empty()
         {
             self.knock_restored();
         }
-        let knocking = self.knocked.any();
-        match &mut self.displacement {
+        let knocking = self.displacement.knocked.any();
+        match &mut self.displacement.open {
             None if unexplained.any() => {
                 let side = match self.last_press {
                     Some((at, presser))
@@ -155,7 +190,7 @@ impl Referee {
                 if self.clock.running().is_some_and(|running| running != side) {
                     self.clock.charge(Some(side), self.now);
                 }
-                self.displacement = Some(Displacement {
+                self.displacement.open = Some(Displaced {
                     side,
                     squares: unexplained,
                     used_before: self.clock.used(side),
@@ -173,13 +208,13 @@ impl Referee {
                     let side = displacement.side;
                     let used_before = displacement.used_before;
                     let squares = displacement.squares;
-                    self.displacement = None;
+                    self.displacement.open = None;
                     self.clock.charge(None, self.now);
                     let mut ms = self.clock.used(side) - used_before;
                     // A "knock" whose square the opponent then filled with
                     // his own piece was his move attempt (a capture begun
                     // by lifting the captured piece): the time is his.
-                    let knocked = squares & self.knocked;
+                    let knocked = squares & self.displacement.knocked;
                     if knocked.any()
                         && knocked.into_iter().all(|sq| {
                             self.board
@@ -199,7 +234,7 @@ impl Referee {
                         });
                         ms = 0;
                     }
-                    self.knocked = Bitboard::EMPTY;
+                    self.displacement.knocked = Bitboard::EMPTY;
                     self.board.reestablished(&self.position, squares);
                     if ms > 0 || !knocked.any() {
                         self.emit(Effect::Restored { side, ms });

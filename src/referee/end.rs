@@ -1,7 +1,7 @@
 //! The end of the game: draws offered and claimed (9.1–9.5), the
 //! positions that end it (5.1, 5.2, 9.6) and the result.
 
-use shakmaty::{Bitboard, Color, KnownOutcome, Position};
+use shakmaty::{Color, KnownOutcome, Position};
 
 use super::effect::{Effect, Reason};
 use super::law::Law;
@@ -102,8 +102,7 @@ impl Referee {
         }
         self.clock.stop(self.now);
         self.draw_offer = None;
-        self.displacement = None;
-        self.knocked = Bitboard::EMPTY;
+        self.displacement.clear();
         self.claimable = None;
         self.result = Some((outcome, reason));
         self.emit(Effect::Result { outcome, reason });

@@ -13,7 +13,7 @@ use shakmaty::{
 
 use super::choice::{Choice, ChoiceOptions};
 use super::claim::Claimable;
-use super::displacement::Displacement;
+use super::displacement::Displaced;
 use super::effect::{CompletedMove, Effect};
 use super::footprint::{capture_square, shows};
 use super::history::{Ply, passed_turn};
@@ -304,8 +304,8 @@ impl Referee {
     /// dealt with.
     fn played_twice(&mut self, side: Color, index: usize) -> bool {
         if index + 1 != self.uncompleted.len()
-            || self.displacement.is_some()
-            || self.knocked.any()
+            || self.displacement.open.is_some()
+            || self.displacement.knocked.any()
             || self.board.changes().placed.is_empty()
         {
             return false;
@@ -402,14 +402,15 @@ impl Referee {
         });
         if self
             .displacement
+            .open
             .as_ref()
             .is_some_and(|d| d.side == offender)
         {
             return true;
         }
-        self.knocked = Bitboard::EMPTY;
+        self.displacement.knocked = Bitboard::EMPTY;
         self.clock.charge(Some(offender), self.now);
-        self.displacement = Some(Displacement {
+        self.displacement.open = Some(Displaced {
             side: offender,
             squares,
             used_before: self.clock.used(offender),
@@ -554,8 +555,8 @@ impl Referee {
     #[inline(never)]
     pub(super) fn castling_touched(&mut self, side: Color) -> bool {
         if self.rules.laws != Laws::Regence1858
-            || self.displacement.is_some()
-            || self.knocked.any()
+            || self.displacement.open.is_some()
+            || self.displacement.knocked.any()
             || self.position.turn() != side
             || self.uncompleted.iter().any(|u| u.side == side)
         {
@@ -803,7 +804,11 @@ impl Referee {
     #[inline(never)]
     pub(super) fn enemy_piece_moved(&mut self, side: Color) -> bool {
         if self.rules.laws != Laws::Regence1858
-            || self.displacement.as_ref().is_none_or(|d| d.side != side)
+            || self
+                .displacement
+                .open
+                .as_ref()
+                .is_none_or(|d| d.side != side)
         {
             return false;
         }
@@ -844,7 +849,7 @@ impl Referee {
     #[inline(never)]
     pub(super) fn own_piece_taken(&mut self, side: Color) -> bool {
         if self.rules.laws != Laws::Regence1858
-            || self.displacement.is_some()
+            || self.displacement.open.is_some()
             || self.position.turn() != side
             || self.uncompleted.iter().any(|u| u.side == side)
         {
@@ -887,7 +892,7 @@ impl Referee {
     /// in the position, nothing displaced, and no pawn on its last rank
     /// (a promotion is no false move a clock can read).
     fn false_move(&self, side: Color) -> Option<Move> {
-        if self.displacement.is_some() || self.knocked.any() {
+        if self.displacement.open.is_some() || self.displacement.knocked.any() {
             return None;
         }
         let board = self.position.board();

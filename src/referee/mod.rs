@@ -42,7 +42,7 @@ use std::collections::VecDeque;
 use std::fmt;
 
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{Bitboard, ByColor, Chess, Color, KnownOutcome, Position, Role};
+use shakmaty::{ByColor, Chess, Color, KnownOutcome, Position, Role};
 
 use board::PhysicalBoard;
 use claim::Claimable;
@@ -107,11 +107,8 @@ pub struct Referee {
     result: Option<(KnownOutcome, Reason)>,
     illegal_moves: ByColor<u8>,
     draw_offer: Option<Color>,
-    displacement: Option<Displacement>,
-    /// Squares the presser's pieces were knocked off (see `is_knock`).
-    knocked: Bitboard,
-    /// When the first of them was.
-    knocked_at: Millis,
+    /// Pieces displaced and knocked (7.4.1).
+    displacement: Displacement,
     last_press: Option<(Millis, Color)>,
     /// Each player's last release of one of his pieces (6.2.3 times a
     /// press from the presser's own release, not the opponent's).
@@ -185,9 +182,7 @@ impl Referee {
             result: None,
             illegal_moves: ByColor::new_with(|_| 0),
             draw_offer: None,
-            displacement: None,
-            knocked: Bitboard::EMPTY,
-            knocked_at: 0,
+            displacement: Displacement::new(),
             last_press: None,
             last_release: ByColor::new_with(|_| None),
             contradictions: 0,

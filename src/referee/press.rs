@@ -78,7 +78,7 @@ impl Referee {
         };
         // 7.4: his own displaced pieces not re-established. No illegal
         // move (7.5), no penalty: the press waits for the board.
-        if let Some(displacement) = &self.displacement
+        if let Some(displacement) = &self.displacement.open
             && displacement.side == side
         {
             self.restore_before_pressing(side, displacement.squares);

@@ -48,10 +48,10 @@ impl Referee {
         }
         match self.board.lift(sq) {
             Ok(Some(piece)) if self.is_knock(piece) => {
-                if self.knocked.is_empty() {
-                    self.knocked_at = self.now;
+                if self.displacement.knocked.is_empty() {
+                    self.displacement.knocked_at = self.now;
                 }
-                self.knocked.add(sq);
+                self.displacement.knocked.add(sq);
             }
             // The displacer taking up a piece he displaced is re-establishing
             // it (7.4.1), not touching it with intent to move (4.2.2). In his
@@ -60,6 +60,7 @@ impl Referee {
             Ok(Some(piece))
                 if self
                     .displacement
+                    .open
                     .as_ref()
                     .is_some_and(|d| d.side == piece.color && d.squares.contains(sq)) =>
             {
