@@ -20,11 +20,12 @@ impl Referee {
     /// contacts of the player having the move put on him.
     pub(super) fn waive(&mut self) {
         if !self.clock.is_paused() {
-            self.refused_corrections += 1;
+            self.dropped.corrections += 1;
             return;
         }
         let running = self.clock.running();
         let made = self
+            .play
             .uncompleted
             .iter_mut()
             .rev()
@@ -34,21 +35,21 @@ impl Referee {
         {
             made.turn.clear();
             let side = made.side;
-            self.imposed = None;
+            self.obligations.imposed = None;
             self.emit(Effect::Waived {
                 side,
                 law: breach.law,
             });
             return;
         }
-        let side = self.position.turn();
-        match obligation(&self.position, &self.legal, &self.turn) {
+        let side = self.play.position.turn();
+        match obligation(&self.play.position, &self.play.legal, &self.turn) {
             Some(law) => {
                 self.turn.clear();
-                self.imposed = None;
+                self.obligations.imposed = None;
                 self.emit(Effect::Waived { side, law });
             }
-            None => self.refused_corrections += 1,
+            None => self.dropped.corrections += 1,
         }
     }
 
@@ -57,7 +58,7 @@ impl Referee {
     /// they showed when its turn began, and it is its mover's turn.
     pub(super) fn arbiter_take_back(&mut self) {
         if !self.clock.is_paused() || !self.take_back_completed() {
-            self.refused_corrections += 1;
+            self.dropped.corrections += 1;
         }
     }
 
@@ -65,7 +66,7 @@ impl Referee {
     /// stands as given (no draw odds turn it).
     pub(super) fn adjudicate(&mut self, adjudication: Adjudication) {
         if !self.clock.is_paused() {
-            self.refused_corrections += 1;
+            self.dropped.corrections += 1;
             return;
         }
         self.finish(
@@ -81,12 +82,12 @@ impl Referee {
     /// are the restorer's, no one's move or touch. Whether there was a
     /// move to take back.
     pub(super) fn take_back_completed(&mut self) -> bool {
-        let Some(ply) = self.history.pop() else {
+        let Some(ply) = self.play.history.pop() else {
             return false;
         };
         // The moves made on the board after it go first: none was recorded.
-        for made in self.uncompleted.drain(..) {
-            self.keys.pop();
+        for made in self.play.uncompleted.drain(..) {
+            self.play.keys.pop();
             let turn = made.turn;
             if turn.capacity() > self.spare_turn.capacity() {
                 let mut turn = turn;
@@ -95,7 +96,7 @@ impl Referee {
             }
         }
         let mut before: Chess = self.rules.start.clone();
-        for earlier in &self.history {
+        for earlier in &self.play.history {
             match earlier.mv {
                 Some(mv) => before.play_unchecked(mv),
                 None => {
@@ -114,26 +115,25 @@ impl Referee {
                 suffix: None,
             },
         });
-        self.keys.pop();
-        self.legal = Legal::of(&before);
-        self.position = before;
+        self.play.keys.pop();
+        self.play.legal = Legal::of(&before);
+        self.play.position = before;
         // A false move left standing (the profiles) may be in the moves
         // replayed: the king is never captured.
         if self.rules.laws != super::Laws::Fide2023 {
             self.no_king_captures();
         }
         self.clock.restore(ply.clock, side, self.now);
-        self.turn_began = ply.clock;
+        self.play.turn_began = ply.clock;
         self.turn.clear();
         self.promotion_choice = None;
         self.draw_offer = None;
         self.displacement.clear();
-        self.claimable = None;
-        self.imposed = None;
-        self.choice = None;
-        self.penalty = None;
-        self.last_press = None;
-        self.last_release = Default::default();
+        self.obligations.claimable = None;
+        self.obligations.imposed = None;
+        self.obligations.choice = None;
+        self.obligations.penalty = None;
+        self.presses.forget();
         self.restoring = true;
         self.review_restoring();
         self.emit(Effect::TakenBack { side, number, san });
@@ -143,8 +143,8 @@ impl Referee {
     /// While the board is set back after a takeback: once it shows the
     /// position again, it is synced to it and the game goes on.
     pub(super) fn review_restoring(&mut self) {
-        if self.board.occupied() == self.position.board().occupied() {
-            self.board.sync(&self.position);
+        if self.board.occupied() == self.play.position.board().occupied() {
+            self.board.sync(&self.play.position);
             self.restoring = false;
             // A second move undone (1858, 15ª) was set back on its
             // mover's time: the clock of the player having the move runs.

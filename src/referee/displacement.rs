@@ -77,7 +77,7 @@ impl Referee {
     pub(super) fn knocked_off_past(&mut self, moved: Bitboard) {
         let lost = self.displacement.knocked & !self.board.occupied() & !moved;
         self.displacement.knocked = Bitboard::EMPTY;
-        let Some((_, presser)) = self.last_press else {
+        let Some((_, presser)) = self.presses.last else {
             return;
         };
         if lost.is_empty() {
@@ -125,7 +125,7 @@ impl Referee {
     /// their squares: it was a knock, displaced and re-established by the
     /// presser (7.4.1), on his time.
     pub(super) fn knock_restored(&mut self) {
-        let Some((_, presser)) = self.last_press else {
+        let Some((_, presser)) = self.presses.last else {
             return;
         };
         let knocked = std::mem::take(&mut self.displacement.knocked);
@@ -141,7 +141,7 @@ impl Referee {
             side: presser,
             squares: knocked.into_iter().collect(),
         });
-        self.board.reestablished(&self.position, knocked);
+        self.board.reestablished(&self.play.position, knocked);
         let used_before = self.clock.used(presser);
         self.charge_knock_back(presser);
         let ms = self.clock.used(presser) - used_before;
@@ -154,8 +154,8 @@ impl Referee {
     /// touch (4.3.2): one event is not both.
     #[inline]
     pub(super) fn is_knock(&self, piece: Piece) -> bool {
-        let us = self.position.turn();
-        matches!(self.last_press, Some((at, presser))
+        let us = self.play.position.turn();
+        matches!(self.presses.last, Some((at, presser))
             if self.now - at <= self.rules.knock_window_ms
                 && piece.color == presser
                 && us != presser
@@ -168,7 +168,7 @@ impl Referee {
     /// 7.4.1: occupancy changes no legal move in progress explains.
     pub(super) fn review_displacement(&mut self) {
         let on_board = self.board.occupied();
-        let expected = self.position.board().occupied();
+        let expected = self.play.position.board().occupied();
         let unexplained = self.unexplained();
         if self.displacement.open.is_none()
             && self.displacement.knocked.any()
@@ -179,13 +179,13 @@ impl Referee {
         let knocking = self.displacement.knocked.any();
         match &mut self.displacement.open {
             None if unexplained.any() => {
-                let side = match self.last_press {
+                let side = match self.presses.last {
                     Some((at, presser))
                         if knocking || self.now - at <= self.rules.knock_window_ms =>
                     {
                         presser
                     }
-                    _ => self.clock.running().unwrap_or(self.position.turn()),
+                    _ => self.clock.running().unwrap_or(self.play.position.turn()),
                 };
                 if self.clock.running().is_some_and(|running| running != side) {
                     self.clock.charge(Some(side), self.now);
@@ -235,7 +235,7 @@ impl Referee {
                         ms = 0;
                     }
                     self.displacement.knocked = Bitboard::EMPTY;
-                    self.board.reestablished(&self.position, squares);
+                    self.board.reestablished(&self.play.position, squares);
                     if ms > 0 || !knocked.any() {
                         self.emit(Effect::Restored { side, ms });
                     }
@@ -250,13 +250,13 @@ impl Referee {
     pub(super) fn unexplained(&self) -> Bitboard {
         // Squares already displaced are not explained again.
         let mask = self.displaced();
-        let expected = self.position.board().occupied();
+        let expected = self.play.position.board().occupied();
         let on_board = (self.board.occupied() & !mask) | (expected & mask);
-        let now = unexplained_from(&self.position, &self.legal, on_board);
+        let now = unexplained_from(&self.play.position, &self.play.legal, on_board);
         if now.is_empty() {
             return now;
         }
-        match self.uncompleted.back() {
+        match self.play.uncompleted.back() {
             Some(last)
                 if unexplained_from(
                     &last.before,

@@ -14,7 +14,7 @@ impl Referee {
     /// The result when `side` loses by time or illegal moves: a draw if the
     /// opponent could not mate by any series of legal moves (6.9, 7.5.5).
     pub(super) fn loss_for(&self, side: Color) -> KnownOutcome {
-        if dead::cannot_mate(&self.position, side.other()) {
+        if dead::cannot_mate(&self.play.position, side.other()) {
             KnownOutcome::Draw
         } else {
             KnownOutcome::Decisive {
@@ -51,8 +51,8 @@ impl Referee {
             return;
         }
         // 9.1.2.1: proper between making a move and pressing; valid anyway.
-        let proper =
-            self.clock.running() == Some(side) && self.uncompleted.iter().any(|u| u.side == side);
+        let proper = self.clock.running() == Some(side)
+            && self.play.uncompleted.iter().any(|u| u.side == side);
         self.draw_offer = Some(side);
         self.emit(Effect::DrawOffer { side, proper });
     }
@@ -65,6 +65,7 @@ impl Referee {
     /// lets him.
     pub(super) fn claimable(&self, side: Color) -> Option<Reason> {
         let intended = self
+            .play
             .uncompleted
             .back()
             .filter(|made| made.side == side && self.clock.running() == Some(side));
@@ -74,14 +75,14 @@ impl Referee {
             }
             None => {
                 let touched = self.turn.contacts.iter().any(|c| !c.adjusting);
-                if self.position.turn() != side || touched {
+                if self.play.position.turn() != side || touched {
                     return None;
                 }
             }
         }
         if self.repetitions() >= 3 {
             Some(Reason::ThreefoldRepetition)
-        } else if self.position.halfmoves() >= 100 {
+        } else if self.play.position.halfmoves() >= 100 {
             Some(Reason::FiftyMoves)
         } else {
             None
@@ -97,13 +98,13 @@ impl Referee {
             (KnownOutcome::Draw, Some(winner)) => KnownOutcome::Decisive { winner },
             _ => outcome,
         };
-        if !self.uncompleted.is_empty() {
-            self.complete_with(self.uncompleted.len() - 1, Completion::End);
+        if !self.play.uncompleted.is_empty() {
+            self.complete_with(self.play.uncompleted.len() - 1, Completion::End);
         }
         self.clock.stop(self.now);
         self.draw_offer = None;
         self.displacement.clear();
-        self.claimable = None;
+        self.obligations.claimable = None;
         self.result = Some((outcome, reason));
         self.emit(Effect::Result { outcome, reason });
     }
@@ -113,18 +114,18 @@ impl Referee {
     /// (5.2.1), a dead position (5.2.2), or 9.6's fivefold repetition and
     /// 75 moves.
     pub(super) fn ending(&self, check: bool) -> Option<(KnownOutcome, Reason)> {
-        let no_move = self.legal.is_empty();
+        let no_move = self.play.legal.is_empty();
         if check && no_move {
-            let winner = self.position.turn().other();
+            let winner = self.play.position.turn().other();
             Some((KnownOutcome::Decisive { winner }, Reason::Checkmate))
         } else if no_move {
             Some((KnownOutcome::Draw, Reason::Stalemate))
-        } else if dead::is_dead(&self.position) {
+        } else if dead::is_dead(&self.play.position) {
             Some((KnownOutcome::Draw, Reason::InsufficientMaterial))
         // Five occurrences of a position are at least 16 plies apart.
-        } else if self.position.halfmoves() >= 16 && self.repetitions() >= 5 {
+        } else if self.play.position.halfmoves() >= 16 && self.repetitions() >= 5 {
             Some((KnownOutcome::Draw, Reason::FivefoldRepetition))
-        } else if self.position.halfmoves() >= 150 {
+        } else if self.play.position.halfmoves() >= 150 {
             Some((KnownOutcome::Draw, Reason::SeventyFiveMoves))
         } else {
             None
@@ -140,7 +141,7 @@ impl Referee {
         let Some((outcome, reason)) = self.ending(check) else {
             return;
         };
-        let lawful = self.uncompleted.back().is_none_or(|made| {
+        let lawful = self.play.uncompleted.back().is_none_or(|made| {
             touch::check(&made.before, &made.before_legal, &made.turn, made.mv).is_ok()
         });
         if lawful {
@@ -152,12 +153,14 @@ impl Referee {
     pub(super) fn repetitions(&self) -> usize {
         // The current position's key is the last one kept.
         let current = self
+            .play
             .keys
             .last()
             .copied()
-            .unwrap_or_else(|| key(&self.position));
-        let window = self.position.halfmoves() as usize + 1;
-        self.keys
+            .unwrap_or_else(|| key(&self.play.position));
+        let window = self.play.position.halfmoves() as usize + 1;
+        self.play
+            .keys
             .iter()
             .rev()
             .take(window)

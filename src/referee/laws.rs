@@ -19,7 +19,7 @@ use super::footprint::{capture_square, shows};
 use super::history::{Ply, passed_turn};
 use super::law::Law;
 use super::legal::Legal;
-use super::play::Completion;
+use super::play::{Completion, key};
 use super::rules::Laws;
 use super::touch::{Breach, Contact, Turn};
 use super::{Referee, notation};
@@ -74,14 +74,14 @@ impl Referee {
     /// The choice the game waits for, if any: who chooses, under which
     /// law, among which options.
     pub fn choice_pending(&self) -> Option<(Color, Law, ChoiceOptions)> {
-        let pending = self.choice.filter(|_| self.result.is_none())?;
+        let pending = self.obligations.choice.filter(|_| self.result.is_none())?;
         Some((pending.chooser, pending.law, pending.options))
     }
 
     /// `Input::Choose` answers dropped: no choice waiting, another side's,
     /// or an option not offered.
     pub fn refused_choices(&self) -> u64 {
-        self.refused_choices
+        self.dropped.choices
     }
 
     /// `Input::Choose`: the chooser's answer. A penalty takes the offending
@@ -91,13 +91,14 @@ impl Referee {
     #[inline(never)]
     pub(super) fn choose(&mut self, side: Color, option: Choice) {
         let Some(pending) = self
+            .obligations
             .choice
             .filter(|p| p.chooser == side && p.options.contains(option))
         else {
-            self.refused_choices += 1;
+            self.dropped.choices += 1;
             return;
         };
-        self.choice = None;
+        self.obligations.choice = None;
         let penalty = match option {
             Choice::Take => Some(Penalty::Capture(pending.subject)),
             Choice::King => Some(Penalty::King),
@@ -113,7 +114,7 @@ impl Referee {
             // plays, his clock as it stood when his turn began.
             Choice::Undo => {
                 if self.take_back_completed()
-                    && self.history.last().is_some_and(|ply| ply.mv.is_none())
+                    && self.play.history.last().is_some_and(|ply| ply.mv.is_none())
                 {
                     self.take_back_completed();
                 }
@@ -125,8 +126,8 @@ impl Referee {
             // The move stands: if it ended the game (a mate that broke a
             // law waits for the choice), the game ends now.
             Choice::Leave | Choice::Stand | Choice::Keep => {
-                if self.uncompleted.is_empty() {
-                    self.end_if_over(self.position.is_check());
+                if self.play.uncompleted.is_empty() {
+                    self.end_if_over(self.play.position.is_check());
                 }
                 return;
             }
@@ -140,8 +141,8 @@ impl Referee {
             return;
         }
         if let Some(penalty) = penalty {
-            self.imposed = Some(side.other());
-            self.penalty = Some((penalty, pending.law));
+            self.obligations.imposed = Some(side.other());
+            self.obligations.penalty = Some((penalty, pending.law));
         }
     }
 
@@ -149,8 +150,8 @@ impl Referee {
     /// longer punished: the choice lapses and the move stands.
     #[inline]
     pub(super) fn choice_lapses(&mut self, mover: Color) {
-        if self.choice.is_some_and(|p| p.chooser == mover) {
-            self.choice = None;
+        if self.obligations.choice.is_some_and(|p| p.chooser == mover) {
+            self.obligations.choice = None;
         }
     }
 
@@ -158,7 +159,7 @@ impl Referee {
     /// `index`: he must play what his opponent chose.
     #[inline]
     pub(super) fn penalty_refuses(&mut self, side: Color, index: usize) -> bool {
-        self.penalty.is_some() && self.penalty_refuses_now(side, index)
+        self.obligations.penalty.is_some() && self.penalty_refuses_now(side, index)
     }
 
     /// [`Referee::penalty_refuses`] with a penalty in force: kept out of
@@ -166,15 +167,16 @@ impl Referee {
     #[cold]
     #[inline(never)]
     fn penalty_refuses_now(&mut self, side: Color, index: usize) -> bool {
-        let Some((penalty, law)) = self.penalty else {
+        let Some((penalty, law)) = self.obligations.penalty else {
             return false;
         };
-        if self.imposed != Some(side) || penalty.allows(self.uncompleted[index].mv) {
+        if self.obligations.imposed != Some(side) || penalty.allows(self.play.uncompleted[index].mv)
+        {
             return false;
         }
         // What he touched and released against the penalty binds him to
         // nothing (7ª yields to it): the penalty does.
-        self.uncompleted[index].turn.clear();
+        self.play.uncompleted[index].turn.clear();
         self.rule(
             side,
             Breach {
@@ -202,10 +204,10 @@ impl Referee {
         }
         // 20ª: pieces touched to castle, then another move: the opponent's
         // choice of king or rook takes the place of 7ª.
-        if self.imposed != Some(side) && self.castling_given_up(side, index) {
+        if self.obligations.imposed != Some(side) && self.castling_given_up(side, index) {
             return None;
         }
-        let made = &self.uncompleted[index];
+        let made = &self.play.uncompleted[index];
         if matches!(breach.law, Law::TouchedOwn | Law::Released)
             && made.mv.role() == Role::King
             && !made.mv.is_castle()
@@ -215,15 +217,15 @@ impl Referee {
             // is the move the law asks for, whatever was touched after.
             self.warn_if_hasty(side);
             self.complete_through(index, true);
-            if self.uncompleted.is_empty() {
-                self.end_if_over(self.position.is_check());
+            if self.play.uncompleted.is_empty() {
+                self.end_if_over(self.play.position.is_check());
             }
             return None;
         }
         match breach.law {
             // 9ª: a touched enemy piece not taken: the opponent chooses.
-            Law::TouchedOpponent if self.imposed != Some(side) => {
-                let made = &self.uncompleted[index];
+            Law::TouchedOpponent if self.obligations.imposed != Some(side) => {
+                let made = &self.play.uncompleted[index];
                 let us = made.before.turn();
                 let touched = made.turn.contacts.iter().find(|c| {
                     !c.adjusting
@@ -263,7 +265,7 @@ impl Referee {
     /// then the opponent makes him move the king or the rook. Whether the
     /// press was dealt with.
     fn castling_with_rook_attacked(&mut self, side: Color, index: usize) -> bool {
-        let made = &self.uncompleted[index];
+        let made = &self.play.uncompleted[index];
         let Move::Castle { rook, .. } = made.mv else {
             return false;
         };
@@ -284,7 +286,7 @@ impl Referee {
     #[cold]
     #[inline(never)]
     pub(super) fn regence_press(&mut self, side: Color, index: usize) -> bool {
-        self.imposed != Some(side)
+        self.obligations.imposed != Some(side)
             && (self.played_twice(side, index)
                 || self.castling_given_up(side, index)
                 || self.pinned_touch_refuses(side, index)
@@ -303,7 +305,7 @@ impl Referee {
     /// plays) or `keep` (it stands, and he plays). Whether the press was
     /// dealt with.
     fn played_twice(&mut self, side: Color, index: usize) -> bool {
-        if index + 1 != self.uncompleted.len()
+        if index + 1 != self.play.uncompleted.len()
             || self.displacement.open.is_some()
             || self.displacement.knocked.any()
             || self.board.changes().placed.is_empty()
@@ -313,7 +315,7 @@ impl Referee {
         let on_board = self.board.occupied();
         let changes = self.board.changes();
         // After a check the turn cannot pass: the king would stand en prise.
-        let Some(passed) = passed_turn(&self.position) else {
+        let Some(passed) = passed_turn(&self.play.position) else {
             return false;
         };
         let legal = Legal::of(&passed);
@@ -337,7 +339,7 @@ impl Referee {
         self.turn.clear();
         // A second move that would end the game ends it only if it is kept.
         self.make_unended(second, changes);
-        if let Some(index) = self.uncompleted.iter().position(|u| u.side == side) {
+        if let Some(index) = self.play.uncompleted.iter().position(|u| u.side == side) {
             self.complete_with(index, Completion::NextMove);
         }
         let options = ChoiceOptions::of(&[Choice::Undo, Choice::Keep], |_| true);
@@ -367,16 +369,16 @@ impl Referee {
     #[inline(never)]
     pub(super) fn moved_after_press_claimed(&mut self, side: Color) -> bool {
         let offender = side.other();
-        if self.position.turn() != side
+        if self.play.position.turn() != side
             || self.clock.running() != Some(side)
             || self.clock.is_paused()
             || self.restoring
-            || !self.uncompleted.is_empty()
-            || self.history.last().is_none_or(|ply| ply.mv.is_none())
+            || !self.play.uncompleted.is_empty()
+            || self.play.history.last().is_none_or(|ply| ply.mv.is_none())
         {
             return false;
         }
-        let Some(passed) = passed_turn(&self.position) else {
+        let Some(passed) = passed_turn(&self.play.position) else {
             return false;
         };
         let legal = Legal::of(&passed);
@@ -391,7 +393,7 @@ impl Referee {
         else {
             return false;
         };
-        let squares = (on_board ^ self.position.board().occupied()).with(second.to());
+        let squares = (on_board ^ self.play.position.board().occupied()).with(second.to());
         self.turn
             .contacts
             .retain(|c| !(squares.contains(c.square) && c.piece.color == offender));
@@ -427,16 +429,16 @@ impl Referee {
     /// moves. Recorded as a null move (`--`, `0000`) that counts for
     /// neither clock, so that the score reads as it was played.
     fn pass_turn(&mut self, passed: Chess, legal: Box<Legal>) {
-        let side = self.position.turn();
-        let number = self.position.fullmoves().get();
-        self.history.push(Ply {
+        let side = self.play.position.turn();
+        let number = self.play.position.fullmoves().get();
+        self.play.history.push(Ply {
             mv: None,
-            clock: self.turn_began,
+            clock: self.play.turn_began,
         });
-        self.position = passed;
-        let old = std::mem::replace(&mut self.legal, legal);
-        self.spare_legal = Some(old);
-        self.keys.push(super::key(&self.position));
+        self.play.position = passed;
+        let old = std::mem::replace(&mut self.play.legal, legal);
+        self.play.spare_legal = Some(old);
+        self.play.keys.push(key(&self.play.position));
         self.emit(Effect::Move(CompletedMove {
             side,
             number,
@@ -463,14 +465,14 @@ impl Referee {
         let side = piece.color;
         // His turn's, or, the rook set down first as a rook's move (made
         // when released, 4.7), that of the move he has not pressed yet.
-        let previous = match self.uncompleted.back() {
-            _ if self.position.turn() == side => false,
+        let previous = match self.play.uncompleted.back() {
+            _ if self.play.position.turn() == side => false,
             Some(last) if last.side == side && self.clock.running() == Some(side) => true,
             _ => return,
         };
-        let (before, legal, turn) = match self.uncompleted.back() {
+        let (before, legal, turn) = match self.play.uncompleted.back() {
             Some(last) if previous => (&last.before, &*last.before_legal, &last.turn),
-            _ => (&self.position, &*self.legal, &self.turn),
+            _ => (&self.play.position, &*self.play.legal, &self.turn),
         };
         let back = side.fold_wb(Rank::First, Rank::Eighth);
         if turn.castling.is_some() || from != Square::from_coords(File::E, back) {
@@ -503,7 +505,7 @@ impl Referee {
         if compongo {
             return;
         }
-        match self.uncompleted.back_mut() {
+        match self.play.uncompleted.back_mut() {
             Some(last) if previous => last.turn.castling = Some(rook),
             _ => self.turn.castling = Some(rook),
         }
@@ -516,7 +518,7 @@ impl Referee {
     /// move that piece. Whether the press was dealt with; without an
     /// option there is no penalty and the move is ruled as any other.
     fn castling_given_up(&mut self, side: Color, index: usize) -> bool {
-        let made = &self.uncompleted[index];
+        let made = &self.play.uncompleted[index];
         let Some(rook) = made.turn.castling else {
             return false;
         };
@@ -528,7 +530,7 @@ impl Referee {
     /// each offered if it could make a move other than castling from the
     /// position before it. Whether there was anything to choose.
     fn king_or_rook(&mut self, side: Color, index: usize, rook: Square) -> bool {
-        let options = king_or_rook_options(&self.uncompleted[index].before_legal.moves, rook);
+        let options = king_or_rook_options(&self.play.uncompleted[index].before_legal.moves, rook);
         if options.as_slice().is_empty() {
             return false;
         }
@@ -557,12 +559,12 @@ impl Referee {
         if self.rules.laws != Laws::Regence1858
             || self.displacement.open.is_some()
             || self.displacement.knocked.any()
-            || self.position.turn() != side
-            || self.uncompleted.iter().any(|u| u.side == side)
+            || self.play.position.turn() != side
+            || self.play.uncompleted.iter().any(|u| u.side == side)
         {
             return false;
         }
-        let board = self.position.board();
+        let board = self.play.position.board();
         let back = side.fold_wb(Rank::First, Rank::Eighth);
         let king = Square::from_coords(File::E, back);
         if board.piece_at(king) != Some(Role::King.of(side)) {
@@ -590,7 +592,7 @@ impl Referee {
         }) else {
             return false;
         };
-        let legal = &self.legal.moves;
+        let legal = &self.play.legal.moves;
         if legal
             .iter()
             .any(|m| m.is_castle() && m.castling_side() == Some(castling))
@@ -628,7 +630,7 @@ impl Referee {
     /// touched could not move without leaving the king in check, so the
     /// king must be played if he can move. Whether the press is refused.
     fn pinned_touch_refuses(&mut self, side: Color, index: usize) -> bool {
-        let made = &self.uncompleted[index];
+        let made = &self.play.uncompleted[index];
         let king_move = |m: &Move| m.role() == Role::King && !m.is_castle();
         if king_move(&made.mv)
             || !made.before_legal.moves.iter().any(king_move)
@@ -654,7 +656,7 @@ impl Referee {
     /// The move at `index` obeyed article 4 and is not a king move. Whether
     /// the press was dealt with (completed, the choice given).
     fn untaken_touch(&mut self, side: Color, index: usize) -> bool {
-        let made = &self.uncompleted[index];
+        let made = &self.play.uncompleted[index];
         if made.mv.role() == Role::King {
             return false;
         }
@@ -698,7 +700,7 @@ impl Referee {
         if self.result.is_some() {
             return;
         }
-        self.choice = Some(Pending {
+        self.obligations.choice = Some(Pending {
             chooser,
             law,
             options,
@@ -731,18 +733,19 @@ impl Referee {
         // A game never ends on a false move (5.1.1: a mate counts only if
         // the move was legal): one that would mate, stalemate or leave a
         // dead position is an illegal move as under `fide-2023`.
-        let mut after = self.position.clone();
+        let mut after = self.play.position.clone();
         after.play_unchecked(m);
         if after.legal_moves().is_empty() || super::dead::is_dead(&after) {
             return false;
         }
         let from = m.from().unwrap_or(m.to());
-        let elsewhere = self.legal.moves_from(from);
+        let elsewhere = self.play.legal.moves_from(from);
         // 12ª: a capture with a piece that cannot make it, when a piece
         // that can is there to make it.
-        let capturable = m.is_capture() && self.legal.captures(m.to());
+        let capturable = m.is_capture() && self.play.legal.captures(m.to());
         let king_can_move = m.role() != Role::King
             && self
+                .play
                 .legal
                 .moves
                 .iter()
@@ -752,14 +755,14 @@ impl Referee {
         if self.result.is_some() {
             return true;
         }
-        let Some(index) = self.uncompleted.iter().position(|u| u.side == side) else {
+        let Some(index) = self.play.uncompleted.iter().position(|u| u.side == side) else {
             return true;
         };
         self.warn_if_hasty(side);
         self.complete_through(index, true);
         match self.rules.laws {
             Laws::Fide2023Unsupervised => {
-                self.claimable = Some(Claimable {
+                self.obligations.claimable = Some(Claimable {
                     offender: side,
                     law: Law::IllegalMove,
                     turn: Turn::default(),
@@ -774,7 +777,7 @@ impl Referee {
             _ => {
                 // A false move that leaves its own king attacked cannot
                 // stand: no move of the chooser could answer it.
-                let board = self.position.board();
+                let board = self.play.position.board();
                 let exposed = board
                     .king_of(side)
                     .is_some_and(|k| board.attacks_to(k, side.other(), board.occupied()).any());
@@ -812,7 +815,7 @@ impl Referee {
         {
             return false;
         }
-        let board = self.position.board();
+        let board = self.play.position.board();
         let mut from = None;
         let mut to = None;
         for sq in self.board.occupied() ^ board.occupied() {
@@ -830,7 +833,7 @@ impl Referee {
         if self.board.piece_at(to).is_some_and(|p| p != piece) {
             return false;
         }
-        let capturable = self.legal.captures(from);
+        let capturable = self.play.legal.captures(from);
         let options = ChoiceOptions::of(&[Choice::Take, Choice::Restore], |c| {
             c != Choice::Take || capturable
         });
@@ -850,12 +853,12 @@ impl Referee {
     pub(super) fn own_piece_taken(&mut self, side: Color) -> bool {
         if self.rules.laws != Laws::Regence1858
             || self.displacement.open.is_some()
-            || self.position.turn() != side
-            || self.uncompleted.iter().any(|u| u.side == side)
+            || self.play.position.turn() != side
+            || self.play.uncompleted.iter().any(|u| u.side == side)
         {
             return false;
         }
-        let board = self.position.board();
+        let board = self.play.position.board();
         let own = board.by_color(side);
         let gone = board.occupied() ^ self.board.occupied();
         let changes = self.board.changes();
@@ -866,8 +869,8 @@ impl Referee {
         if !own.contains(first) || !changes.lifted.contains(first) {
             return false;
         }
-        let first_moves = self.legal.moves_from(first);
-        let second_moves = self.legal.moves_from(second);
+        let first_moves = self.play.legal.moves_from(first);
+        let second_moves = self.play.legal.moves_from(second);
         let options = ChoiceOptions::of(&[Choice::First, Choice::Second], |c| match c {
             Choice::First => first_moves,
             _ => second_moves,
@@ -883,7 +886,10 @@ impl Referee {
     /// the king's capture among the opponent's moves: no position follows
     /// it, so it is no move here (the opponent claims instead, A.5).
     pub(super) fn no_king_captures(&mut self) {
-        self.legal.moves.retain(|m| m.capture() != Some(Role::King));
+        self.play
+            .legal
+            .moves
+            .retain(|m| m.capture() != Some(Role::King));
     }
 
     /// The false move the board shows, if it shows exactly one: a piece of
@@ -895,7 +901,7 @@ impl Referee {
         if self.displacement.open.is_some() || self.displacement.knocked.any() {
             return None;
         }
-        let board = self.position.board();
+        let board = self.play.position.board();
         let mut from = None;
         let mut to = None;
         let differ = (self.board.occupied() ^ board.occupied())
@@ -937,7 +943,7 @@ impl Referee {
             to,
             promotion: None,
         };
-        (!self.legal.moves.contains(&m)).then_some(m)
+        (!self.play.legal.moves.contains(&m)).then_some(m)
     }
 }
 

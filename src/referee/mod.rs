@@ -41,16 +41,14 @@ pub use time_control::{ParseTimeControlError, Stage, TimeControl};
 use std::collections::VecDeque;
 use std::fmt;
 
-use shakmaty::zobrist::Zobrist64;
 use shakmaty::{ByColor, Chess, Color, KnownOutcome, Position, Role};
 
 use board::PhysicalBoard;
 use claim::Claimable;
-use clock::{Clock, Snapshot};
+use clock::Clock;
 use displacement::Displacement;
-use history::Ply;
-use legal::Legal;
-use play::{Made, key, next_promotion};
+use play::{Play, next_promotion};
+use press::Presses;
 use touch::{Breach, Turn};
 
 /// Monotonic milliseconds since the session started.
@@ -84,45 +82,51 @@ pub struct Referee {
     now: Millis,
     clock: Clock,
     board: PhysicalBoard,
-    /// The position on the board: every move made, completed or not.
-    position: Chess,
-    /// The legal moves of `position`, generated once when it changes: every
-    /// event of a move asks for them, and generating them is most of the
-    /// cost of a ply.
-    legal: Box<Legal>,
-    /// A list of legal moves no position needs any more, for the next one:
-    /// so that making a move does not allocate.
-    spare_legal: Option<Box<Legal>>,
-    /// Repetition keys of every position since the start, the current last.
-    keys: Vec<Zobrist64>,
-    /// Made moves not completed yet, oldest first: always the latest made.
-    uncompleted: VecDeque<Made>,
+    /// The game on the board: the position, its legal moves, the moves
+    /// made and not completed, the completed ones.
+    play: Play,
     /// What the player having the move on the board has done this turn.
     turn: Turn,
     /// An empty turn whose lists keep their capacity, the next `turn`: so
     /// that recording contacts does not allocate every move.
     spare_turn: Turn,
+    /// The promotion piece chosen on the clock (4.4.4), for the move made next.
     promotion_choice: Option<Role>,
     started: bool,
     result: Option<(KnownOutcome, Reason)>,
+    /// Illegal moves completed by each player (7.5.5).
     illegal_moves: ByColor<u8>,
     draw_offer: Option<Color>,
     /// Pieces displaced and knocked (7.4.1).
     displacement: Displacement,
-    last_press: Option<(Millis, Color)>,
-    /// Each player's last release of one of his pieces (6.2.3 times a
-    /// press from the presser's own release, not the opponent's).
-    last_release: ByColor<Option<Millis>>,
-    contradictions: u64,
-    refused_corrections: u64,
+    /// The last press, and each player's last release (6.2.3).
+    presses: Presses,
+    /// Inputs dropped, counted.
+    dropped: Dropped,
     effects: VecDeque<(Millis, Effect)>,
-    /// Every completed move, for the arbiter's takeback.
-    history: Vec<Ply>,
-    /// The clocks as they stood when the current turn began.
-    turn_began: Snapshot,
     /// A takeback left the board showing more than the position: its
     /// changes are the restorer's until it shows the position again.
     restoring: bool,
+    /// What one player may still claim, or must still do.
+    obligations: Obligations,
+}
+
+/// Inputs the referee could not use: counted and dropped.
+#[derive(Debug, Clone, Default)]
+struct Dropped {
+    /// Sensor events that contradicted the board.
+    contradictions: u64,
+    /// Arbiter's corrections refused.
+    corrections: u64,
+    /// `Input::Choose` answers refused.
+    choices: u64,
+}
+
+/// What one player may still claim against the other (4.8), or must still
+/// do: an obligation an upheld claim imposed, a choice the 1858 laws give
+/// the opponent, the penalty he chose.
+#[derive(Debug, Clone, Default)]
+struct Obligations {
     /// A move against article 4 the opponent may still claim (4.8).
     claimable: Option<Claimable>,
     /// The player on whom an upheld claim imposed an obligation: enforced
@@ -132,8 +136,6 @@ pub struct Referee {
     choice: Option<laws::Pending>,
     /// The penalty the chooser imposed, with its law: binds `imposed`.
     penalty: Option<(laws::Penalty, Law)>,
-    /// `Input::Choose` answers dropped.
-    refused_choices: u64,
 }
 
 impl Referee {
@@ -152,29 +154,24 @@ impl Referee {
     /// instant 0, before any press: its clocks never run.
     pub fn new(rules: Rules) -> Referee {
         let mut referee = Referee::before_start(rules);
-        if let Some((outcome, reason)) = referee.ending(referee.position.is_check()) {
+        if let Some((outcome, reason)) = referee.ending(referee.play.position.is_check()) {
             referee.finish(outcome, reason);
         }
         referee
     }
 
     fn before_start(rules: Rules) -> Referee {
-        let position = rules.start.clone();
         let clock = Clock::new(
             ByColor::new_with(|side| rules.time_control_of(side).clone()),
             rules.increment_mode,
         );
+        let play = Play::new(rules.start.clone(), clock.snapshot());
         Referee {
-            turn_began: clock.snapshot(),
+            board: PhysicalBoard::new(&play.position),
+            play,
             clock,
-            board: PhysicalBoard::new(&position),
-            keys: vec![key(&position)],
-            legal: Legal::of(&position),
-            spare_legal: None,
-            position,
             rules,
             now: 0,
-            uncompleted: VecDeque::new(),
             turn: Turn::default(),
             spare_turn: Turn::default(),
             promotion_choice: None,
@@ -183,20 +180,11 @@ impl Referee {
             illegal_moves: ByColor::new_with(|_| 0),
             draw_offer: None,
             displacement: Displacement::new(),
-            last_press: None,
-            last_release: ByColor::new_with(|_| None),
-            contradictions: 0,
-            refused_corrections: 0,
+            presses: Presses::new(),
+            dropped: Dropped::default(),
             effects: VecDeque::new(),
-            // Room for a long game's moves at once: one allocation, not
-            // one each time a game outgrows the list.
-            history: Vec::with_capacity(256),
             restoring: false,
-            claimable: None,
-            imposed: None,
-            choice: None,
-            penalty: None,
-            refused_choices: 0,
+            obligations: Obligations::default(),
         }
     }
 
@@ -207,7 +195,7 @@ impl Referee {
 
     /// The position on the board: every move made so far, completed or not.
     pub fn position(&self) -> &Chess {
-        &self.position
+        &self.play.position
     }
 
     /// The pieces as the sensors last showed them: the position's, less
@@ -253,7 +241,7 @@ impl Referee {
     /// Whether `side`'s clock runs for a move he has made on the board and
     /// not completed: his press would complete it (6.2.1).
     pub fn awaits_press(&self, side: Color) -> bool {
-        self.clock.running() == Some(side) && self.uncompleted.iter().any(|u| u.side == side)
+        self.clock.running() == Some(side) && self.play.uncompleted.iter().any(|u| u.side == side)
     }
 
     /// The side whose draw offer stands, if any.
@@ -271,7 +259,7 @@ impl Referee {
         if self.result.is_some() || self.clock.is_paused() {
             return None;
         }
-        if let Some(last) = self.uncompleted.back() {
+        if let Some(last) = self.play.uncompleted.back() {
             if last.side != side {
                 return None;
             }
@@ -282,12 +270,12 @@ impl Referee {
                 .is_none()
                 .then_some((side, role));
         }
-        if self.position.turn() != side {
+        if self.play.position.turn() != side {
             return None;
         }
         let on_board = self.board.occupied();
         let lifted = self.board.changes().lifted & !on_board;
-        let waiting = self.legal.moves.iter().any(|m| {
+        let waiting = self.play.legal.moves.iter().any(|m| {
             m.is_promotion()
                 && m.from().is_some_and(|from| lifted.contains(from))
                 && !on_board.contains(m.to())
@@ -302,14 +290,14 @@ impl Referee {
 
     /// Sensor events dropped because they contradicted the board.
     pub fn contradictions(&self) -> u64 {
-        self.contradictions
+        self.dropped.contradictions
     }
 
     /// Arbiter's corrections dropped: given while the clock ran, after the
     /// game was over, or beyond [`Referee::MAX_SET_TIME_MS`] or
     /// [`Referee::MAX_SET_MOVES`].
     pub fn refused_corrections(&self) -> u64 {
-        self.refused_corrections
+        self.dropped.corrections
     }
 
     /// Handles one input at `now`, after everything due before it.
@@ -324,7 +312,7 @@ impl Referee {
                     | Input::TakeBack
                     | Input::Adjudicate(_)
             ) {
-                self.refused_corrections += 1;
+                self.dropped.corrections += 1;
             }
             return Ok(());
         }
@@ -376,8 +364,7 @@ impl Referee {
                     // nobody) parts what came before from what comes after:
                     // no press after it is one with a press before it, nor
                     // hasty after a release before it (6.2.3, 6.2.4).
-                    self.last_press = None;
-                    self.last_release = Default::default();
+                    self.presses.forget();
                     self.clock.resume(now);
                     self.emit(Effect::Resumed);
                 }
@@ -387,7 +374,7 @@ impl Referee {
                     self.clock.set_remaining(side, ms, now);
                     self.corrected(side);
                 } else {
-                    self.refused_corrections += 1;
+                    self.dropped.corrections += 1;
                 }
             }
             Input::SetMoves(side, completed) => {
@@ -395,7 +382,7 @@ impl Referee {
                     self.clock.set_completed(side, completed);
                     self.corrected(side);
                 } else {
-                    self.refused_corrections += 1;
+                    self.dropped.corrections += 1;
                 }
             }
             Input::Waive => self.waive(),
@@ -403,7 +390,7 @@ impl Referee {
                 if self.started {
                     self.arbiter_take_back();
                 } else {
-                    self.refused_corrections += 1;
+                    self.dropped.corrections += 1;
                 }
             }
             Input::Adjudicate(adjudication) => self.adjudicate(adjudication),

@@ -2,6 +2,8 @@
 //! press, completed (6.2.1) into the game's history, with the position's
 //! repetition keys kept up.
 
+use std::collections::VecDeque;
+
 use shakmaty::attacks::attacks;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
@@ -10,12 +12,53 @@ use shakmaty::{
 };
 
 use super::board::Changes;
+use super::clock::Snapshot;
 use super::effect::{CompletedMove, Effect};
 use super::footprint::hands_needed;
 use super::history::Ply;
 use super::legal::Legal;
 use super::touch::Turn;
 use super::{Referee, notation};
+
+/// The game on the board: the position, its legal moves, the moves made
+/// and not completed, and the completed ones with their clocks.
+#[derive(Debug, Clone)]
+pub(super) struct Play {
+    /// The position on the board: every move made, completed or not.
+    pub(super) position: Chess,
+    /// The legal moves of `position`, generated once when it changes: every
+    /// event of a move asks for them, and generating them is most of the
+    /// cost of a ply.
+    pub(super) legal: Box<Legal>,
+    /// A list of legal moves no position needs any more, for the next one:
+    /// so that making a move does not allocate.
+    pub(super) spare_legal: Option<Box<Legal>>,
+    /// Repetition keys of every position since the start, the current last.
+    pub(super) keys: Vec<Zobrist64>,
+    /// Made moves not completed yet, oldest first: always the latest made.
+    pub(super) uncompleted: VecDeque<Made>,
+    /// Every completed move, for the arbiter's takeback.
+    pub(super) history: Vec<Ply>,
+    /// The clocks as they stood when the current turn began.
+    pub(super) turn_began: Snapshot,
+}
+
+impl Play {
+    /// A game at `position`, nothing made yet, the clocks at `clocks`.
+    pub(super) fn new(position: Chess, clocks: Snapshot) -> Play {
+        Play {
+            keys: vec![key(&position)],
+            legal: Legal::of(&position),
+            spare_legal: None,
+            position,
+            uncompleted: VecDeque::new(),
+            // Room for a long game's moves at once: one allocation, not
+            // one each time a game outgrows the list.
+            history: Vec::with_capacity(256),
+            turn_began: clocks,
+        }
+    }
+}
 
 /// A move made on the board and not yet completed by a press (6.2.1).
 #[derive(Debug, Clone)]
@@ -67,17 +110,17 @@ impl Referee {
     /// or all by the end of the game.
     pub(super) fn complete_with(&mut self, index: usize, last: Completion) {
         for i in 0..=index {
-            let Some(made) = self.uncompleted.pop_front() else {
+            let Some(made) = self.play.uncompleted.pop_front() else {
                 return;
             };
-            self.history.push(Ply {
+            self.play.history.push(Ply {
                 mv: Some(made.mv),
-                clock: self.turn_began,
+                clock: self.play.turn_began,
             });
-            self.claimable = None;
-            if self.imposed == Some(made.side) {
-                self.imposed = None;
-                self.penalty = None;
+            self.obligations.claimable = None;
+            if self.obligations.imposed == Some(made.side) {
+                self.obligations.imposed = None;
+                self.obligations.penalty = None;
             }
             match last {
                 Completion::Press if i == index => {
@@ -88,12 +131,12 @@ impl Referee {
                 Completion::End => self.clock.count_final_move(made.side),
                 _ => self.clock.count_move(made.side),
             }
-            self.turn_began = self.clock.snapshot();
+            self.play.turn_began = self.clock.snapshot();
             // The effect's text, written inline: no allocation.
             let uci = notation::uci(made.mv);
             let san = notation::san(made.san);
             self.recycle(made.turn);
-            self.spare_legal = Some(made.before_legal);
+            self.play.spare_legal = Some(made.before_legal);
             self.emit(Effect::Move(CompletedMove {
                 side: made.side,
                 number: made.number,
@@ -117,23 +160,23 @@ impl Referee {
     /// rules on (a second move in a row waits for the opponent's choice,
     /// 1858, 15ª). Whether the side to move is now in check.
     pub(super) fn make_unended(&mut self, m: Move, changes: Changes) -> bool {
-        let side = self.position.turn();
+        let side = self.play.position.turn();
         self.choice_lapses(side);
         // 6.2.1: making his next move completes a player's previous one.
-        if let Some(index) = self.uncompleted.iter().position(|u| u.side == side) {
+        if let Some(index) = self.play.uncompleted.iter().position(|u| u.side == side) {
             self.complete_through(index, false);
         }
         // SAN from the legal moves already known, and its suffix from those
         // of the position after: what `SanPlus::from_move` finds by
         // generating both again on a copy.
         let san = San::disambiguate(m, self.san_rivals(m));
-        let before = self.position.clone();
-        self.position.play_unchecked(m);
-        let mut next = self.spare_legal.take().unwrap_or_default();
-        next.generate(&self.position);
-        let before_legal = std::mem::replace(&mut self.legal, next);
-        let check = self.position.is_check();
-        let no_move = self.legal.is_empty();
+        let before = self.play.position.clone();
+        self.play.position.play_unchecked(m);
+        let mut next = self.play.spare_legal.take().unwrap_or_default();
+        next.generate(&self.play.position);
+        let before_legal = std::mem::replace(&mut self.play.legal, next);
+        let check = self.play.position.is_check();
+        let no_move = self.play.legal.is_empty();
         let suffix = match (check, no_move) {
             (true, true) => Some(Suffix::Checkmate),
             (true, false) => Some(Suffix::Check),
@@ -143,15 +186,21 @@ impl Referee {
             let (lifted, placed) = hands_needed(m, side);
             lifted | placed
         };
-        let before_key = self.keys.last().copied().unwrap_or_else(|| key(&before));
-        self.keys
-            .push(key_after(before_key, &before, &self.position, moved));
+        let before_key = self
+            .play
+            .keys
+            .last()
+            .copied()
+            .unwrap_or_else(|| key(&before));
+        self.play
+            .keys
+            .push(key_after(before_key, &before, &self.play.position, moved));
         self.knocked_off_past(moved);
         let keep = self.displaced() & !moved;
-        self.board.sync_after(&self.position, moved, keep);
+        self.board.sync_after(&self.play.position, moved, keep);
         self.promotion_choice = None;
         let turn = std::mem::replace(&mut self.turn, std::mem::take(&mut self.spare_turn));
-        self.uncompleted.push_back(Made {
+        self.play.uncompleted.push_back(Made {
             side,
             number: before.fullmoves().get(),
             before,
@@ -171,13 +220,13 @@ impl Referee {
         static NONE: MoveList = MoveList::new_const();
         match m {
             Move::Normal { role, from, to, .. } if role != Role::Pawn => {
-                let board = self.position.board();
-                let piece = role.of(self.position.turn());
+                let board = self.play.position.board();
+                let piece = role.of(self.play.position.turn());
                 // A piece of the same kind on a square it attacks from `to`
                 // attacks `to` (the attacks of a piece are symmetric).
                 let others = board.by_piece(piece).without(from);
                 if (attacks(to, piece, board.occupied()) & others).any() {
-                    &self.legal.moves
+                    &self.play.legal.moves
                 } else {
                     &NONE
                 }
@@ -191,7 +240,7 @@ impl Referee {
     /// becomes one to `role`. The board's own identity of the new piece,
     /// where it has one, is the choice and stands.
     pub(super) fn choose_again(&mut self, role: Role) {
-        let Some(last) = self.uncompleted.back() else {
+        let Some(last) = self.play.uncompleted.back() else {
             return;
         };
         let side = last.side;
@@ -212,23 +261,23 @@ impl Referee {
         let san = San::disambiguate(m, &last.before_legal.moves);
         let mut position = last.before.clone();
         position.play_unchecked(m);
-        self.position = position;
-        self.legal.generate(&self.position);
+        self.play.position = position;
+        self.play.legal.generate(&self.play.position);
         // The opponent's releases were made against the other piece: those
         // no longer legal bind nothing.
-        let legal = &self.legal;
+        let legal = &self.play.legal;
         self.turn.releases.retain(|m| legal.contains(*m));
-        let check = self.position.is_check();
-        let no_move = self.legal.is_empty();
+        let check = self.play.position.is_check();
+        let no_move = self.play.legal.is_empty();
         let suffix = match (check, no_move) {
             (true, true) => Some(Suffix::Checkmate),
             (true, false) => Some(Suffix::Check),
             (false, _) => None,
         };
-        self.keys.pop();
-        self.keys.push(key(&self.position));
+        self.play.keys.pop();
+        self.play.keys.push(key(&self.play.position));
         self.board.identify(m.to(), role.of(side));
-        let Some(last) = self.uncompleted.back_mut() else {
+        let Some(last) = self.play.uncompleted.back_mut() else {
             return;
         };
         last.mv = m;
@@ -239,14 +288,15 @@ impl Referee {
     /// The last move made, not completed, is taken back: the board shows the
     /// position before it, and it is its mover's turn again, with his contacts.
     pub(super) fn take_back(&mut self) {
-        if let Some(made) = self.uncompleted.pop_back() {
-            self.keys.pop();
-            self.position = made.before;
-            let abandoned = std::mem::replace(&mut self.legal, made.before_legal);
-            self.spare_legal = Some(abandoned);
+        if let Some(made) = self.play.uncompleted.pop_back() {
+            self.play.keys.pop();
+            self.play.position = made.before;
+            let abandoned = std::mem::replace(&mut self.play.legal, made.before_legal);
+            self.play.spare_legal = Some(abandoned);
             let abandoned = std::mem::replace(&mut self.turn, made.turn);
             self.recycle(abandoned);
-            self.board.sync_keeping(&self.position, self.off_board());
+            self.board
+                .sync_keeping(&self.play.position, self.off_board());
         }
     }
 

@@ -1,7 +1,7 @@
 //! The press (6.2): what a player's press completes, refuses or rules on,
 //! and the illegal move it completes (7.5).
 
-use shakmaty::{Bitboard, Color, Position, Role};
+use shakmaty::{Bitboard, ByColor, Color, Position, Role};
 
 use super::claim::Claimable;
 use super::effect::{Effect, Reason};
@@ -15,6 +15,33 @@ use super::{Millis, Referee};
 /// the lever reaches both in the same instant, no hand presses twice so fast.
 const ONE_PRESS_MS: Millis = 30;
 
+/// The levers and the hands that press them: the last press, and each
+/// player's last release of one of his pieces (6.2.3 times a press from
+/// the presser's own release, not the opponent's).
+#[derive(Debug, Clone)]
+pub(super) struct Presses {
+    /// When the last press counted, and whose it was.
+    pub(super) last: Option<(Millis, Color)>,
+    /// Each player's last release of one of his pieces.
+    pub(super) last_release: ByColor<Option<Millis>>,
+}
+
+impl Presses {
+    /// No press yet, no release.
+    pub(super) fn new() -> Presses {
+        Presses {
+            last: None,
+            last_release: ByColor::new_with(|_| None),
+        }
+    }
+
+    /// Forgets the presses and releases so far: a pause or a takeback
+    /// parts what came before from what comes after.
+    pub(super) fn forget(&mut self) {
+        *self = Presses::new();
+    }
+}
+
 impl Referee {
     pub(super) fn press(&mut self, side: Color) {
         let now = self.now;
@@ -26,15 +53,15 @@ impl Referee {
                 self.turn.clear();
                 self.started = true;
                 self.clock.start(to_move, now);
-                self.turn_began = self.clock.snapshot();
-                self.last_press = Some((now, side));
+                self.play.turn_began = self.clock.snapshot();
+                self.presses.last = Some((now, side));
                 self.emit(Effect::Started { side: to_move });
             }
             return;
         }
         // A palm on both levers: the other lever in the same instant is
         // part of the press just made, not a press of its own (7.5.3).
-        if let Some((at, presser)) = self.last_press
+        if let Some((at, presser)) = self.presses.last
             && presser != side
             && now - at <= ONE_PRESS_MS
         {
@@ -44,13 +71,13 @@ impl Referee {
         if self.clock.running() != Some(side) || self.clock.is_paused() || self.restoring {
             return;
         }
-        self.last_press = Some((now, side));
+        self.presses.last = Some((now, side));
         let strict = self.rules.enforcement == Enforcement::Strict;
         if self.hands_full(side) {
             // A legal move on the board but for his own pieces off their
             // squares: those are displaced (7.4), not a piece in his hand.
-            if self.position.turn() == side
-                && self.uncompleted.iter().all(|u| u.side != side)
+            if self.play.position.turn() == side
+                && self.play.uncompleted.iter().all(|u| u.side != side)
                 && self.move_with_own_pieces_off(side).is_some()
             {
                 self.press_without_move(side);
@@ -72,7 +99,7 @@ impl Referee {
                 return;
             }
         }
-        let Some(index) = self.uncompleted.iter().position(|u| u.side == side) else {
+        let Some(index) = self.play.uncompleted.iter().position(|u| u.side == side) else {
             self.press_without_move(side);
             return;
         };
@@ -89,7 +116,7 @@ impl Referee {
         if self.penalty_refuses(side, index) {
             return;
         }
-        let made = &self.uncompleted[index];
+        let made = &self.play.uncompleted[index];
         let mut claimable = None;
         let breach = touch::check(&made.before, &made.before_legal, &made.turn, made.mv).err();
         let breached = breach.is_some();
@@ -98,7 +125,7 @@ impl Referee {
             // an obligation an upheld claim imposed is enforced. Without
             // adequate supervision (A.5) article 4 is only ruled on a claim,
             // and nothing is shown until then.
-            let imposed = self.imposed == Some(side);
+            let imposed = self.obligations.imposed == Some(side);
             let unsupervised = self.rules.laws == Laws::Fide2023Unsupervised;
             if (self.rules.enforcement == Enforcement::Claim || unsupervised) && !imposed {
                 claimable = Some(Claimable {
@@ -126,17 +153,17 @@ impl Referee {
         self.complete_through(index, true);
         // A game-ending move that broke article 4 did not end the game when
         // it was made: completed now, it does.
-        if breached && self.uncompleted.is_empty() {
-            self.end_if_over(self.position.is_check());
+        if breached && self.play.uncompleted.is_empty() {
+            self.end_if_over(self.play.position.is_check());
         }
         if self.result.is_none() {
-            self.claimable = claimable;
+            self.obligations.claimable = claimable;
         }
     }
 
     /// 6.2.3: a press too soon after a release was made with the other hand.
     pub(super) fn warn_if_hasty(&mut self, side: Color) {
-        if let Some(released) = *self.last_release.get(side) {
+        if let Some(released) = *self.presses.last_release.get(side) {
             let gap = self.now - released;
             if gap < self.rules.min_press_gap_ms {
                 self.rule(
@@ -164,8 +191,8 @@ impl Referee {
         }
         let mask = self.off_board();
         let on_board = self.board.occupied() & !mask;
-        if self.position.turn() == side {
-            if on_board == self.position.board().occupied() & !mask {
+        if self.play.position.turn() == side {
+            if on_board == self.play.position.board().occupied() & !mask {
                 self.illegal(
                     side,
                     Law::NoMove,
@@ -175,7 +202,7 @@ impl Referee {
             }
             // 7.5.2: a pawn on the last rank that the board says was not exchanged.
             let unpromoted = self
-                .matching_moves(&self.position, &self.legal, self.board.changes())
+                .matching_moves(&self.play.position, &self.play.legal, self.board.changes())
                 .find(|m| {
                     m.promotion() == Some(Role::Queen)
                         && self
@@ -192,7 +219,8 @@ impl Referee {
                 if self.result.is_none() {
                     self.make(m, self.board.changes());
                     if self.result.is_none()
-                        && let Some(index) = self.uncompleted.iter().position(|u| u.side == side)
+                        && let Some(index) =
+                            self.play.uncompleted.iter().position(|u| u.side == side)
                     {
                         self.complete_through(index, true);
                     }
@@ -239,11 +267,11 @@ impl Referee {
     /// placed what it needs: pieces displaced while moving (7.4.1).
     pub(super) fn move_with_own_pieces_off(&self, side: Color) -> Option<Bitboard> {
         let mask = self.off_board();
-        let occupied = self.position.board().occupied();
-        let own = self.position.board().by_color(side);
+        let occupied = self.play.position.board().occupied();
+        let own = self.play.position.board().by_color(side);
         let on_board = self.board.occupied() & !mask;
         let changes = self.board.changes();
-        self.legal.moves.iter().find_map(|m| {
+        self.play.legal.moves.iter().find_map(|m| {
             let (lifted, placed) = hands_needed(*m, side);
             let after = occupancy_after(occupied, *m, side) & !mask;
             let off = after & !on_board;
@@ -258,7 +286,7 @@ impl Referee {
     }
 
     pub(super) fn squares_to_restore(&self) -> String {
-        let diff = self.board.occupied() ^ self.position.board().occupied();
+        let diff = self.board.occupied() ^ self.play.position.board().occupied();
         let names: Vec<String> = diff.into_iter().map(|sq| sq.to_string()).collect();
         if names.is_empty() {
             "the position".to_owned()

@@ -25,8 +25,8 @@ impl Referee {
         // A promotion's new piece put down: its pawn is gone, not in hand.
         // Only the back ranks can hold one, so most calls look at no move.
         let put_down = self.board.changes().placed & self.board.occupied() & Bitboard::BACKRANKS;
-        if self.position.turn() == color && put_down.any() {
-            for m in &self.legal.moves {
+        if self.play.position.turn() == color && put_down.any() {
+            for m in &self.play.legal.moves {
                 if m.is_promotion()
                     && put_down.contains(m.to())
                     && let Some(from) = m.from()
@@ -42,7 +42,7 @@ impl Referee {
         if self.restoring {
             match self.board.lift(sq) {
                 Ok(_) => self.review_restoring(),
-                Err(_) => self.contradictions += 1,
+                Err(_) => self.dropped.contradictions += 1,
             }
             return;
         }
@@ -64,17 +64,17 @@ impl Referee {
                     .as_ref()
                     .is_some_and(|d| d.side == piece.color && d.squares.contains(sq)) =>
             {
-                if self.position.turn() == piece.color {
+                if self.play.position.turn() == piece.color {
                     let home = self.displaced()
                         & !self.board.occupied()
-                        & self.position.board().by_piece(piece);
+                        & self.play.position.board().by_piece(piece);
                     self.board.lifted_from(home);
                 }
             }
             Ok(Some(piece)) => self.contact(sq, piece),
             Ok(None) => {}
             Err(_) => {
-                self.contradictions += 1;
+                self.dropped.contradictions += 1;
                 return;
             }
         }
@@ -82,7 +82,7 @@ impl Referee {
     }
 
     pub(super) fn place(&mut self, sq: Square, identity: Option<Piece>) {
-        let mover = self.position.turn();
+        let mover = self.play.position.turn();
         // Under the 1858 laws a player may capture with his second move of
         // two, while his opponent has the move: the capturer is told from
         // the captured piece by the square, not by whose turn it is.
@@ -90,7 +90,7 @@ impl Referee {
         let taken = match self.board.place(sq, identity, mover, capturer) {
             Ok(taken) => taken,
             Err(_) => {
-                self.contradictions += 1;
+                self.dropped.contradictions += 1;
                 return;
             }
         };
@@ -102,7 +102,7 @@ impl Referee {
         let releaser = identity
             .or(taken.and_then(|(_, piece)| piece))
             .map_or(mover, |piece| piece.color);
-        *self.last_release.get_mut(releaser) = Some(self.now);
+        *self.presses.last_release.get_mut(releaser) = Some(self.now);
         if let Some((from, Some(piece))) = taken
             && piece.color == mover
             && let Some(m) = self.released_move(from, sq)
@@ -124,7 +124,7 @@ impl Referee {
     /// Whether a rook put down on `to` is the second half of a castling
     /// already released with the king, not a rook move of its own.
     pub(super) fn completes_released_castling(&self, from: Square, to: Square) -> bool {
-        let color = self.position.turn();
+        let color = self.play.position.turn();
         self.turn.releases.iter().any(|m| {
             matches!(m, Move::Castle { rook, .. } if *rook == from)
                 && m.castling_side()
@@ -135,8 +135,8 @@ impl Referee {
     /// The legal move of the player having the move that takes the piece
     /// from `from` to `to`; castling counts once the king is released.
     pub(super) fn released_move(&self, from: Square, to: Square) -> Option<Move> {
-        let color = self.position.turn();
-        self.legal.moves.iter().copied().find(|m| {
+        let color = self.play.position.turn();
+        self.play.legal.moves.iter().copied().find(|m| {
             footprint::from(*m) == Some(from)
                 && match m {
                     Move::Castle { .. } => m
@@ -152,7 +152,7 @@ impl Referee {
     /// pressing (finishing a promotion, straightening a piece): those must
     /// not oblige the opponent to capture anything.
     pub(super) fn contact(&mut self, sq: Square, piece: Piece) {
-        if let Some(last) = self.uncompleted.back()
+        if let Some(last) = self.play.uncompleted.back()
             && self.clock.running() == Some(last.side)
             && piece.color == last.side
         {
@@ -161,7 +161,7 @@ impl Referee {
         if self.restoring {
             return;
         }
-        let mover = self.position.turn();
+        let mover = self.play.position.turn();
         let adjusting = self.turn.adjusting;
         if !adjusting {
             self.claim_lapses_on_touch(mover);
@@ -191,9 +191,9 @@ impl Referee {
         // not pressed may straighten it; his own pieces oblige him nothing
         // then, so only the announcement of the player having the move
         // excuses contacts.
-        let may = self.clock.running().unwrap_or(self.position.turn());
+        let may = self.clock.running().unwrap_or(self.play.position.turn());
         if side == may {
-            if side == self.position.turn() {
+            if side == self.play.position.turn() {
                 self.turn.adjusting = true;
             }
         } else {
@@ -214,15 +214,20 @@ impl Referee {
         // A move is made when its pieces are released (4.7): never while the
         // mover still holds one. (A capturing piece lifted first leaves the
         // occupancy of the finished capture.)
-        let made = if self.hands_full(self.position.turn()) {
+        let made = if self.hands_full(self.play.position.turn()) {
             None
         } else {
             let released = self.turn.releases.last().copied();
-            self.chosen_move(&self.position, &self.legal, self.board.changes(), released)
+            self.chosen_move(
+                &self.play.position,
+                &self.play.legal,
+                self.board.changes(),
+                released,
+            )
         };
         if let Some(m) = made {
             self.make(m, self.board.changes());
-        } else if let Some(last) = self.uncompleted.back()
+        } else if let Some(last) = self.play.uncompleted.back()
             && !self.hands_full(last.side)
         {
             let changes = last.changes.union(self.board.changes());
