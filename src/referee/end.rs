@@ -23,6 +23,8 @@ impl Referee {
         }
     }
 
+    /// `Input::Draw`: `side` accepts a standing offer, claims a draw
+    /// (9.2, 9.3: upheld, or 9.5.3's penalty and an offer), or offers one.
     pub(super) fn draw(&mut self, side: Color) {
         if self.draw_offer == Some(side.other()) {
             self.finish(KnownOutcome::Draw, Reason::Agreement);

@@ -5,6 +5,25 @@
 //! [`Referee::poll_effect`]; [`Referee::next_deadline`] says when something
 //! will happen by itself (a flag falls). It reads no clock and does no IO:
 //! the same inputs at the same instants always give the same effects.
+//!
+//! This file is the state machine's surface: the [`Referee`], its public
+//! API and the dispatch of each input. The rules are one concept a file:
+//!
+//! - `press.rs`: the press (6.2) and the illegal move it completes (7.5);
+//! - `reading.rs`: reading the board: sensor events as contacts, releases
+//!   and the move the hands made (4.2–4.7);
+//! - `play.rs`: play and history: moves made, taken back, changed and
+//!   completed, the position and its repetition keys;
+//! - `displacement.rs`: pieces displaced and knocked (7.4.1), with their
+//!   own state;
+//! - `end.rs`: draws offered and claimed, the positions that end the game,
+//!   the result;
+//! - `touch.rs`: touch-move and the released piece (4.3–4.7), pure checks;
+//! - `claim.rs`, `arbiter.rs`, `laws.rs`: claims (4.8), the arbiter's
+//!   powers, the profiles besides `fide-2023`;
+//! - below them, leaves: `footprint.rs` (the squares a move lifts, places
+//!   and captures), `legal.rs`, `board.rs` (the sensed board), `clock.rs`,
+//!   `history.rs`, `notation.rs`, `dead.rs`, and the public types.
 
 mod adjudication;
 mod arbiter;
@@ -160,6 +179,8 @@ impl Referee {
         referee
     }
 
+    /// A referee at the start position of `rules`, before the first press,
+    /// the game not yet checked for being over.
     fn before_start(rules: Rules) -> Referee {
         let clock = Clock::new(
             ByColor::new_with(|side| rules.time_control_of(side).clone()),
@@ -457,10 +478,12 @@ impl Referee {
         });
     }
 
+    /// Queues `effect`, at the instant handled, for `poll_effect`.
     fn emit(&mut self, effect: Effect) {
         self.effects.push_back((self.now, effect));
     }
 
+    /// Tells `side` of `breach`: a warning, or a violation.
     fn rule(&mut self, side: Color, breach: Breach, warning: bool) {
         let ruling = Ruling {
             side,

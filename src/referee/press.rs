@@ -43,6 +43,9 @@ impl Presses {
 }
 
 impl Referee {
+    /// `Input::Press`: the first press starts the game; after it, the
+    /// press of the player whose clock runs completes his move (6.2.1), or
+    /// is refused with the ruling the board calls for.
     pub(super) fn press(&mut self, side: Color) {
         let now = self.now;
         if !self.started {
@@ -285,6 +288,8 @@ impl Referee {
         })
     }
 
+    /// The squares where the board differs from the position, for the
+    /// player to set right: "e2 e4", or "the position".
     pub(super) fn squares_to_restore(&self) -> String {
         let diff = self.board.occupied() ^ self.play.position.board().occupied();
         let names: Vec<String> = diff.into_iter().map(|sq| sq.to_string()).collect();

@@ -38,6 +38,8 @@ impl Referee {
         self.board.holds_except(color, gone)
     }
 
+    /// `Input::Lift`: a piece left `sq`; a contact, a knock, or a
+    /// displaced piece taken up to be re-established.
     pub(super) fn lift(&mut self, sq: Square) {
         if self.restoring {
             match self.board.lift(sq) {
@@ -81,6 +83,8 @@ impl Referee {
         self.review_board();
     }
 
+    /// `Input::Place`: a piece (`identity`, where the board knows it) was
+    /// put on `sq`; its release may make a move (4.7).
     pub(super) fn place(&mut self, sq: Square, identity: Option<Piece>) {
         let mover = self.play.position.turn();
         // Under the 1858 laws a player may capture with his second move of
@@ -185,6 +189,7 @@ impl Referee {
         }
     }
 
+    /// `Input::Adjust`: `side` announces he adjusts (4.2.1).
     pub(super) fn adjust(&mut self, side: Color) {
         // 6.2.5: only the player whose clock runs may adjust (before the
         // start, the player to move). A player who has made his move and
