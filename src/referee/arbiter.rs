@@ -12,7 +12,7 @@ use super::history::passed_turn;
 use super::law::Law;
 use super::legal::Legal;
 use super::touch::{self, Turn};
-use super::{Referee, notation};
+use super::{Obligations, Referee, notation};
 
 impl Referee {
     /// `Input::Waive`: the arbiter lifts the obligation in force, if any:
@@ -129,10 +129,7 @@ impl Referee {
         self.promotion_choice = None;
         self.draw_offer = None;
         self.displacement.clear();
-        self.obligations.claimable = None;
-        self.obligations.imposed = None;
-        self.obligations.choice = None;
-        self.obligations.penalty = None;
+        self.obligations = Obligations::default();
         self.presses.forget();
         self.restoring = true;
         self.review_restoring();

@@ -209,8 +209,8 @@ fn touched<'a>(before: &Chess, contacts: &'a [Contact], m: Move) -> Touched<'a> 
         {
             continue;
         }
-        // A turn of four thousand million contacts is a broken sensor:
-        // the later ones count for nothing.
+        // A turn keeps at most one contact per square, piece and
+        // announcement (`Turn::touch`): the index always fits.
         let Ok(i) = u32::try_from(i) else { break };
         let slot = &mut entry[usize::from(c.square)];
         if *slot == u8::MAX {
