@@ -396,7 +396,7 @@ mod tests {
     use proptest::prelude::*;
     use shakmaty::{Chess, Color, Move, Piece, Position, Role, Square};
 
-    use super::{Contact, Legal, check_touched, moved_squares, touched};
+    use super::{Contact, Legal, Turn, check, check_touched, moved_squares, touched};
 
     /// The touched pieces as first written: a stable sort of the contacts
     /// that count, the first of each square kept. [`touched`] must give
@@ -486,6 +486,74 @@ mod tests {
             let contacts = contacts(&position, &raw, &taken);
             let legal = Legal::of(&position);
             prop_assert_eq!(check_touched(&position, &legal, &contacts, m), Ok(()));
+        }
+
+        /// A turn kept bounded (`Turn::touch`, `Turn::release`) rules as the
+        /// whole turn would: every legal move checked against it, the
+        /// latest release, and what the other rules ask of the lists.
+        #[test]
+        fn a_bounded_turn_rules_as_the_whole_turn(
+            choices in prop::collection::vec(0usize..64, 1..30),
+            raw in prop::collection::vec((0u64..3, 0u8..64, any::<bool>(), any::<bool>()), 0..60),
+            released in prop::collection::vec(0usize..5, 0..30),
+            legal_after in any::<u64>(),
+        ) {
+            let Some((position, _)) = position_and_move(&choices) else { return Ok(()) };
+            let legal = Legal::of(&position);
+            prop_assume!(!legal.is_empty());
+            // A few squares, touched over and over, in time order.
+            let on: Vec<Square> = position.board().occupied().into_iter().step_by(5).collect();
+            let mut contacts = contacts(&position, &raw, &on);
+            let mut at = 0;
+            for c in &mut contacts {
+                at += c.at;
+                c.at = at;
+            }
+            let moves: Vec<Move> = released.iter().map(|i| legal.moves[i % legal.moves.len()]).collect();
+            let (mut whole, mut bounded) = (Turn::default(), Turn::default());
+            for c in &contacts {
+                whole.contacts.push(*c);
+                bounded.touch(*c);
+            }
+            // Half the releases, then some no longer legal (`choose_again`
+            // changed the position under them), then the rest.
+            let (first, second) = moves.split_at(moves.len() / 2);
+            for m in first {
+                whole.releases.push(*m);
+                bounded.release(*m);
+            }
+            let index = |m: &Move| legal.moves.iter().position(|l| l == m).unwrap_or(0);
+            let stays = |m: &Move| legal_after >> (index(m) % 64) & 1 == 1;
+            whole.releases.retain(stays);
+            bounded.releases.retain(stays);
+            for m in second {
+                whole.releases.push(*m);
+                bounded.release(*m);
+            }
+            prop_assert!(bounded.contacts.len() <= 64 * 12 * 2);
+            prop_assert!(bounded.releases.len() <= 2 * legal.moves.len());
+            for m in &legal.moves {
+                prop_assert_eq!(
+                    check(&position, &legal, &whole, *m),
+                    check(&position, &legal, &bounded, *m)
+                );
+            }
+            prop_assert_eq!(whole.releases.last(), bounded.releases.last());
+            let us = position.turn();
+            prop_assert_eq!(
+                whole.contacts.iter().any(|c| c.piece.color == us),
+                bounded.contacts.iter().any(|c| c.piece.color == us)
+            );
+            prop_assert_eq!(
+                whole.contacts.iter().any(|c| !c.adjusting),
+                bounded.contacts.iter().any(|c| !c.adjusting)
+            );
+            for c in &contacts {
+                let first = |list: &[Contact]| {
+                    list.iter().find(|k| k.square == c.square && k.piece == c.piece).copied()
+                };
+                prop_assert_eq!(first(&whole.contacts), first(&bounded.contacts));
+            }
         }
     }
 }
