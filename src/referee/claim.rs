@@ -5,8 +5,10 @@
 
 use shakmaty::Color;
 
+use super::Referee;
+use super::effect::{Effect, Reason};
+use super::law::Law;
 use super::touch::Turn;
-use super::{Effect, Law, Reason, Referee};
 
 /// A move completed against article 4 that its mover's opponent may still
 /// claim against.
@@ -27,10 +29,11 @@ impl Referee {
     /// claim is noted and nothing changes.
     pub(super) fn claim(&mut self, side: Color) {
         let upheld = self
+            .obligations
             .claimable
             .as_ref()
             .is_some_and(|c| c.offender == side.other())
-            && self.history.last().is_some();
+            && self.play.history.last().is_some();
         // 1858, 15ª: the opponent moved again after his press, which the
         // board credited to the claimant's hand.
         if !upheld
@@ -39,7 +42,7 @@ impl Referee {
         {
             return;
         }
-        let Some(claimable) = self.claimable.take_if(|_| upheld) else {
+        let Some(claimable) = self.obligations.claimable.take_if(|_| upheld) else {
             self.emit(Effect::Claim {
                 side,
                 law: Law::ClaimRight,
@@ -60,18 +63,19 @@ impl Referee {
         }
         if self.take_back_completed() {
             self.turn = claimable.turn;
-            self.imposed = Some(claimable.offender);
+            self.obligations.imposed = Some(claimable.offender);
         }
     }
 
     /// 4.8: the claimant touched a piece with intent: his right lapses.
     pub(super) fn claim_lapses_on_touch(&mut self, toucher: Color) {
         if self
+            .obligations
             .claimable
             .as_ref()
             .is_some_and(|c| c.offender == toucher.other())
         {
-            self.claimable = None;
+            self.obligations.claimable = None;
         }
     }
 }

@@ -5,7 +5,9 @@ use std::ops::Deref;
 
 use shakmaty::{Color, KnownOutcome, Square};
 
-use super::{ArbiterWords, ChoiceOptions, Law};
+use super::adjudication::ArbiterWords;
+use super::choice::ChoiceOptions;
+use super::law::Law;
 
 /// A move completed (6.2.1), with both clocks as they stand after it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,8 @@
 
 use shakmaty::{Color, Piece, Role, Square};
 
-use super::{Adjudication, Choice};
+use super::adjudication::Adjudication;
+use super::choice::Choice;
 
 /// One event from the hardware (or a script), timestamped by the caller.
 ///

@@ -5,166 +5,24 @@
 //! Kept out of the referee's hot paths: under `fide-2023` nothing here runs
 //! but a test of an empty option or of the profile.
 
-use std::fmt;
-use std::str::FromStr;
-
 use shakmaty::attacks::attacks;
 use shakmaty::san::{San, SanPlus};
 use shakmaty::{
-    Bitboard, CastlingSide, Chess, Color, EnPassantMode, File, FromSetup, Move, Piece, Position,
-    Rank, Role, Square,
+    Bitboard, CastlingSide, Chess, Color, File, Move, Piece, Position, Rank, Role, Square,
 };
 
-use super::legal::Legal;
-
+use super::choice::{Choice, ChoiceOptions};
 use super::claim::Claimable;
-use super::touch::{Breach, Contact, Turn, capture_square};
-use super::{CompletedMove, Completion, Effect, Law, Laws, Referee, notation, shows};
-
-/// An answer to a choice the laws give a player (`Input::Choose`). The
-/// names are the replay format's, per 1858 law: 9ª `take` `leave` `king`;
-/// 10ª `take` `restore`; 11ª `first` `second`; 12ª `capture` `move`; 13ª
-/// `stand` `elsewhere` `king`; 15ª `undo` `keep`; 20ª `king` `rook`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Choice {
-    /// Take the piece touched or moved (9ª, 10ª).
-    Take,
-    /// Leave it: no penalty (9ª).
-    Leave,
-    /// Play the king (9ª, 13ª, 20ª).
-    King,
-    /// Put the enemy piece back (10ª).
-    Restore,
-    /// Play the first of the two pieces, the one that took (11ª).
-    First,
-    /// Play the second, the one taken (11ª).
-    Second,
-    /// Capture with a piece that can (12ª).
-    Capture,
-    /// Play the piece that could not capture (12ª).
-    Move,
-    /// The false move stands (13ª).
-    Stand,
-    /// The piece goes where it may go (13ª).
-    Elsewhere,
-    /// Undo the second move (15ª).
-    Undo,
-    /// Keep it (15ª).
-    Keep,
-    /// Play the rook (20ª).
-    Rook,
-}
-
-impl Choice {
-    /// Every choice, in the order of the laws that give them.
-    pub const ALL: [Choice; 13] = [
-        Choice::Take,
-        Choice::Leave,
-        Choice::King,
-        Choice::Restore,
-        Choice::First,
-        Choice::Second,
-        Choice::Capture,
-        Choice::Move,
-        Choice::Stand,
-        Choice::Elsewhere,
-        Choice::Undo,
-        Choice::Keep,
-        Choice::Rook,
-    ];
-
-    /// The name in the replay format: `"take"`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Choice::Take => "take",
-            Choice::Leave => "leave",
-            Choice::King => "king",
-            Choice::Restore => "restore",
-            Choice::First => "first",
-            Choice::Second => "second",
-            Choice::Capture => "capture",
-            Choice::Move => "move",
-            Choice::Stand => "stand",
-            Choice::Elsewhere => "elsewhere",
-            Choice::Undo => "undo",
-            Choice::Keep => "keep",
-            Choice::Rook => "rook",
-        }
-    }
-}
-
-impl fmt::Display for Choice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The text is not the name of a choice.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseChoiceError;
-
-impl fmt::Display for ParseChoiceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("expected one of `take` `leave` `king` `restore` `first` `second` `capture` `move` `stand` `elsewhere` `undo` `keep` `rook`")
-    }
-}
-
-impl std::error::Error for ParseChoiceError {}
-
-impl FromStr for Choice {
-    type Err = ParseChoiceError;
-
-    fn from_str(s: &str) -> Result<Choice, ParseChoiceError> {
-        Choice::ALL
-            .into_iter()
-            .find(|c| c.as_str() == s)
-            .ok_or(ParseChoiceError)
-    }
-}
-
-/// The options of one choice, in the law's order: at most three, held
-/// inline so that an effect carrying them does not allocate.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ChoiceOptions {
-    len: u8,
-    items: [Choice; 3],
-}
-
-impl ChoiceOptions {
-    /// The options among `all` (in that order) that `offered` lets through.
-    fn of(all: &[Choice], offered: impl Fn(Choice) -> bool) -> ChoiceOptions {
-        let mut options = ChoiceOptions {
-            len: 0,
-            items: [Choice::Leave; 3],
-        };
-        for &choice in all.iter().filter(|c| offered(**c)).take(3) {
-            options.items[usize::from(options.len)] = choice;
-            options.len += 1;
-        }
-        options
-    }
-
-    /// The first three of `options`, in their order.
-    pub fn from_slice(options: &[Choice]) -> ChoiceOptions {
-        ChoiceOptions::of(options, |_| true)
-    }
-
-    /// The options.
-    pub fn as_slice(&self) -> &[Choice] {
-        &self.items[..usize::from(self.len)]
-    }
-
-    /// Whether `choice` is one of them.
-    pub fn contains(&self, choice: Choice) -> bool {
-        self.as_slice().contains(&choice)
-    }
-}
-
-impl fmt::Debug for ChoiceOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.as_slice()).finish()
-    }
-}
+use super::displacement::Displaced;
+use super::effect::{CompletedMove, Effect};
+use super::footprint::{capture_square, shows};
+use super::history::{Ply, passed_turn};
+use super::law::Law;
+use super::legal::Legal;
+use super::play::{Completion, key};
+use super::rules::Laws;
+use super::touch::{Breach, Contact, Turn};
+use super::{Referee, notation};
 
 /// A choice the referee waits for.
 #[derive(Debug, Clone, Copy)]
@@ -216,14 +74,14 @@ impl Referee {
     /// The choice the game waits for, if any: who chooses, under which
     /// law, among which options.
     pub fn choice_pending(&self) -> Option<(Color, Law, ChoiceOptions)> {
-        let pending = self.choice.filter(|_| self.result.is_none())?;
+        let pending = self.obligations.choice.filter(|_| self.result.is_none())?;
         Some((pending.chooser, pending.law, pending.options))
     }
 
     /// `Input::Choose` answers dropped: no choice waiting, another side's,
     /// or an option not offered.
     pub fn refused_choices(&self) -> u64 {
-        self.refused_choices
+        self.dropped.choices
     }
 
     /// `Input::Choose`: the chooser's answer. A penalty takes the offending
@@ -233,13 +91,14 @@ impl Referee {
     #[inline(never)]
     pub(super) fn choose(&mut self, side: Color, option: Choice) {
         let Some(pending) = self
+            .obligations
             .choice
             .filter(|p| p.chooser == side && p.options.contains(option))
         else {
-            self.refused_choices += 1;
+            self.dropped.choices += 1;
             return;
         };
-        self.choice = None;
+        self.obligations.choice = None;
         let penalty = match option {
             Choice::Take => Some(Penalty::Capture(pending.subject)),
             Choice::King => Some(Penalty::King),
@@ -255,7 +114,7 @@ impl Referee {
             // plays, his clock as it stood when his turn began.
             Choice::Undo => {
                 if self.take_back_completed()
-                    && self.history.last().is_some_and(|ply| ply.mv.is_none())
+                    && self.play.history.last().is_some_and(|ply| ply.mv.is_none())
                 {
                     self.take_back_completed();
                 }
@@ -267,8 +126,8 @@ impl Referee {
             // The move stands: if it ended the game (a mate that broke a
             // law waits for the choice), the game ends now.
             Choice::Leave | Choice::Stand | Choice::Keep => {
-                if self.uncompleted.is_empty() {
-                    self.end_if_over(self.position.is_check());
+                if self.play.uncompleted.is_empty() {
+                    self.end_if_over(self.play.position.is_check());
                 }
                 return;
             }
@@ -282,8 +141,8 @@ impl Referee {
             return;
         }
         if let Some(penalty) = penalty {
-            self.imposed = Some(side.other());
-            self.penalty = Some((penalty, pending.law));
+            self.obligations.imposed = Some(side.other());
+            self.obligations.penalty = Some((penalty, pending.law));
         }
     }
 
@@ -291,8 +150,8 @@ impl Referee {
     /// longer punished: the choice lapses and the move stands.
     #[inline]
     pub(super) fn choice_lapses(&mut self, mover: Color) {
-        if self.choice.is_some_and(|p| p.chooser == mover) {
-            self.choice = None;
+        if self.obligations.choice.is_some_and(|p| p.chooser == mover) {
+            self.obligations.choice = None;
         }
     }
 
@@ -300,7 +159,7 @@ impl Referee {
     /// `index`: he must play what his opponent chose.
     #[inline]
     pub(super) fn penalty_refuses(&mut self, side: Color, index: usize) -> bool {
-        self.penalty.is_some() && self.penalty_refuses_now(side, index)
+        self.obligations.penalty.is_some() && self.penalty_refuses_now(side, index)
     }
 
     /// [`Referee::penalty_refuses`] with a penalty in force: kept out of
@@ -308,15 +167,16 @@ impl Referee {
     #[cold]
     #[inline(never)]
     fn penalty_refuses_now(&mut self, side: Color, index: usize) -> bool {
-        let Some((penalty, law)) = self.penalty else {
+        let Some((penalty, law)) = self.obligations.penalty else {
             return false;
         };
-        if self.imposed != Some(side) || penalty.allows(self.uncompleted[index].mv) {
+        if self.obligations.imposed != Some(side) || penalty.allows(self.play.uncompleted[index].mv)
+        {
             return false;
         }
         // What he touched and released against the penalty binds him to
         // nothing (7ª yields to it): the penalty does.
-        self.uncompleted[index].turn.clear();
+        self.play.uncompleted[index].turn.clear();
         self.rule(
             side,
             Breach {
@@ -344,10 +204,10 @@ impl Referee {
         }
         // 20ª: pieces touched to castle, then another move: the opponent's
         // choice of king or rook takes the place of 7ª.
-        if self.imposed != Some(side) && self.castling_given_up(side, index) {
+        if self.obligations.imposed != Some(side) && self.castling_given_up(side, index) {
             return None;
         }
-        let made = &self.uncompleted[index];
+        let made = &self.play.uncompleted[index];
         if matches!(breach.law, Law::TouchedOwn | Law::Released)
             && made.mv.role() == Role::King
             && !made.mv.is_castle()
@@ -357,15 +217,15 @@ impl Referee {
             // is the move the law asks for, whatever was touched after.
             self.warn_if_hasty(side);
             self.complete_through(index, true);
-            if self.uncompleted.is_empty() {
-                self.end_if_over(self.position.is_check());
+            if self.play.uncompleted.is_empty() {
+                self.end_if_over(self.play.position.is_check());
             }
             return None;
         }
         match breach.law {
             // 9ª: a touched enemy piece not taken: the opponent chooses.
-            Law::TouchedOpponent if self.imposed != Some(side) => {
-                let made = &self.uncompleted[index];
+            Law::TouchedOpponent if self.obligations.imposed != Some(side) => {
+                let made = &self.play.uncompleted[index];
                 let us = made.before.turn();
                 let touched = made.turn.contacts.iter().find(|c| {
                     !c.adjusting
@@ -405,7 +265,7 @@ impl Referee {
     /// then the opponent makes him move the king or the rook. Whether the
     /// press was dealt with.
     fn castling_with_rook_attacked(&mut self, side: Color, index: usize) -> bool {
-        let made = &self.uncompleted[index];
+        let made = &self.play.uncompleted[index];
         let Move::Castle { rook, .. } = made.mv else {
             return false;
         };
@@ -426,7 +286,7 @@ impl Referee {
     #[cold]
     #[inline(never)]
     pub(super) fn regence_press(&mut self, side: Color, index: usize) -> bool {
-        self.imposed != Some(side)
+        self.obligations.imposed != Some(side)
             && (self.played_twice(side, index)
                 || self.castling_given_up(side, index)
                 || self.pinned_touch_refuses(side, index)
@@ -445,9 +305,9 @@ impl Referee {
     /// plays) or `keep` (it stands, and he plays). Whether the press was
     /// dealt with.
     fn played_twice(&mut self, side: Color, index: usize) -> bool {
-        if index + 1 != self.uncompleted.len()
-            || self.displacement.is_some()
-            || self.knocked.any()
+        if index + 1 != self.play.uncompleted.len()
+            || self.displacement.open.is_some()
+            || self.displacement.knocked.any()
             || self.board.changes().placed.is_empty()
         {
             return false;
@@ -455,7 +315,7 @@ impl Referee {
         let on_board = self.board.occupied();
         let changes = self.board.changes();
         // After a check the turn cannot pass: the king would stand en prise.
-        let Some(passed) = passed_turn(&self.position) else {
+        let Some(passed) = passed_turn(&self.play.position) else {
             return false;
         };
         let legal = Legal::of(&passed);
@@ -479,7 +339,7 @@ impl Referee {
         self.turn.clear();
         // A second move that would end the game ends it only if it is kept.
         self.make_unended(second, changes);
-        if let Some(index) = self.uncompleted.iter().position(|u| u.side == side) {
+        if let Some(index) = self.play.uncompleted.iter().position(|u| u.side == side) {
             self.complete_with(index, Completion::NextMove);
         }
         let options = ChoiceOptions::of(&[Choice::Undo, Choice::Keep], |_| true);
@@ -509,16 +369,16 @@ impl Referee {
     #[inline(never)]
     pub(super) fn moved_after_press_claimed(&mut self, side: Color) -> bool {
         let offender = side.other();
-        if self.position.turn() != side
+        if self.play.position.turn() != side
             || self.clock.running() != Some(side)
             || self.clock.is_paused()
             || self.restoring
-            || !self.uncompleted.is_empty()
-            || self.history.last().is_none_or(|ply| ply.mv.is_none())
+            || !self.play.uncompleted.is_empty()
+            || self.play.history.last().is_none_or(|ply| ply.mv.is_none())
         {
             return false;
         }
-        let Some(passed) = passed_turn(&self.position) else {
+        let Some(passed) = passed_turn(&self.play.position) else {
             return false;
         };
         let legal = Legal::of(&passed);
@@ -533,7 +393,7 @@ impl Referee {
         else {
             return false;
         };
-        let squares = (on_board ^ self.position.board().occupied()).with(second.to());
+        let squares = (on_board ^ self.play.position.board().occupied()).with(second.to());
         self.turn
             .contacts
             .retain(|c| !(squares.contains(c.square) && c.piece.color == offender));
@@ -544,14 +404,15 @@ impl Referee {
         });
         if self
             .displacement
+            .open
             .as_ref()
             .is_some_and(|d| d.side == offender)
         {
             return true;
         }
-        self.knocked = Bitboard::EMPTY;
+        self.displacement.knocked = Bitboard::EMPTY;
         self.clock.charge(Some(offender), self.now);
-        self.displacement = Some(super::Displacement {
+        self.displacement.open = Some(Displaced {
             side: offender,
             squares,
             used_before: self.clock.used(offender),
@@ -568,16 +429,16 @@ impl Referee {
     /// moves. Recorded as a null move (`--`, `0000`) that counts for
     /// neither clock, so that the score reads as it was played.
     fn pass_turn(&mut self, passed: Chess, legal: Box<Legal>) {
-        let side = self.position.turn();
-        let number = self.position.fullmoves().get();
-        self.history.push(super::arbiter::Ply {
+        let side = self.play.position.turn();
+        let number = self.play.position.fullmoves().get();
+        self.play.history.push(Ply {
             mv: None,
-            clock: self.turn_began,
+            clock: self.play.turn_began,
         });
-        self.position = passed;
-        let old = std::mem::replace(&mut self.legal, legal);
-        self.spare_legal = Some(old);
-        self.keys.push(super::key(&self.position));
+        self.play.position = passed;
+        let old = std::mem::replace(&mut self.play.legal, legal);
+        self.play.spare_legal = Some(old);
+        self.play.keys.push(key(&self.play.position));
         self.emit(Effect::Move(CompletedMove {
             side,
             number,
@@ -604,14 +465,14 @@ impl Referee {
         let side = piece.color;
         // His turn's, or, the rook set down first as a rook's move (made
         // when released, 4.7), that of the move he has not pressed yet.
-        let previous = match self.uncompleted.back() {
-            _ if self.position.turn() == side => false,
+        let previous = match self.play.uncompleted.back() {
+            _ if self.play.position.turn() == side => false,
             Some(last) if last.side == side && self.clock.running() == Some(side) => true,
             _ => return,
         };
-        let (before, legal, turn) = match self.uncompleted.back() {
+        let (before, legal, turn) = match self.play.uncompleted.back() {
             Some(last) if previous => (&last.before, &*last.before_legal, &last.turn),
-            _ => (&self.position, &*self.legal, &self.turn),
+            _ => (&self.play.position, &*self.play.legal, &self.turn),
         };
         let back = side.fold_wb(Rank::First, Rank::Eighth);
         if turn.castling.is_some() || from != Square::from_coords(File::E, back) {
@@ -644,7 +505,7 @@ impl Referee {
         if compongo {
             return;
         }
-        match self.uncompleted.back_mut() {
+        match self.play.uncompleted.back_mut() {
             Some(last) if previous => last.turn.castling = Some(rook),
             _ => self.turn.castling = Some(rook),
         }
@@ -657,7 +518,7 @@ impl Referee {
     /// move that piece. Whether the press was dealt with; without an
     /// option there is no penalty and the move is ruled as any other.
     fn castling_given_up(&mut self, side: Color, index: usize) -> bool {
-        let made = &self.uncompleted[index];
+        let made = &self.play.uncompleted[index];
         let Some(rook) = made.turn.castling else {
             return false;
         };
@@ -669,7 +530,7 @@ impl Referee {
     /// each offered if it could make a move other than castling from the
     /// position before it. Whether there was anything to choose.
     fn king_or_rook(&mut self, side: Color, index: usize, rook: Square) -> bool {
-        let options = king_or_rook_options(&self.uncompleted[index].before_legal.moves, rook);
+        let options = king_or_rook_options(&self.play.uncompleted[index].before_legal.moves, rook);
         if options.as_slice().is_empty() {
             return false;
         }
@@ -696,14 +557,14 @@ impl Referee {
     #[inline(never)]
     pub(super) fn castling_touched(&mut self, side: Color) -> bool {
         if self.rules.laws != Laws::Regence1858
-            || self.displacement.is_some()
-            || self.knocked.any()
-            || self.position.turn() != side
-            || self.uncompleted.iter().any(|u| u.side == side)
+            || self.displacement.open.is_some()
+            || self.displacement.knocked.any()
+            || self.play.position.turn() != side
+            || self.play.uncompleted.iter().any(|u| u.side == side)
         {
             return false;
         }
-        let board = self.position.board();
+        let board = self.play.position.board();
         let back = side.fold_wb(Rank::First, Rank::Eighth);
         let king = Square::from_coords(File::E, back);
         if board.piece_at(king) != Some(Role::King.of(side)) {
@@ -731,7 +592,7 @@ impl Referee {
         }) else {
             return false;
         };
-        let legal = &self.legal.moves;
+        let legal = &self.play.legal.moves;
         if legal
             .iter()
             .any(|m| m.is_castle() && m.castling_side() == Some(castling))
@@ -769,7 +630,7 @@ impl Referee {
     /// touched could not move without leaving the king in check, so the
     /// king must be played if he can move. Whether the press is refused.
     fn pinned_touch_refuses(&mut self, side: Color, index: usize) -> bool {
-        let made = &self.uncompleted[index];
+        let made = &self.play.uncompleted[index];
         let king_move = |m: &Move| m.role() == Role::King && !m.is_castle();
         if king_move(&made.mv)
             || !made.before_legal.moves.iter().any(king_move)
@@ -795,7 +656,7 @@ impl Referee {
     /// The move at `index` obeyed article 4 and is not a king move. Whether
     /// the press was dealt with (completed, the choice given).
     fn untaken_touch(&mut self, side: Color, index: usize) -> bool {
-        let made = &self.uncompleted[index];
+        let made = &self.play.uncompleted[index];
         if made.mv.role() == Role::King {
             return false;
         }
@@ -839,7 +700,7 @@ impl Referee {
         if self.result.is_some() {
             return;
         }
-        self.choice = Some(Pending {
+        self.obligations.choice = Some(Pending {
             chooser,
             law,
             options,
@@ -872,18 +733,19 @@ impl Referee {
         // A game never ends on a false move (5.1.1: a mate counts only if
         // the move was legal): one that would mate, stalemate or leave a
         // dead position is an illegal move as under `fide-2023`.
-        let mut after = self.position.clone();
+        let mut after = self.play.position.clone();
         after.play_unchecked(m);
         if after.legal_moves().is_empty() || super::dead::is_dead(&after) {
             return false;
         }
         let from = m.from().unwrap_or(m.to());
-        let elsewhere = self.legal.moves_from(from);
+        let elsewhere = self.play.legal.moves_from(from);
         // 12ª: a capture with a piece that cannot make it, when a piece
         // that can is there to make it.
-        let capturable = m.is_capture() && self.legal.captures(m.to());
+        let capturable = m.is_capture() && self.play.legal.captures(m.to());
         let king_can_move = m.role() != Role::King
             && self
+                .play
                 .legal
                 .moves
                 .iter()
@@ -893,14 +755,14 @@ impl Referee {
         if self.result.is_some() {
             return true;
         }
-        let Some(index) = self.uncompleted.iter().position(|u| u.side == side) else {
+        let Some(index) = self.play.uncompleted.iter().position(|u| u.side == side) else {
             return true;
         };
         self.warn_if_hasty(side);
         self.complete_through(index, true);
         match self.rules.laws {
             Laws::Fide2023Unsupervised => {
-                self.claimable = Some(Claimable {
+                self.obligations.claimable = Some(Claimable {
                     offender: side,
                     law: Law::IllegalMove,
                     turn: Turn::default(),
@@ -915,7 +777,7 @@ impl Referee {
             _ => {
                 // A false move that leaves its own king attacked cannot
                 // stand: no move of the chooser could answer it.
-                let board = self.position.board();
+                let board = self.play.position.board();
                 let exposed = board
                     .king_of(side)
                     .is_some_and(|k| board.attacks_to(k, side.other(), board.occupied()).any());
@@ -945,11 +807,15 @@ impl Referee {
     #[inline(never)]
     pub(super) fn enemy_piece_moved(&mut self, side: Color) -> bool {
         if self.rules.laws != Laws::Regence1858
-            || self.displacement.as_ref().is_none_or(|d| d.side != side)
+            || self
+                .displacement
+                .open
+                .as_ref()
+                .is_none_or(|d| d.side != side)
         {
             return false;
         }
-        let board = self.position.board();
+        let board = self.play.position.board();
         let mut from = None;
         let mut to = None;
         for sq in self.board.occupied() ^ board.occupied() {
@@ -967,7 +833,7 @@ impl Referee {
         if self.board.piece_at(to).is_some_and(|p| p != piece) {
             return false;
         }
-        let capturable = self.legal.captures(from);
+        let capturable = self.play.legal.captures(from);
         let options = ChoiceOptions::of(&[Choice::Take, Choice::Restore], |c| {
             c != Choice::Take || capturable
         });
@@ -986,13 +852,13 @@ impl Referee {
     #[inline(never)]
     pub(super) fn own_piece_taken(&mut self, side: Color) -> bool {
         if self.rules.laws != Laws::Regence1858
-            || self.displacement.is_some()
-            || self.position.turn() != side
-            || self.uncompleted.iter().any(|u| u.side == side)
+            || self.displacement.open.is_some()
+            || self.play.position.turn() != side
+            || self.play.uncompleted.iter().any(|u| u.side == side)
         {
             return false;
         }
-        let board = self.position.board();
+        let board = self.play.position.board();
         let own = board.by_color(side);
         let gone = board.occupied() ^ self.board.occupied();
         let changes = self.board.changes();
@@ -1003,8 +869,8 @@ impl Referee {
         if !own.contains(first) || !changes.lifted.contains(first) {
             return false;
         }
-        let first_moves = self.legal.moves_from(first);
-        let second_moves = self.legal.moves_from(second);
+        let first_moves = self.play.legal.moves_from(first);
+        let second_moves = self.play.legal.moves_from(second);
         let options = ChoiceOptions::of(&[Choice::First, Choice::Second], |c| match c {
             Choice::First => first_moves,
             _ => second_moves,
@@ -1020,7 +886,10 @@ impl Referee {
     /// the king's capture among the opponent's moves: no position follows
     /// it, so it is no move here (the opponent claims instead, A.5).
     pub(super) fn no_king_captures(&mut self) {
-        self.legal.moves.retain(|m| m.capture() != Some(Role::King));
+        self.play
+            .legal
+            .moves
+            .retain(|m| m.capture() != Some(Role::King));
     }
 
     /// The false move the board shows, if it shows exactly one: a piece of
@@ -1029,10 +898,10 @@ impl Referee {
     /// in the position, nothing displaced, and no pawn on its last rank
     /// (a promotion is no false move a clock can read).
     fn false_move(&self, side: Color) -> Option<Move> {
-        if self.displacement.is_some() || self.knocked.any() {
+        if self.displacement.open.is_some() || self.displacement.knocked.any() {
             return None;
         }
-        let board = self.position.board();
+        let board = self.play.position.board();
         let mut from = None;
         let mut to = None;
         let differ = (self.board.occupied() ^ board.occupied())
@@ -1074,7 +943,7 @@ impl Referee {
             to,
             promotion: None,
         };
-        (!self.legal.moves.contains(&m)).then_some(m)
+        (!self.play.legal.moves.contains(&m)).then_some(m)
     }
 }
 
@@ -1085,19 +954,6 @@ fn rook_home(castling: CastlingSide, side: Color) -> Square {
         CastlingSide::QueenSide => File::A,
     };
     Square::from_coords(file, side.fold_wb(Rank::First, Rank::Eighth))
-}
-
-/// The position after the player having the move in `position` passes his
-/// turn (a null move: the move counters go on as after a move), if it can:
-/// not when he is in check, where the king would be left en prise.
-pub(super) fn passed_turn(position: &Chess) -> Option<Chess> {
-    let mut setup = position.to_setup(EnPassantMode::Legal);
-    if setup.turn == Color::Black {
-        setup.fullmoves = setup.fullmoves.saturating_add(1);
-    }
-    setup.halfmoves = setup.halfmoves.saturating_add(1);
-    setup.swap_turn();
-    Chess::from_setup(setup, position.castles().mode()).ok()
 }
 
 /// Whether the first piece the mover touched (with intent) is his own, not
@@ -1155,8 +1011,7 @@ mod tests {
     use shakmaty::fen::Fen;
     use shakmaty::{CastlingMode, Chess, Color, Square};
 
-    use super::Choice;
-    use crate::referee::{Effect, Input, Laws, Millis, Referee, Rules};
+    use crate::referee::{Choice, Effect, Input, Laws, Millis, Referee, Rules};
 
     const WHITE: Color = Color::White;
     const BLACK: Color = Color::Black;

@@ -3,7 +3,7 @@
 
 use shakmaty::{Chess, Move, MoveList, Position, Square};
 
-use super::touch::capture_square;
+use super::footprint::{capture_square, from};
 
 /// A position's legal moves. Boxed where kept, so that a move made takes
 /// its position's moves along without copying the list.
@@ -49,17 +49,5 @@ impl Legal {
     /// Whether a legal move captures the piece on `sq`.
     pub fn captures(&self, sq: Square) -> bool {
         self.moves.iter().any(|m| capture_square(*m) == Some(sq))
-    }
-}
-
-/// `m.from()`, with the common case, a normal move, tested first: scans of
-/// the legal moves then branch predictably instead of jumping through a
-/// table on every move.
-#[inline]
-pub(crate) fn from(m: Move) -> Option<Square> {
-    if let Move::Normal { from, .. } = m {
-        Some(from)
-    } else {
-        m.from()
     }
 }

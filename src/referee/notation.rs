@@ -6,7 +6,7 @@ use shakmaty::san::{San, SanPlus};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, CastlingSide, Move, Role, Square};
 
-use super::MoveText;
+use super::effect::MoveText;
 
 /// `m` in UCI as shakmaty writes it in standard castling mode (castling as
 /// the king's two-square move), straight from the move: no `UciMove` built

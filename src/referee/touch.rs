@@ -5,8 +5,10 @@ use std::fmt;
 
 use shakmaty::{Bitboard, Chess, Color, Move, Piece, Position, Role, Square};
 
+use super::Millis;
+use super::footprint::capture_square;
+use super::law::Law;
 use super::legal::Legal;
-use super::{Law, Millis};
 
 /// A contact the player having the move made with a piece during his turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +46,50 @@ impl Turn {
     pub fn capacity(&self) -> usize {
         self.contacts.capacity() + self.releases.capacity()
     }
+
+    /// Records a contact, unless the turn holds one already with the same
+    /// piece on the same square, made the same way (announced or not).
+    ///
+    /// Contacts come in time order, and every rule reads, of those alike,
+    /// only the first: the earliest contact with each piece (4.3, 4.4,
+    /// 1858 9ª 20ª 22ª), whether one was made at all. So the list holds at
+    /// most one per square, piece and announcement, however long a sensor
+    /// storm lasts, and rules as the whole list would.
+    #[inline]
+    pub fn touch(&mut self, contact: Contact) {
+        let alike = |c: &Contact| {
+            c.square == contact.square
+                && c.piece == contact.piece
+                && c.adjusting == contact.adjusting
+        };
+        if !self.contacts.iter().any(alike) {
+            self.contacts.push(contact);
+        }
+    }
+
+    /// Records a legal move whose piece was released (4.7).
+    ///
+    /// The rules read the first release of each move (4.7 binds the first
+    /// one the contacts allowed) and the latest release of all (the move
+    /// just made): so each move is held at most twice, its first release
+    /// and its latest, in the order they came. A storm of the same moves
+    /// made and taken back holds as many entries as there are moves, and
+    /// rules as the whole list would, a move dropped by `retain` included.
+    #[inline]
+    pub fn release(&mut self, m: Move) {
+        let mut copies = (0..self.releases.len()).filter(|&i| self.releases[i] == m);
+        match (copies.next(), copies.next()) {
+            // Its first and its latest release are held: the new one is
+            // the latest now.
+            (Some(_), Some(latest)) => {
+                self.releases.remove(latest);
+            }
+            // Released once, and last: that entry is the latest already.
+            (Some(only), None) if only + 1 == self.releases.len() => return,
+            _ => {}
+        }
+        self.releases.push(m);
+    }
 }
 
 /// A broken obligation: the article and what the player must do instead.
@@ -51,20 +97,6 @@ impl Turn {
 pub(crate) struct Breach {
     pub law: Law,
     pub detail: String,
-}
-
-/// The square of the piece a move captures (the passed pawn for en passant).
-#[inline]
-pub(crate) fn capture_square(m: Move) -> Option<Square> {
-    match m {
-        Move::Normal {
-            capture: Some(_),
-            to,
-            ..
-        } => Some(to),
-        Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
-        _ => None,
-    }
 }
 
 /// Checks `m`, made from `before`, against the player's contacts and releases.
@@ -177,8 +209,8 @@ fn touched<'a>(before: &Chess, contacts: &'a [Contact], m: Move) -> Touched<'a> 
         {
             continue;
         }
-        // A turn of four thousand million contacts is a broken sensor:
-        // the later ones count for nothing.
+        // A turn keeps at most one contact per square, piece and
+        // announcement (`Turn::touch`): the index always fits.
         let Ok(i) = u32::try_from(i) else { break };
         let slot = &mut entry[usize::from(c.square)];
         if *slot == u8::MAX {
@@ -364,7 +396,7 @@ mod tests {
     use proptest::prelude::*;
     use shakmaty::{Chess, Color, Move, Piece, Position, Role, Square};
 
-    use super::{Contact, Legal, check_touched, moved_squares, touched};
+    use super::{Contact, Legal, Turn, check, check_touched, moved_squares, touched};
 
     /// The touched pieces as first written: a stable sort of the contacts
     /// that count, the first of each square kept. [`touched`] must give
@@ -454,6 +486,74 @@ mod tests {
             let contacts = contacts(&position, &raw, &taken);
             let legal = Legal::of(&position);
             prop_assert_eq!(check_touched(&position, &legal, &contacts, m), Ok(()));
+        }
+
+        /// A turn kept bounded (`Turn::touch`, `Turn::release`) rules as the
+        /// whole turn would: every legal move checked against it, the
+        /// latest release, and what the other rules ask of the lists.
+        #[test]
+        fn a_bounded_turn_rules_as_the_whole_turn(
+            choices in prop::collection::vec(0usize..64, 1..30),
+            raw in prop::collection::vec((0u64..3, 0u8..64, any::<bool>(), any::<bool>()), 0..60),
+            released in prop::collection::vec(0usize..5, 0..30),
+            legal_after in any::<u64>(),
+        ) {
+            let Some((position, _)) = position_and_move(&choices) else { return Ok(()) };
+            let legal = Legal::of(&position);
+            prop_assume!(!legal.is_empty());
+            // A few squares, touched over and over, in time order.
+            let on: Vec<Square> = position.board().occupied().into_iter().step_by(5).collect();
+            let mut contacts = contacts(&position, &raw, &on);
+            let mut at = 0;
+            for c in &mut contacts {
+                at += c.at;
+                c.at = at;
+            }
+            let moves: Vec<Move> = released.iter().map(|i| legal.moves[i % legal.moves.len()]).collect();
+            let (mut whole, mut bounded) = (Turn::default(), Turn::default());
+            for c in &contacts {
+                whole.contacts.push(*c);
+                bounded.touch(*c);
+            }
+            // Half the releases, then some no longer legal (`choose_again`
+            // changed the position under them), then the rest.
+            let (first, second) = moves.split_at(moves.len() / 2);
+            for m in first {
+                whole.releases.push(*m);
+                bounded.release(*m);
+            }
+            let index = |m: &Move| legal.moves.iter().position(|l| l == m).unwrap_or(0);
+            let stays = |m: &Move| legal_after >> (index(m) % 64) & 1 == 1;
+            whole.releases.retain(stays);
+            bounded.releases.retain(stays);
+            for m in second {
+                whole.releases.push(*m);
+                bounded.release(*m);
+            }
+            prop_assert!(bounded.contacts.len() <= 64 * 12 * 2);
+            prop_assert!(bounded.releases.len() <= 2 * legal.moves.len());
+            for m in &legal.moves {
+                prop_assert_eq!(
+                    check(&position, &legal, &whole, *m),
+                    check(&position, &legal, &bounded, *m)
+                );
+            }
+            prop_assert_eq!(whole.releases.last(), bounded.releases.last());
+            let us = position.turn();
+            prop_assert_eq!(
+                whole.contacts.iter().any(|c| c.piece.color == us),
+                bounded.contacts.iter().any(|c| c.piece.color == us)
+            );
+            prop_assert_eq!(
+                whole.contacts.iter().any(|c| !c.adjusting),
+                bounded.contacts.iter().any(|c| !c.adjusting)
+            );
+            for c in &contacts {
+                let first = |list: &[Contact]| {
+                    list.iter().find(|k| k.square == c.square && k.piece == c.piece).copied()
+                };
+                prop_assert_eq!(first(&whole.contacts), first(&bounded.contacts));
+            }
         }
     }
 }

@@ -1,0 +1,337 @@
+//! Reading the board: sensor events as contacts (4.2–4.4), releases (4.7)
+//! and the move the hands have made, taken back or changed.
+
+use shakmaty::{Bitboard, Chess, Color, Move, Piece, Position, Role, Square};
+
+use super::Referee;
+use super::board::Changes;
+use super::effect::{Effect, Rejection};
+use super::footprint::{self, shows};
+use super::law::Law;
+use super::legal::Legal;
+use super::rules::Laws;
+use super::touch::{Breach, Contact};
+
+impl Referee {
+    /// Whether `color`'s hands still hold a piece of his: not the pieces
+    /// displaced (they are off the board, not in a hand making a move), nor
+    /// a pawn taken off after its promotion piece was put down (4.6, 4.7).
+    #[inline]
+    pub(super) fn hands_full(&self, color: Color) -> bool {
+        if !self.board.holds(color) {
+            return false;
+        }
+        let mut gone = self.displaced();
+        // A promotion's new piece put down: its pawn is gone, not in hand.
+        // Only the back ranks can hold one, so most calls look at no move.
+        let put_down = self.board.changes().placed & self.board.occupied() & Bitboard::BACKRANKS;
+        if self.play.position.turn() == color && put_down.any() {
+            for m in &self.play.legal.moves {
+                if m.is_promotion()
+                    && put_down.contains(m.to())
+                    && let Some(from) = m.from()
+                {
+                    gone.add(from);
+                }
+            }
+        }
+        self.board.holds_except(color, gone)
+    }
+
+    /// `Input::Lift`: a piece left `sq`; a contact, a knock, or a
+    /// displaced piece taken up to be re-established.
+    pub(super) fn lift(&mut self, sq: Square) {
+        if self.restoring {
+            match self.board.lift(sq) {
+                Ok(_) => self.review_restoring(),
+                Err(_) => self.dropped.contradictions += 1,
+            }
+            return;
+        }
+        match self.board.lift(sq) {
+            Ok(Some(piece)) if self.is_knock(piece) => {
+                if self.displacement.knocked.is_empty() {
+                    self.displacement.knocked_at = self.now;
+                }
+                self.displacement.knocked.add(sq);
+            }
+            // The displacer taking up a piece he displaced is re-establishing
+            // it (7.4.1), not touching it with intent to move (4.2.2). In his
+            // own turn he may put it straight on a square its own square's
+            // piece can go to: that is his move (4.7), from its own square.
+            Ok(Some(piece))
+                if self
+                    .displacement
+                    .open
+                    .as_ref()
+                    .is_some_and(|d| d.side == piece.color && d.squares.contains(sq)) =>
+            {
+                if self.play.position.turn() == piece.color {
+                    let home = self.displaced()
+                        & !self.board.occupied()
+                        & self.play.position.board().by_piece(piece);
+                    self.board.lifted_from(home);
+                }
+            }
+            Ok(Some(piece)) => self.contact(sq, piece),
+            Ok(None) => {}
+            Err(_) => {
+                self.dropped.contradictions += 1;
+                return;
+            }
+        }
+        self.review_board();
+    }
+
+    /// `Input::Place`: a piece (`identity`, where the board knows it) was
+    /// put on `sq`; its release may make a move (4.7).
+    pub(super) fn place(&mut self, sq: Square, identity: Option<Piece>) {
+        let mover = self.play.position.turn();
+        // Under the 1858 laws a player may capture with his second move of
+        // two, while his opponent has the move: the capturer is told from
+        // the captured piece by the square, not by whose turn it is.
+        let capturer = self.rules.laws == Laws::Regence1858;
+        let taken = match self.board.place(sq, identity, mover, capturer) {
+            Ok(taken) => taken,
+            Err(_) => {
+                self.dropped.contradictions += 1;
+                return;
+            }
+        };
+        if self.restoring {
+            self.review_restoring();
+            return;
+        }
+        // The piece's colour says whose hand released it.
+        let releaser = identity
+            .or(taken.and_then(|(_, piece)| piece))
+            .map_or(mover, |piece| piece.color);
+        *self.presses.last_release.get_mut(releaser) = Some(self.now);
+        if let Some((from, Some(piece))) = taken
+            && piece.color == mover
+            && let Some(m) = self.released_move(from, sq)
+            && !self.completes_released_castling(from, sq)
+        {
+            self.turn.release(m);
+        }
+        // 1858, 20ª: a king set down where castling would put it, when
+        // castling is not allowed there, was touched to castle.
+        if self.rules.laws == Laws::Regence1858
+            && let Some((from, Some(piece))) = taken
+            && piece.role == Role::King
+        {
+            self.note_castling_touch(from, sq, piece);
+        }
+        self.review_board();
+    }
+
+    /// Whether a rook put down on `to` is the second half of a castling
+    /// already released with the king, not a rook move of its own.
+    pub(super) fn completes_released_castling(&self, from: Square, to: Square) -> bool {
+        let color = self.play.position.turn();
+        self.turn.releases.iter().any(|m| {
+            matches!(m, Move::Castle { rook, .. } if *rook == from)
+                && m.castling_side()
+                    .is_some_and(|side| side.rook_to(color) == to)
+        })
+    }
+
+    /// The legal move of the player having the move that takes the piece
+    /// from `from` to `to`; castling counts once the king is released.
+    pub(super) fn released_move(&self, from: Square, to: Square) -> Option<Move> {
+        let color = self.play.position.turn();
+        self.play.legal.moves.iter().copied().find(|m| {
+            footprint::from(*m) == Some(from)
+                && match m {
+                    Move::Castle { .. } => m
+                        .castling_side()
+                        .is_some_and(|side| side.king_to(color) == to),
+                    _ => m.to() == to,
+                }
+        })
+    }
+
+    /// A contact with `piece` on `sq`: attributed to the player having the
+    /// move, unless it is the previous mover handling his own pieces before
+    /// pressing (finishing a promotion, straightening a piece): those must
+    /// not oblige the opponent to capture anything.
+    pub(super) fn contact(&mut self, sq: Square, piece: Piece) {
+        if let Some(last) = self.play.uncompleted.back()
+            && self.clock.running() == Some(last.side)
+            && piece.color == last.side
+        {
+            return;
+        }
+        if self.restoring {
+            return;
+        }
+        let mover = self.play.position.turn();
+        let adjusting = self.turn.adjusting;
+        if !adjusting {
+            self.claim_lapses_on_touch(mover);
+        }
+        self.turn.touch(Contact {
+            at: self.now,
+            square: sq,
+            piece,
+            adjusting,
+        });
+        // 9.1.2.1: touching a piece with intent rejects the opponent's offer,
+        // also before the offerer has pressed: the offer stands from the
+        // moment it is made, and the player having the move on the board is
+        // the one who touches (the offerer handling his own move is above).
+        if !adjusting && self.started && self.draw_offer == Some(mover.other()) {
+            self.draw_offer = None;
+            self.emit(Effect::DrawDeclined {
+                side: mover.other(),
+                how: Rejection::Touch,
+            });
+        }
+    }
+
+    /// `Input::Adjust`: `side` announces he adjusts (4.2.1).
+    pub(super) fn adjust(&mut self, side: Color) {
+        // 6.2.5: only the player whose clock runs may adjust (before the
+        // start, the player to move). A player who has made his move and
+        // not pressed may straighten it; his own pieces oblige him nothing
+        // then, so only the announcement of the player having the move
+        // excuses contacts.
+        let may = self.clock.running().unwrap_or(self.play.position.turn());
+        if side == may {
+            if side == self.play.position.turn() {
+                self.turn.adjusting = true;
+            }
+        } else {
+            self.rule(
+                side,
+                Breach {
+                    law: Law::Adjust,
+                    detail: "Only the player having the move may adjust pieces".to_owned(),
+                },
+                true,
+            );
+        }
+    }
+
+    /// After every change of occupancy: a move made, a move changed or taken
+    /// back, pieces displaced or re-established.
+    pub(super) fn review_board(&mut self) {
+        // A move is made when its pieces are released (4.7): never while the
+        // mover still holds one. (A capturing piece lifted first leaves the
+        // occupancy of the finished capture.)
+        let made = if self.hands_full(self.play.position.turn()) {
+            None
+        } else {
+            let released = self.turn.releases.last().copied();
+            self.chosen_move(
+                &self.play.position,
+                &self.play.legal,
+                self.board.changes(),
+                released,
+            )
+        };
+        if let Some(m) = made {
+            self.make(m, self.board.changes());
+        } else if let Some(last) = self.play.uncompleted.back()
+            && !self.hands_full(last.side)
+        {
+            let changes = last.changes.union(self.board.changes());
+            let mask = self.off_board();
+            if self.board.occupied() & !mask == last.before.board().occupied() & !mask {
+                self.take_back();
+            } else if let Some(m) =
+                self.chosen_move(&last.before, &last.before_legal, changes, None)
+                // The same squares again is the same move: the promotion
+                // piece was chosen when it first reached the square (4.4.4).
+                && (m.from(), m.to()) != (last.mv.from(), last.mv.to())
+            {
+                self.take_back();
+                self.make(m, changes);
+            }
+        }
+        if self.result.is_none() {
+            self.review_displacement();
+        }
+    }
+
+    /// The legal moves from `position` whose result the occupancy matches,
+    /// made by hands that lifted and placed the squares they need.
+    /// `legal` are the legal moves of `position`.
+    pub(super) fn matching_moves<'a>(
+        &self,
+        position: &Chess,
+        legal: &'a Legal,
+        changes: Changes,
+    ) -> impl Iterator<Item = Move> + use<'a> {
+        // Displaced pieces are no part of a move: the rest of the board is.
+        let mask = self.off_board();
+        let occupied = position.board().occupied();
+        let color = position.turn();
+        let on_board = self.board.occupied() & !mask;
+        // A move other than castling (whose king may land where it stood in
+        // Chess960) empties the square it starts from: a cheap test first.
+        let vacated = occupied & !on_board;
+        // One pass, each move tested cheapest first.
+        legal.moves.iter().copied().filter(move |&m| {
+            let starts_vacated = match m {
+                Move::Normal { from, .. } => vacated.contains(from),
+                Move::Castle { .. } => true,
+                _ => footprint::from(m).is_some_and(|from| vacated.contains(from)),
+            };
+            starts_vacated && shows(occupied, on_board, mask, changes, color, m)
+        })
+    }
+
+    /// Whether the board shows `m`, a legal move from `position`, made: see
+    /// [`Referee::matching_moves`].
+    pub(super) fn shows_made(&self, position: &Chess, m: Move, changes: Changes) -> bool {
+        let mask = self.off_board();
+        let on_board = self.board.occupied() & !mask;
+        let occupied = position.board().occupied();
+        shows(occupied, on_board, mask, changes, position.turn(), m)
+    }
+
+    /// The move the board shows made from `position`, with the promotion piece
+    /// from the board's identity, else the clock's choice, else a queen. A
+    /// pawn the board identifies on the last rank is not a move yet.
+    /// `released` is the move last released on the board, if any: usually
+    /// the one made, tried before every legal move is searched.
+    pub(super) fn chosen_move(
+        &self,
+        position: &Chess,
+        legal: &Legal,
+        changes: Changes,
+        released: Option<Move>,
+    ) -> Option<Move> {
+        // A move other than castling, en passant or a promotion is the only
+        // legal move that empties its square and fills its target alone: a
+        // released one that the board shows made is the one the search
+        // would find.
+        // (Releases are legal moves of the turn's position: kept so where
+        // the position changes under a turn, in `choose_again`.)
+        if let Some(
+            m @ Move::Normal {
+                promotion: None, ..
+            },
+        ) = released
+            && self.shows_made(position, m, changes)
+        {
+            debug_assert!(legal.contains(m), "{m:?} released, not legal");
+            return Some(m);
+        }
+        let mut candidates = self.matching_moves(position, legal, changes);
+        let first = candidates.next()?;
+        if !first.is_promotion() {
+            return Some(first);
+        }
+        let role = match self.board.sensed_at(first.to()) {
+            Some(piece) if piece.role == Role::Pawn => return None,
+            Some(piece) => piece.role,
+            None => self.promotion_choice.unwrap_or(Role::Queen),
+        };
+        std::iter::once(first)
+            .chain(candidates)
+            .find(|m| m.promotion() == Some(role))
+            .or(Some(first))
+    }
+}
