@@ -511,119 +511,6 @@ fn violations(krate: &Crate, rule: &Rule, path: &str, src: &str) -> Vec<String> 
     found
 }
 
-/// Circles between the files of one room (a directory of `src/`) that
-/// another branch is cutting: each set of files may, for now, use each
-/// other. Remove an entry once its circle is gone.
-const CIRCLES_BEING_CUT: &[&[&str]] = &[
-    // The referee's split by concept (issue 20) cuts these two.
-    &["src/referee/arbiter.rs", "src/referee/laws.rs"],
-    &["src/referee/legal.rs", "src/referee/touch.rs"],
-];
-
-/// The room of a file (its directory, `src/referee/`) and its name there
-/// (`legal`); `None` for a `mod.rs`, which is the room's own module rather
-/// than one of its files, and for files at the top of `src/`.
-fn room_and_name(path: &str) -> Option<(&str, &str)> {
-    let (room, file) = path.rsplit_once('/')?;
-    let name = file.strip_suffix(".rs")?;
-    (room != "src" && name != "mod").then_some((room, name))
-}
-
-/// The sibling files (same room, by name) that the file at `path` holding
-/// `src` uses: `super::touch::…`, `super::{touch, legal}`,
-/// `crate::referee::touch::…`; test modules left out.
-fn sibling_uses(path: &str, src: &str, siblings: &BTreeSet<String>) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    let Some((room, name)) = room_and_name(path) else {
-        return found;
-    };
-    let code: Vec<char> = without_test_modules(&code_only(src)).chars().collect();
-    let room_path = format!(
-        "crate::{}::",
-        room.strip_prefix("src/").unwrap_or(room).replace('/', "::")
-    );
-    let starts_with = |i: usize, word: &str| {
-        word.chars()
-            .enumerate()
-            .all(|(k, w)| code.get(i + k) == Some(&w))
-    };
-    let mut i = 0;
-    while i < code.len() {
-        let boundary = i == 0 || !(is_ident(code[i - 1]) || code[i - 1] == ':');
-        let after = if !boundary {
-            None
-        } else if starts_with(i, &room_path) {
-            Some(i + room_path.len())
-        } else if starts_with(i, "super::") && !starts_with(i + "super::".len(), "super::") {
-            Some(i + "super::".len())
-        } else {
-            None
-        };
-        let Some(after) = after else {
-            i += 1;
-            continue;
-        };
-        for (_, segment) in first_segments(&code, after) {
-            if segment != name && siblings.contains(&segment) {
-                found.insert(segment);
-            }
-        }
-        i = after;
-    }
-    found
-}
-
-/// Every circle of uses between the files of one room, as the files in
-/// it (sorted), for the sources given as `(path, text)`.
-fn circles(files: &[(String, String)]) -> Vec<Vec<String>> {
-    let mut rooms: HashMap<&str, BTreeSet<String>> = HashMap::new();
-    for (path, _) in files {
-        if let Some((room, name)) = room_and_name(path) {
-            rooms.entry(room).or_default().insert(name.to_owned());
-        }
-    }
-    // Edges between paths.
-    let mut uses: HashMap<String, BTreeSet<String>> = HashMap::new();
-    for (path, src) in files {
-        let Some((room, _)) = room_and_name(path) else {
-            continue;
-        };
-        let targets = sibling_uses(path, src, &rooms[room])
-            .into_iter()
-            .map(|name| format!("{room}/{name}.rs"))
-            .collect();
-        uses.insert(path.clone(), targets);
-    }
-    // Two files are in one circle when each reaches the other.
-    let reach = |from: &String| {
-        let mut seen = BTreeSet::new();
-        let mut todo = vec![from.clone()];
-        while let Some(at) = todo.pop() {
-            for next in uses.get(&at).into_iter().flatten() {
-                if seen.insert(next.clone()) {
-                    todo.push(next.clone());
-                }
-            }
-        }
-        seen
-    };
-    let reached: HashMap<&String, BTreeSet<String>> =
-        uses.keys().map(|path| (path, reach(path))).collect();
-    let mut found: BTreeSet<Vec<String>> = BTreeSet::new();
-    for (path, seen) in &reached {
-        if !seen.contains(*path) {
-            continue;
-        }
-        let circle: Vec<String> = seen
-            .iter()
-            .filter(|other| reached.get(other).is_some_and(|back| back.contains(*path)))
-            .cloned()
-            .collect();
-        found.insert(circle);
-    }
-    found.into_iter().collect()
-}
-
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -675,11 +562,7 @@ fn check(rule: Rule) {
 /// Circles known and allowed for now, each the files of one, sorted: a
 /// room another branch is mending. Remove an entry once its circle is
 /// gone (the test does not fail when it is).
-const KNOWN_CIRCLES: &[&[&str]] = &[
-    // The configuration's loader and its `[publish]` table: the `config`
-    // branch of issue 20 moves what both need into a leaf.
-    &["src/config/publish.rs", "src/config/raw.rs"],
-];
+const KNOWN_CIRCLES: &[&[&str]] = &[];
 
 /// One path to a module of the crate: where it is written and the module
 /// (its path from the crate root) it resolves to.
@@ -982,41 +865,6 @@ fn no_files_of_one_module_import_each_other_in_a_circle() {
         circles.is_empty(),
         "files that import each other in a circle (move what both need to a leaf):\n{}",
         circles.join("\n")
-    );
-}
-
-#[test]
-fn no_two_files_of_a_room_use_each_other() {
-    let root = root();
-    let mut paths = Vec::new();
-    sources(&root.join("src"), &mut paths);
-    let files: Vec<(String, String)> = paths
-        .iter()
-        .map(|file| {
-            let rel = file
-                .strip_prefix(&root)
-                .expect("under the root")
-                .to_string_lossy()
-                .replace('\\', "/");
-            let src = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{rel}: {e}"));
-            (rel, src)
-        })
-        .collect();
-    assert!(files.len() > 50, "the sources are read");
-    let report: Vec<String> = circles(&files)
-        .into_iter()
-        .filter(|circle| {
-            !CIRCLES_BEING_CUT.iter().any(|cut| {
-                cut.len() == circle.len() && cut.iter().all(|f| circle.contains(&(*f).to_owned()))
-            })
-        })
-        .map(|circle| format!("  {}", circle.join(" <-> ")))
-        .collect();
-    assert!(
-        report.is_empty(),
-        "an import circle between the files of a room: cut one direction \
-         (move what both need into one of them or a file of its own):\n{}",
-        report.join("\n")
     );
 }
 
@@ -1336,52 +1184,6 @@ mod checker {
             )
             .is_empty()
         );
-    }
-
-    #[test]
-    fn a_circle_between_two_files_of_a_room_is_found() {
-        let file = |path: &str, src: &str| (path.to_owned(), src.to_owned());
-        let files = [
-            file(
-                "src/config/raw.rs",
-                "pub struct Raw { p: super::publish::RawPublish }\n",
-            ),
-            file(
-                "src/config/publish.rs",
-                "use super::{ConfigError, raw::Integer};\n",
-            ),
-            file(
-                "src/config/mod.rs",
-                "mod publish;\nmod raw;\nuse raw::Raw;\n",
-            ),
-            file("src/config/error.rs", "use super::raw;\n"),
-        ];
-        assert_eq!(
-            circles(&files),
-            [["src/config/publish.rs", "src/config/raw.rs"]]
-        );
-        // Through the room's full path, and three files round.
-        let files = [
-            file("src/referee/a.rs", "fn f() { crate::referee::b::g() }\n"),
-            file("src/referee/b.rs", "use super::c::X;\n"),
-            file("src/referee/c.rs", "use crate::referee::{a, Millis};\n"),
-        ];
-        assert_eq!(
-            circles(&files),
-            [["src/referee/a.rs", "src/referee/b.rs", "src/referee/c.rs"]]
-        );
-        // Near misses: one direction only; a climb out of the room; a
-        // comment; a test module; another room's file of the same name.
-        let files = [
-            file("src/config/raw.rs", "use super::publish::RawPublish;\n"),
-            file(
-                "src/config/publish.rs",
-                "// super::raw\nuse super::super::raw::X;\nuse crate::hall::raw;\n\
-                 #[cfg(test)]\nmod tests {\n    use super::super::raw::Integer;\n}\n",
-            ),
-            file("src/hall/raw.rs", "use crate::config::publish;\n"),
-        ];
-        assert!(circles(&files).is_empty(), "{:?}", circles(&files));
     }
 
     #[test]
