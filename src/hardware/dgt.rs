@@ -446,15 +446,30 @@ impl LineTiming {
     }
 }
 
+/// What the driver believes of the board and its line.
+#[derive(Debug, Clone)]
+struct Tracking {
+    /// What stands on each square (a1 = 0), as DGT piece codes.
+    squares: [u8; 64],
+    timing: LineTiming,
+    /// Field updates held back behind a fault.
+    held: Vec<Held>,
+    /// The pieces lifted and not put down again (in a hand, or beside the
+    /// board), as DGT codes; a captured piece leaves it.
+    in_air: Vec<u8>,
+    /// The piece last lifted from each square, while it is in the air.
+    lifted_from: [u8; 64],
+}
+
 /// A DGT e-board on a serial line.
 pub struct DgtBoard<P> {
     port: P,
     clock: Clock,
     decoder: Decoder,
     messages: Vec<Message>,
-    /// What the driver believes stands on each square (a1 = 0), as DGT
-    /// piece codes.
-    squares: [u8; 64],
+    /// What the driver believes, and how it came to (boxed: a rig holds
+    /// one of several boards by value).
+    state: Box<Tracking>,
     /// A dump has been received since the driver started: `squares` is
     /// the board's.
     synced: bool,
@@ -477,17 +492,10 @@ pub struct DgtBoard<P> {
     identity: Option<DgtIdentity>,
     pending: Vec<BoardEvent>,
     counters: DgtCounters,
-    timing: LineTiming,
     /// A fault was seen (a message lost, cut or out of step) at this
     /// instant, and its board dump has not come yet: field updates are
-    /// held back in `held` until it does.
+    /// held back (`Tracking::held`) until it does.
     fault: Option<Millis>,
-    held: Vec<Held>,
-    /// The pieces lifted and not put down again (in a hand, or beside the
-    /// board), as DGT codes; a captured piece leaves it.
-    in_air: Vec<u8>,
-    /// The piece last lifted from each square, while it is in the air.
-    lifted_from: [u8; 64],
     /// The instant of the last event handed on: later ones never earlier.
     last_event: Millis,
 }
@@ -511,7 +519,16 @@ impl<P: SerialPort> DgtBoard<P> {
             clock,
             decoder: Decoder::new(),
             messages: Vec::new(),
-            squares: [wire::EMPTY; 64],
+            state: Box::new(Tracking {
+                squares: [wire::EMPTY; 64],
+                timing: LineTiming {
+                    byte_us: byte_time_us(wire::BAUD),
+                    ..LineTiming::default()
+                },
+                held: Vec::new(),
+                in_air: Vec::new(),
+                lifted_from: [wire::EMPTY; 64],
+            }),
             synced: false,
             needs_setup: true,
             opened: false,
@@ -524,14 +541,7 @@ impl<P: SerialPort> DgtBoard<P> {
             identity: None,
             pending: Vec::new(),
             counters: DgtCounters::default(),
-            timing: LineTiming {
-                byte_us: byte_time_us(wire::BAUD),
-                ..LineTiming::default()
-            },
             fault: None,
-            held: Vec::new(),
-            in_air: Vec::new(),
-            lifted_from: [wire::EMPTY; 64],
             last_event: 0,
         }
     }
@@ -564,7 +574,7 @@ impl<P: SerialPort> DgtBoard<P> {
 
     /// The piece the board has on `sq`, as far as the driver knows.
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
-        piece_of(self.squares[usize::from(sq)])
+        piece_of(self.state.squares[usize::from(sq)])
     }
 
     /// The port, to look at.
@@ -674,7 +684,7 @@ impl<P: SerialPort> DgtBoard<P> {
                     dump_cut = true;
                 }
                 let inside = self.decoder.partial();
-                let arrived = self.timing.byte(now * 1_000, i, n, header);
+                let arrived = self.state.timing.byte(now * 1_000, i, n, header);
                 let dropped = self.decoder.faults().total();
                 self.decoder.push(&[byte], &mut messages);
                 if self.decoder.faults().total() != dropped {
@@ -682,15 +692,15 @@ impl<P: SerialPort> DgtBoard<P> {
                     // When the lost message was sent: the one cut short's
                     // start, or the noise's own arrival.
                     let at = if cut {
-                        self.timing.previous_message_us
+                        self.state.timing.previous_message_us
                     } else if inside {
-                        self.timing.message_us
+                        self.state.timing.message_us
                     } else {
-                        arrived.saturating_sub(self.timing.byte_us)
+                        arrived.saturating_sub(self.state.timing.byte_us)
                     };
                     self.fault_at(at);
                 }
-                let seen = self.timing.message_us / 1_000;
+                let seen = self.state.timing.message_us / 1_000;
                 for message in messages.drain(..) {
                     self.handle(message, seen);
                 }
@@ -716,7 +726,7 @@ impl<P: SerialPort> DgtBoard<P> {
                 dump_cut = true;
             }
             self.decoder.abandon();
-            self.fault_at(self.timing.message_us);
+            self.fault_at(self.state.timing.message_us);
         }
         if dump_cut && self.dump_asked.is_some() {
             // The dump on its way was itself cut: it will never come.
@@ -766,11 +776,11 @@ impl<P: SerialPort> DgtBoard<P> {
                 let sq = square_of_field(field, flipped);
                 if self.fault.is_none() && !self.follows(sq, piece) {
                     self.counters.out_of_step += 1;
-                    self.fault_at(u64::from(seen) * 1_000);
+                    self.fault_at(seen * 1_000);
                 }
                 if self.fault.is_some() {
                     self.counters.held += 1;
-                    self.held.push(Held { sq, piece, seen });
+                    self.state.held.push(Held { sq, piece, seen });
                     return;
                 }
                 self.set_square(sq, piece, seen);
@@ -784,10 +794,10 @@ impl<P: SerialPort> DgtBoard<P> {
                     now[usize::from(square_of_field(field as u8, flipped))] = piece;
                 }
                 if !self.synced {
-                    self.squares = now;
+                    self.state.squares = now;
                     self.synced = true;
                     self.fault = None;
-                    self.held.clear();
+                    self.state.held.clear();
                     return;
                 }
                 self.resynchronise(&now, seen);
@@ -814,7 +824,7 @@ impl<P: SerialPort> DgtBoard<P> {
     /// comes from a hand (lifted before), or is a promotion's new piece
     /// (a pawn of its colour lifted).
     fn follows(&self, sq: Square, piece: u8) -> bool {
-        let was = self.squares[usize::from(sq)];
+        let was = self.state.squares[usize::from(sq)];
         if was == piece {
             // No change: a lift and a put-back (or a place and a lift)
             // were lost between.
@@ -824,7 +834,7 @@ impl<P: SerialPort> DgtBoard<P> {
             return true;
         }
         // A piece replaced by another in one scan lifts it first.
-        let mut in_air = self.in_air.clone();
+        let mut in_air = self.state.in_air.clone();
         if was != wire::EMPTY {
             in_air.push(was);
         }
@@ -851,15 +861,14 @@ impl<P: SerialPort> DgtBoard<P> {
     /// still shows otherwise on their squares (lost after them). Without
     /// a fault (the safety net): what left a square, then what arrived.
     fn resynchronise(&mut self, now: &[u8; 64], seen: Millis) {
-        let believed = self.squares;
-        let held = std::mem::take(&mut self.held);
+        let believed = self.state.squares;
+        let held = std::mem::take(&mut self.state.held);
         let fault = self.fault.take();
         let at = fault.unwrap_or(seen);
         let named: Bitboard = held.iter().map(|h| h.sq).collect();
-        let lost = |sq: Square| {
-            !named.contains(sq) && believed[usize::from(sq)] != now[usize::from(sq)]
-        };
-        if Square::ALL.into_iter().any(|sq| lost(sq)) {
+        let lost =
+            |sq: Square| !named.contains(sq) && believed[usize::from(sq)] != now[usize::from(sq)];
+        if Square::ALL.into_iter().any(&lost) {
             self.counters.resyncs += 1;
         }
         for sq in Square::ALL.into_iter().filter(|&sq| lost(sq)) {
@@ -882,18 +891,18 @@ impl<P: SerialPort> DgtBoard<P> {
             named.contains(sq) && squares[usize::from(sq)] != now[usize::from(sq)]
         };
         for sq in Square::ALL {
-            if rest(sq, &self.squares) && self.squares[usize::from(sq)] != wire::EMPTY {
+            if rest(sq, &self.state.squares) && self.state.squares[usize::from(sq)] != wire::EMPTY {
                 self.counters.resyncs += 1;
                 self.set_square(sq, wire::EMPTY, last);
             }
         }
         for sq in Square::ALL {
-            if rest(sq, &self.squares) {
+            if rest(sq, &self.state.squares) {
                 self.set_square(sq, now[usize::from(sq)], last);
             }
         }
-        debug_assert_eq!(&self.squares, now);
-        self.squares = *now;
+        debug_assert_eq!(&self.state.squares, now);
+        self.state.squares = *now;
     }
 
     /// `sq` now holds `piece`: a lift, a place, or both (a piece replaced
@@ -901,11 +910,11 @@ impl<P: SerialPort> DgtBoard<P> {
     /// board at `seen`.
     fn set_square(&mut self, sq: Square, piece: u8, seen: Millis) {
         let i = usize::from(sq);
-        let was = self.squares[i];
+        let was = self.state.squares[i];
         if was == piece {
             return;
         }
-        self.squares[i] = piece;
+        self.state.squares[i] = piece;
         let at = seen.max(self.last_event);
         self.last_event = at;
         let board_ms = Some(at as u32);
@@ -914,10 +923,10 @@ impl<P: SerialPort> DgtBoard<P> {
                 input: Input::Lift(sq),
                 board_ms,
             });
-            if self.in_air.len() < 64 {
-                self.in_air.push(was);
+            if self.state.in_air.len() < 64 {
+                self.state.in_air.push(was);
             }
-            self.lifted_from[i] = was;
+            self.state.lifted_from[i] = was;
         }
         if piece != wire::EMPTY {
             self.pending.push(BoardEvent {
@@ -927,12 +936,12 @@ impl<P: SerialPort> DgtBoard<P> {
             self.put_down(piece);
             // The piece lifted from this square and still in the air, if
             // another: captured, off the board now.
-            let gone = std::mem::replace(&mut self.lifted_from[i], wire::EMPTY);
+            let gone = std::mem::replace(&mut self.state.lifted_from[i], wire::EMPTY);
             if gone != wire::EMPTY
                 && gone != piece
-                && let Some(k) = self.in_air.iter().position(|&p| p == gone)
+                && let Some(k) = self.state.in_air.iter().position(|&p| p == gone)
             {
-                self.in_air.remove(k);
+                self.state.in_air.remove(k);
             }
         }
     }
@@ -940,8 +949,8 @@ impl<P: SerialPort> DgtBoard<P> {
     /// `piece` was put down: out of the air (or, for a promotion's new
     /// piece, the pawn it replaces).
     fn put_down(&mut self, piece: u8) {
-        if let Some(k) = self.in_air.iter().position(|&p| p == piece) {
-            self.in_air.remove(k);
+        if let Some(k) = self.state.in_air.iter().position(|&p| p == piece) {
+            self.state.in_air.remove(k);
             return;
         }
         if let Some(p) = piece_of(piece) {
@@ -949,8 +958,8 @@ impl<P: SerialPort> DgtBoard<P> {
                 color: p.color,
                 role: Role::Pawn,
             });
-            if let Some(k) = self.in_air.iter().position(|&c| c == pawn) {
-                self.in_air.remove(k);
+            if let Some(k) = self.state.in_air.iter().position(|&c| c == pawn) {
+                self.state.in_air.remove(k);
             }
         }
     }
@@ -1008,6 +1017,7 @@ impl<P: SerialPort> SensorBoard for DgtBoard<P> {
             }
         }
         Ok(self
+            .state
             .squares
             .iter()
             .enumerate()
