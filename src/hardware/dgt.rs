@@ -14,10 +14,17 @@
 //!    emptied is a lift, a square filled is a place with the piece the
 //!    board names (so a promotion's new piece comes from the board);
 //! 3. resynchronises from a fresh board dump whenever a message was lost
-//!    (garbage on the line, a message cut short), at the link's occupancy
-//!    reading (every 10 s) and after the line came back: the differences
-//!    from what it believed reach the referee as lifts and places, so a
-//!    dropped message never loses a move.
+//!    (garbage on the line, a message cut short or with impossible
+//!    content, a field update that cannot follow the squares it holds), at
+//!    the link's occupancy reading (every 10 s) and after the line came
+//!    back. After a fault it holds the field updates back until the dump
+//!    comes, then hands on what was lost before them, then them, in the
+//!    board's order and at the instants the board saw them; it never asks
+//!    a dump while one is on its way;
+//! 4. stamps every change with when the board sent it, as well as the
+//!    line's timing tells (a byte takes 1.04 ms at 9600 baud; a message
+//!    queued behind others was seen before they were sent), on the clock
+//!    it was given ([`SensorBoard::board_time`]).
 //!
 //! What it cannot see: a DGT board senses pieces, not hands. A touch that
 //! does not lift is invisible, and so is an adjustment that leaves the piece
