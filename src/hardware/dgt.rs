@@ -1241,6 +1241,62 @@ mod tests {
     }
 
     #[test]
+    fn one_dump_per_fault_and_again_only_when_it_is_lost() {
+        let time = Rc::new(Cell::new(0));
+        let mut dgt = board(time.clone());
+        inputs(&mut dgt);
+        dgt.port_mut().incoming.push_back(start_dump());
+        inputs(&mut dgt);
+        dgt.port_mut().written.clear();
+        // A cut lift, then more noise while its dump is on its way: one
+        // request.
+        dgt.port_mut()
+            .incoming
+            .push_back(update(Square::E2, 0)[..2].to_vec());
+        dgt.port_mut().incoming.push_back(update(Square::D2, 0));
+        assert!(inputs(&mut dgt).is_empty());
+        dgt.port_mut().incoming.push_back(vec![0x13, 0x13]);
+        dgt.port_mut()
+            .incoming
+            .push_back(update(Square::C2, 0)[..4].to_vec());
+        time.set(PARTIAL_TIMEOUT_MS);
+        assert!(inputs(&mut dgt).is_empty());
+        assert_eq!(dgt.port().written, [wire::SEND_BRD]);
+        // The dump itself comes cut: it will never come whole, asked again
+        // at once.
+        let mut dump = start_dump();
+        for sq in [Square::E2, Square::D2, Square::C2] {
+            dump[3 + usize::from(field_of_square(sq, false))] = 0;
+        }
+        dgt.port_mut().incoming.push_back(dump[..40].to_vec());
+        dgt.port_mut().incoming.push_back(update(Square::B2, 0));
+        assert!(inputs(&mut dgt).is_empty());
+        assert_eq!(dgt.port().written, [wire::SEND_BRD, wire::SEND_BRD]);
+        // Its answer lost without a trace: the board talks on, and 400 ms
+        // later it is asked once more.
+        time.set(PARTIAL_TIMEOUT_MS + DUMP_LOST_MS - 1);
+        dgt.port_mut().incoming.push_back(update(Square::A2, 0));
+        assert!(inputs(&mut dgt).is_empty());
+        assert_eq!(dgt.port().written.len(), 2);
+        time.set(PARTIAL_TIMEOUT_MS + DUMP_LOST_MS);
+        assert!(inputs(&mut dgt).is_empty());
+        assert_eq!(dgt.port().written.len(), 3);
+        assert!(dgt.resynchronising());
+        // The dump: the lost lifts (e2, c2) first, then the held ones in
+        // the board's order (d2, b2, a2).
+        for sq in [Square::B2, Square::A2] {
+            dump[3 + usize::from(field_of_square(sq, false))] = 0;
+        }
+        dgt.port_mut().incoming.push_back(dump);
+        assert_eq!(
+            inputs(&mut dgt),
+            [Square::C2, Square::E2, Square::D2, Square::B2, Square::A2].map(Input::Lift)
+        );
+        assert!(!dgt.resynchronising());
+        assert_eq!(dgt.counters().dumps_asked, 4, "set-up, fault, cut, lost");
+    }
+
+    #[test]
     fn a_silent_board_fails_polls_and_a_dead_line_is_set_up_again() {
         let time = Rc::new(Cell::new(0));
         let mut dgt = board(time.clone());
