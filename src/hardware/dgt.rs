@@ -367,6 +367,14 @@ pub const QUIET_BEFORE_DUMP_MS: Millis = 1_000;
 /// dump's worth of updates, with room for a slow board.
 pub const DUMP_LOST_MS: Millis = 400;
 
+/// The most field updates held behind one fault (a few seconds of a
+/// board sending without a pause).
+const MAX_HELD: usize = 1_024;
+
+/// The most pieces the driver remembers in the air: a capture takes its
+/// piece out, but an en passant pawn or a knocked-off piece stays.
+const MAX_IN_AIR: usize = 32;
+
 /// What the driver counted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DgtCounters {
@@ -786,8 +794,12 @@ impl<P: SerialPort> DgtBoard<P> {
                     self.fault_at(seen * 1_000);
                 }
                 if self.fault.is_some() {
-                    self.counters.held += 1;
-                    self.state.held.push(Held { sq, piece, seen });
+                    // Beyond a bound (dumps lost again and again), the dump
+                    // still shows what they did: only their order is lost.
+                    if self.state.held.len() < MAX_HELD {
+                        self.counters.held += 1;
+                        self.state.held.push(Held { sq, piece, seen });
+                    }
                     return;
                 }
                 self.set_square(sq, piece, seen);
@@ -930,9 +942,12 @@ impl<P: SerialPort> DgtBoard<P> {
                 input: Input::Lift(sq),
                 board_ms,
             });
-            if self.state.in_air.len() < 64 {
-                self.state.in_air.push(was);
+            // The most recent lifts only: a piece long gone (a pawn taken
+            // en passant, a piece knocked off) stops vouching for others.
+            if self.state.in_air.len() == MAX_IN_AIR {
+                self.state.in_air.remove(0);
             }
+            self.state.in_air.push(was);
             self.state.lifted_from[i] = was;
         }
         if piece != wire::EMPTY {
