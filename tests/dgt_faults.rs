@@ -318,6 +318,21 @@ fn assert_clean(game: &PgnGame, played: &Played, what: &str) {
     let fed: Vec<Input> = table.fed.iter().map(|(_, i)| *i).collect();
     let made: Vec<Input> = played.made.iter().map(|(_, i)| *i).collect();
     assert_eq!(fed, made, "{name}: {what}: the changes, in order");
+    // How far each release's stamp is from the hand (the lost changes are
+    // stamped with their fault): said, for the figures.
+    let mut late: Vec<i64> = table
+        .fed
+        .iter()
+        .zip(&played.made)
+        .filter(|((_, i), _)| matches!(i, Input::Place(..)))
+        .map(|((fed_at, _), (made_at, _))| *fed_at as i64 - *made_at as i64)
+        .collect();
+    late.sort_unstable();
+    eprintln!(
+        "{name}: {what}: place stamp - hand, ms: median={} max={}",
+        late[late.len() / 2],
+        late[late.len() - 1]
+    );
     assert_eq!(
         played.dumps_per_fault.len(),
         played.faults,
@@ -482,6 +497,20 @@ fn a_clean_line_asks_no_dump_of_its_own_and_stamps_changes_at_the_hand() {
     assert_eq!(counters.decode.total(), 0);
     assert_eq!(counters.held, 0);
     assert_eq!(table.fed.len(), played.made.len());
+    let mut late: Vec<i64> = table
+        .fed
+        .iter()
+        .zip(&played.made)
+        .map(|((fed_at, _), (made_at, _))| *fed_at as i64 - *made_at as i64)
+        .collect();
+    late.sort_unstable();
+    eprintln!(
+        "dgt stamp - hand, ms: median={} min={} max={} over {} changes",
+        late[late.len() / 2],
+        late[0],
+        late[late.len() - 1],
+        late.len()
+    );
     for ((fed_at, fed), (made_at, made)) in table.fed.iter().zip(&played.made) {
         assert_eq!(fed, made);
         // A field update is 5.2 ms on the wire; queued behind another
