@@ -328,3 +328,93 @@ fn unplugged_noisy_and_slow_the_dgt_board_loses_no_move() {
         daemon.await.unwrap();
     });
 }
+
+/// Through the daemon's own loop, on a real tty: a lift lost whole, an
+/// update cut short and one corrupted cost no move, displace nothing and
+/// draw no ruling; the driver asked one dump for each.
+#[test]
+fn a_lost_cut_or_corrupted_update_costs_the_daemon_nothing() {
+    use tocada::models::dgt::LineFault;
+    if !ttys_work() {
+        eprintln!("{NO_TTY}");
+        return;
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let tty = dir.path().join("ttyDGT");
+    tokio::task::LocalSet::new().block_on(&runtime, async {
+        let world = World::with_dgt(&shakmaty::Board::default(), &tty).unwrap();
+        let config = Config::default();
+        let (commands, rx) = tokio::sync::mpsc::unbounded_channel();
+        let (published, snapshots) = watch::channel(Snapshot::default());
+        let output = Output(Default::default());
+        let start = tokio::time::Instant::now();
+        let shell = model_shell(&world, Session::new(&config), &config, start)
+            .with_output(Box::new(output.clone()))
+            .with_watch(published);
+        let (stop, stopped) = oneshot::channel::<()>();
+        let daemon = tokio::task::spawn_local(shell.run(rx, Alarm::Tokio, async {
+            let _ = stopped.await;
+        }));
+        let mut desk = Desk {
+            world,
+            commands,
+            start,
+            snapshots,
+            output: output.0.clone(),
+        };
+        let mut position = Chess::default();
+        desk.pause(300).await;
+        desk.hand(Input::Press(Color::Black));
+        desk.until("the game", |s| s.ticking == Some(Color::White))
+            .await;
+        let faults = [
+            // e4's lift lost whole: its place comes first.
+            Some(LineFault::Drop),
+            // e5's lift cut after three bytes.
+            Some(LineFault::Cut(3)),
+            None,
+            // Nc6's lift with its field byte turned into a header.
+            Some(LineFault::Corrupt {
+                index: 3,
+                mask: 0x80,
+            }),
+            None,
+            None,
+        ];
+        let sans = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"];
+        for (san, fault) in sans.iter().zip(faults) {
+            let dgt = desk.world.dgt().unwrap();
+            let before = dgt.with_model(|model, _| {
+                if let Some(fault) = fault {
+                    model.fault_next_update(fault);
+                }
+                model.dumps_asked()
+            });
+            let mover = position.turn();
+            desk.play(&mut position, san).await;
+            desk.until(san, |s| s.ticking == Some(!mover)).await;
+            desk.pause(200).await;
+            let dgt = desk.world.dgt().unwrap();
+            let (after, pending) =
+                dgt.with_model(|model, _| (model.dumps_asked(), model.update_fault_pending()));
+            assert!(!pending, "{san}: the fault happened");
+            if fault.is_some() {
+                assert_eq!(after - before, 1, "{san}: one dump for the fault");
+            }
+        }
+        assert_eq!(desk.moves(), sans);
+        let said = String::from_utf8(desk.output.borrow().clone()).unwrap();
+        for bad in ["violation", "warning", "displaced"] {
+            assert!(
+                !said.contains(&format!(r#""effect":"{bad}""#)),
+                "{bad}: {said}"
+            );
+        }
+        let _ = stop.send(());
+        daemon.await.unwrap();
+    });
+}

@@ -14,10 +14,17 @@
 //!    emptied is a lift, a square filled is a place with the piece the
 //!    board names (so a promotion's new piece comes from the board);
 //! 3. resynchronises from a fresh board dump whenever a message was lost
-//!    (garbage on the line, a message cut short), at the link's occupancy
-//!    reading (every 10 s) and after the line came back: the differences
-//!    from what it believed reach the referee as lifts and places, so a
-//!    dropped message never loses a move.
+//!    (garbage on the line, a message cut short or with impossible
+//!    content, a field update that cannot follow the squares it holds), at
+//!    the link's occupancy reading (every 10 s) and after the line came
+//!    back. After a fault it holds the field updates back until the dump
+//!    comes, then hands on what was lost before them, then them, in the
+//!    board's order and at the instants the board saw them; it never asks
+//!    a dump while one is on its way;
+//! 4. stamps every change with when the board sent it, as well as the
+//!    line's timing tells (a byte takes 1.04 ms at 9600 baud; a message
+//!    queued behind others was seen before they were sent), on the clock
+//!    it was given ([`SensorBoard::board_time`]).
 //!
 //! What it cannot see: a DGT board senses pieces, not hands. A touch that
 //! does not lift is invisible, and so is an adjustment that leaves the piece
@@ -31,7 +38,7 @@ use std::rc::Rc;
 
 use shakmaty::{Bitboard, Color, Piece, Role, Square};
 
-use super::serial::SerialPort;
+use super::serial::{SerialPort, byte_time_us};
 use super::{BoardEvent, SensorBoard};
 use crate::{Input, Millis};
 
@@ -236,6 +243,11 @@ impl Decoder {
         !self.buf.is_empty()
     }
 
+    /// The id of the message whose first bytes are waiting for the rest.
+    pub fn partial_id(&self) -> Option<u8> {
+        self.buf.first().copied()
+    }
+
     /// Drops a partial message that will never be finished (the line went
     /// quiet, or was reopened).
     pub fn abandon(&mut self) {
@@ -339,14 +351,29 @@ pub enum Error<E> {
 /// answer within a scan).
 pub const ANSWER_TIMEOUT_MS: Millis = 1_500;
 /// A message left unfinished this long after its last byte is dropped (the
-/// bytes of one message follow each other at the line's speed).
-pub const PARTIAL_TIMEOUT_MS: Millis = 100;
+/// bytes of one message follow each other at the line's speed, 5 ms for a
+/// field update; a USB serial chip may hold them up to 16 ms).
+pub const PARTIAL_TIMEOUT_MS: Millis = 40;
 
 /// A board dump holds the line for 70 ms at 9600 baud, and a field update
 /// sent meanwhile waits behind it: the safety-net dump is asked for only
 /// after the board has been quiet this long (a player thinking), never
 /// while hands are moving pieces. Dumps after a fault are asked at once.
 pub const QUIET_BEFORE_DUMP_MS: Millis = 1_000;
+
+/// A board dump asked for and not received this long after the request,
+/// while the board keeps sending other bytes, was lost on the line (its
+/// header garbled): it is asked again. 70 ms of dump behind at most a
+/// dump's worth of updates, with room for a slow board.
+pub const DUMP_LOST_MS: Millis = 400;
+
+/// The most field updates held behind one fault (a few seconds of a
+/// board sending without a pause).
+const MAX_HELD: usize = 1_024;
+
+/// The most pieces the driver remembers in the air: a capture takes its
+/// piece out, but an en passant pawn or a knocked-off piece stays.
+const MAX_IN_AIR: usize = 32;
 
 /// What the driver counted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -355,9 +382,18 @@ pub struct DgtCounters {
     pub decode: DecodeFaults,
     /// Board dumps received.
     pub dumps: u64,
+    /// Board dumps asked for (at set-up, after a fault, as a safety net,
+    /// again after a lost one).
+    pub dumps_asked: u64,
     /// Board dumps that found squares other than the driver believed
     /// (each difference became a lift or a place).
     pub resyncs: u64,
+    /// Field updates that cannot follow the squares the driver holds (the
+    /// square already as it says, or a piece put down that no hand
+    /// holds): a message before them was lost.
+    pub out_of_step: u64,
+    /// Field updates held back behind a fault until its board dump came.
+    pub held: u64,
     /// Times the line was opened again.
     pub reopens: u64,
     /// Requests the board did not answer in time.
@@ -367,15 +403,88 @@ pub struct DgtCounters {
 /// The host's clock, in ms, for the driver's timeouts.
 pub type Clock = Rc<dyn Fn() -> Millis>;
 
+/// A field update held back behind a fault: the square, its piece code,
+/// and when the board saw it (host ms).
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    sq: Square,
+    piece: u8,
+    seen: Millis,
+}
+
+/// When the bytes came, as well as the line lets the driver know: each
+/// byte takes one byte time on the wire, and the bytes of a burst (the
+/// board sending without a pause) were queued behind each other at the
+/// board.
+#[derive(Debug, Clone, Copy, Default)]
+struct LineTiming {
+    /// The wire's time per byte, µs.
+    byte_us: u64,
+    /// When the last byte arrived (estimated), µs; `None` before any.
+    last_byte_us: Option<u64>,
+    /// When the current burst began on the wire, µs.
+    burst_start_us: u64,
+    /// The earliest the board can have seen the message being decoded, µs.
+    message_us: u64,
+    /// The same for the message before it (the one a header cuts short).
+    previous_message_us: u64,
+}
+
+impl LineTiming {
+    /// The `index`th of `count` bytes read at `read_us` arrived: when, and
+    /// whether it starts a new message.
+    fn byte(&mut self, read_us: u64, index: usize, count: usize, header: bool) -> u64 {
+        // The last byte read had just arrived; each before it one byte time
+        // earlier (an upper bound: the read may come late).
+        let behind = (count - 1 - index) as u64 * self.byte_us;
+        let arrived = read_us.saturating_sub(behind);
+        // A byte that follows the previous one within a byte time (and the
+        // read's own uncertainty, a byte time and the clock's ms) was sent
+        // back to back with it: the same burst.
+        let queued = self
+            .last_byte_us
+            .is_some_and(|last| arrived <= last + 2 * self.byte_us + 1_000);
+        if !queued {
+            self.burst_start_us = arrived.saturating_sub(self.byte_us);
+        }
+        self.last_byte_us = Some(arrived);
+        if header {
+            // A message queued behind N bytes of a burst was seen by the
+            // board at the latest when it began to send, at the earliest
+            // when the burst began: the earliest, the benefit of the doubt
+            // going to the player (`hardware/dgt.md`), never before the
+            // message before it.
+            self.previous_message_us = self.message_us;
+            self.message_us = self.burst_start_us.max(self.message_us);
+        }
+        arrived
+    }
+}
+
+/// What the driver believes of the board and its line.
+#[derive(Debug, Clone)]
+struct Tracking {
+    /// What stands on each square (a1 = 0), as DGT piece codes.
+    squares: [u8; 64],
+    timing: LineTiming,
+    /// Field updates held back behind a fault.
+    held: Vec<Held>,
+    /// The pieces lifted and not put down again (in a hand, or beside the
+    /// board), as DGT codes; a captured piece leaves it.
+    in_air: Vec<u8>,
+    /// The piece last lifted from each square, while it is in the air.
+    lifted_from: [u8; 64],
+}
+
 /// A DGT e-board on a serial line.
 pub struct DgtBoard<P> {
     port: P,
     clock: Clock,
     decoder: Decoder,
     messages: Vec<Message>,
-    /// What the driver believes stands on each square (a1 = 0), as DGT
-    /// piece codes.
-    squares: [u8; 64],
+    /// What the driver believes, and how it came to (boxed: a rig holds
+    /// one of several boards by value).
+    state: Box<Tracking>,
     /// A dump has been received since the driver started: `squares` is
     /// the board's.
     synced: bool,
@@ -385,8 +494,12 @@ pub struct DgtBoard<P> {
     opened: bool,
     /// Turned round: White at the 8 side (decided at the first dump).
     flipped: Option<bool>,
-    /// When a board dump was asked for and not received yet.
+    /// When a board dump was first asked for and not received yet.
     dump_asked: Option<Millis>,
+    /// When the request for it was last sent.
+    dump_sent: Millis,
+    /// Bytes came since the request was last sent (the board is talking).
+    heard_since_ask: bool,
     /// When the last byte arrived.
     last_byte: Millis,
     /// A request went unanswered and nothing has arrived since.
@@ -394,6 +507,12 @@ pub struct DgtBoard<P> {
     identity: Option<DgtIdentity>,
     pending: Vec<BoardEvent>,
     counters: DgtCounters,
+    /// A fault was seen (a message lost, cut or out of step) at this
+    /// instant, and its board dump has not come yet: field updates are
+    /// held back (`Tracking::held`) until it does.
+    fault: Option<Millis>,
+    /// The instant of the last event handed on: later ones never earlier.
+    last_event: Millis,
 }
 
 impl<P> core::fmt::Debug for DgtBoard<P> {
@@ -415,17 +534,30 @@ impl<P: SerialPort> DgtBoard<P> {
             clock,
             decoder: Decoder::new(),
             messages: Vec::new(),
-            squares: [wire::EMPTY; 64],
+            state: Box::new(Tracking {
+                squares: [wire::EMPTY; 64],
+                timing: LineTiming {
+                    byte_us: byte_time_us(wire::BAUD),
+                    ..LineTiming::default()
+                },
+                held: Vec::new(),
+                in_air: Vec::new(),
+                lifted_from: [wire::EMPTY; 64],
+            }),
             synced: false,
             needs_setup: true,
             opened: false,
             flipped: None,
             dump_asked: None,
+            dump_sent: 0,
+            heard_since_ask: false,
             last_byte: 0,
             silent: false,
             identity: None,
             pending: Vec::new(),
             counters: DgtCounters::default(),
+            fault: None,
+            last_event: 0,
         }
     }
 
@@ -448,9 +580,16 @@ impl<P: SerialPort> DgtBoard<P> {
         self.flipped
     }
 
+    /// Whether field updates are held back behind a fault, waiting for its
+    /// board dump: the board's news up to now is not all handed on yet (a
+    /// press made now should wait for it).
+    pub fn resynchronising(&self) -> bool {
+        self.fault.is_some()
+    }
+
     /// The piece the board has on `sq`, as far as the driver knows.
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
-        piece_of(self.squares[usize::from(sq)])
+        piece_of(self.state.squares[usize::from(sq)])
     }
 
     /// The port, to look at.
@@ -491,20 +630,43 @@ impl<P: SerialPort> DgtBoard<P> {
             ])
             .map_err(Error::Line)?;
         self.needs_setup = false;
-        self.dump_asked = Some(self.now());
+        self.counters.dumps_asked += 1;
+        let now = self.now();
+        self.dump_asked = Some(now);
+        self.dump_sent = now;
+        self.heard_since_ask = false;
         Ok(())
     }
 
     /// Asks for a board dump, unless one is already on its way.
     fn ask_dump(&mut self) -> Result<(), Error<P::Error>> {
         if self.dump_asked.is_none() {
-            self.port.write(&[wire::SEND_BRD]).map_err(|err| {
-                self.needs_setup = true;
-                Error::Line(err)
-            })?;
-            self.dump_asked = Some(self.now());
+            self.send_dump_request()?;
+            self.dump_asked = Some(self.dump_sent);
         }
         Ok(())
+    }
+
+    fn send_dump_request(&mut self) -> Result<(), Error<P::Error>> {
+        self.port.write(&[wire::SEND_BRD]).map_err(|err| {
+            self.needs_setup = true;
+            Error::Line(err)
+        })?;
+        self.counters.dumps_asked += 1;
+        self.dump_sent = self.now();
+        self.heard_since_ask = false;
+        Ok(())
+    }
+
+    /// A message was lost (or may have been) at `at_us`: updates are held
+    /// back from now until a board dump says what the board holds. One
+    /// dump answers any number of faults: every dump completed after a
+    /// fault was sent after the bytes that carried it, so it shows their
+    /// change.
+    fn fault_at(&mut self, at_us: u64) {
+        if self.synced && self.fault.is_none() {
+            self.fault = Some((at_us / 1_000).max(self.last_event));
+        }
     }
 
     /// Reads what the board sent and turns it into events (in `pending`).
@@ -513,6 +675,8 @@ impl<P: SerialPort> DgtBoard<P> {
             self.set_up()?;
         }
         let mut buf = [0u8; 256];
+        let mut faulted = false;
+        let mut dump_cut = false;
         loop {
             let n = match self.port.read(&mut buf) {
                 Ok(n) => n,
@@ -524,41 +688,77 @@ impl<P: SerialPort> DgtBoard<P> {
             if n == 0 {
                 break;
             }
-            self.last_byte = self.now();
-            let dropped = self.decoder.faults().total();
+            let now = self.now();
+            self.last_byte = now;
+            self.heard_since_ask = true;
             let mut messages = std::mem::take(&mut self.messages);
-            self.decoder.push(&buf[..n], &mut messages);
-            for message in messages.drain(..) {
-                self.handle(message);
+            for (i, &byte) in buf[..n].iter().enumerate() {
+                let header = byte & wire::MESSAGE_BIT != 0;
+                let cut = header && self.decoder.partial();
+                if cut && self.decoder.partial_id() == Some(wire::BOARD_DUMP) {
+                    dump_cut = true;
+                }
+                let inside = self.decoder.partial();
+                let arrived = self.state.timing.byte(now * 1_000, i, n, header);
+                let dropped = self.decoder.faults().total();
+                self.decoder.push(&[byte], &mut messages);
+                if self.decoder.faults().total() != dropped {
+                    faulted = true;
+                    // When the lost message was sent: the one cut short's
+                    // start, or the noise's own arrival.
+                    let at = if cut {
+                        self.state.timing.previous_message_us
+                    } else if inside {
+                        self.state.timing.message_us
+                    } else {
+                        arrived.saturating_sub(self.state.timing.byte_us)
+                    };
+                    self.fault_at(at);
+                }
+                let seen = self.state.timing.message_us / 1_000;
+                for message in messages.drain(..) {
+                    self.handle(message, seen);
+                }
             }
             self.messages = messages;
             self.silent = false;
+        }
+        if faulted {
             let total = self.decoder.faults().total();
-            if total != dropped {
-                // Counted, and said now and then: a board that keeps
-                // sending noise has a cable or a port worth a look.
-                if total.is_power_of_two() {
-                    tracing::warn!(
-                        "DGT board: {total} bad bytes or messages dropped so far ({:?}); \
-                         resynchronised from its board dump",
-                        self.decoder.faults()
-                    );
-                }
-                // A message may have been lost: the board's squares say
-                // what it was. Asked anew even if a dump is on its way:
-                // the lost message may have been that dump.
-                self.dump_asked = None;
-                self.ask_dump()?;
+            // Counted, and said now and then: a board that keeps sending
+            // noise has a cable or a port worth a look.
+            if total.is_power_of_two() {
+                tracing::warn!(
+                    "DGT board: {total} bad bytes or messages dropped so far ({:?}); \
+                     resynchronised from its board dump",
+                    self.decoder.faults()
+                );
             }
         }
         let now = self.now();
         if self.decoder.partial() && now.saturating_sub(self.last_byte) >= PARTIAL_TIMEOUT_MS {
+            if self.decoder.partial_id() == Some(wire::BOARD_DUMP) {
+                dump_cut = true;
+            }
             self.decoder.abandon();
-            self.dump_asked = None;
+            self.fault_at(self.state.timing.message_us);
+        }
+        if dump_cut && self.dump_asked.is_some() {
+            // The dump on its way was itself cut: it will never come.
+            self.send_dump_request()?;
+        } else if self.dump_asked.is_some()
+            && self.heard_since_ask
+            && now.saturating_sub(self.dump_sent) >= DUMP_LOST_MS
+        {
+            // The board talks but the dump has not come: lost.
+            self.send_dump_request()?;
+        }
+        if self.fault.is_some() || (faulted && !self.synced) {
             self.ask_dump()?;
         }
         if let Some(asked) = self.dump_asked
             && now.saturating_sub(asked) >= ANSWER_TIMEOUT_MS
+            && !self.heard_since_ask
         {
             // Asked again; until the board sends something every poll is
             // a failure for the link to count, so a board that never
@@ -579,7 +779,7 @@ impl<P: SerialPort> DgtBoard<P> {
         Ok(())
     }
 
-    fn handle(&mut self, message: Message) {
+    fn handle(&mut self, message: Message, seen: Millis) {
         match message {
             Message::FieldUpdate { field, piece } => {
                 if !self.synced {
@@ -588,7 +788,21 @@ impl<P: SerialPort> DgtBoard<P> {
                     return;
                 }
                 let flipped = self.flipped.unwrap_or(false);
-                self.set_square(square_of_field(field, flipped), piece);
+                let sq = square_of_field(field, flipped);
+                if self.fault.is_none() && !self.follows(sq, piece) {
+                    self.counters.out_of_step += 1;
+                    self.fault_at(seen * 1_000);
+                }
+                if self.fault.is_some() {
+                    // Beyond a bound (dumps lost again and again), the dump
+                    // still shows what they did: only their order is lost.
+                    if self.state.held.len() < MAX_HELD {
+                        self.counters.held += 1;
+                        self.state.held.push(Held { sq, piece, seen });
+                    }
+                    return;
+                }
+                self.set_square(sq, piece, seen);
             }
             Message::BoardDump(fields) => {
                 self.counters.dumps += 1;
@@ -599,24 +813,13 @@ impl<P: SerialPort> DgtBoard<P> {
                     now[usize::from(square_of_field(field as u8, flipped))] = piece;
                 }
                 if !self.synced {
-                    self.squares = now;
+                    self.state.squares = now;
                     self.synced = true;
+                    self.fault = None;
+                    self.state.held.clear();
                     return;
                 }
-                if now != self.squares {
-                    self.counters.resyncs += 1;
-                }
-                // What left a square before what arrived on one, as hands
-                // move pieces.
-                for sq in Square::ALL {
-                    let i = usize::from(sq);
-                    if self.squares[i] != wire::EMPTY && self.squares[i] != now[i] {
-                        self.set_square(sq, wire::EMPTY);
-                    }
-                }
-                for sq in Square::ALL {
-                    self.set_square(sq, now[usize::from(sq)]);
-                }
+                self.resynchronise(&now, seen);
             }
             Message::SerialNr(digits) => {
                 let serial = digits
@@ -635,25 +838,151 @@ impl<P: SerialPort> DgtBoard<P> {
         }
     }
 
+    /// Whether a field update can follow the squares as the driver holds
+    /// them: the board sends one only for a change, and a piece put down
+    /// comes from a hand (lifted before), or is a promotion's new piece
+    /// (a pawn of its colour lifted).
+    fn follows(&self, sq: Square, piece: u8) -> bool {
+        let was = self.state.squares[usize::from(sq)];
+        if was == piece {
+            // No change: a lift and a put-back (or a place and a lift)
+            // were lost between.
+            return false;
+        }
+        if piece == wire::EMPTY {
+            return true;
+        }
+        // A piece replaced by another in one scan lifts it first.
+        let mut in_air = self.state.in_air.clone();
+        if was != wire::EMPTY {
+            in_air.push(was);
+        }
+        if in_air.contains(&piece) {
+            return true;
+        }
+        piece_of(piece).is_some_and(|p| {
+            matches!(
+                p.role,
+                Role::Queen | Role::Rook | Role::Bishop | Role::Knight
+            ) && in_air.contains(&code_of(Piece {
+                color: p.color,
+                role: Role::Pawn,
+            }))
+        })
+    }
+
+    /// The board dump `now` (by square) came: the driver's squares become
+    /// its, and the differences are handed on in the order the board saw
+    /// them, as well as it can be known. After a fault: first what was
+    /// lost before the fault (squares no held update names: what left a
+    /// square, then what arrived), at the fault's instant; then the held
+    /// updates in their order, at their own instants; then what the dump
+    /// still shows otherwise on their squares (lost after them). Without
+    /// a fault (the safety net): what left a square, then what arrived.
+    fn resynchronise(&mut self, now: &[u8; 64], seen: Millis) {
+        let believed = self.state.squares;
+        let held = std::mem::take(&mut self.state.held);
+        let fault = self.fault.take();
+        let at = fault.unwrap_or(seen);
+        let named: Bitboard = held.iter().map(|h| h.sq).collect();
+        let lost =
+            |sq: Square| !named.contains(sq) && believed[usize::from(sq)] != now[usize::from(sq)];
+        if Square::ALL.into_iter().any(&lost) {
+            self.counters.resyncs += 1;
+        }
+        for sq in Square::ALL.into_iter().filter(|&sq| lost(sq)) {
+            if believed[usize::from(sq)] != wire::EMPTY {
+                self.set_square(sq, wire::EMPTY, at);
+            }
+        }
+        for sq in Square::ALL.into_iter().filter(|&sq| lost(sq)) {
+            self.set_square(sq, now[usize::from(sq)], at);
+        }
+        let mut last = at;
+        for h in &held {
+            // The same piece again (its lift and put-back lost, or a board
+            // that repeats itself) is no event: a lift the driver did not
+            // see would oblige a player to a piece (4.3) on a guess.
+            self.set_square(h.sq, h.piece, h.seen);
+            last = last.max(h.seen);
+        }
+        let rest = |sq: Square, squares: &[u8; 64]| {
+            named.contains(sq) && squares[usize::from(sq)] != now[usize::from(sq)]
+        };
+        for sq in Square::ALL {
+            if rest(sq, &self.state.squares) && self.state.squares[usize::from(sq)] != wire::EMPTY {
+                self.counters.resyncs += 1;
+                self.set_square(sq, wire::EMPTY, last);
+            }
+        }
+        for sq in Square::ALL {
+            if rest(sq, &self.state.squares) {
+                self.set_square(sq, now[usize::from(sq)], last);
+            }
+        }
+        debug_assert_eq!(&self.state.squares, now);
+        self.state.squares = *now;
+    }
+
     /// `sq` now holds `piece`: a lift, a place, or both (a piece replaced
-    /// by another between two scans, as in a quick capture).
-    fn set_square(&mut self, sq: Square, piece: u8) {
-        let was = self.squares[usize::from(sq)];
+    /// by another between two scans, as in a quick capture), seen by the
+    /// board at `seen`.
+    fn set_square(&mut self, sq: Square, piece: u8, seen: Millis) {
+        let i = usize::from(sq);
+        let was = self.state.squares[i];
         if was == piece {
             return;
         }
-        self.squares[usize::from(sq)] = piece;
+        self.state.squares[i] = piece;
+        let at = seen.max(self.last_event);
+        self.last_event = at;
+        let board_ms = Some(at as u32);
         if was != wire::EMPTY {
             self.pending.push(BoardEvent {
                 input: Input::Lift(sq),
-                board_ms: None,
+                board_ms,
             });
+            // The most recent lifts only: a piece long gone (a pawn taken
+            // en passant, a piece knocked off) stops vouching for others.
+            if self.state.in_air.len() == MAX_IN_AIR {
+                self.state.in_air.remove(0);
+            }
+            self.state.in_air.push(was);
+            self.state.lifted_from[i] = was;
         }
         if piece != wire::EMPTY {
             self.pending.push(BoardEvent {
                 input: Input::Place(sq, piece_of(piece)),
-                board_ms: None,
+                board_ms,
             });
+            self.put_down(piece);
+            // The piece lifted from this square and still in the air, if
+            // another: captured, off the board now.
+            let gone = std::mem::replace(&mut self.state.lifted_from[i], wire::EMPTY);
+            if gone != wire::EMPTY
+                && gone != piece
+                && let Some(k) = self.state.in_air.iter().position(|&p| p == gone)
+            {
+                self.state.in_air.remove(k);
+            }
+        }
+    }
+
+    /// `piece` was put down: out of the air (or, for a promotion's new
+    /// piece, the pawn it replaces).
+    fn put_down(&mut self, piece: u8) {
+        if let Some(k) = self.state.in_air.iter().position(|&p| p == piece) {
+            self.state.in_air.remove(k);
+            return;
+        }
+        if let Some(p) = piece_of(piece) {
+            let pawn = code_of(Piece {
+                color: p.color,
+                role: Role::Pawn,
+            });
+            if let Some(k) = self.state.in_air.iter().position(|&c| c == pawn) {
+                self.state.in_air.remove(k);
+            }
         }
     }
 }
@@ -670,10 +999,20 @@ fn turned_round(fields: &[u8; 64]) -> bool {
 impl<P: SerialPort> SensorBoard for DgtBoard<P> {
     type Error = Error<P::Error>;
 
+    /// The changes handed on, each stamped (`board_ms`) with when the
+    /// board saw it on the driver's clock ([`SensorBoard::board_time`]):
+    /// the line's timing tells, see `hardware/dgt.md`.
     fn poll_stamped(&mut self, out: &mut Vec<BoardEvent>) -> Result<(), Self::Error> {
         let stepped = self.step();
         out.append(&mut self.pending);
         stepped
+    }
+
+    /// The driver's own clock: a DGT board keeps none, so the driver
+    /// stamps events with the instant the line's timing puts them at, on
+    /// the clock it was given.
+    fn board_time(&mut self) -> Result<Option<u32>, Self::Error> {
+        Ok(Some(self.now() as u32))
     }
 
     /// The squares as the driver knows them, and a fresh board dump asked
@@ -700,6 +1039,7 @@ impl<P: SerialPort> SensorBoard for DgtBoard<P> {
             }
         }
         Ok(self
+            .state
             .squares
             .iter()
             .enumerate()
@@ -834,18 +1174,38 @@ mod tests {
                 Input::Place(Square::E4, piece_of(1))
             ]
         );
-        // A knight replaced by a bishop between two scans: both.
-        dgt.port_mut().incoming.push_back(update(Square::G1, 4));
+        // A pawn replaced by a knight between two scans (a capture in one
+        // movement, the knight lifted first): both.
+        dgt.port_mut().incoming.push_back(update(Square::G1, 0));
+        dgt.port_mut().incoming.push_back(update(Square::E4, 3));
         assert_eq!(
             inputs(&mut dgt),
             [
                 Input::Lift(Square::G1),
-                Input::Place(Square::G1, piece_of(4))
+                Input::Lift(Square::E4),
+                Input::Place(Square::E4, piece_of(3))
             ]
         );
-        // Near miss: the same piece again is no event.
-        dgt.port_mut().incoming.push_back(update(Square::E4, 1));
+        dgt.port_mut().written.clear();
+        // A bishop put down that no hand lifted: a message was lost before
+        // it. Held back until the board dump says what stands where.
+        dgt.port_mut().incoming.push_back(update(Square::G1, 4));
         assert!(inputs(&mut dgt).is_empty());
+        assert!(dgt.resynchronising());
+        assert_eq!(dgt.port().written, [wire::SEND_BRD]);
+        // Near miss: the same piece again is no event, and no second dump
+        // is asked while one is on its way.
+        dgt.port_mut().incoming.push_back(update(Square::E4, 3));
+        assert!(inputs(&mut dgt).is_empty());
+        assert_eq!(dgt.port().written, [wire::SEND_BRD]);
+        let mut dump = start_dump();
+        for (sq, code) in [(Square::E2, 0), (Square::E4, 3), (Square::G1, 4)] {
+            dump[3 + usize::from(field_of_square(sq, false))] = code;
+        }
+        dgt.port_mut().incoming.push_back(dump);
+        assert_eq!(inputs(&mut dgt), [Input::Place(Square::G1, piece_of(4))]);
+        assert!(!dgt.resynchronising());
+        assert_eq!(dgt.counters().out_of_step, 1);
     }
 
     #[test]
@@ -861,17 +1221,23 @@ mod tests {
         noise.extend_from_slice(&update(Square::E2, 0)[..3]);
         noise.extend_from_slice(&update(Square::D2, 0));
         dgt.port_mut().incoming.push_back(noise);
-        assert_eq!(inputs(&mut dgt), [Input::Lift(Square::D2)]);
+        // The lift of d2 is held back: the lost message came before it.
+        assert!(inputs(&mut dgt).is_empty());
         let faults = dgt.counters().decode;
         assert_eq!((faults.garbage_bytes, faults.truncated), (3, 1));
-        assert_eq!(dgt.port().written, [wire::SEND_BRD], "a dump is asked");
-        // The dump shows e2 empty too: its lift was not lost.
+        assert_eq!(dgt.port().written, [wire::SEND_BRD], "one dump is asked");
+        // The dump shows e2 empty too: its lift was not lost, and comes
+        // before d2's, as the board saw them.
         let mut dump = start_dump();
         dump[3 + usize::from(field_of_square(Square::E2, false))] = 0;
         dump[3 + usize::from(field_of_square(Square::D2, false))] = 0;
         dgt.port_mut().incoming.push_back(dump);
-        assert_eq!(inputs(&mut dgt), [Input::Lift(Square::E2)]);
+        assert_eq!(
+            inputs(&mut dgt),
+            [Input::Lift(Square::E2), Input::Lift(Square::D2)]
+        );
         assert_eq!(dgt.counters().resyncs, 1);
+        assert_eq!(dgt.port().written, [wire::SEND_BRD]);
         // A message whose tail never comes is dropped after a while.
         dgt.port_mut()
             .incoming
@@ -887,6 +1253,62 @@ mod tests {
             .push_back(vec![wire::FIELD_UPDATE, 0, 5, 64, 1]);
         assert!(inputs(&mut dgt).is_empty());
         assert_eq!(dgt.counters().decode.malformed, 1);
+    }
+
+    #[test]
+    fn one_dump_per_fault_and_again_only_when_it_is_lost() {
+        let time = Rc::new(Cell::new(0));
+        let mut dgt = board(time.clone());
+        inputs(&mut dgt);
+        dgt.port_mut().incoming.push_back(start_dump());
+        inputs(&mut dgt);
+        dgt.port_mut().written.clear();
+        // A cut lift, then more noise while its dump is on its way: one
+        // request.
+        dgt.port_mut()
+            .incoming
+            .push_back(update(Square::E2, 0)[..2].to_vec());
+        dgt.port_mut().incoming.push_back(update(Square::D2, 0));
+        assert!(inputs(&mut dgt).is_empty());
+        dgt.port_mut().incoming.push_back(vec![0x13, 0x13]);
+        dgt.port_mut()
+            .incoming
+            .push_back(update(Square::C2, 0)[..4].to_vec());
+        time.set(PARTIAL_TIMEOUT_MS);
+        assert!(inputs(&mut dgt).is_empty());
+        assert_eq!(dgt.port().written, [wire::SEND_BRD]);
+        // The dump itself comes cut: it will never come whole, asked again
+        // at once.
+        let mut dump = start_dump();
+        for sq in [Square::E2, Square::D2, Square::C2] {
+            dump[3 + usize::from(field_of_square(sq, false))] = 0;
+        }
+        dgt.port_mut().incoming.push_back(dump[..40].to_vec());
+        dgt.port_mut().incoming.push_back(update(Square::B2, 0));
+        assert!(inputs(&mut dgt).is_empty());
+        assert_eq!(dgt.port().written, [wire::SEND_BRD, wire::SEND_BRD]);
+        // Its answer lost without a trace: the board talks on, and 400 ms
+        // later it is asked once more.
+        time.set(PARTIAL_TIMEOUT_MS + DUMP_LOST_MS - 1);
+        dgt.port_mut().incoming.push_back(update(Square::A2, 0));
+        assert!(inputs(&mut dgt).is_empty());
+        assert_eq!(dgt.port().written.len(), 2);
+        time.set(PARTIAL_TIMEOUT_MS + DUMP_LOST_MS);
+        assert!(inputs(&mut dgt).is_empty());
+        assert_eq!(dgt.port().written.len(), 3);
+        assert!(dgt.resynchronising());
+        // The dump: the lost lifts (e2, c2) first, then the held ones in
+        // the board's order (d2, b2, a2).
+        for sq in [Square::B2, Square::A2] {
+            dump[3 + usize::from(field_of_square(sq, false))] = 0;
+        }
+        dgt.port_mut().incoming.push_back(dump);
+        assert_eq!(
+            inputs(&mut dgt),
+            [Square::C2, Square::E2, Square::D2, Square::B2, Square::A2].map(Input::Lift)
+        );
+        assert!(!dgt.resynchronising());
+        assert_eq!(dgt.counters().dumps_asked, 4, "set-up, fault, cut, lost");
     }
 
     #[test]
@@ -973,10 +1395,16 @@ mod tests {
             let _ = dgt.poll_stamped(&mut Vec::new());
         }
         assert!(dgt.counters().decode.total() > 0);
-        // And the driver still reads the board: a good update after it all.
-        dgt.port_mut().incoming.push_back(update(Square::C4, 12));
+        // And the driver still reads the board: a dump and a good update
+        // after it all.
+        time.set(time.get() + PARTIAL_TIMEOUT_MS);
         let _ = dgt.poll_stamped(&mut Vec::new());
-        assert_eq!(dgt.piece_at(Square::C4), piece_of(12));
+        dgt.port_mut().incoming.push_back(start_dump());
+        dgt.port_mut().incoming.push_back(update(Square::E2, 0));
+        let _ = dgt.poll_stamped(&mut Vec::new());
+        assert_eq!(dgt.piece_at(Square::E1), piece_of(5));
+        assert_eq!(dgt.piece_at(Square::E2), None);
+        assert!(!dgt.resynchronising());
     }
 
     #[test]

@@ -13,8 +13,9 @@
 //!   9600 baud) after the one before, on a clock the caller keeps: the
 //!   real-time benchmark's deterministic wire.
 //!
-//! Faults: garbage bytes, a message cut short, a slow board (every answer
-//! late by a set time), unplug and replug.
+//! Faults: garbage bytes, a message cut short, a field update dropped, cut
+//! or corrupted ([`LineFault`]), a slow board (every answer late by a set
+//! time), unplug and replug.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -29,6 +30,24 @@ use crate::hardware::serial::{SerialPort, byte_time_us};
 
 /// The serial number the model reports (five ASCII digits).
 pub const MODEL_SERIAL: &[u8; 5] = b"31415";
+
+/// What happens on the line to a field update the board sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineFault {
+    /// Lost whole: not one of its bytes arrives.
+    Drop,
+    /// Only its first bytes arrive (1 to 4 of its 5).
+    Cut(usize),
+    /// One of its bytes arrives changed: XORed with the mask (`0x80` makes
+    /// a data byte look like a header; `0x40` puts a field or piece code
+    /// out of range).
+    Corrupt {
+        /// Which byte, 0..5.
+        index: usize,
+        /// The bits flipped.
+        mask: u8,
+    },
+}
 
 /// A DGT board: 64 squares with pieces, idle or in update mode.
 #[derive(Debug, Clone)]
@@ -45,7 +64,10 @@ pub struct DgtBoardModel {
     delay_ms: Millis,
     /// The next message goes out cut after this many bytes.
     truncate_next: Option<usize>,
+    /// What happens to the next field update on the line.
+    update_fault: Option<LineFault>,
     commands: u64,
+    dumps_asked: u64,
 }
 
 impl DgtBoardModel {
@@ -62,7 +84,9 @@ impl DgtBoardModel {
             out: VecDeque::new(),
             delay_ms: 0,
             truncate_next: None,
+            update_fault: None,
             commands: 0,
+            dumps_asked: 0,
         }
     }
 
@@ -81,6 +105,22 @@ impl DgtBoardModel {
     /// Command bytes received.
     pub fn commands(&self) -> u64 {
         self.commands
+    }
+
+    /// Board dumps asked for (`SEND_BRD` received).
+    pub fn dumps_asked(&self) -> u64 {
+        self.dumps_asked
+    }
+
+    /// The next field update the board sends meets `fault` on the line.
+    pub fn fault_next_update(&mut self, fault: LineFault) {
+        self.update_fault = Some(fault);
+    }
+
+    /// Whether a fault set by [`DgtBoardModel::fault_next_update`] is still
+    /// to happen.
+    pub fn update_fault_pending(&self) -> bool {
+        self.update_fault.is_some()
     }
 
     /// The piece on `sq`.
@@ -119,6 +159,7 @@ impl DgtBoardModel {
             match command {
                 wire::SEND_RESET => self.updating = false,
                 wire::SEND_BRD => {
+                    self.dumps_asked += 1;
                     let mut fields = [wire::EMPTY; 64];
                     for sq in Square::ALL {
                         fields[usize::from(field_of_square(sq, self.flipped))] =
@@ -166,6 +207,18 @@ impl DgtBoardModel {
         message.extend_from_slice(data);
         if let Some(keep) = self.truncate_next.take() {
             message.truncate(keep);
+        }
+        if id == wire::FIELD_UPDATE {
+            match self.update_fault.take() {
+                Some(LineFault::Drop) => return,
+                Some(LineFault::Cut(keep)) => message.truncate(keep),
+                Some(LineFault::Corrupt { index, mask }) => {
+                    if let Some(byte) = message.get_mut(index) {
+                        *byte ^= mask;
+                    }
+                }
+                None => {}
+            }
         }
         // Never before what is already queued: the line keeps its order.
         let at = (at + self.delay_ms).max(self.out.back().map_or(0, |&(t, _)| t));
