@@ -15,16 +15,19 @@
 //!   and presets, sides, pause and 6.10 corrections, one game at a time, and
 //!   the face's [`face::View`] with the instant it next changes.
 //! - [`transcript`]: the JSON Lines format of `tocada replay` (events in,
-//!   effects out), the one reader of it and the one loop that feeds its
-//!   lines to a referee or a session, with a policy per caller for bad
-//!   lines, time going backwards and a cut last line.
+//!   effects out), its one reader and writer, and the one loop
+//!   ([`transcript::Feed`]) that feeds its lines to a referee or a session,
+//!   with a policy per caller for bad lines, time going backwards and a cut
+//!   last line. A script is ruled alike by `tocada replay`, `tocada sim
+//!   --script` and `tocada run`.
 //! - [`gesture`]: how hands make a move on a sensor board: a move turned into
 //!   the lifts and places a player makes, in the orders people use. Tests,
 //!   benchmarks and the simulator use it.
 //! - [`pgn`]: a game as PGN, with the clocks after each move and the
 //!   referee's rulings as comments.
 //! - [`store`]: the games in SQLite, every input event as a replay line, so a
-//!   game survives a power cut and is rebuilt by replaying it.
+//!   game survives a power cut and is rebuilt by replaying it; a line that
+//!   cannot be read is set aside, never deleted.
 //! - [`export`]: `tocada export`, the PGN of the finished games in the store.
 //! - [`exit`]: the exit codes of every command, after `sysexits.h`; [`cli`]:
 //!   the command line, which `main.rs` parses and the man page documents.
@@ -34,15 +37,18 @@
 //!   SSD1306's page layout; [`words`]: the words the players read, on
 //!   the face, in the log and in the PGN's comments.
 //! - [`config`]: the daemon's TOML configuration (`/etc/tocada/tocada.toml`),
-//!   every value checked at load time, and `tocada check-config`.
+//!   every value checked at load time, and `tocada check-config`; its one
+//!   loader reads the hall's file too.
 //! - [`protocol`]: the bytes of the sensor board's I2C protocol v1, shared
 //!   by its driver and its model; written once in the board core
 //!   (`tocada-board`, `hardware/firmware/core`) and re-exported.
 //! - [`controls`]: the front's buttons and levers and the board link's
 //!   changes as plain values, a leaf: the drivers make them, the session
 //!   rules on them, and neither imports the other.
-//! - [`hardware`]: drivers for the sensor boards, the OLED and the levers,
-//!   generic over `embedded_hal::i2c::I2c`.
+//! - [`hardware`]: drivers for the sensor boards (tocada's own, the DIY reed
+//!   board, DGT e-boards on USB), the OLED and the levers, generic over
+//!   `embedded_hal::i2c::I2c` or a serial line, and the link that keeps a
+//!   board talking.
 //! - [`models`]: device models that implement the bus side of that trait, so
 //!   the whole stack runs and is tested on a desktop. The protocol board's
 //!   model runs the reference firmware's own logic, the `tocada-board` core.
@@ -65,19 +71,23 @@
 //! - [`daemon`]: `tocada run`, the thin tokio shell that owns a rig and one
 //!   [`session::Session`], reads the board before it rules a press, draws
 //!   the face in bounded writes between board polls, stores every input and
-//!   restores an interrupted game after a restart.
+//!   restores an interrupted game after a restart; each a unit of its own,
+//!   and its documentation walks one lift from the bus to the store and the
+//!   face.
 //! - `sim` (cargo feature `sim`, on by default): `tocada sim`, the same
 //!   daemon on the models' rig, in the terminal or headless from a script
 //!   in simulated time.
 //!
 //! Lower layers never import higher ones (`tests/layers.rs` keeps it so):
 //! the referee imports nothing of the crate, the face only the frame,
-//! [`controls`] and [`broker`] nothing at all; the session nothing of the
-//! hardware or the models; the drivers, models and rig neither the
-//! session, the daemon nor the simulator; the clock's layers nothing of
-//! the publisher or the hall, and the hall nothing of the publisher (they
-//! share [`broadcast`] and [`broker`]); and no two files of a room use
-//! each other.
+//! [`controls`] and [`broker`] nothing at all; the drivers, models and rig
+//! neither the session, the daemon nor the simulator, and the drivers not
+//! the face; the session nothing of the hardware, the models, the replay
+//! format or above; the PGN nothing of the replay format or above; the
+//! daemon not the simulator; the clock's layers nothing of the publisher or
+//! the hall, and the hall and the publisher nothing of each other or of the
+//! clock's devices and session (they share [`broadcast`] and [`broker`]);
+//! and no files of a room import each other in a circle.
 //!
 //! Everything that touches the world (the daemon, the I2C drivers and the
 //! device models) sits around the referee and drives it the same way:

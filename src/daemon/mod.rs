@@ -24,6 +24,21 @@
 //! journal say so; a stop waits up to [`STOP_WAIT`] for a store that cannot
 //! be written and exits 74 ([`DaemonError::Unstored`]) if anything is lost.
 //!
+//! # The units of the loop
+//!
+//! - [`shell`]: the loop itself, synchronous (`command`, `step`,
+//!   `wake_at`), and `run`, which waits between them;
+//! - [`board_news`]: sans-IO, the board's news in order before a press;
+//! - [`storage`]: the game's lines handed to the store's writer, and the
+//!   checkpoints of a running clock;
+//! - [`drawing`]: the face staged and sent in bounded writes between polls;
+//! - [`stats`]: what the loop measures (latency, board inputs, bus
+//!   failures), reported at the end;
+//! - [`polling`]: when to read the board; [`timers`]: the loop's deadlines
+//!   by name; [`alarm`]: its one timer;
+//! - [`board_identity`]: which board answers across restarts; `systemd`:
+//!   READY, WATCHDOG and STOPPING ([`Systemd`]).
+//!
 //! # The walk of a lift
 //!
 //! Where a piece lifted from e2 goes, from the bus to the referee, the
@@ -39,7 +54,7 @@
 //!    `Input::Lift(e2)` and the board's own millisecond of it (`board_ms`).
 //! 2. **The link** (`src/hardware/link.rs`): [`BoardLink`](crate::hardware::link::BoardLink)
 //!    retries and backs off on a bus error, says
-//!    [`LinkChange`](crate::hardware::link::LinkChange) when the board goes
+//!    [`LinkChange`](crate::controls::LinkChange) when the board goes
 //!    or comes back, and keeps the board's clock mapped onto the loop's
 //!    (`src/hardware/board_clock.rs`, protocol § 8.1):
 //!    [`BoardLink::at`](crate::hardware::link::BoardLink::at) gives the
@@ -62,12 +77,12 @@
 //!    store, `Action::Decision(t, Effect)` for the log and the simulator's
 //!    output, `Action::Buzz`, and a changed face.
 //! 6. **The store** (`src/daemon/storage.rs`, `src/store/journal.rs`,
-//!    `src/store.rs`): [`Storage`](storage::Storage) writes the record as one
-//!    replay line with the format's one writer
-//!    ([`transcript::line_to_json`](crate::transcript::line_to_json),
-//!    `{"t":1500,"ev":"lift","sq":"e2"}`) and hands it with its instant to
-//!    the [`Journal`], whose thread commits it to SQLite: the loop never
-//!    waits for the disk.
+//!    `src/store.rs`): [`Storage`](storage::Storage) makes the record one
+//!    replay line as a value ([`Line`](crate::transcript::Line)) and hands
+//!    it to the [`Journal`], whose thread writes it with the format's one
+//!    writer ([`transcript::line_to_json`](crate::transcript::line_to_json),
+//!    `{"t":1500,"ev":"lift","sq":"e2"}`) and commits it to SQLite: the
+//!    loop never waits for the disk, and the store never reads it back.
 //! 7. **The face** (`src/daemon/drawing.rs`, `src/face/`,
 //!    `src/hardware/oled.rs`): [`Drawing`](drawing::Drawing) asks the
 //!    session for its [`View`](crate::face::View), renders it

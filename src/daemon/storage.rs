@@ -4,11 +4,11 @@
 //!
 //! The session says what to store ([`Action::Begin`](crate::session::Action::Begin),
 //! [`Action::Record`](crate::session::Action::Record),
-//! [`Action::Finish`](crate::session::Action::Finish)); this unit writes
-//! each as one replay-format line, the format's one writer
-//! ([`transcript::line_to_json`]), and hands the line and its instant to the
-//! journal, which commits on its own thread: the loop never waits for the
-//! disk.
+//! [`Action::Finish`](crate::session::Action::Finish)); this unit makes
+//! each a replay-format line as a value ([`Line`]) and hands it to the
+//! journal, whose thread writes it with the format's one writer
+//! ([`line_to_json`](crate::transcript::line_to_json)) and commits it:
+//! the loop never waits for the disk, and nothing is parsed back.
 
 use std::time::SystemTime;
 

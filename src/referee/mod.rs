@@ -12,18 +12,24 @@
 //! - `press.rs`: the press (6.2) and the illegal move it completes (7.5);
 //! - `reading.rs`: reading the board: sensor events as contacts, releases
 //!   and the move the hands made (4.2–4.7);
-//! - `play.rs`: play and history: moves made, taken back, changed and
-//!   completed, the position and its repetition keys;
+//! - `play.rs`: play: moves made, taken back, changed and completed into
+//!   the game's history, the position and its repetition keys;
 //! - `displacement.rs`: pieces displaced and knocked (7.4.1), with their
 //!   own state;
 //! - `end.rs`: draws offered and claimed, the positions that end the game,
 //!   the result;
-//! - `touch.rs`: touch-move and the released piece (4.3–4.7), pure checks;
+//! - `touch.rs`: touch-move and the released piece (4.3–4.7), pure checks,
+//!   and a turn's contacts kept to what the Laws read (a sensor storm
+//!   holds no more memory);
 //! - `claim.rs`, `arbiter.rs`, `laws.rs`: claims (4.8), the arbiter's
 //!   powers, the profiles besides `fide-2023`;
 //! - below them, leaves: `footprint.rs` (the squares a move lifts, places
 //!   and captures), `legal.rs`, `board.rs` (the sensed board), `clock.rs`,
-//!   `history.rs`, `notation.rs`, `dead.rs`, and the public types.
+//!   `history.rs` (the completed moves, for a takeback), `notation.rs`,
+//!   `dead.rs`;
+//! - the public types: `input.rs`, `effect.rs`, `law.rs`, `rules.rs`,
+//!   `time_control.rs`, `choice.rs` (the 1858 laws' choices),
+//!   `adjudication.rs` (the arbiter's result and words).
 
 mod adjudication;
 mod arbiter;

@@ -90,10 +90,15 @@
 //! This module is the only code that reads and writes the format, and the
 //! only loop that feeds its lines to a referee:
 //!
-//! - [`line`](mod@line): one line: [`parse_line`] (with [`ParseLineError`]),
-//!   [`line_to_json`], [`input_to_json`], [`effect_to_json`];
+//! - [`line`](mod@line): one line, a file per direction and kind: an event
+//!   read ([`parse_line`], with [`ParseLineError`]) and written
+//!   ([`line_to_json`], [`input_to_json`]), an effect written
+//!   ([`effect_to_json`], [`effect_to_value`]) and read back
+//!   ([`parse_effect_line`], for the simulator's log and the hall), and the
+//!   fields as they are on the wire;
 //! - [`reader`]: the sans-IO [`Reader`]: raw lines in, numbered and
-//!   checked [`Line`]s or [`Fault`]s out, as a [`Policy`] says;
+//!   checked [`Line`]s or [`Fault`]s out, as a [`Policy`] says
+//!   ([`policy`]: the three below);
 //! - [`feed`]: [`Feed`], the one loop: it reads raw lines through its own
 //!   [`Reader`], gives each to its game (the players' buttons read as the
 //!   clock reads them, [`Controls`](crate::session::Controls)), hands the
@@ -101,7 +106,8 @@
 //!   replay`, [`restore`] (which rebuilds a stored game into a
 //!   [`Session`](crate::session::Session)), [`pgn_from_lines`], the hall
 //!   and the publisher all feed through it;
-//! - [`replay`](mod@replay): the `tocada replay` command.
+//! - [`replay`](mod@replay): the `tocada replay` command; [`pgn`](mod@pgn):
+//!   a stored game's lines as PGN ([`pgn_from_lines`]).
 //!
 //! `tocada sim --script` and `tocada run` with the simulated board read a
 //! script with a [`Reader`] and play it on the device models: the daemon's
