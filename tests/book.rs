@@ -1,4 +1,6 @@
-//! The README's and the book's links lead somewhere: every relative link
+//! The book says what is there.
+//!
+//! Its links lead somewhere: every relative link
 //! of the README, the book's chapters (`docs/src/`) and the files the book
 //! includes as appendices (`LAWS.md`, `hardware/*.md`, `fuzz/README.md`)
 //! names a file that exists and, with `#…`, a heading of that file (as
@@ -7,6 +9,9 @@
 //! counted as its includer's. And no chapter links out of `docs/src`: the
 //! HTML book would carry such a link dead; a file from elsewhere is an
 //! appendix chapter that includes it (`docs/src/appendix/`).
+//!
+//! Its code map ("How it is built") names every file of `src/`, and no
+//! file that is gone.
 
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
@@ -282,5 +287,85 @@ fn the_checker_finds_a_missing_file_a_missing_heading_and_a_link_out_of_the_book
             .filter(|(_, t)| t == "replay.md#one-script-one-ruling")
             .count(),
         1
+    );
+}
+
+/// The files the code map of "How it is built" (`docs/src/architecture.md`)
+/// names under `src/`: its tree read by indentation, an entry being a line
+/// whose first phrase (up to two spaces) is names ending in `.rs` or `/`,
+/// separated by commas. An entry under a file (`pgn/movetext.rs` under
+/// `pgn.rs`) is in that file's directory.
+fn code_map() -> BTreeSet<String> {
+    let text = std::fs::read_to_string(root().join("docs/src/architecture.md"))
+        .expect("docs/src/architecture.md");
+    let mut named = BTreeSet::new();
+    // The entries above the current line: (indent, path from the root).
+    let mut above: Vec<(usize, String)> = Vec::new();
+    let mut in_src = false;
+    for line in text.lines() {
+        let indent = line.len() - line.trim_start().len();
+        let phrase = line.trim_start().split("  ").next().unwrap_or("");
+        if indent == 0 {
+            in_src = phrase == "src/";
+            above = vec![(0, "src/".to_owned())];
+            continue;
+        }
+        let names: Vec<&str> = phrase.split(", ").map(str::trim).collect();
+        let is_entry = in_src
+            && names
+                .iter()
+                .all(|n| !n.contains(' ') && (n.ends_with(".rs") || n.ends_with('/')));
+        if !is_entry {
+            continue;
+        }
+        while above.last().is_some_and(|(i, _)| *i >= indent) {
+            above.pop();
+        }
+        let Some((_, parent)) = above.last() else {
+            continue;
+        };
+        let dir = match parent.rfind('/') {
+            Some(at) => parent[..=at].to_owned(),
+            None => String::new(),
+        };
+        for name in &names {
+            let path = format!("{dir}{name}");
+            if name.ends_with(".rs") {
+                named.insert(path.clone());
+            }
+            if names.len() == 1 {
+                above.push((indent, path));
+            }
+        }
+    }
+    named
+}
+
+fn rust_files_under(dir: &Path, found: &mut BTreeSet<String>) {
+    for entry in std::fs::read_dir(root().join(dir)).expect("a directory") {
+        let path = entry.expect("an entry").path();
+        let rel = path
+            .strip_prefix(root())
+            .expect("under the root")
+            .to_path_buf();
+        if path.is_dir() {
+            rust_files_under(&rel, found);
+        } else if rel.extension().is_some_and(|e| e == "rs") {
+            found.insert(rel.to_string_lossy().replace('\\', "/"));
+        }
+    }
+}
+
+#[test]
+fn the_code_map_names_every_file_of_src_and_no_other() {
+    let named = code_map();
+    let mut files = BTreeSet::new();
+    rust_files_under(Path::new("src"), &mut files);
+    assert!(files.len() > 100, "src/: {} files", files.len());
+    let missing: Vec<_> = files.difference(&named).collect();
+    let stale: Vec<_> = named.difference(&files).collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "docs/src/architecture.md's code map:\n  lacks {missing:?}\n  names what is not there: {stale:?}"
     );
 }
