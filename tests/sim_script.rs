@@ -276,3 +276,57 @@ fn a_script_days_ahead_jumps_there_and_the_flag_falls_at_its_millisecond() {
     assert_eq!(code, 0);
     assert_eq!(sim, effects(&bare));
 }
+
+/// A long think while a clock runs is played at the loop's own pace, as
+/// the clock would live it: the checkpoints it stores every half second
+/// are there, so a restore of the stored game believes every line (a
+/// stored line more than a minute after the one before while a clock ran
+/// is set aside as a time that cannot be).
+#[test]
+fn a_long_think_on_a_running_clock_is_stored_as_the_clock_stores_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sim.sqlite");
+    let db = db.to_str().unwrap();
+    let think = 180_000;
+    let script = format!(
+        r#"{{"t":0,"ev":"setup","time_control":"900"}}
+{{"t":0,"ev":"press","side":"black"}}
+{{"t":1000,"ev":"lift","sq":"e2"}}
+{{"t":1200,"ev":"place","sq":"e4"}}
+{{"t":1500,"ev":"press","side":"white"}}
+{{"t":{},"ev":"lift","sq":"e7"}}
+{{"t":{},"ev":"place","sq":"e5"}}
+{{"t":{},"ev":"press","side":"black"}}
+"#,
+        1_500 + think,
+        1_700 + think,
+        2_000 + think
+    );
+    let path = dir.path().join("think.jsonl");
+    std::fs::write(&path, &script).unwrap();
+    let (out, err, code) = run(&["sim", "--script", path.to_str().unwrap(), "--db", db]);
+    assert_eq!(code, 0, "{err}");
+    let moves = effects(&out)
+        .iter()
+        .filter(|e| e["effect"] == "move")
+        .count();
+    assert_eq!(moves, 2, "{out}");
+    // The unfinished game comes back with both moves, nothing set aside.
+    let store = tocada::store::Store::open(Path::new(db)).unwrap();
+    let saved = store.unfinished().unwrap().expect("the game is unfinished");
+    let mut session = tocada::session::Session::new(&tocada::config::Config::default());
+    let restored = transcript::restore(
+        &mut session,
+        0,
+        tocada::session::SavedGame {
+            preset: &saved.preset,
+            black_left: !saved.white_left,
+            date: &saved.date,
+            lines: &saved.lines,
+        },
+        transcript::Policy::RESTORE,
+    )
+    .expect("the stored game restores");
+    assert_eq!(restored.fault, None, "{:?}", saved.lines);
+    assert!(restored.t >= 2_000 + think, "{}", restored.t);
+}

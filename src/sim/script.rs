@@ -21,11 +21,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 
 use super::World;
 use crate::Millis;
 use crate::config::Config;
+use crate::daemon::shell::Snapshot;
 use crate::daemon::{Alarm, Command, Stats};
 use crate::exit::{EX_CANTCREAT, EX_DATAERR, EX_IOERR, EX_NOINPUT};
 use crate::store::Store;
@@ -40,19 +41,34 @@ const SETTLE: Duration = Duration::from_secs(2);
 
 /// Lets simulated time reach `target`. The loop polls the board every few
 /// milliseconds even when nothing happens, so a long gap between two lines
-/// is jumped: the loop runs at its own pace for [`SETTLE`] after the line
-/// before (a press waiting for the board, the buzzer), then the clock jumps
-/// to [`SETTLE`] before the next line and runs at its own pace again.
-/// Nothing but a flag is due on its own meanwhile, and the referee rules a
-/// flag at its own instant however late it is told the time: the effects
-/// are those of every millisecond played, at once (a script days ahead
-/// takes no longer than one seconds ahead).
-async fn wait_until(target: tokio::time::Instant) {
-    let now = tokio::time::Instant::now();
-    if target > now + 3 * SETTLE {
+/// is jumped, but only while no clock runs (a game paused, over, or not
+/// begun): nothing is then due on its own, and the loop runs at its own
+/// pace for [`SETTLE`] after the line before (a press waiting for the
+/// board, the buzzer) and before the next. While a clock runs its time
+/// passes as the clock lives it, a checkpoint stored every half second
+/// (a restore believes no running clock a minute without one), and a flag
+/// bounds it: a script days ahead takes no longer than the time left on
+/// the clocks.
+async fn wait_until(target: tokio::time::Instant, shown: &mut watch::Receiver<Snapshot>) {
+    loop {
+        let now = tokio::time::Instant::now();
+        if target <= now + 3 * SETTLE {
+            break;
+        }
+        if shown.borrow_and_update().ticking.is_some() {
+            tokio::select! {
+                () = tokio::time::sleep_until(target) => return,
+                changed = shown.changed() => if changed.is_err() { break },
+            }
+            continue;
+        }
         tokio::time::sleep(SETTLE).await;
+        if shown.borrow_and_update().ticking.is_some() {
+            continue;
+        }
         let jump = target.saturating_duration_since(tokio::time::Instant::now()) - SETTLE;
         tokio::time::advance(jump).await;
+        break;
     }
     tokio::time::sleep_until(target).await;
 }
@@ -202,7 +218,8 @@ async fn play(
     let world = World::new();
     let start = tokio::time::Instant::now();
     let (shell, tx, rx) = crate::daemon::on_models(&world, config, start, store);
-    let shell = shell.with_output(output);
+    let (published, mut shown) = watch::channel(Snapshot::default());
+    let shell = shell.with_output(output).with_watch(published);
     let (done_tx, done_rx) = oneshot::channel::<()>();
     let daemon = tokio::task::spawn_local(shell.run(rx, Alarm::Tokio, async {
         let _ = done_rx.await;
@@ -227,7 +244,7 @@ async fn play(
             Step::Line(line) => line.t,
             Step::Face { t, .. } => *t,
         };
-        wait_until(start + Duration::from_millis(t)).await;
+        wait_until(start + Duration::from_millis(t), &mut shown).await;
         match step {
             Step::Line(transcript::Line {
                 event: Event::End, ..
