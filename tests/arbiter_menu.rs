@@ -6,7 +6,7 @@ use shakmaty::{Color, Position, Square};
 use tocada::config::Config;
 use tocada::controls::Button;
 use tocada::face::{Field, Screen};
-use tocada::session::{Action, Recorded, SavedGame, Session, SessionInput};
+use tocada::session::{Action, GameToResume, Recorded, Session, SessionInput};
 use tocada::transcript::{Event, Line, Policy, line_to_json, restore};
 use tocada::{Effect, Enforcement, Input, KnownOutcome, Law, Reason, Rules};
 
@@ -144,7 +144,7 @@ fn take_back_from_the_menu_undoes_the_last_move_and_is_stored() {
     restore(
         &mut q,
         0,
-        SavedGame {
+        GameToResume {
             preset: "test",
             black_left: false,
             date: "2026.01.01",

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{Chess, Color, Position, Square};
 use tocada::config::Config;
-use tocada::daemon::{Alarm, Command, Session, Snapshot, model_shell};
+use tocada::daemon::{Alarm, Command, Session, ShownGame, model_shell};
 use tocada::gesture::{self, Style};
 use tocada::rig::models::World;
 use tocada::transcript::{self, Event, Line};
@@ -176,7 +176,7 @@ struct Desk {
     world: World,
     commands: tokio::sync::mpsc::UnboundedSender<Command>,
     start: tokio::time::Instant,
-    snapshots: watch::Receiver<Snapshot>,
+    snapshots: watch::Receiver<ShownGame>,
     output: std::rc::Rc<std::cell::RefCell<Vec<u8>>>,
 }
 
@@ -222,7 +222,7 @@ impl Desk {
         self.pause(100).await;
     }
 
-    async fn until(&mut self, what: &str, test: impl Fn(&Snapshot) -> bool) {
+    async fn until(&mut self, what: &str, test: impl Fn(&ShownGame) -> bool) {
         let waited = tokio::time::timeout(
             Duration::from_secs(10),
             self.snapshots.wait_for(|s| test(s)),
@@ -257,7 +257,7 @@ fn unplugged_noisy_and_slow_the_dgt_board_loses_no_move() {
         let world = World::with_dgt(&shakmaty::Board::default(), &tty).unwrap();
         let config = Config::default();
         let (commands, rx) = tokio::sync::mpsc::unbounded_channel();
-        let (published, snapshots) = watch::channel(Snapshot::default());
+        let (published, snapshots) = watch::channel(ShownGame::default());
         let output = Output(Default::default());
         let start = tokio::time::Instant::now();
         let shell = model_shell(&world, Session::new(&config), &config, start)
@@ -349,7 +349,7 @@ fn a_lost_cut_or_corrupted_update_costs_the_daemon_nothing() {
         let world = World::with_dgt(&shakmaty::Board::default(), &tty).unwrap();
         let config = Config::default();
         let (commands, rx) = tokio::sync::mpsc::unbounded_channel();
-        let (published, snapshots) = watch::channel(Snapshot::default());
+        let (published, snapshots) = watch::channel(ShownGame::default());
         let output = Output(Default::default());
         let start = tokio::time::Instant::now();
         let shell = model_shell(&world, Session::new(&config), &config, start)

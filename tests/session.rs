@@ -5,7 +5,7 @@ use shakmaty::{Bitboard, Color, Position, Square};
 use tocada::config::Config;
 use tocada::controls::Button;
 use tocada::face::{Field, Screen};
-use tocada::session::{Action, Recorded, SavedGame, Session, SessionInput};
+use tocada::session::{Action, GameToResume, Recorded, Session, SessionInput};
 use tocada::transcript::{
     Event, Fault, FaultKind, Line, Policy, RestoreError, line_to_json, restore,
 };
@@ -278,7 +278,7 @@ fn a_flag_is_recorded_so_the_stored_game_replays_to_it() {
     restore(
         &mut again,
         0,
-        SavedGame {
+        GameToResume {
             preset: "blitz",
             black_left: false,
             date: "2026.11.21",
@@ -309,7 +309,7 @@ fn a_restored_game_comes_back_paused_on_its_times_and_a_lever_resumes() {
     restore(
         &mut q,
         0,
-        SavedGame {
+        GameToResume {
             preset: "rapid",
             black_left: false,
             date: "2026.11.21",
@@ -366,7 +366,7 @@ fn restored_with_a_move_unpressed() -> (Session, u64) {
     restore(
         &mut q,
         0,
-        SavedGame {
+        GameToResume {
             preset: "rapid",
             black_left: false,
             date: "2026.11.21",
@@ -436,7 +436,7 @@ fn a_restored_game_says_what_it_restored() {
     restore(
         &mut q,
         0,
-        SavedGame {
+        GameToResume {
             preset: "rapid",
             black_left: false,
             date: "2026.11.21",
@@ -466,7 +466,7 @@ fn a_restored_game_says_what_it_restored() {
 fn a_corrupt_stored_game_is_an_error_not_a_panic() {
     let mut p = panel();
     let lines = vec!["{\"t\":0,\"ev\":\"press\",\"side\":\"black\"}".to_owned()];
-    let saved = SavedGame {
+    let saved = GameToResume {
         preset: "rapid",
         black_left: false,
         date: "?",
@@ -474,7 +474,7 @@ fn a_corrupt_stored_game_is_an_error_not_a_panic() {
     };
     assert!(restore(&mut p, 0, saved, Policy::RESTORE).is_err());
     let lines = vec!["not json".to_owned()];
-    let saved = SavedGame {
+    let saved = GameToResume {
         preset: "rapid",
         black_left: false,
         date: "?",
@@ -492,7 +492,7 @@ fn a_bad_stored_line_keeps_every_line_before_it() {
     let mut lines = good.clone();
     // A second setup line as the fourth: the game up to the third stands.
     lines.insert(3, lines[0].clone());
-    let saved = SavedGame {
+    let saved = GameToResume {
         preset: "rapid",
         black_left: false,
         date: "?",
@@ -513,7 +513,7 @@ fn a_bad_stored_line_keeps_every_line_before_it() {
     );
     // The same as a restore of the first three lines alone.
     let mut r = panel();
-    let first_three = SavedGame {
+    let first_three = GameToResume {
         preset: "rapid",
         black_left: false,
         date: "?",
@@ -533,7 +533,7 @@ fn a_bad_stored_line_keeps_every_line_before_it() {
 
     // A bad first line leaves nothing to restore.
     let lines = vec!["{\"t\":0,\"ev\":\"jump\"}".to_owned()];
-    let saved = SavedGame {
+    let saved = GameToResume {
         preset: "rapid",
         black_left: false,
         date: "?",

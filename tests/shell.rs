@@ -377,7 +377,7 @@ fn restored_ms(lines: &[String], side: Color) -> u64 {
     tocada::transcript::restore(
         &mut session,
         0,
-        tocada::daemon::SavedGame {
+        tocada::daemon::GameToResume {
             preset: "blitz",
             black_left: false,
             date: "2025.01.01",

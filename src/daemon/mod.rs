@@ -101,11 +101,11 @@ use shakmaty::{Color, Position};
 use tokio::sync::mpsc;
 
 pub use crate::rig::{Command, NoNotifier, Notifier};
-pub use crate::session::{Action, Buzz, Recorded, SavedGame, Session};
+pub use crate::session::{Action, Buzz, GameToResume, Recorded, Session};
 pub use crate::transcript::RestoreError;
 pub use alarm::Alarm;
 pub use polling::INTERRUPT_POLL_MS;
-pub use shell::{Shell, Snapshot, Stats};
+pub use shell::{Shell, ShownGame, Stats};
 pub use systemd::Systemd;
 
 use crate::config::{BoardKind, BoardModel, Config, StdinPace};
@@ -261,7 +261,7 @@ fn restore_games(config: &Config, session: &mut Session) -> Result<Games, Daemon
         let result = crate::transcript::restore(
             session,
             0,
-            SavedGame {
+            GameToResume {
                 preset: &saved.preset,
                 black_left: !saved.white_left,
                 date: &saved.date,

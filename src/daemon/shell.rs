@@ -50,7 +50,7 @@ use crate::store::{GameId, Journal};
 use crate::transcript;
 
 pub use super::board_news::{PRESS_RETRY_MS, PRESS_WAITS_MS};
-pub use super::drawing::{FACE_RETRY_MS, Snapshot};
+pub use super::drawing::{FACE_RETRY_MS, ShownGame};
 pub use super::stats::{Stats, median_and_worst};
 pub use super::storage::CHECKPOINT_EVERY_MS;
 
@@ -120,8 +120,8 @@ impl<R: Rig> Shell<R> {
     }
 
     /// Publishes the game on `watch` whenever the face is drawn and the
-    /// snapshot changed.
-    pub fn with_watch(mut self, watch: watch::Sender<Snapshot>) -> Self {
+    /// game shown changed.
+    pub fn with_watch(mut self, watch: watch::Sender<ShownGame>) -> Self {
         self.drawing.publish_on(watch);
         self
     }

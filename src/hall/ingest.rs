@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 use shakmaty::Color;
 
-use super::game::{Added, Game, RulingEntry};
+use super::game::{Added, ReportedGame, RulingEntry};
 use super::store::HallStore;
 use crate::broadcast::{BoardAddress, BoardState, EventMessage, OFFLINE, ONLINE, Running, Topic};
 use crate::pgn::Tags;
@@ -144,7 +144,7 @@ pub struct Counters {
 
 #[derive(Debug, Default)]
 struct Board {
-    games: BTreeMap<i64, Game>,
+    games: BTreeMap<i64, ReportedGame>,
     state: Option<BoardState>,
     online: Option<bool>,
     /// Acknowledged rulings: (game, index) → arbiter.
@@ -155,7 +155,7 @@ struct Board {
 
 impl Board {
     /// The game on the board now: the newest one the hall has lines of.
-    fn current(&self) -> Option<(i64, &Game)> {
+    fn current(&self) -> Option<(i64, &ReportedGame)> {
         self.games.iter().next_back().map(|(id, game)| (*id, game))
     }
 }
@@ -563,7 +563,7 @@ impl Hall {
             .collect()
     }
 
-    fn rulings_of(&self, board: u32, id: i64, game: &Game) -> Vec<RulingView> {
+    fn rulings_of(&self, board: u32, id: i64, game: &ReportedGame) -> Vec<RulingView> {
         let acks = self.boards.get(&board).map(|b| &b.acks);
         game.rulings()
             .into_iter()

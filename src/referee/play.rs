@@ -12,7 +12,7 @@ use shakmaty::{
 };
 
 use super::board::Changes;
-use super::clock::Snapshot;
+use super::clock::TurnStart;
 use super::effect::{CompletedMove, Effect};
 use super::footprint::hands_needed;
 use super::history::Ply;
@@ -40,12 +40,12 @@ pub(super) struct Play {
     /// Every completed move, for the arbiter's takeback.
     pub(super) history: Vec<Ply>,
     /// The clocks as they stood when the current turn began.
-    pub(super) turn_began: Snapshot,
+    pub(super) turn_began: TurnStart,
 }
 
 impl Play {
     /// A game at `position`, nothing made yet, the clocks at `clocks`.
-    pub(super) fn new(position: Chess, clocks: Snapshot) -> Play {
+    pub(super) fn new(position: Chess, clocks: TurnStart) -> Play {
         Play {
             keys: vec![key(&position)],
             legal: Legal::of(&position),
@@ -131,7 +131,7 @@ impl Referee {
                 Completion::End => self.clock.count_final_move(made.side),
                 _ => self.clock.count_move(made.side),
             }
-            self.play.turn_began = self.clock.snapshot();
+            self.play.turn_began = self.clock.turn_start();
             // The effect's text, written inline: no allocation.
             let uci = notation::uci(made.mv);
             let san = notation::san(made.san);

@@ -153,7 +153,7 @@ impl Buzz {
 
 /// A stored game to rebuild after a restart.
 #[derive(Debug, Clone)]
-pub struct SavedGame<'a> {
+pub struct GameToResume<'a> {
     /// The preset it was started under.
     pub preset: &'a str,
     /// Black's clock and lever were on the left.
@@ -261,7 +261,7 @@ impl Session {
     pub fn resume_from(
         &mut self,
         now: Millis,
-        saved: &SavedGame<'_>,
+        saved: &GameToResume<'_>,
         referee: Referee,
         last: Millis,
         decisions: Vec<(Millis, Effect)>,

@@ -32,7 +32,7 @@ use super::board::{self, LEGEND, SQUARE_SIZES};
 use super::command::HELP;
 use super::log::{Entry, EntryKind};
 use super::oled::Pixels;
-use crate::daemon::Snapshot;
+use crate::daemon::ShownGame;
 use crate::face::side_name;
 use crate::models::ssd1306::{HEIGHT, WIDTH};
 
@@ -51,7 +51,7 @@ pub struct Screen<'a> {
     /// The OLED's pixels.
     pub pixels: &'a Pixels,
     /// The game as the daemon last showed it.
-    pub snapshot: &'a Snapshot,
+    pub snapshot: &'a ShownGame,
     /// The piece on each square of the board model, by square index.
     pub physical: &'a [Option<Piece>; 64],
     /// The latest log entries, oldest first (more than fit is fine).
@@ -546,7 +546,7 @@ mod tests {
 
     fn screen<'a>(
         pixels: &'a Pixels,
-        snapshot: &'a Snapshot,
+        snapshot: &'a ShownGame,
         physical: &'a [Option<Piece>; 64],
         log: &'a [Entry],
     ) -> Screen<'a> {
@@ -586,7 +586,7 @@ mod tests {
     fn the_face_is_drawn_at_two_pixels_a_cell_when_it_fits() {
         // A lit frame around the panel's edge.
         let pixels = Pixels::from_fn(|x, y| x == 0 || x == 127 || y == 0 || y == 63);
-        let snapshot = Snapshot::default();
+        let snapshot = ShownGame::default();
         let physical = start_pieces();
         let rows = render(200, 60, &screen(&pixels, &snapshot, &physical, &[]));
         assert!(rows[0].starts_with("┌ OLED 128×64 "), "{}", rows[0]);
@@ -600,7 +600,7 @@ mod tests {
     #[test]
     fn a_smaller_terminal_gets_the_face_in_braille_and_a_small_one_a_note() {
         let pixels = Pixels::from_fn(|_, _| true);
-        let snapshot = Snapshot::default();
+        let snapshot = ShownGame::default();
         let physical = start_pieces();
         let (w, h) = minimum_size();
         let rows = render(w, h, &screen(&pixels, &snapshot, &physical, &[]));
@@ -630,7 +630,7 @@ mod tests {
             std::array::from_fn(|i| position.board().piece_at(Square::new(i as u32)));
         // Black has lifted his knight.
         physical[Square::G8 as usize] = None;
-        let snapshot = Snapshot {
+        let snapshot = ShownGame {
             position: Some(position),
             ticking: Some(Color::Black),
             view: View::default(),
@@ -674,7 +674,7 @@ mod tests {
             .unwrap();
         let physical: [Option<Piece>; 64] =
             std::array::from_fn(|i| position.board().piece_at(Square::new(i as u32)));
-        let snapshot = Snapshot {
+        let snapshot = ShownGame {
             position: Some(position),
             // White has moved and not pressed.
             ticking: Some(Color::White),
@@ -715,7 +715,7 @@ mod tests {
     #[test]
     fn help_replaces_the_log() {
         let pixels = Pixels::default();
-        let snapshot = Snapshot::default();
+        let snapshot = ShownGame::default();
         let physical = start_pieces();
         let mut shown = screen(&pixels, &snapshot, &physical, &[]);
         shown.show_help = true;
