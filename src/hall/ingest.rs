@@ -236,13 +236,6 @@ pub struct Hall {
     version: u64,
 }
 
-fn side(color: Color) -> &'static str {
-    match color {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
-
 impl Hall {
     /// The hall `name` on the store at `path`, every stored game rebuilt.
     pub fn open(name: &str, path: &Path, round: Round) -> rusqlite::Result<Hall> {
@@ -485,7 +478,7 @@ impl Hall {
                 let rulings = self.rulings_of(board, id, game);
                 view.game = Some(id);
                 view.fen = game.fen();
-                view.to_move = game.to_move().map(side);
+                view.to_move = game.to_move().map(words::side_keyword);
                 if let Some((white, black)) = game.clocks() {
                     view.white_ms = Some(white);
                     view.black_ms = Some(black);
@@ -502,7 +495,7 @@ impl Hall {
                     view.result = Some(token.to_owned());
                     view.result_text = Some(words);
                 }
-                view.flag = game.flag().map(side);
+                view.flag = game.flag().map(words::side_keyword);
                 view.events = game.lines().len();
                 view.waiting = game.pending();
                 view.fault = game.fault().map(|f| f.to_string());
@@ -514,7 +507,9 @@ impl Hall {
                     .fen
                     .split(' ')
                     .nth(1)
-                    .map(|c| if c == "b" { "black" } else { "white" });
+                    .and_then(|c| c.parse().ok())
+                    .and_then(Color::from_char)
+                    .map(words::side_keyword);
                 view.white_ms = Some(state.white_ms);
                 view.black_ms = Some(state.black_ms);
                 view.running = state.running;
