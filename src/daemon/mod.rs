@@ -76,14 +76,15 @@
 //!    the board is never starved by the display.
 //!
 //! A lever press walks the same way from its GPIO edge
-//! ([`Command::Press`], stamped by the kernel) into step 3. Decisions reach
-//! the simulator's standard output as effect lines
-//! ([`transcript::effect_to_json`](crate::transcript::effect_to_json)),
-//! JSON only at that edge.
+//! ([`Command::Press`], stamped by the kernel) into step 3. Decisions leave
+//! the loop as values ([`Decisions`]): the simulator's log takes them as
+//! they are, and only at the edge, standard output for `run` and
+//! `sim --script`, are they written as effect lines ([`EffectLines`]).
 
 pub mod alarm;
 pub mod board_identity;
 pub mod board_news;
+pub mod decisions;
 pub mod drawing;
 pub mod polling;
 pub mod shell;
@@ -104,6 +105,7 @@ pub use crate::rig::{Command, NoNotifier, Notifier};
 pub use crate::session::{Action, Buzz, GameToResume, Recorded, Session};
 pub use crate::transcript::RestoreError;
 pub use alarm::Alarm;
+pub use decisions::{Decisions, EffectLines, GameRestored};
 pub use polling::INTERRUPT_POLL_MS;
 pub use shell::{Shell, ShownGame, Stats};
 pub use systemd::Systemd;

@@ -85,7 +85,7 @@ async fn session(config: &Config, store: Store, terminal: &mut DefaultTerminal) 
     let start = Instant::now();
     let (shell, tx, rx) = crate::daemon::on_models(&world, config, start, store);
     let shell = shell
-        .with_output(Box::new(log.writer()))
+        .with_decisions(Box::new(log.clone()))
         .with_watch(published);
     let (stop, stopped) = oneshot::channel::<()>();
     let mut daemon = tokio::task::spawn_local(shell.run(rx, Alarm::Tokio, async {
