@@ -6,9 +6,7 @@ use tocada::config::Config;
 use tocada::controls::Button;
 use tocada::face::{Field, Screen};
 use tocada::session::{Action, GameToResume, Recorded, Session, SessionInput};
-use tocada::transcript::{
-    Event, Fault, FaultKind, Line, Policy, RestoreError, line_to_json, restore,
-};
+use tocada::transcript::{Fault, FaultKind, Policy, RestoreError, restore};
 use tocada::{Effect, Input};
 
 fn panel() -> Session {
@@ -24,31 +22,10 @@ fn press(panel: &mut Session, at: u64, button: Button) -> Vec<Action> {
     actions(panel)
 }
 
-/// The lines a store would hold: the setup, then every recorded input,
-/// written as the shell writes them.
-fn stored(all: &[Action]) -> Vec<String> {
-    all.iter()
-        .filter_map(|a| {
-            let (t, event) = match a {
-                Action::Begin { t, rules, .. } => (*t, Event::Setup(rules.clone())),
-                Action::Record {
-                    t,
-                    event: Recorded::Input(input),
-                } => (*t, Event::Input(*input)),
-                Action::Record {
-                    t,
-                    event: Recorded::Timeout,
-                } => (*t, Event::End),
-                Action::Record {
-                    t,
-                    event: Recorded::Checkpoint { ran_to },
-                } => (*t, Event::Checkpoint { ran_to: *ran_to }),
-                _ => return None,
-            };
-            Some(line_to_json(&Line { t, event }))
-        })
-        .collect()
+mod support {
+    pub mod lines;
 }
+use support::lines::stored_lines as stored;
 
 fn selected(panel: &Session) -> usize {
     match panel.view(0).screen {

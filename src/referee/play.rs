@@ -58,6 +58,16 @@ impl Play {
             turn_began: clocks,
         }
     }
+
+    /// The SAN suffix of the move that led to the position: `#` when the
+    /// side to move is in check with no legal move, `+` in check.
+    fn suffix(&self) -> Option<Suffix> {
+        match (self.position.is_check(), self.legal.is_empty()) {
+            (true, true) => Some(Suffix::Checkmate),
+            (true, false) => Some(Suffix::Check),
+            (false, _) => None,
+        }
+    }
 }
 
 /// A move made on the board and not yet completed by a press (6.2.1).
@@ -176,12 +186,7 @@ impl Referee {
         next.generate(&self.play.position);
         let before_legal = std::mem::replace(&mut self.play.legal, next);
         let check = self.play.position.is_check();
-        let no_move = self.play.legal.is_empty();
-        let suffix = match (check, no_move) {
-            (true, true) => Some(Suffix::Checkmate),
-            (true, false) => Some(Suffix::Check),
-            (false, _) => None,
-        };
+        let suffix = self.play.suffix();
         let moved = {
             let (lifted, placed) = hands_needed(m, side);
             lifted | placed
@@ -268,12 +273,7 @@ impl Referee {
         let legal = &self.play.legal;
         self.turn.releases.retain(|m| legal.contains(*m));
         let check = self.play.position.is_check();
-        let no_move = self.play.legal.is_empty();
-        let suffix = match (check, no_move) {
-            (true, true) => Some(Suffix::Checkmate),
-            (true, false) => Some(Suffix::Check),
-            (false, _) => None,
-        };
+        let suffix = self.play.suffix();
         self.play.keys.pop();
         self.play.keys.push(key(&self.play.position));
         self.board.identify(m.to(), role.of(side));
