@@ -39,7 +39,7 @@
 //!    `Input::Lift(e2)` and the board's own millisecond of it (`board_ms`).
 //! 2. **The link** (`src/hardware/link.rs`): [`BoardLink`](crate::hardware::link::BoardLink)
 //!    retries and backs off on a bus error, says
-//!    [`LinkChange`](crate::hardware::link::LinkChange) when the board goes
+//!    [`LinkChange`](crate::controls::LinkChange) when the board goes
 //!    or comes back, and keeps the board's clock mapped onto the loop's
 //!    (`src/hardware/board_clock.rs`, protocol § 8.1):
 //!    [`BoardLink::at`](crate::hardware::link::BoardLink::at) gives the

@@ -6,9 +6,9 @@
 //! [`Action::Record`](crate::session::Action::Record),
 //! [`Action::Finish`](crate::session::Action::Finish)); this unit writes
 //! each as one replay-format line, the format's one writer
-//! ([`transcript::line_to_json`]), and hands the line and its instant to the
-//! journal, which commits on its own thread: the loop never waits for the
-//! disk.
+//! ([`transcript::line_to_json`](crate::transcript::line_to_json)), and
+//! hands the line and its instant to the journal, which commits on its own
+//! thread: the loop never waits for the disk.
 
 use std::time::SystemTime;
 

@@ -27,7 +27,7 @@ pub mod runner;
 pub mod store;
 pub mod web;
 
-pub use auth::{AuthError, HashError, Sessions, hash_password, verify_password};
+pub use auth::{AuthError, HashError, Logins, hash_password, verify_password};
 pub use config::HallConfig;
 pub use game::{Added, ReportedGame, RulingEntry};
 pub use ingest::{

@@ -32,7 +32,7 @@ pub enum EntryKind {
 
 /// One line of the log.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub struct LogEntry {
     /// What it records, for its colour.
     pub kind: EntryKind,
     /// The line as shown.
@@ -42,7 +42,7 @@ pub struct Entry {
 /// The log's entries, oldest first, shared between the daemon's output and
 /// the screen.
 #[derive(Debug, Clone, Default)]
-pub struct Log(Rc<RefCell<VecDeque<Entry>>>);
+pub struct Log(Rc<RefCell<VecDeque<LogEntry>>>);
 
 impl Log {
     /// An empty log.
@@ -56,11 +56,11 @@ impl Log {
         if entries.len() == CAPACITY {
             entries.pop_front();
         }
-        entries.push_back(Entry { kind, text });
+        entries.push_back(LogEntry { kind, text });
     }
 
     /// The last `n` entries, oldest first.
-    pub fn last(&self, n: usize) -> Vec<Entry> {
+    pub fn last(&self, n: usize) -> Vec<LogEntry> {
         let entries = self.0.borrow();
         entries
             .iter()

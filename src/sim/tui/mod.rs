@@ -35,7 +35,7 @@ use self::command::{CommandError, SimCommand};
 use self::keys::{Control, KeyAction};
 use self::log::{EntryKind, Log};
 use self::oled::Pixels;
-use self::render::{Message, Screen};
+use self::render::{Message, SimScreen};
 use super::World;
 use crate::config::{Config, LeverSide};
 use crate::controls::Button;
@@ -289,7 +289,7 @@ impl App {
             (pixels, physical)
         };
         let log = self.log.last(LOG_SHOWN);
-        let screen = Screen {
+        let screen = SimScreen {
             pixels: &pixels,
             snapshot: &self.snapshot,
             physical: &physical,
