@@ -5,7 +5,7 @@ use shakmaty::{Bitboard, Color, Position, Square};
 use tocada::config::Config;
 use tocada::controls::Button;
 use tocada::face::{Field, Screen};
-use tocada::session::{Action, GameToResume, Recorded, Session, SessionInput};
+use tocada::session::{Action, GameRestored, GameToResume, Recorded, Session, SessionInput};
 use tocada::transcript::{Fault, FaultKind, Policy, RestoreError, restore};
 use tocada::{Effect, Input};
 
@@ -424,17 +424,17 @@ fn a_restored_game_says_what_it_restored() {
     .unwrap();
     let restored: Vec<_> = actions(&mut q)
         .into_iter()
-        .filter(|a| matches!(a, Action::Restored { .. }))
+        .filter(|a| matches!(a, Action::Restored(_)))
         .collect();
     assert_eq!(
         restored,
-        [Action::Restored {
+        [Action::Restored(GameRestored {
             t: last_t,
             white_ms: white,
             black_ms: black,
             moves: 3,
             fen: "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2".to_owned(),
-        }]
+        })]
     );
     assert_ne!(white, black, "the clocks differ, so a swap would show");
 }
@@ -502,7 +502,7 @@ fn a_bad_stored_line_keeps_every_line_before_it() {
     let restored = |s: &mut Session| {
         actions(s)
             .into_iter()
-            .filter(|a| matches!(a, Action::Restored { .. }))
+            .filter(|a| matches!(a, Action::Restored(_)))
             .collect::<Vec<_>>()
     };
     assert_eq!(restored(&mut q), restored(&mut r));

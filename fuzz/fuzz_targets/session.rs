@@ -284,7 +284,7 @@ fn drain(session: &mut Session, watch: &mut Watch, restarted: bool) {
                 }
                 _ => {}
             },
-            Action::Buzz(_) | Action::Restored { .. } => {}
+            Action::Buzz(_) | Action::Restored(_) => {}
         }
     }
     let Some(referee) = session.referee() else {

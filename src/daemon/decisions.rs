@@ -6,24 +6,8 @@
 
 use std::io::Write;
 
+use crate::session::GameRestored;
 use crate::{Effect, Millis, transcript};
-
-/// A stored game the loop took up after a restart: paused at its last
-/// stored instant, so a watcher (a test, the simulator's log) can hold it
-/// against the store.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GameRestored {
-    /// The last stored instant, on the game's clock.
-    pub t: Millis,
-    /// White's time left then.
-    pub white_ms: u64,
-    /// Black's time left then.
-    pub black_ms: u64,
-    /// The moves completed (plies), as the stored lines replay.
-    pub moves: usize,
-    /// The position on the board in FEN.
-    pub fen: String,
-}
 
 /// Takes the loop's decisions as values, in the order they were made.
 pub trait Decisions {

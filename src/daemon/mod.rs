@@ -102,10 +102,10 @@ use shakmaty::{Color, Position};
 use tokio::sync::mpsc;
 
 pub use crate::rig::{Command, NoNotifier, Notifier};
-pub use crate::session::{Action, Buzz, GameToResume, Recorded, Session};
+pub use crate::session::{Action, Buzz, GameRestored, GameToResume, Recorded, Session};
 pub use crate::transcript::RestoreError;
 pub use alarm::Alarm;
-pub use decisions::{Decisions, EffectLines, GameRestored};
+pub use decisions::{Decisions, EffectLines};
 pub use polling::INTERRUPT_POLL_MS;
 pub use shell::{Shell, ShownGame, Stats};
 pub use systemd::Systemd;

@@ -38,7 +38,7 @@ use tokio::sync::{mpsc, watch};
 use super::alarm::Alarm;
 use super::board_identity::{self, BoardIdentity};
 use super::board_news::BoardNews;
-use super::decisions::{Decisions, EffectLines, GameRestored};
+use super::decisions::{Decisions, EffectLines};
 use super::drawing::Drawing;
 use super::polling::{PollReason, Polling};
 use super::storage::Storage;
@@ -48,7 +48,7 @@ use crate::controls::LinkChange;
 use crate::hardware::BoardEvent;
 use crate::hardware::SensorBoard;
 use crate::rig::{BoardSerial, Command, Rig};
-use crate::session::{Action, Buzz, Session, SessionInput};
+use crate::session::{Action, Buzz, GameRestored, Session, SessionInput};
 use crate::store::{GameId, Journal};
 
 pub use super::board_news::{PRESS_RETRY_MS, PRESS_WAITS_MS};
@@ -564,22 +564,17 @@ impl<R: Rig> Shell<R> {
                         decisions.decision(t, &effect);
                     }
                 }
-                Action::Restored {
-                    t,
-                    white_ms,
-                    black_ms,
-                    moves,
-                    fen,
-                } => {
+                Action::Restored(game) => {
+                    let GameRestored {
+                        t,
+                        white_ms,
+                        black_ms,
+                        moves,
+                        ref fen,
+                    } = game;
                     tracing::info!(t, white_ms, black_ms, moves, fen, "game restored, paused");
                     if let Some(decisions) = self.decisions.as_mut() {
-                        decisions.restored(&GameRestored {
-                            t,
-                            white_ms,
-                            black_ms,
-                            moves,
-                            fen,
-                        });
+                        decisions.restored(&game);
                     }
                 }
             }
