@@ -861,6 +861,8 @@ mod tests {
         assert_eq!(view.moves, 2);
         assert_eq!(view.black_ms, Some(288_000));
         assert_eq!(view.online, Some(false));
+        // The side to move from the FEN's letter, as the files spell it.
+        assert_eq!(view.to_move, Some("white"));
         // The last ruling in the hall's own words, at its instant.
         let ruling = view.last_ruling.unwrap();
         assert_eq!((ruling.t, ruling.text.as_str()), (61_000, "Flag: Black"));
