@@ -6,8 +6,8 @@ use shakmaty::{Color, Position, Square};
 use tocada::config::Config;
 use tocada::controls::Button;
 use tocada::face::{Field, Screen};
-use tocada::session::{Action, Recorded, SavedGame, Session, SessionInput};
-use tocada::transcript::{Event, Line, Policy, line_to_json, restore};
+use tocada::session::{Action, GameToResume, Session, SessionInput};
+use tocada::transcript::{Policy, restore};
 use tocada::{Effect, Enforcement, Input, KnownOutcome, Law, Reason, Rules};
 
 const WHITE: Color = Color::White;
@@ -49,26 +49,10 @@ fn decisions(all: &[Action]) -> Vec<Effect> {
         .collect()
 }
 
-/// The lines a store would hold for these actions.
-fn stored(all: &[Action]) -> Vec<String> {
-    all.iter()
-        .filter_map(|a| {
-            let (t, event) = match a {
-                Action::Begin { t, rules, .. } => (*t, Event::Setup(rules.clone())),
-                Action::Record {
-                    t,
-                    event: Recorded::Input(input),
-                } => (*t, Event::Input(*input)),
-                Action::Record {
-                    t,
-                    event: Recorded::Timeout,
-                } => (*t, Event::End),
-                _ => return None,
-            };
-            Some(line_to_json(&Line { t, event }))
-        })
-        .collect()
+mod support {
+    pub mod lines;
 }
+use support::lines::stored_lines as stored;
 
 /// A move on the board at `t`, then its press.
 fn play(session: &mut Session, t: u64, from: Square, to: Square, side: Color) -> Vec<Action> {
@@ -144,7 +128,7 @@ fn take_back_from_the_menu_undoes_the_last_move_and_is_stored() {
     restore(
         &mut q,
         0,
-        SavedGame {
+        GameToResume {
             preset: "test",
             black_left: false,
             date: "2026.01.01",

@@ -5,17 +5,22 @@
 //! messages and a slow board without losing a move.
 #![cfg(target_os = "linux")]
 
-use std::io::Write;
+use std::cell::RefCell;
+use std::path::Path;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use shakmaty::{Chess, Color, Position, Square};
 use tocada::config::Config;
-use tocada::daemon::{Alarm, Command, Session, Snapshot, model_shell};
+use tocada::daemon::{
+    Alarm, Command, Decisions, GameRestored, Session, ShownGame, Stats, model_shell,
+};
 use tocada::gesture::{self, Style};
 use tocada::rig::models::World;
 use tocada::transcript::{self, Event, Line};
-use tocada::{Input, Millis};
+use tocada::{Effect, Input, Millis};
 use tokio::sync::{oneshot, watch};
+use tokio::task::JoinHandle;
 
 mod support {
     pub mod cli;
@@ -176,24 +181,49 @@ struct Desk {
     world: World,
     commands: tokio::sync::mpsc::UnboundedSender<Command>,
     start: tokio::time::Instant,
-    snapshots: watch::Receiver<Snapshot>,
-    output: std::rc::Rc<std::cell::RefCell<Vec<u8>>>,
+    snapshots: watch::Receiver<ShownGame>,
+    decided: Decided,
 }
 
-#[derive(Clone)]
-struct Output(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+/// The loop's decisions, as values, as it made them.
+#[derive(Clone, Default)]
+struct Decided(Rc<RefCell<Vec<Effect>>>);
 
-impl Write for Output {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(buf);
-        Ok(buf.len())
+impl Decisions for Decided {
+    fn decision(&mut self, _: Millis, effect: &Effect) {
+        self.0.borrow_mut().push(effect.clone());
     }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
+
+    fn restored(&mut self, _: &GameRestored) {}
 }
 
 impl Desk {
+    /// The daemon's loop started on the DGT model at `tty` (within a
+    /// `LocalSet`): the desk, the loop's stop and the loop itself.
+    fn open(tty: &Path) -> (Desk, oneshot::Sender<()>, JoinHandle<Stats>) {
+        let world = World::with_dgt(&shakmaty::Board::default(), tty).unwrap();
+        let config = Config::default();
+        let (commands, rx) = tokio::sync::mpsc::unbounded_channel();
+        let (published, snapshots) = watch::channel(ShownGame::default());
+        let decided = Decided::default();
+        let start = tokio::time::Instant::now();
+        let shell = model_shell(&world, Session::new(&config), &config, start)
+            .with_decisions(Box::new(decided.clone()))
+            .with_watch(published);
+        let (stop, stopped) = oneshot::channel::<()>();
+        let daemon = tokio::task::spawn_local(shell.run(rx, Alarm::Tokio, async {
+            let _ = stopped.await;
+        }));
+        let desk = Desk {
+            world,
+            commands,
+            start,
+            snapshots,
+            decided,
+        };
+        (desk, stop, daemon)
+    }
+
     fn now(&self) -> Duration {
         self.start.elapsed()
     }
@@ -222,7 +252,7 @@ impl Desk {
         self.pause(100).await;
     }
 
-    async fn until(&mut self, what: &str, test: impl Fn(&Snapshot) -> bool) {
+    async fn until(&mut self, what: &str, test: impl Fn(&ShownGame) -> bool) {
         let waited = tokio::time::timeout(
             Duration::from_secs(10),
             self.snapshots.wait_for(|s| test(s)),
@@ -232,11 +262,14 @@ impl Desk {
     }
 
     fn moves(&self) -> Vec<String> {
-        String::from_utf8(self.output.borrow().clone())
-            .unwrap()
-            .lines()
-            .filter(|l| l.contains(r#""effect":"move""#))
-            .filter_map(|l| Some(l.split(r#""san":""#).nth(1)?.split('"').next()?.to_owned()))
+        self.decided
+            .0
+            .borrow()
+            .iter()
+            .filter_map(|e| match e {
+                Effect::Move(m) => Some(m.san.to_string()),
+                _ => None,
+            })
             .collect()
     }
 }
@@ -254,26 +287,7 @@ fn unplugged_noisy_and_slow_the_dgt_board_loses_no_move() {
     let dir = tempfile::tempdir().unwrap();
     let tty = dir.path().join("ttyDGT");
     tokio::task::LocalSet::new().block_on(&runtime, async {
-        let world = World::with_dgt(&shakmaty::Board::default(), &tty).unwrap();
-        let config = Config::default();
-        let (commands, rx) = tokio::sync::mpsc::unbounded_channel();
-        let (published, snapshots) = watch::channel(Snapshot::default());
-        let output = Output(Default::default());
-        let start = tokio::time::Instant::now();
-        let shell = model_shell(&world, Session::new(&config), &config, start)
-            .with_output(Box::new(output.clone()))
-            .with_watch(published);
-        let (stop, stopped) = oneshot::channel::<()>();
-        let daemon = tokio::task::spawn_local(shell.run(rx, Alarm::Tokio, async {
-            let _ = stopped.await;
-        }));
-        let mut desk = Desk {
-            world,
-            commands,
-            start,
-            snapshots,
-            output: output.0.clone(),
-        };
+        let (mut desk, stop, daemon) = Desk::open(&tty);
         let mut position = Chess::default();
         desk.pause(300).await;
         desk.hand(Input::Press(Color::Black));
@@ -346,26 +360,7 @@ fn a_lost_cut_or_corrupted_update_costs_the_daemon_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let tty = dir.path().join("ttyDGT");
     tokio::task::LocalSet::new().block_on(&runtime, async {
-        let world = World::with_dgt(&shakmaty::Board::default(), &tty).unwrap();
-        let config = Config::default();
-        let (commands, rx) = tokio::sync::mpsc::unbounded_channel();
-        let (published, snapshots) = watch::channel(Snapshot::default());
-        let output = Output(Default::default());
-        let start = tokio::time::Instant::now();
-        let shell = model_shell(&world, Session::new(&config), &config, start)
-            .with_output(Box::new(output.clone()))
-            .with_watch(published);
-        let (stop, stopped) = oneshot::channel::<()>();
-        let daemon = tokio::task::spawn_local(shell.run(rx, Alarm::Tokio, async {
-            let _ = stopped.await;
-        }));
-        let mut desk = Desk {
-            world,
-            commands,
-            start,
-            snapshots,
-            output: output.0.clone(),
-        };
+        let (mut desk, stop, daemon) = Desk::open(&tty);
         let mut position = Chess::default();
         desk.pause(300).await;
         desk.hand(Input::Press(Color::Black));
@@ -407,13 +402,14 @@ fn a_lost_cut_or_corrupted_update_costs_the_daemon_nothing() {
             }
         }
         assert_eq!(desk.moves(), sans);
-        let said = String::from_utf8(desk.output.borrow().clone()).unwrap();
-        for bad in ["violation", "warning", "displaced"] {
-            assert!(
-                !said.contains(&format!(r#""effect":"{bad}""#)),
-                "{bad}: {said}"
-            );
-        }
+        let decided = desk.decided.0.borrow().clone();
+        assert!(
+            !decided.iter().any(|e| matches!(
+                e,
+                Effect::Violation(_) | Effect::Warning(_) | Effect::Displaced { .. }
+            )),
+            "{decided:#?}"
+        );
         let _ = stop.send(());
         daemon.await.unwrap();
     });

@@ -12,7 +12,7 @@ use shakmaty::{Color, Square};
 use support::cli::tocada;
 use tocada::config::Config;
 use tocada::controls::Button;
-use tocada::session::{Action, SavedGame, Session, SessionInput};
+use tocada::session::{Action, GameToResume, Session, SessionInput};
 use tocada::transcript::{Policy, restore};
 use tocada::{Effect, Input};
 
@@ -26,7 +26,7 @@ fn about_to_promote(fen: &str) -> Session {
     restore(
         &mut panel,
         0,
-        SavedGame {
+        GameToResume {
             preset: "standard",
             black_left: false,
             date: "2026.01.01",

@@ -5,10 +5,8 @@ use shakmaty::{Bitboard, Color, Position, Square};
 use tocada::config::Config;
 use tocada::controls::Button;
 use tocada::face::{Field, Screen};
-use tocada::session::{Action, Recorded, SavedGame, Session, SessionInput};
-use tocada::transcript::{
-    Event, Fault, FaultKind, Line, Policy, RestoreError, line_to_json, restore,
-};
+use tocada::session::{Action, GameRestored, GameToResume, Recorded, Session, SessionInput};
+use tocada::transcript::{Fault, FaultKind, Policy, RestoreError, restore};
 use tocada::{Effect, Input};
 
 fn panel() -> Session {
@@ -24,31 +22,10 @@ fn press(panel: &mut Session, at: u64, button: Button) -> Vec<Action> {
     actions(panel)
 }
 
-/// The lines a store would hold: the setup, then every recorded input,
-/// written as the shell writes them.
-fn stored(all: &[Action]) -> Vec<String> {
-    all.iter()
-        .filter_map(|a| {
-            let (t, event) = match a {
-                Action::Begin { t, rules, .. } => (*t, Event::Setup(rules.clone())),
-                Action::Record {
-                    t,
-                    event: Recorded::Input(input),
-                } => (*t, Event::Input(*input)),
-                Action::Record {
-                    t,
-                    event: Recorded::Timeout,
-                } => (*t, Event::End),
-                Action::Record {
-                    t,
-                    event: Recorded::Checkpoint { ran_to },
-                } => (*t, Event::Checkpoint { ran_to: *ran_to }),
-                _ => return None,
-            };
-            Some(line_to_json(&Line { t, event }))
-        })
-        .collect()
+mod support {
+    pub mod lines;
 }
+use support::lines::stored_lines as stored;
 
 fn selected(panel: &Session) -> usize {
     match panel.view(0).screen {
@@ -278,7 +255,7 @@ fn a_flag_is_recorded_so_the_stored_game_replays_to_it() {
     restore(
         &mut again,
         0,
-        SavedGame {
+        GameToResume {
             preset: "blitz",
             black_left: false,
             date: "2026.11.21",
@@ -309,7 +286,7 @@ fn a_restored_game_comes_back_paused_on_its_times_and_a_lever_resumes() {
     restore(
         &mut q,
         0,
-        SavedGame {
+        GameToResume {
             preset: "rapid",
             black_left: false,
             date: "2026.11.21",
@@ -366,7 +343,7 @@ fn restored_with_a_move_unpressed() -> (Session, u64) {
     restore(
         &mut q,
         0,
-        SavedGame {
+        GameToResume {
             preset: "rapid",
             black_left: false,
             date: "2026.11.21",
@@ -436,7 +413,7 @@ fn a_restored_game_says_what_it_restored() {
     restore(
         &mut q,
         0,
-        SavedGame {
+        GameToResume {
             preset: "rapid",
             black_left: false,
             date: "2026.11.21",
@@ -447,17 +424,17 @@ fn a_restored_game_says_what_it_restored() {
     .unwrap();
     let restored: Vec<_> = actions(&mut q)
         .into_iter()
-        .filter(|a| matches!(a, Action::Restored { .. }))
+        .filter(|a| matches!(a, Action::Restored(_)))
         .collect();
     assert_eq!(
         restored,
-        [Action::Restored {
+        [Action::Restored(GameRestored {
             t: last_t,
             white_ms: white,
             black_ms: black,
             moves: 3,
             fen: "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2".to_owned(),
-        }]
+        })]
     );
     assert_ne!(white, black, "the clocks differ, so a swap would show");
 }
@@ -466,7 +443,7 @@ fn a_restored_game_says_what_it_restored() {
 fn a_corrupt_stored_game_is_an_error_not_a_panic() {
     let mut p = panel();
     let lines = vec!["{\"t\":0,\"ev\":\"press\",\"side\":\"black\"}".to_owned()];
-    let saved = SavedGame {
+    let saved = GameToResume {
         preset: "rapid",
         black_left: false,
         date: "?",
@@ -474,7 +451,7 @@ fn a_corrupt_stored_game_is_an_error_not_a_panic() {
     };
     assert!(restore(&mut p, 0, saved, Policy::RESTORE).is_err());
     let lines = vec!["not json".to_owned()];
-    let saved = SavedGame {
+    let saved = GameToResume {
         preset: "rapid",
         black_left: false,
         date: "?",
@@ -492,7 +469,7 @@ fn a_bad_stored_line_keeps_every_line_before_it() {
     let mut lines = good.clone();
     // A second setup line as the fourth: the game up to the third stands.
     lines.insert(3, lines[0].clone());
-    let saved = SavedGame {
+    let saved = GameToResume {
         preset: "rapid",
         black_left: false,
         date: "?",
@@ -513,7 +490,7 @@ fn a_bad_stored_line_keeps_every_line_before_it() {
     );
     // The same as a restore of the first three lines alone.
     let mut r = panel();
-    let first_three = SavedGame {
+    let first_three = GameToResume {
         preset: "rapid",
         black_left: false,
         date: "?",
@@ -525,7 +502,7 @@ fn a_bad_stored_line_keeps_every_line_before_it() {
     let restored = |s: &mut Session| {
         actions(s)
             .into_iter()
-            .filter(|a| matches!(a, Action::Restored { .. }))
+            .filter(|a| matches!(a, Action::Restored(_)))
             .collect::<Vec<_>>()
     };
     assert_eq!(restored(&mut q), restored(&mut r));
@@ -533,7 +510,7 @@ fn a_bad_stored_line_keeps_every_line_before_it() {
 
     // A bad first line leaves nothing to restore.
     let lines = vec!["{\"t\":0,\"ev\":\"jump\"}".to_owned()];
-    let saved = SavedGame {
+    let saved = GameToResume {
         preset: "rapid",
         black_left: false,
         date: "?",

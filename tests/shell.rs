@@ -377,7 +377,7 @@ fn restored_ms(lines: &[String], side: Color) -> u64 {
     tocada::transcript::restore(
         &mut session,
         0,
-        tocada::daemon::SavedGame {
+        tocada::daemon::GameToResume {
             preset: "blitz",
             black_left: false,
             date: "2025.01.01",
@@ -388,9 +388,9 @@ fn restored_ms(lines: &[String], side: Color) -> u64 {
     .expect("the stored game restores");
     std::iter::from_fn(|| session.poll_action())
         .find_map(|action| match action {
-            tocada::daemon::Action::Restored {
-                white_ms, black_ms, ..
-            } => Some(side.fold_wb(white_ms, black_ms)),
+            tocada::daemon::Action::Restored(game) => {
+                Some(side.fold_wb(game.white_ms, game.black_ms))
+            }
             _ => None,
         })
         .expect("a restored game says so")

@@ -318,7 +318,7 @@ fn a_long_think_on_a_running_clock_is_stored_as_the_clock_stores_it() {
     let restored = transcript::restore(
         &mut session,
         0,
-        tocada::session::SavedGame {
+        tocada::session::GameToResume {
             preset: &saved.preset,
             black_left: !saved.white_left,
             date: &saved.date,

@@ -776,7 +776,7 @@ fn a_bad_stored_line_is_set_aside_with_the_rest_and_the_game_goes_on_in_fresh_ro
     assert_eq!(restored, Some(id));
     let moves = std::iter::from_fn(|| session.poll_action())
         .find_map(|a| match a {
-            Action::Restored { moves, .. } => Some(moves),
+            Action::Restored(game) => Some(game.moves),
             _ => None,
         })
         .unwrap();

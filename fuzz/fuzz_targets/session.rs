@@ -19,7 +19,7 @@ use shakmaty::{Bitboard, Color, Piece, Position, Role, Square};
 use tocada::config::Config;
 use tocada::controls::{Button, LinkChange};
 use tocada::referee::{Enforcement, GameMode, IncrementMode};
-use tocada::session::{Action, SavedGame, Session, SessionInput};
+use tocada::session::{Action, GameToResume, Session, SessionInput};
 use tocada::transcript::{Event, Line, Policy, line_to_json, parse_line, restore};
 use tocada::{Effect, Input, Millis, Rules};
 
@@ -284,7 +284,7 @@ fn drain(session: &mut Session, watch: &mut Watch, restarted: bool) {
                 }
                 _ => {}
             },
-            Action::Buzz(_) | Action::Restored { .. } => {}
+            Action::Buzz(_) | Action::Restored(_) => {}
         }
     }
     let Some(referee) = session.referee() else {
@@ -329,7 +329,7 @@ fn power_cut(session: &mut Session, config: &Config, watch: &mut Watch, now: Mil
     let mut fresh = Session::new(config);
     let in_store = watch.store.take();
     if let (Some(store), Some((position, result, clocks))) = (in_store.as_ref(), before) {
-        let saved = SavedGame {
+        let saved = GameToResume {
             preset: &store.preset,
             black_left: store.black_left,
             date: "????.??.??",

@@ -26,7 +26,7 @@ pub const FACE_RETRY_MS: Millis = 100;
 /// The game as the loop last showed it, for a screen beside the face (the
 /// simulator draws the board from it and turns typed moves into hands).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Snapshot {
+pub struct ShownGame {
     /// The position of the game in play or just over; `None` on the setup
     /// screen.
     pub position: Option<Chess>,
@@ -50,7 +50,7 @@ pub struct Drawing {
     /// When to send again what a failed write may have left wrong.
     retry_at: Option<Millis>,
     /// Where the game is published as it is drawn (the simulator).
-    watch: Option<watch::Sender<Snapshot>>,
+    watch: Option<watch::Sender<ShownGame>>,
 }
 
 impl Drawing {
@@ -60,8 +60,8 @@ impl Drawing {
     }
 
     /// Publishes the game on `watch` whenever the face is drawn and the
-    /// snapshot changed.
-    pub fn publish_on(&mut self, watch: watch::Sender<Snapshot>) {
+    /// game shown changed.
+    pub fn publish_on(&mut self, watch: watch::Sender<ShownGame>) {
         self.watch = Some(watch);
     }
 
@@ -172,7 +172,7 @@ impl Drawing {
             return;
         };
         let referee = session.referee();
-        let snapshot = Snapshot {
+        let snapshot = ShownGame {
             position: referee.map(|r| r.position().clone()),
             ticking: referee.and_then(|r| r.ticking()),
             view: view.clone(),

@@ -91,14 +91,15 @@
 //!    the board is never starved by the display.
 //!
 //! A lever press walks the same way from its GPIO edge
-//! ([`Command::Press`], stamped by the kernel) into step 3. Decisions reach
-//! the simulator's standard output as effect lines
-//! ([`transcript::effect_to_json`](crate::transcript::effect_to_json)),
-//! JSON only at that edge.
+//! ([`Command::Press`], stamped by the kernel) into step 3. Decisions leave
+//! the loop as values ([`Decisions`]): the simulator's log takes them as
+//! they are, and only at the edge, standard output for `run` and
+//! `sim --script`, are they written as effect lines ([`EffectLines`]).
 
 pub mod alarm;
 pub mod board_identity;
 pub mod board_news;
+pub mod decisions;
 pub mod drawing;
 pub mod polling;
 pub mod shell;
@@ -116,11 +117,12 @@ use shakmaty::{Color, Position};
 use tokio::sync::mpsc;
 
 pub use crate::rig::{Command, NoNotifier, Notifier};
-pub use crate::session::{Action, Buzz, Recorded, SavedGame, Session};
+pub use crate::session::{Action, Buzz, GameRestored, GameToResume, Recorded, Session};
 pub use crate::transcript::RestoreError;
 pub use alarm::Alarm;
+pub use decisions::{Decisions, EffectLines};
 pub use polling::INTERRUPT_POLL_MS;
-pub use shell::{Shell, Snapshot, Stats};
+pub use shell::{Shell, ShownGame, Stats};
 pub use systemd::Systemd;
 
 use crate::config::{BoardKind, BoardModel, Config, StdinPace};
@@ -276,7 +278,7 @@ fn restore_games(config: &Config, session: &mut Session) -> Result<Games, Daemon
         let result = crate::transcript::restore(
             session,
             0,
-            SavedGame {
+            GameToResume {
                 preset: &saved.preset,
                 black_left: !saved.white_left,
                 date: &saved.date,

@@ -24,7 +24,9 @@
 //! - [`Drawing`]: the face staged and sent a bounded write at a time
 //!   between board polls;
 //! - [`Polling`]: how often the board is read; [`Timers`]: the loop's
-//!   other named deadlines; [`Stats`]: what is measured.
+//!   other named deadlines; [`Stats`]: what is measured;
+//! - [`Decisions`]: where the referee's decisions go, as values (JSON only
+//!   at the edge, [`EffectLines`]).
 
 use std::future::Future;
 use std::io::Write;
@@ -36,6 +38,7 @@ use tokio::sync::{mpsc, watch};
 use super::alarm::Alarm;
 use super::board_identity::{self, BoardIdentity};
 use super::board_news::BoardNews;
+use super::decisions::{Decisions, EffectLines};
 use super::drawing::Drawing;
 use super::polling::{PollReason, Polling};
 use super::storage::Storage;
@@ -45,12 +48,11 @@ use crate::controls::LinkChange;
 use crate::hardware::BoardEvent;
 use crate::hardware::SensorBoard;
 use crate::rig::{BoardSerial, Command, Rig};
-use crate::session::{Action, Buzz, Session, SessionInput};
+use crate::session::{Action, Buzz, GameRestored, Session, SessionInput};
 use crate::store::{GameId, Journal};
-use crate::transcript;
 
 pub use super::board_news::{PRESS_RETRY_MS, PRESS_WAITS_MS};
-pub use super::drawing::{FACE_RETRY_MS, Snapshot};
+pub use super::drawing::{FACE_RETRY_MS, ShownGame};
 pub use super::stats::{Stats, median_and_worst};
 pub use super::storage::CHECKPOINT_EVERY_MS;
 
@@ -63,8 +65,8 @@ pub struct Shell<R: Rig> {
     session: Session,
     rig: R,
     storage: Storage,
-    /// Decisions as replay-format effect lines (the simulator's output).
-    output: Option<Box<dyn Write>>,
+    /// Where each decision goes as it is made, as a value.
+    decisions: Option<Box<dyn Decisions>>,
     /// Where the paired board's serial is remembered.
     state_dir: Option<PathBuf>,
     stats: Stats,
@@ -85,7 +87,7 @@ impl<R: Rig> Shell<R> {
             session,
             rig,
             storage: Storage::none(),
-            output: None,
+            decisions: None,
             state_dir: None,
             stats: Stats::default(),
             record_board_inputs: false,
@@ -106,10 +108,18 @@ impl<R: Rig> Shell<R> {
         self
     }
 
-    /// Writes every decision to `output` as a replay-format effect line.
-    pub fn with_output(mut self, output: Box<dyn Write>) -> Self {
-        self.output = Some(output);
+    /// Hands every decision to `decisions`, as a value, as it is made
+    /// (the simulator's log).
+    pub fn with_decisions(mut self, decisions: Box<dyn Decisions>) -> Self {
+        self.decisions = Some(decisions);
         self
+    }
+
+    /// Writes every decision to `output` as a replay-format effect line
+    /// ([`EffectLines`]): standard output for `tocada run` and
+    /// `tocada sim --script`.
+    pub fn with_output(self, output: Box<dyn Write>) -> Self {
+        self.with_decisions(Box::new(EffectLines::new(output)))
     }
 
     /// Remembers the paired board's serial in `dir`, and warns when another
@@ -120,8 +130,8 @@ impl<R: Rig> Shell<R> {
     }
 
     /// Publishes the game on `watch` whenever the face is drawn and the
-    /// snapshot changed.
-    pub fn with_watch(mut self, watch: watch::Sender<Snapshot>) -> Self {
+    /// game shown changed.
+    pub fn with_watch(mut self, watch: watch::Sender<ShownGame>) -> Self {
         self.drawing.publish_on(watch);
         self
     }
@@ -221,8 +231,8 @@ impl<R: Rig> Shell<R> {
             }
             Some(Err(err)) => tracing::error!("storing the last events failed: {err}"),
         }
-        if let Some(out) = self.output.as_mut() {
-            let _ = out.flush();
+        if let Some(decisions) = self.decisions.as_mut() {
+            decisions.finish();
         }
         self.stats.board_errors = self.rig.link_ref().errors();
         if let Some((median, worst)) = self.stats.latency() {
@@ -550,30 +560,24 @@ impl<R: Rig> Shell<R> {
                     {
                         tracing::info!(t, "{words}");
                     }
-                    self.output_line(&transcript::effect_to_json(t, &effect));
+                    if let Some(decisions) = self.decisions.as_mut() {
+                        decisions.decision(t, &effect);
+                    }
                 }
-                Action::Restored {
-                    t,
-                    white_ms,
-                    black_ms,
-                    moves,
-                    fen,
-                } => {
+                Action::Restored(game) => {
+                    let GameRestored {
+                        t,
+                        white_ms,
+                        black_ms,
+                        moves,
+                        ref fen,
+                    } = game;
                     tracing::info!(t, white_ms, black_ms, moves, fen, "game restored, paused");
-                    let line = transcript::restored_to_json(t, white_ms, black_ms, moves, &fen);
-                    self.output_line(&line);
+                    if let Some(decisions) = self.decisions.as_mut() {
+                        decisions.restored(&game);
+                    }
                 }
             }
-        }
-    }
-
-    /// Writes one line to the output, if there is one; a closed output is
-    /// dropped, never a reason to stop the clock.
-    fn output_line(&mut self, line: &str) {
-        if let Some(out) = self.output.as_mut()
-            && writeln!(out, "{line}").and_then(|()| out.flush()).is_err()
-        {
-            self.output = None;
         }
     }
 

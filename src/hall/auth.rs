@@ -102,9 +102,10 @@ pub(crate) fn random_token() -> Result<String, AuthError> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// A logged-in arbiter.
+/// A logged-in arbiter: one web session (not the clock's
+/// [`crate::session::Session`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Session {
+pub struct Login {
     /// Who.
     pub arbiter: String,
     /// The token every action must carry besides the cookie.
@@ -112,16 +113,16 @@ pub struct Session {
     last_used_ms: u64,
 }
 
-/// The sessions of the logged-in arbiters, by cookie token.
+/// The arbiters logged in (their web sessions), by cookie token.
 #[derive(Debug, Default)]
-pub struct Sessions {
-    by_token: HashMap<String, Session>,
+pub struct Logins {
+    by_token: HashMap<String, Login>,
 }
 
-impl Sessions {
+impl Logins {
     /// No session.
-    pub fn new() -> Sessions {
-        Sessions::default()
+    pub fn new() -> Logins {
+        Logins::default()
     }
 
     /// Opens a session for `arbiter` at `now_ms`: the cookie's token.
@@ -131,7 +132,7 @@ impl Sessions {
         let csrf = random_token()?;
         self.by_token.insert(
             token.clone(),
-            Session {
+            Login {
                 arbiter: arbiter.to_owned(),
                 csrf,
                 last_used_ms: now_ms,
@@ -142,7 +143,7 @@ impl Sessions {
 
     /// The session of the cookie `token`, if it is open and not idle too
     /// long; using it keeps it open.
-    pub fn get(&mut self, token: &str, now_ms: u64) -> Option<Session> {
+    pub fn get(&mut self, token: &str, now_ms: u64) -> Option<Login> {
         let session = self.by_token.get_mut(token)?;
         if now_ms.saturating_sub(session.last_used_ms) > SESSION_IDLE_MS {
             self.by_token.remove(token);
@@ -200,7 +201,7 @@ mod tests {
 
     #[test]
     fn a_session_lasts_while_used_and_ends_when_closed() {
-        let mut sessions = Sessions::new();
+        let mut sessions = Logins::new();
         let token = sessions.open("ana", 0).unwrap();
         assert_eq!(token.len(), 64);
         let session = sessions.get(&token, 1000).unwrap();

@@ -34,7 +34,7 @@ pub struct RulingEntry {
     pub effect: serde_json::Value,
 }
 
-/// How a line given to [`Game::add`] was taken.
+/// How a line given to [`ReportedGame::add`] was taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Added {
     /// The game already had this `seq`.
@@ -47,7 +47,7 @@ pub enum Added {
 
 /// A game being rebuilt from its lines.
 #[derive(Debug)]
-pub struct Game {
+pub struct ReportedGame {
     /// Lines `0..lines.len()`, every one of them fed.
     lines: Vec<String>,
     /// Lines after a gap, by `seq`.
@@ -59,16 +59,16 @@ pub struct Game {
     pgn: Option<String>,
 }
 
-impl Default for Game {
+impl Default for ReportedGame {
     fn default() -> Self {
-        Game::new()
+        ReportedGame::new()
     }
 }
 
-impl Game {
+impl ReportedGame {
     /// A game with no line yet.
-    pub fn new() -> Game {
-        Game {
+    pub fn new() -> ReportedGame {
+        ReportedGame {
             lines: Vec::new(),
             pending: BTreeMap::new(),
             feed: Feed::new(Policy::RESTORE),
@@ -244,7 +244,7 @@ mod tests {
     #[test]
     fn lines_out_of_order_are_fed_once_the_gap_is_filled() {
         let lines = scholar();
-        let mut game = Game::new();
+        let mut game = ReportedGame::new();
         assert_eq!(game.add(0, lines[0].clone()), Added::Fed(1));
         for seq in (2..lines.len()).rev() {
             assert_eq!(game.add(seq as i64, lines[seq].clone()), Added::Pending);
@@ -275,7 +275,7 @@ mod tests {
     fn a_bad_line_stops_the_game_there_and_the_pgn_says_so() {
         let mut lines = scholar();
         lines.insert(5, r#"{"t":2000,"ev":"jump"}"#.to_owned());
-        let mut game = Game::new();
+        let mut game = ReportedGame::new();
         for (seq, line) in lines.iter().enumerate() {
             game.add(seq as i64, line.clone());
         }
@@ -293,7 +293,7 @@ mod tests {
             r#"{"t":200000,"ev":"resume"}"#,
             r#"{"t":400000,"ev":"end"}"#,
         ];
-        let mut game = Game::new();
+        let mut game = ReportedGame::new();
         for (seq, line) in lines.iter().enumerate() {
             game.add(seq as i64, line.to_string());
         }

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 use shakmaty::Color;
 
-use super::game::{Added, Game, RulingEntry};
+use super::game::{Added, ReportedGame, RulingEntry};
 use super::store::HallStore;
 use crate::broadcast::{BoardAddress, BoardState, EventMessage, OFFLINE, ONLINE, Running, Topic};
 use crate::pgn::Tags;
@@ -144,7 +144,7 @@ pub struct Counters {
 
 #[derive(Debug, Default)]
 struct Board {
-    games: BTreeMap<i64, Game>,
+    games: BTreeMap<i64, ReportedGame>,
     state: Option<BoardState>,
     online: Option<bool>,
     /// Acknowledged rulings: (game, index) → arbiter.
@@ -155,7 +155,7 @@ struct Board {
 
 impl Board {
     /// The game on the board now: the newest one the hall has lines of.
-    fn current(&self) -> Option<(i64, &Game)> {
+    fn current(&self) -> Option<(i64, &ReportedGame)> {
         self.games.iter().next_back().map(|(id, game)| (*id, game))
     }
 }
@@ -234,13 +234,6 @@ pub struct Hall {
     boards: BTreeMap<u32, Board>,
     counters: Counters,
     version: u64,
-}
-
-fn side(color: Color) -> &'static str {
-    match color {
-        Color::White => "white",
-        Color::Black => "black",
-    }
 }
 
 impl Hall {
@@ -485,7 +478,7 @@ impl Hall {
                 let rulings = self.rulings_of(board, id, game);
                 view.game = Some(id);
                 view.fen = game.fen();
-                view.to_move = game.to_move().map(side);
+                view.to_move = game.to_move().map(words::side_keyword);
                 if let Some((white, black)) = game.clocks() {
                     view.white_ms = Some(white);
                     view.black_ms = Some(black);
@@ -502,7 +495,7 @@ impl Hall {
                     view.result = Some(token.to_owned());
                     view.result_text = Some(words);
                 }
-                view.flag = game.flag().map(side);
+                view.flag = game.flag().map(words::side_keyword);
                 view.events = game.lines().len();
                 view.waiting = game.pending();
                 view.fault = game.fault().map(|f| f.to_string());
@@ -514,7 +507,9 @@ impl Hall {
                     .fen
                     .split(' ')
                     .nth(1)
-                    .map(|c| if c == "b" { "black" } else { "white" });
+                    .and_then(|c| c.parse().ok())
+                    .and_then(Color::from_char)
+                    .map(words::side_keyword);
                 view.white_ms = Some(state.white_ms);
                 view.black_ms = Some(state.black_ms);
                 view.running = state.running;
@@ -563,7 +558,7 @@ impl Hall {
             .collect()
     }
 
-    fn rulings_of(&self, board: u32, id: i64, game: &Game) -> Vec<RulingView> {
+    fn rulings_of(&self, board: u32, id: i64, game: &ReportedGame) -> Vec<RulingView> {
         let acks = self.boards.get(&board).map(|b| &b.acks);
         game.rulings()
             .into_iter()
@@ -866,6 +861,8 @@ mod tests {
         assert_eq!(view.moves, 2);
         assert_eq!(view.black_ms, Some(288_000));
         assert_eq!(view.online, Some(false));
+        // The side to move from the FEN's letter, as the files spell it.
+        assert_eq!(view.to_move, Some("white"));
         // The last ruling in the hall's own words, at its instant.
         let ruling = view.last_ruling.unwrap();
         assert_eq!((ruling.t, ruling.text.as_str()), (61_000, "Flag: Black"));

@@ -27,9 +27,9 @@ pub mod runner;
 pub mod store;
 pub mod web;
 
-pub use auth::{AuthError, HashError, Sessions, hash_password, verify_password};
+pub use auth::{AuthError, HashError, Logins, hash_password, verify_password};
 pub use config::HallConfig;
-pub use game::{Added, Game, RulingEntry};
+pub use game::{Added, ReportedGame, RulingEntry};
 pub use ingest::{
     BoardView, Counters, Dropped, Hall, Ingested, MAX_PAYLOAD, MAX_SEQ, Pairing, Round, RulingView,
 };

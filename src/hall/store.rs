@@ -36,8 +36,9 @@ CREATE TABLE IF NOT EXISTS ack (
 ) WITHOUT ROWID;
 ";
 
-/// A stored event: board, game, seq and its line.
-pub type StoredEvent = (u32, i64, i64, String);
+/// An event a board reported, as the hall stored it: board, game, seq and
+/// its line.
+pub type ReportedEvent = (u32, i64, i64, String);
 
 /// An acknowledged ruling: board, game, the ruling's index and who.
 pub type StoredAck = (u32, i64, usize, String);
@@ -107,7 +108,7 @@ impl HallStore {
     }
 
     /// Every stored event of the hall, by board, game and seq.
-    pub fn events(&self) -> rusqlite::Result<Vec<StoredEvent>> {
+    pub fn events(&self) -> rusqlite::Result<Vec<ReportedEvent>> {
         let mut statement = self.conn.prepare(
             "SELECT board, game, seq, line FROM event WHERE hall = ?1 ORDER BY board, game, seq",
         )?;

@@ -33,7 +33,7 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use tokio::sync::watch;
 
-use super::auth::{Sessions, random_token, same_token, verify_password};
+use super::auth::{Logins, random_token, same_token, verify_password};
 use super::config::Arbiter;
 use super::ingest::Hall;
 
@@ -58,7 +58,7 @@ const STYLE: &str = include_str!("page/hall.css");
 /// What the web side and the MQTT side share.
 pub struct Shared {
     hall: Mutex<Hall>,
-    sessions: Mutex<Sessions>,
+    logins: Mutex<Logins>,
     arbiters: Vec<Arbiter>,
     public_pgn: bool,
     changed: watch::Sender<u64>,
@@ -71,7 +71,7 @@ impl Shared {
         let (changed, _) = watch::channel(hall.version());
         Arc::new(Shared {
             hall: Mutex::new(hall),
-            sessions: Mutex::new(Sessions::new()),
+            logins: Mutex::new(Logins::new()),
             arbiters,
             public_pgn,
             changed,
@@ -87,8 +87,8 @@ impl Shared {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn sessions(&self) -> MutexGuard<'_, Sessions> {
-        self.sessions
+    fn logins(&self) -> MutexGuard<'_, Logins> {
+        self.logins
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -185,7 +185,7 @@ fn cookie(headers: &HeaderMap, wanted: &str) -> Option<String> {
 /// a live session's.
 fn session(shared: &Shared, headers: &HeaderMap) -> Option<(String, String, String)> {
     let token = cookie(headers, COOKIE)?;
-    let session = shared.sessions().get(&token, shared.now_ms())?;
+    let session = shared.logins().get(&token, shared.now_ms())?;
     Some((token, session.arbiter, session.csrf))
 }
 
@@ -260,7 +260,7 @@ async fn login(
         return login_form(StatusCode::UNAUTHORIZED, "Wrong name or password.");
     };
     let now = shared.now_ms();
-    let token = match shared.sessions().open(&arbiter.name, now) {
+    let token = match shared.logins().open(&arbiter.name, now) {
         Ok(token) => token,
         Err(why) => {
             tracing::error!("cannot open a session: {why}");
@@ -297,7 +297,7 @@ async fn logout(
 ) -> Response {
     match session(&shared, &headers) {
         Some((token, arbiter, csrf)) if same_token(&csrf, &form.csrf) => {
-            shared.sessions().close(&token);
+            shared.logins().close(&token);
             tracing::info!(arbiter = %arbiter, "arbiter logged out");
             let mut response = Redirect::to("/login").into_response();
             set_cookie(&mut response, &format!("{COOKIE}=; Path=/; Max-Age=0"));
@@ -374,7 +374,7 @@ async fn events(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respon
             receiver.changed().await.ok()?;
             tokio::time::sleep(BATCH).await;
             // A session closed or gone idle ends its stream.
-            shared.sessions().get(&token, shared.now_ms())?;
+            shared.logins().get(&token, shared.now_ms())?;
             let (version, changed) = {
                 let hall = shared.hall();
                 (hall.version(), hall.changed_since(seen))

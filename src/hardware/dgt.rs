@@ -401,7 +401,7 @@ pub struct DgtCounters {
 }
 
 /// The host's clock, in ms, for the driver's timeouts.
-pub type Clock = Rc<dyn Fn() -> Millis>;
+pub type HostTime = Rc<dyn Fn() -> Millis>;
 
 /// A field update held back behind a fault: the square, its piece code,
 /// and when the board saw it (host ms).
@@ -479,7 +479,7 @@ struct Tracking {
 /// A DGT e-board on a serial line.
 pub struct DgtBoard<P> {
     port: P,
-    clock: Clock,
+    clock: HostTime,
     decoder: Decoder,
     messages: Vec<Message>,
     /// What the driver believes, and how it came to (boxed: a rig holds
@@ -528,7 +528,7 @@ impl<P> core::fmt::Debug for DgtBoard<P> {
 impl<P: SerialPort> DgtBoard<P> {
     /// A driver for the board on `port`, timing its requests on `clock`.
     /// Nothing is sent before the first poll.
-    pub fn new(port: P, clock: Clock) -> DgtBoard<P> {
+    pub fn new(port: P, clock: HostTime) -> DgtBoard<P> {
         DgtBoard {
             port,
             clock,

@@ -46,7 +46,7 @@ pub enum Pushed {
 
 /// One game being followed.
 #[derive(Debug)]
-struct Game {
+struct FollowedGame {
     id: GameId,
     /// Reads and feeds the stored lines; it holds the line the game could
     /// not be replayed past, after which later events are still published,
@@ -58,9 +58,9 @@ struct Game {
     last_ruling: Option<serde_json::Value>,
 }
 
-impl Game {
-    fn new(id: GameId) -> Game {
-        Game {
+impl FollowedGame {
+    fn new(id: GameId) -> FollowedGame {
+        FollowedGame {
             id,
             feed: Feed::new(Policy::RESTORE),
             seq: -1,
@@ -126,7 +126,7 @@ fn line_value(line: &str) -> serde_json::Value {
 pub struct Follower {
     /// Everything up to here is published already.
     after: Option<Mark>,
-    game: Option<Game>,
+    game: Option<FollowedGame>,
 }
 
 impl Follower {
@@ -174,7 +174,7 @@ impl Follower {
         let game = match &mut self.game {
             Some(game) if game.id == event.game => game,
             slot => {
-                let mut game = Game::new(event.game);
+                let mut game = FollowedGame::new(event.game);
                 if event.seq != 0 {
                     game.feed.stop_without_setup();
                 }

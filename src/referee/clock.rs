@@ -34,7 +34,7 @@ pub(crate) struct Clock {
 /// What a clock showed when a turn began: what a takeback puts back (the
 /// time each side had, the moves counted, the delay of the turn).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Snapshot {
+pub(crate) struct TurnStart {
     remaining: ByColor<u64>,
     completed: ByColor<u32>,
     delay_left: ByColor<u64>,
@@ -248,22 +248,24 @@ impl Clock {
         self.paused = false;
     }
 
-    /// Both clocks as they stand, to be put back by [`Clock::restore`].
-    pub fn snapshot(&self) -> Snapshot {
-        Snapshot {
+    /// Both clocks as they stand as a turn begins, to be put back by
+    /// [`Clock::restore`].
+    pub fn turn_start(&self) -> TurnStart {
+        TurnStart {
             remaining: self.remaining,
             completed: self.completed,
             delay_left: self.delay_left,
         }
     }
 
-    /// Puts both clocks back as `snapshot` took them, with `side`'s turn
-    /// begun again (a move taken back). A pause stays; a charge ends.
-    pub fn restore(&mut self, snapshot: Snapshot, side: Color, now: Millis) {
+    /// Puts both clocks back as they stood when `start`'s turn began, with
+    /// `side`'s turn begun again (a move taken back). A pause stays; a
+    /// charge ends.
+    pub fn restore(&mut self, start: TurnStart, side: Color, now: Millis) {
         self.advance(now);
-        self.remaining = snapshot.remaining;
-        self.completed = snapshot.completed;
-        self.delay_left = snapshot.delay_left;
+        self.remaining = start.remaining;
+        self.completed = start.completed;
+        self.delay_left = start.delay_left;
         self.turn_used = ByColor::new_with(|_| 0);
         self.running = Some(side);
         self.charged = None;

@@ -3,7 +3,7 @@
 
 use shakmaty::{Chess, Color, EnPassantMode, FromSetup, Move, Position};
 
-use super::clock::Snapshot;
+use super::clock::TurnStart;
 
 /// A completed move as a takeback needs it: the move, and the clocks as
 /// they stood when its turn began. The positions are not kept: a takeback
@@ -13,7 +13,7 @@ pub(crate) struct Ply {
     /// `None`: the turn passed without a move, the player having moved
     /// twice in a row (1858, 15ª).
     pub mv: Option<Move>,
-    pub clock: Snapshot,
+    pub clock: TurnStart,
 }
 
 /// The position after the player having the move in `position` passes his

@@ -540,6 +540,17 @@ impl Referee {
         true
     }
 
+    /// Whether a press by `side` is one the 1858 laws' penalties for a
+    /// touched or misplayed piece may judge: those laws in force, nothing
+    /// displaced being set back, `side` to move and no move of his made and
+    /// not yet completed.
+    fn regence_press_by_mover(&self, side: Color) -> bool {
+        self.rules.laws == Laws::Regence1858
+            && self.displacement.open.is_none()
+            && self.play.position.turn() == side
+            && !self.play.uncompleted.iter().any(|u| u.side == side)
+    }
+
     /// 19ª–20ª "si en alguno de estos casos se toca pieza para enrocar, el
     /// adversario puede hacer mover el rey ó la torre, á no ser que hubiera
     /// dicho compongo": at `side`'s press, the board shows his king moved
@@ -556,12 +567,7 @@ impl Referee {
     #[cold]
     #[inline(never)]
     pub(super) fn castling_touched(&mut self, side: Color) -> bool {
-        if self.rules.laws != Laws::Regence1858
-            || self.displacement.open.is_some()
-            || self.displacement.knocked.any()
-            || self.play.position.turn() != side
-            || self.play.uncompleted.iter().any(|u| u.side == side)
-        {
+        if !self.regence_press_by_mover(side) || self.displacement.knocked.any() {
             return false;
         }
         let board = self.play.position.board();
@@ -851,11 +857,7 @@ impl Referee {
     #[cold]
     #[inline(never)]
     pub(super) fn own_piece_taken(&mut self, side: Color) -> bool {
-        if self.rules.laws != Laws::Regence1858
-            || self.displacement.open.is_some()
-            || self.play.position.turn() != side
-            || self.play.uncompleted.iter().any(|u| u.side == side)
-        {
+        if !self.regence_press_by_mover(side) {
             return false;
         }
         let board = self.play.position.board();

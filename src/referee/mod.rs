@@ -192,7 +192,7 @@ impl Referee {
             ByColor::new_with(|side| rules.time_control_of(side).clone()),
             rules.increment_mode,
         );
-        let play = Play::new(rules.start.clone(), clock.snapshot());
+        let play = Play::new(rules.start.clone(), clock.turn_start());
         Referee {
             board: PhysicalBoard::new(&play.position),
             play,

@@ -12,7 +12,7 @@ use shakmaty::{
 };
 
 use super::board::Changes;
-use super::clock::Snapshot;
+use super::clock::TurnStart;
 use super::effect::{CompletedMove, Effect};
 use super::footprint::hands_needed;
 use super::history::Ply;
@@ -40,12 +40,12 @@ pub(super) struct Play {
     /// Every completed move, for the arbiter's takeback.
     pub(super) history: Vec<Ply>,
     /// The clocks as they stood when the current turn began.
-    pub(super) turn_began: Snapshot,
+    pub(super) turn_began: TurnStart,
 }
 
 impl Play {
     /// A game at `position`, nothing made yet, the clocks at `clocks`.
-    pub(super) fn new(position: Chess, clocks: Snapshot) -> Play {
+    pub(super) fn new(position: Chess, clocks: TurnStart) -> Play {
         Play {
             keys: vec![key(&position)],
             legal: Legal::of(&position),
@@ -56,6 +56,16 @@ impl Play {
             // one each time a game outgrows the list.
             history: Vec::with_capacity(256),
             turn_began: clocks,
+        }
+    }
+
+    /// The SAN suffix of the move that led to the position: `#` when the
+    /// side to move is in check with no legal move, `+` in check.
+    fn suffix(&self) -> Option<Suffix> {
+        match (self.position.is_check(), self.legal.is_empty()) {
+            (true, true) => Some(Suffix::Checkmate),
+            (true, false) => Some(Suffix::Check),
+            (false, _) => None,
         }
     }
 }
@@ -131,7 +141,7 @@ impl Referee {
                 Completion::End => self.clock.count_final_move(made.side),
                 _ => self.clock.count_move(made.side),
             }
-            self.play.turn_began = self.clock.snapshot();
+            self.play.turn_began = self.clock.turn_start();
             // The effect's text, written inline: no allocation.
             let uci = notation::uci(made.mv);
             let san = notation::san(made.san);
@@ -176,12 +186,7 @@ impl Referee {
         next.generate(&self.play.position);
         let before_legal = std::mem::replace(&mut self.play.legal, next);
         let check = self.play.position.is_check();
-        let no_move = self.play.legal.is_empty();
-        let suffix = match (check, no_move) {
-            (true, true) => Some(Suffix::Checkmate),
-            (true, false) => Some(Suffix::Check),
-            (false, _) => None,
-        };
+        let suffix = self.play.suffix();
         let moved = {
             let (lifted, placed) = hands_needed(m, side);
             lifted | placed
@@ -268,12 +273,7 @@ impl Referee {
         let legal = &self.play.legal;
         self.turn.releases.retain(|m| legal.contains(*m));
         let check = self.play.position.is_check();
-        let no_move = self.play.legal.is_empty();
-        let suffix = match (check, no_move) {
-            (true, true) => Some(Suffix::Checkmate),
-            (true, false) => Some(Suffix::Check),
-            (false, _) => None,
-        };
+        let suffix = self.play.suffix();
         self.play.keys.pop();
         self.play.keys.push(key(&self.play.position));
         self.board.identify(m.to(), role.of(side));

@@ -56,7 +56,7 @@ impl Referee {
                 self.turn.clear();
                 self.started = true;
                 self.clock.start(to_move, now);
-                self.play.turn_began = self.clock.snapshot();
+                self.play.turn_began = self.clock.turn_start();
                 self.presses.last = Some((now, side));
                 self.emit(Effect::Started { side: to_move });
             }

@@ -83,23 +83,26 @@ pub enum Action {
     /// The referee decided this, at this instant of the game's clock (for
     /// the log and the simulator's output).
     Decision(Millis, Effect),
-    /// A stored game was rebuilt after a restart: where it stands at its
-    /// last stored instant `t`, where an unfinished game waits paused (for
-    /// the log and the simulator's output, so a test can hold it against
-    /// the store).
-    Restored {
-        /// The last stored instant, on the game's clock.
-        t: Millis,
-        /// White's time left then.
-        white_ms: u64,
-        /// Black's time left then.
-        black_ms: u64,
-        /// The moves completed (plies), as the stored lines replay.
-        moves: usize,
-        /// The position on the board in FEN, the move made and not yet
-        /// completed by a press included.
-        fen: String,
-    },
+    /// A stored game was rebuilt after a restart (for the log and the
+    /// simulator's output, so a test can hold it against the store).
+    Restored(GameRestored),
+}
+
+/// A stored game rebuilt after a restart: where it stands at its last
+/// stored instant `t`, where an unfinished game waits paused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameRestored {
+    /// The last stored instant, on the game's clock.
+    pub t: Millis,
+    /// White's time left then.
+    pub white_ms: u64,
+    /// Black's time left then.
+    pub black_ms: u64,
+    /// The moves completed (plies), as the stored lines replay.
+    pub moves: usize,
+    /// The position on the board in FEN, the move made and not yet
+    /// completed by a press included.
+    pub fen: String,
 }
 
 /// What the referee of the game in play was given, as [`Action::Record`]
@@ -153,7 +156,7 @@ impl Buzz {
 
 /// A stored game to rebuild after a restart.
 #[derive(Debug, Clone)]
-pub struct SavedGame<'a> {
+pub struct GameToResume<'a> {
     /// The preset it was started under.
     pub preset: &'a str,
     /// Black's clock and lever were on the left.
@@ -261,7 +264,7 @@ impl Session {
     pub fn resume_from(
         &mut self,
         now: Millis,
-        saved: &SavedGame<'_>,
+        saved: &GameToResume<'_>,
         referee: Referee,
         last: Millis,
         decisions: Vec<(Millis, Effect)>,
@@ -799,7 +802,7 @@ fn preset_label(name: &str, rules: &Rules) -> String {
 fn restored_action(game: &GameOnClock, last: Millis) -> Action {
     let fen =
         shakmaty::fen::Fen::from_position(game.referee.position(), shakmaty::EnPassantMode::Legal);
-    Action::Restored {
+    Action::Restored(GameRestored {
         t: last,
         white_ms: game.referee.remaining(Color::White, last),
         black_ms: game.referee.remaining(Color::Black, last),
@@ -809,7 +812,7 @@ fn restored_action(game: &GameOnClock, last: Millis) -> Action {
             .filter(|(_, e)| matches!(e, Effect::Move(_)))
             .count(),
         fen: fen.to_string(),
-    }
+    })
 }
 
 /// The `Finish` action for `game`: its result and its PGN so far.

@@ -26,7 +26,7 @@ use tokio::sync::{oneshot, watch};
 use super::World;
 use crate::Millis;
 use crate::config::Config;
-use crate::daemon::shell::Snapshot;
+use crate::daemon::shell::ShownGame;
 use crate::daemon::{Alarm, Command, Stats};
 use crate::exit::{EX_CANTCREAT, EX_DATAERR, EX_IOERR, EX_NOINPUT};
 use crate::store::Store;
@@ -49,7 +49,7 @@ const SETTLE: Duration = Duration::from_secs(2);
 /// (a restore believes no running clock a minute without one), and a flag
 /// bounds it: a script days ahead takes no longer than the time left on
 /// the clocks.
-async fn wait_until(target: tokio::time::Instant, shown: &mut watch::Receiver<Snapshot>) {
+async fn wait_until(target: tokio::time::Instant, shown: &mut watch::Receiver<ShownGame>) {
     loop {
         let now = tokio::time::Instant::now();
         if target <= now + 3 * SETTLE {
@@ -218,7 +218,7 @@ async fn play(
     let world = World::new();
     let start = tokio::time::Instant::now();
     let (shell, tx, rx) = crate::daemon::on_models(&world, config, start, store);
-    let (published, mut shown) = watch::channel(Snapshot::default());
+    let (published, mut shown) = watch::channel(ShownGame::default());
     let shell = shell.with_output(output).with_watch(published);
     let (done_tx, done_rx) = oneshot::channel::<()>();
     let daemon = tokio::task::spawn_local(shell.run(rx, Alarm::Tokio, async {

@@ -8,7 +8,7 @@ use super::line::{Event, Line};
 use super::policy::{OnTimeBackwards, Policy};
 use super::reader::{Fault, FaultKind, Read, Reader};
 use crate::referee::{Effect, Millis, Referee, Rules};
-use crate::session::{Controls, SavedGame, Session};
+use crate::session::{Controls, GameToResume, Session};
 
 /// The furthest a `checkpoint` line's `ran_to` is believed past its own
 /// instant: the daemon holds the referee's time back for a silent board
@@ -327,7 +327,7 @@ pub const LONGEST_GAME_MS: Millis = 100 * 366 * 24 * 3_600_000;
 pub fn restore(
     session: &mut Session,
     now: Millis,
-    saved: SavedGame<'_>,
+    saved: GameToResume<'_>,
     policy: Policy,
 ) -> Result<Restored, RestoreError> {
     let mut reader = Reader::new(Policy {
@@ -492,7 +492,7 @@ mod tests {
         let done = restore(
             &mut session,
             0,
-            SavedGame {
+            GameToResume {
                 preset: "rapid",
                 black_left: false,
                 date: "?",

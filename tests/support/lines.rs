@@ -5,8 +5,24 @@
 // Each user takes only what it needs from this file.
 #![allow(dead_code)]
 
+use tocada::session::Action;
 use tocada::transcript::{Event, Line, input_to_json, line_to_json};
 use tocada::{Input, Millis, Rules};
+
+/// The lines a store would hold for these session actions: the setup, then
+/// every record, written as the shell writes them.
+pub fn stored_lines(all: &[Action]) -> Vec<String> {
+    all.iter()
+        .filter_map(|a| {
+            let (t, event) = match a {
+                Action::Begin { t, rules, .. } => (*t, Event::Setup(rules.clone())),
+                Action::Record { t, event } => (*t, Event::from(*event)),
+                _ => return None,
+            };
+            Some(line_to_json(&Line { t, event }))
+        })
+        .collect()
+}
 
 /// The `setup` line for `rules`, at instant 0.
 pub fn setup_line(rules: &Rules) -> String {

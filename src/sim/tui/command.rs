@@ -11,6 +11,7 @@ use shakmaty::{Chess, Color, Move, Role, Square};
 
 use crate::config::LeverSide;
 use crate::gesture;
+use crate::words;
 
 /// One typed command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -267,11 +268,11 @@ fn parse_square(word: &str) -> Result<Square, CommandError> {
 }
 
 fn parse_side(word: &str) -> Result<Color, CommandError> {
-    match word.to_ascii_lowercase().as_str() {
-        "white" | "w" => Ok(Color::White),
-        "black" | "b" => Ok(Color::Black),
-        _ => Err(CommandError::BadSide(word.to_owned())),
-    }
+    // The keyword the files use, or FEN's letter for short.
+    let word_lower = word.to_ascii_lowercase();
+    words::side_of_keyword(&word_lower)
+        .or_else(|| word_lower.parse().ok().and_then(Color::from_char))
+        .ok_or_else(|| CommandError::BadSide(word.to_owned()))
 }
 
 fn parse_promotion(word: &str) -> Result<SimCommand, CommandError> {

@@ -1,15 +1,17 @@
-//! The simulator's log pane: the referee's decisions as the daemon writes
-//! them (replay-format effect lines, read back once through the transcript
-//! and put into words by [`crate::words`], the moves in SAN), and the
-//! commands typed, so the pane reads as a transcript of the game.
+//! The simulator's log pane: the referee's decisions as the daemon's loop
+//! hands them over (typed values, [`Decisions`], put into words by
+//! [`crate::words`], the moves in SAN), and the commands typed, so the pane
+//! reads as a transcript of the game.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::io::{self, Write};
 use std::rc::Rc;
 
-use crate::face::duration_text;
-use crate::{Effect, transcript, words};
+use shakmaty::Color;
+
+use crate::daemon::{Decisions, GameRestored};
+use crate::face::{clock_text, duration_text};
+use crate::{Effect, Millis, words};
 
 /// The log keeps this many entries; older ones are dropped.
 pub const CAPACITY: usize = 1_000;
@@ -30,7 +32,7 @@ pub enum EntryKind {
 
 /// One line of the log.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub struct LogEntry {
     /// What it records, for its colour.
     pub kind: EntryKind,
     /// The line as shown.
@@ -40,7 +42,7 @@ pub struct Entry {
 /// The log's entries, oldest first, shared between the daemon's output and
 /// the screen.
 #[derive(Debug, Clone, Default)]
-pub struct Log(Rc<RefCell<VecDeque<Entry>>>);
+pub struct Log(Rc<RefCell<VecDeque<LogEntry>>>);
 
 impl Log {
     /// An empty log.
@@ -54,11 +56,11 @@ impl Log {
         if entries.len() == CAPACITY {
             entries.pop_front();
         }
-        entries.push_back(Entry { kind, text });
+        entries.push_back(LogEntry { kind, text });
     }
 
     /// The last `n` entries, oldest first.
-    pub fn last(&self, n: usize) -> Vec<Entry> {
+    pub fn last(&self, n: usize) -> Vec<LogEntry> {
         let entries = self.0.borrow();
         entries
             .iter()
@@ -66,52 +68,25 @@ impl Log {
             .cloned()
             .collect()
     }
+}
 
-    /// A writer for the daemon's decisions ([`crate::daemon::Shell::with_output`]).
-    pub fn writer(&self) -> LogWriter {
-        LogWriter {
-            log: self.clone(),
-            partial: Vec::new(),
-        }
+/// The daemon's decisions ([`crate::daemon::Shell::with_decisions`]), each
+/// logged in plain words.
+impl Decisions for Log {
+    fn decision(&mut self, t: Millis, effect: &Effect) {
+        let (kind, text) = describe(t, effect);
+        self.push(kind, text);
+    }
+
+    fn restored(&mut self, game: &GameRestored) {
+        self.push(EntryKind::Decision, describe_restored(game));
     }
 }
 
-/// Takes the daemon's effect lines and logs each in plain words.
-#[derive(Debug)]
-pub struct LogWriter {
-    log: Log,
-    /// Bytes of a line not yet ended.
-    partial: Vec<u8>,
-}
-
-impl Write for LogWriter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        for &byte in buf {
-            if byte == b'\n' {
-                let line = String::from_utf8_lossy(&self.partial).into_owned();
-                self.partial.clear();
-                let (kind, text) = describe(&line);
-                self.log.push(kind, text);
-            } else {
-                self.partial.push(byte);
-            }
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// An effect line in plain words, after the game time it happened at: a
-/// move as on a score sheet with both clocks, a ruling with its article
-/// ([`words::transcript_text`]). The line is read once, through the
-/// transcript; one that is not an effect line is shown as it came.
-pub fn describe(line: &str) -> (EntryKind, String) {
-    let Ok((t, effect)) = transcript::parse_effect_line(line) else {
-        return (EntryKind::Decision, line.to_owned());
-    };
+/// An effect in plain words, after the game time it happened at: a move as
+/// on a score sheet with both clocks, a ruling with its article
+/// ([`words::transcript_text`]).
+pub fn describe(t: Millis, effect: &Effect) -> (EntryKind, String) {
     let kind = match effect {
         Effect::Move(_) => EntryKind::Move,
         Effect::Violation(_)
@@ -121,8 +96,22 @@ pub fn describe(line: &str) -> (EntryKind, String) {
         | Effect::Flag { .. } => EntryKind::Ruling,
         _ => EntryKind::Decision,
     };
-    let words = words::transcript_text(&effect);
+    let words = words::transcript_text(effect);
     (kind, format!("{:>8}  {words}", duration_text(t)))
+}
+
+/// A game taken up after a restart, in plain words: paused, with both
+/// clocks and the moves made.
+pub fn describe_restored(game: &GameRestored) -> String {
+    format!(
+        "{:>8}  Game restored, paused after {} plies: {} {}  {} {}",
+        duration_text(game.t),
+        game.moves,
+        words::side_name(Color::White),
+        clock_text(game.white_ms),
+        words::side_name(Color::Black),
+        clock_text(game.black_ms),
+    )
 }
 
 #[cfg(test)]
@@ -142,7 +131,7 @@ mod tests {
             white_ms: 905_000,
             black_ms: 899_400,
         });
-        let (kind, text) = describe(&transcript::effect_to_json(65_000, &effect));
+        let (kind, text) = describe(65_000, &effect);
         assert_eq!(kind, EntryKind::Move);
         assert_eq!(text, "    1:05  1...   e5        White 15:05  Black 14:59");
     }
@@ -154,27 +143,27 @@ mod tests {
             law: Law::TouchedOwn,
             detail: "Touch-move: move the g1 knight".to_owned(),
         });
-        let (kind, text) = describe(&transcript::effect_to_json(3_000, &effect));
+        let (kind, text) = describe(3_000, &effect);
         assert_eq!(kind, EntryKind::Ruling);
         assert!(
             text.ends_with("Violation (White, 4.3.1): Touch-move: move the g1 knight"),
             "{text}"
         );
-        let (_, text) = describe(&transcript::effect_to_json(
+        let (_, text) = describe(
             0,
             &Effect::Displaced {
                 side: Color::Black,
                 squares: vec![shakmaty::Square::D4],
             },
-        ));
+        );
         assert!(text.ends_with("restore d4"), "{text}");
-        let (_, text) = describe(&transcript::effect_to_json(
+        let (_, text) = describe(
             0,
             &Effect::Restored {
                 side: Color::White,
                 ms: 700,
             },
-        ));
+        );
         assert!(
             text.ends_with("Board restored (White charged 0.7 s)"),
             "{text}"
@@ -188,38 +177,37 @@ mod tests {
             law: Law::TouchedOwn,
             upheld: true,
         };
-        let (kind, text) = describe(&transcript::effect_to_json(4_300, &claim));
+        let (kind, text) = describe(4_300, &claim);
         assert_eq!(kind, EntryKind::Decision);
         assert_eq!(text, "    0:04  Claim 4.3.1 upheld: Black");
     }
 
     #[test]
-    fn an_unreadable_line_is_shown_as_it_came() {
+    fn the_log_takes_decisions_as_values_and_keeps_the_last() {
+        let mut log = Log::new();
+        let mut decisions: Box<dyn Decisions> = Box::new(log.clone());
+        decisions.decision(0, &Effect::Started { side: Color::White });
+        decisions.restored(&GameRestored {
+            t: 61_000,
+            white_ms: 299_000,
+            black_ms: 300_000,
+            moves: 1,
+            fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".to_owned(),
+        });
+        let entries = log.last(10);
+        assert_eq!(entries[0].text, "    0:00  White's clock started");
+        assert_eq!(entries[0].kind, EntryKind::Decision);
         assert_eq!(
-            describe("not json"),
-            (EntryKind::Decision, "not json".to_owned())
+            entries[1].text,
+            "    1:01  Game restored, paused after 1 plies: White 4:59  Black 5:00"
         );
-        assert_eq!(
-            describe(r#"{"t":1,"effect":"new_thing"}"#).1,
-            r#"{"t":1,"effect":"new_thing"}"#
-        );
-    }
-
-    #[test]
-    fn the_writer_logs_whole_lines_and_keeps_the_last() {
-        let log = Log::new();
-        let mut writer = log.writer();
-        let line = transcript::effect_to_json(0, &Effect::Started { side: Color::White });
-        let (head, tail) = line.split_at(10);
-        writer.write_all(head.as_bytes()).unwrap();
-        assert!(log.last(10).is_empty(), "half a line waits for its end");
-        writer.write_all(format!("{tail}\n").as_bytes()).unwrap();
-        assert_eq!(log.last(10)[0].text, "    0:00  White's clock started");
         for i in 0..CAPACITY + 5 {
             log.push(EntryKind::Typed, format!("> {i}"));
         }
         let last = log.last(2);
         assert_eq!(last[1].text, format!("> {}", CAPACITY + 4));
         assert_eq!(log.last(usize::MAX).len(), CAPACITY);
+        log.decision(1, &Effect::Paused);
+        assert_eq!(log.last(1)[0].text, "    0:00  Paused by the arbiter");
     }
 }

@@ -35,11 +35,11 @@ use self::command::{CommandError, SimCommand};
 use self::keys::{Control, KeyAction};
 use self::log::{EntryKind, Log};
 use self::oled::Pixels;
-use self::render::{Message, Screen};
+use self::render::{Message, SimScreen};
 use super::World;
 use crate::config::{Config, LeverSide};
 use crate::controls::Button;
-use crate::daemon::{Alarm, Command, Snapshot};
+use crate::daemon::{Alarm, Command, ShownGame};
 use crate::hardware::buttons::ButtonPress;
 use crate::store::Store;
 use crate::{Input, Millis};
@@ -81,11 +81,11 @@ async fn session(config: &Config, store: Store, terminal: &mut DefaultTerminal) 
     let world = crate::daemon::model_world(config, &shakmaty::Board::default())
         .map_err(io::Error::other)?;
     let log = Log::new();
-    let (published, snapshots) = watch::channel(Snapshot::default());
+    let (published, snapshots) = watch::channel(ShownGame::default());
     let start = Instant::now();
     let (shell, tx, rx) = crate::daemon::on_models(&world, config, start, store);
     let shell = shell
-        .with_output(Box::new(log.writer()))
+        .with_decisions(Box::new(log.clone()))
         .with_watch(published);
     let (stop, stopped) = oneshot::channel::<()>();
     let mut daemon = tokio::task::spawn_local(shell.run(rx, Alarm::Tokio, async {
@@ -205,8 +205,8 @@ struct App {
     tx: mpsc::UnboundedSender<Command>,
     /// The shell's clock starts here; board and press times count from it.
     start: Instant,
-    snapshots: watch::Receiver<Snapshot>,
-    snapshot: Snapshot,
+    snapshots: watch::Receiver<ShownGame>,
+    snapshot: ShownGame,
     log: Log,
     /// The player whose lever is wired on the left (the configuration's
     /// `clock.white`): presses are sent as the wiring reports them.
@@ -232,7 +232,7 @@ impl App {
         world: World,
         tx: mpsc::UnboundedSender<Command>,
         start: Instant,
-        snapshots: watch::Receiver<Snapshot>,
+        snapshots: watch::Receiver<ShownGame>,
         log: Log,
         config: &Config,
     ) -> App {
@@ -241,7 +241,7 @@ impl App {
             tx,
             start,
             snapshots,
-            snapshot: Snapshot::default(),
+            snapshot: ShownGame::default(),
             log,
             wired_left: config.button_pins().left,
             line: String::new(),
@@ -289,7 +289,7 @@ impl App {
             (pixels, physical)
         };
         let log = self.log.last(LOG_SHOWN);
-        let screen = Screen {
+        let screen = SimScreen {
             pixels: &pixels,
             snapshot: &self.snapshot,
             physical: &physical,
@@ -612,7 +612,7 @@ mod tests {
             World,
             mpsc::UnboundedSender<Command>,
             Instant,
-            watch::Receiver<Snapshot>,
+            watch::Receiver<ShownGame>,
         ) -> F,
     ) {
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -623,7 +623,7 @@ mod tests {
         LocalSet::new().block_on(&runtime, async {
             let world = World::new();
             let (tx, rx) = mpsc::unbounded_channel();
-            let (published, snapshots) = watch::channel(Snapshot::default());
+            let (published, snapshots) = watch::channel(ShownGame::default());
             let start = Instant::now();
             let config = Config::default();
             let shell = crate::daemon::model_shell(&world, Session::new(&config), &config, start)

@@ -1,7 +1,7 @@
 //! The simulator's screen, laid out from what it shows: the OLED as the
 //! Pi's face, the board, the simulated hardware's state, the log of
 //! decisions, the keys, and the command line. A pure function of
-//! [`Screen`], so tests render it on ratatui's test backend.
+//! [`SimScreen`], so tests render it on ratatui's test backend.
 //!
 //! ```text
 //! ┌ OLED 128×64 ───────────────────┐┌ Board ─────────────┐
@@ -30,9 +30,9 @@ use shakmaty::{Board, Color, Piece, Position, Square};
 
 use super::board::{self, LEGEND, SQUARE_SIZES};
 use super::command::HELP;
-use super::log::{Entry, EntryKind};
+use super::log::{EntryKind, LogEntry};
 use super::oled::Pixels;
-use crate::daemon::Snapshot;
+use crate::daemon::ShownGame;
 use crate::face::side_name;
 use crate::models::ssd1306::{HEIGHT, WIDTH};
 
@@ -45,17 +45,18 @@ pub struct Message {
     pub error: bool,
 }
 
-/// Everything the screen shows.
+/// Everything the simulator's terminal shows (the clock's own screens
+/// are [`crate::face::Screen`]).
 #[derive(Debug, Clone, Copy)]
-pub struct Screen<'a> {
+pub struct SimScreen<'a> {
     /// The OLED's pixels.
     pub pixels: &'a Pixels,
     /// The game as the daemon last showed it.
-    pub snapshot: &'a Snapshot,
+    pub snapshot: &'a ShownGame,
     /// The piece on each square of the board model, by square index.
     pub physical: &'a [Option<Piece>; 64],
     /// The latest log entries, oldest first (more than fit is fine).
-    pub log: &'a [Entry],
+    pub log: &'a [LogEntry],
     /// The buzzer sounds (or just did).
     pub buzzing: bool,
     /// What the hands are doing ("making e2e4"), if anything.
@@ -185,7 +186,7 @@ fn face_scale(area: Rect) -> Option<FaceScale> {
 }
 
 /// Draws the whole screen.
-pub fn draw(frame: &mut Frame<'_>, screen: &Screen<'_>) {
+pub fn draw(frame: &mut Frame<'_>, screen: &SimScreen<'_>) {
     let area = frame.area();
     let Some(scale) = face_scale(area) else {
         let (w, h) = minimum_size();
@@ -312,10 +313,10 @@ const MIN_WORDS_WIDTH: u16 = 20;
 /// The face's texts as lines of plain words: what a terminal too small for
 /// the face's pixels still lets one read.
 pub fn face_words(view: &crate::face::View) -> Vec<String> {
-    use crate::face::{Screen as FaceScreen, clock_text};
+    use crate::face::{Screen, clock_text};
     let mut lines = Vec::new();
     match &view.screen {
-        FaceScreen::Clock => {
+        Screen::Clock => {
             for side in view.sides() {
                 let ms = match side {
                     Color::White => view.white_ms,
@@ -347,14 +348,14 @@ pub fn face_words(view: &crate::face::View) -> Vec<String> {
                 lines.push(crate::face::GAMES_NOT_SAVED.to_owned());
             }
         }
-        FaceScreen::TimeControlMenu { presets, selected } => {
+        Screen::TimeControlMenu { presets, selected } => {
             lines.push("Time control:".to_owned());
             for (i, preset) in presets.iter().enumerate() {
                 let mark = if i == *selected { "▸ " } else { "  " };
                 lines.push(format!("{mark}{preset}"));
             }
         }
-        FaceScreen::Correction { field } => {
+        Screen::Correction { field } => {
             lines.push(format!("White {}", clock_text(view.white_ms)));
             lines.push(format!("Black {}", clock_text(view.black_ms)));
             lines.push(format!("Moves {} / {}", view.white_moves, view.black_moves));
@@ -393,7 +394,7 @@ fn draw_face(frame: &mut Frame<'_>, pixels: &Pixels, scale: FaceScale, area: Rec
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-fn draw_board(frame: &mut Frame<'_>, screen: &Screen<'_>, square: (u16, u16), area: Rect) {
+fn draw_board(frame: &mut Frame<'_>, screen: &SimScreen<'_>, square: (u16, u16), area: Rect) {
     // Before a game the pieces are set up for one: the start position is
     // what the board should show.
     let start = Board::default();
@@ -429,7 +430,7 @@ fn draw_board(frame: &mut Frame<'_>, screen: &Screen<'_>, square: (u16, u16), ar
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-fn draw_clock(frame: &mut Frame<'_>, screen: &Screen<'_>, area: Rect) {
+fn draw_clock(frame: &mut Frame<'_>, screen: &SimScreen<'_>, area: Rect) {
     let view = &screen.snapshot.view;
     let [left, right] = view.sides();
     let label = |text: &'static str| Span::styled(text, Style::new().fg(Colour::DarkGray));
@@ -477,7 +478,7 @@ fn draw_clock(frame: &mut Frame<'_>, screen: &Screen<'_>, area: Rect) {
     );
 }
 
-fn draw_log(frame: &mut Frame<'_>, entries: &[Entry], area: Rect) {
+fn draw_log(frame: &mut Frame<'_>, entries: &[LogEntry], area: Rect) {
     let rows = usize::from(area.height.saturating_sub(2));
     let lines: Vec<Line<'_>> = entries
         .iter()
@@ -535,7 +536,7 @@ mod tests {
     }
 
     /// The screen as text, a line per row.
-    fn render(width: u16, height: u16, screen: &Screen<'_>) -> Vec<String> {
+    fn render(width: u16, height: u16, screen: &SimScreen<'_>) -> Vec<String> {
         let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
         terminal.draw(|frame| draw(frame, screen)).unwrap();
         let buffer = terminal.backend().buffer();
@@ -546,11 +547,11 @@ mod tests {
 
     fn screen<'a>(
         pixels: &'a Pixels,
-        snapshot: &'a Snapshot,
+        snapshot: &'a ShownGame,
         physical: &'a [Option<Piece>; 64],
-        log: &'a [Entry],
-    ) -> Screen<'a> {
-        Screen {
+        log: &'a [LogEntry],
+    ) -> SimScreen<'a> {
+        SimScreen {
             pixels,
             snapshot,
             physical,
@@ -586,7 +587,7 @@ mod tests {
     fn the_face_is_drawn_at_two_pixels_a_cell_when_it_fits() {
         // A lit frame around the panel's edge.
         let pixels = Pixels::from_fn(|x, y| x == 0 || x == 127 || y == 0 || y == 63);
-        let snapshot = Snapshot::default();
+        let snapshot = ShownGame::default();
         let physical = start_pieces();
         let rows = render(200, 60, &screen(&pixels, &snapshot, &physical, &[]));
         assert!(rows[0].starts_with("┌ OLED 128×64 "), "{}", rows[0]);
@@ -600,7 +601,7 @@ mod tests {
     #[test]
     fn a_smaller_terminal_gets_the_face_in_braille_and_a_small_one_a_note() {
         let pixels = Pixels::from_fn(|_, _| true);
-        let snapshot = Snapshot::default();
+        let snapshot = ShownGame::default();
         let physical = start_pieces();
         let (w, h) = minimum_size();
         let rows = render(w, h, &screen(&pixels, &snapshot, &physical, &[]));
@@ -630,12 +631,12 @@ mod tests {
             std::array::from_fn(|i| position.board().piece_at(Square::new(i as u32)));
         // Black has lifted his knight.
         physical[Square::G8 as usize] = None;
-        let snapshot = Snapshot {
+        let snapshot = ShownGame {
             position: Some(position),
             ticking: Some(Color::Black),
             view: View::default(),
         };
-        let log = [Entry {
+        let log = [LogEntry {
             kind: EntryKind::Move,
             text: "    0:03  1. e4".to_owned(),
         }];
@@ -674,7 +675,7 @@ mod tests {
             .unwrap();
         let physical: [Option<Piece>; 64] =
             std::array::from_fn(|i| position.board().piece_at(Square::new(i as u32)));
-        let snapshot = Snapshot {
+        let snapshot = ShownGame {
             position: Some(position),
             // White has moved and not pressed.
             ticking: Some(Color::White),
@@ -715,7 +716,7 @@ mod tests {
     #[test]
     fn help_replaces_the_log() {
         let pixels = Pixels::default();
-        let snapshot = Snapshot::default();
+        let snapshot = ShownGame::default();
         let physical = start_pieces();
         let mut shown = screen(&pixels, &snapshot, &physical, &[]);
         shown.show_help = true;

@@ -4,8 +4,8 @@
 use serde::Serialize;
 use shakmaty::Square;
 
-use super::wire::color_name;
 use crate::referee::{Effect, Millis, Reason, Rejection};
+use crate::words::side_keyword;
 
 /// One output line: the instant, then the effect's own fields.
 #[derive(Serialize)]
@@ -104,10 +104,10 @@ impl<'a> From<&'a Effect> for WireEffect<'a> {
     fn from(effect: &'a Effect) -> WireEffect<'a> {
         match effect {
             Effect::Started { side } => WireEffect::Started {
-                side: color_name(*side),
+                side: side_keyword(*side),
             },
             Effect::Move(m) => WireEffect::Move {
-                side: color_name(m.side),
+                side: side_keyword(m.side),
                 n: m.number,
                 uci: &m.uci,
                 san: &m.san,
@@ -115,41 +115,41 @@ impl<'a> From<&'a Effect> for WireEffect<'a> {
                 black_ms: m.black_ms,
             },
             Effect::Violation(r) => WireEffect::Violation {
-                side: color_name(r.side),
+                side: side_keyword(r.side),
                 law: r.law.article(),
                 detail: &r.detail,
             },
             Effect::Warning(r) => WireEffect::Warning {
-                side: color_name(r.side),
+                side: side_keyword(r.side),
                 law: r.law.article(),
                 detail: &r.detail,
             },
             Effect::TimeAdded { side, ms, law } => WireEffect::TimeAdded {
-                side: color_name(*side),
+                side: side_keyword(*side),
                 ms: *ms,
                 law: law.article(),
             },
             Effect::DrawOffer { side, proper } => WireEffect::DrawOffer {
-                side: color_name(*side),
+                side: side_keyword(*side),
                 proper: *proper,
             },
             Effect::DrawDeclined { side, how } => WireEffect::DrawDeclined {
-                side: color_name(*side),
+                side: side_keyword(*side),
                 how: match how {
                     Rejection::Touch => "touch",
                     Rejection::Spoken => "spoken",
                 },
             },
             Effect::Displaced { side, squares } => WireEffect::Displaced {
-                side: color_name(*side),
+                side: side_keyword(*side),
                 squares: squares.iter().map(Square::to_string).collect(),
             },
             Effect::Restored { side, ms } => WireEffect::Restored {
-                side: color_name(*side),
+                side: side_keyword(*side),
                 ms: *ms,
             },
             Effect::Flag { side } => WireEffect::Flag {
-                side: color_name(*side),
+                side: side_keyword(*side),
             },
             Effect::Paused => WireEffect::Paused,
             Effect::Resumed => WireEffect::Resumed,
@@ -158,26 +158,26 @@ impl<'a> From<&'a Effect> for WireEffect<'a> {
                 ms,
                 completed,
             } => WireEffect::Corrected {
-                side: color_name(*side),
+                side: side_keyword(*side),
                 ms: *ms,
                 completed: *completed,
             },
             Effect::TakenBack { side, number, san } => WireEffect::TakenBack {
-                side: color_name(*side),
+                side: side_keyword(*side),
                 n: *number,
                 san,
             },
             Effect::Waived { side, law } => WireEffect::Waived {
-                side: color_name(*side),
+                side: side_keyword(*side),
                 law: law.article(),
             },
             Effect::Claim { side, law, upheld } => WireEffect::Claim {
-                side: color_name(*side),
+                side: side_keyword(*side),
                 law: law.article(),
                 upheld: *upheld,
             },
             Effect::Choice { side, law, options } => WireEffect::Choice {
-                side: color_name(*side),
+                side: side_keyword(*side),
                 law: law.article(),
                 options: options.as_slice().iter().map(|c| c.as_str()).collect(),
             },

@@ -12,6 +12,7 @@ use crate::referee::{
     Adjudication, ArbiterWords, Choice, Enforcement, GameMode, IncrementMode, Input, Laws, Rules,
     TimeControl,
 };
+use crate::words;
 
 /// Why one line is not a valid replay line. Its [`Display`](fmt::Display)
 /// is the message `tocada replay` prints after `line N: `; the line number
@@ -296,11 +297,7 @@ pub(super) fn position(fen: &str) -> Result<Chess, ParseLineError> {
 }
 
 pub(super) fn side(s: &str) -> Result<Color, ParseLineError> {
-    match s {
-        "white" => Ok(Color::White),
-        "black" => Ok(Color::Black),
-        _ => Err(bad("side", s, SIDES)),
-    }
+    words::side_of_keyword(s).ok_or_else(|| bad("side", s, SIDES))
 }
 
 pub(super) fn square(s: &str) -> Result<Square, ParseLineError> {

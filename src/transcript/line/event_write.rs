@@ -3,9 +3,10 @@
 
 use shakmaty::{Color, Square};
 
-use super::wire::{WireLine, color_name};
+use super::wire::WireLine;
 use super::{Event, Line};
 use crate::referee::{Input, Laws, Millis, Rules, TimeControl};
+use crate::words::side_keyword;
 
 /// One input line as a compact JSON object, without the newline, that
 /// [`parse_line`](super::parse_line) reads back to an equal [`Line`].
@@ -59,7 +60,7 @@ fn setup_wire(t: Millis, rules: &Rules) -> WireLine {
             .black_time_control
             .as_ref()
             .map(TimeControl::to_string),
-        draw_odds: rules.draw_odds.map(|side| color_name(side).to_owned()),
+        draw_odds: rules.draw_odds.map(|side| side_keyword(side).to_owned()),
         increment_mode: Some(rules.increment_mode.as_str().to_owned()),
         mode: Some(rules.mode.as_str().to_owned()),
         enforcement: Some(rules.enforcement.as_str().to_owned()),
@@ -76,7 +77,7 @@ fn setup_wire(t: Millis, rules: &Rules) -> WireLine {
 
 fn input_wire(t: Millis, input: &Input) -> WireLine {
     let with_side = |ev: &str, side: Color| WireLine {
-        side: Some(color_name(side).to_owned()),
+        side: Some(side_keyword(side).to_owned()),
         ..bare_wire(t, ev)
     };
     let with_square = |ev: &str, sq: Square| WireLine {

@@ -2,7 +2,6 @@
 //! alike, and a side's name there.
 
 use serde::{Deserialize, Serialize};
-use shakmaty::Color;
 
 use crate::referee::Millis;
 
@@ -114,12 +113,4 @@ pub(super) fn fields_of(ev: &str) -> Option<&'static [&'static str]> {
         "set_moves" => &["side", "n"],
         _ => return None,
     })
-}
-
-/// `"white"` or `"black"`, as on the wire.
-pub(super) fn color_name(color: Color) -> &'static str {
-    match color {
-        Color::White => "white",
-        Color::Black => "black",
-    }
 }
