@@ -128,6 +128,8 @@ pub struct Referee {
     restoring: bool,
     /// What one player may still claim, or must still do.
     obligations: Obligations,
+    /// A place that may be the first half of a slide, waiting for its lift.
+    early_place: Option<reading::EarlyPlace>,
 }
 
 /// Inputs the referee could not use: counted and dropped.
@@ -206,6 +208,7 @@ impl Referee {
             effects: VecDeque::new(),
             restoring: false,
             obligations: Obligations::default(),
+            early_place: None,
         }
     }
 
@@ -324,6 +327,13 @@ impl Referee {
     /// Handles one input at `now`, after everything due before it.
     pub fn handle(&mut self, now: Millis, input: Input) -> Result<(), TimeWentBackwards> {
         self.handle_timeout(now)?;
+        // A place waiting for its lift is read before anything but a lift
+        // (which may be its own) or a contact (which changes no square).
+        if !matches!(input, Input::Lift(_) | Input::Touch(_) | Input::Untouch(_))
+            && self.result.is_none()
+        {
+            self.read_early_place();
+        }
         if self.result.is_some() {
             if matches!(
                 input,
@@ -435,6 +445,17 @@ impl Referee {
                 now,
             });
         }
+        // A place that waited its scan for a lift and got none is read as
+        // it was made, at the end of its wait, unless a flag falls first.
+        if self.result.is_none()
+            && let Some(due) = self.early_place.map(|early| early.due())
+            && due <= now
+            && self.clock.deadline().is_none_or(|flag| flag > due)
+        {
+            self.now = self.now.max(due);
+            self.clock.advance(self.now);
+            self.read_early_place();
+        }
         if self.result.is_none()
             && let Some(deadline) = self.clock.deadline()
             && deadline <= now
@@ -466,7 +487,11 @@ impl Referee {
         if self.result.is_some() {
             return None;
         }
-        self.clock.deadline()
+        let early = self.early_place.map(|early| early.due());
+        match (self.clock.deadline(), early) {
+            (Some(flag), Some(due)) => Some(flag.min(due)),
+            (flag, due) => flag.or(due),
+        }
     }
 
     /// Reports `side`'s clock as the arbiter's correction left it.
