@@ -13,7 +13,9 @@ mod support {
 
 use shakmaty::{Color, Piece, Role};
 use support::referee::*;
-use tocada::{CompletedMove, Effect, Input, Law, Millis, MoveText, Referee, Rules, Ruling};
+use tocada::{
+    CompletedMove, Effect, Input, Law, Millis, MoveText, ONE_SCAN_MS, Referee, Rules, Ruling,
+};
 
 /// A referee started by Black's press at 0 from `start` (White to move),
 /// fed `events` in order: every deadline due before an event is handled
@@ -102,15 +104,24 @@ fn a_quiet_move_placed_before_its_lift_is_the_move() {
 
 #[test]
 fn a_place_waits_one_scan_for_its_lift_and_no_longer() {
+    assert_eq!(ONE_SCAN_MS, 300);
     let mut referee = Referee::new(Rules::default());
     referee.handle(0, Input::Press(BLACK)).unwrap();
     assert_eq!(referee.next_deadline(), Some(5_400_000));
     referee.handle(3_000, Input::Place(sq("e4"), None)).unwrap();
-    assert_eq!(referee.next_deadline(), Some(3_300));
+    assert_eq!(referee.next_deadline(), Some(3_000 + ONE_SCAN_MS));
+    // Meanwhile both clocks show the instant of the place.
+    assert_eq!(referee.remaining(WHITE, 3_200), 5_400_000 - 3_000);
     referee.handle(3_299, Input::Lift(sq("e2"))).unwrap();
     // The lift came on the last instant of the scan: the move is made.
     assert_eq!(referee.next_deadline(), Some(5_400_000));
     assert!(referee.awaits_press(WHITE));
+    assert_eq!(referee.remaining(WHITE, 3_299), 5_400_000 - 3_299);
+    assert_eq!(
+        referee.poll_effect(),
+        Some((0, Effect::Started { side: WHITE }))
+    );
+    assert_eq!(referee.poll_effect(), None);
 }
 
 #[test]
@@ -291,7 +302,7 @@ fn near_miss_a_lift_after_the_scan_leaves_the_place_an_extra_piece() {
         effects,
         [
             (
-                3_300,
+                3_000,
                 Effect::Displaced {
                     side: WHITE,
                     squares: vec![sq("e4")]
@@ -321,7 +332,7 @@ fn near_miss_a_lift_of_a_piece_that_cannot_go_there_is_no_slide() {
             effects,
             [
                 (
-                    3_005,
+                    3_000,
                     Effect::Displaced {
                         side: WHITE,
                         squares: vec![sq("e4")]
@@ -378,11 +389,109 @@ fn near_miss_another_input_reads_the_place_as_it_is() {
     assert_eq!(
         effects[0],
         (
-            3_100,
+            3_000,
             Effect::Displaced {
                 side: WHITE,
                 squares: vec![sq("e4")]
             }
         )
     );
+}
+
+/// 1.e4 d5 2.e5 c6, Black's press at 10 000: White's e5 pawn stands beside
+/// Black's d5 pawn, which came by d7-d5 a move ago, so en passant is gone.
+fn late_en_passant() -> Game {
+    let mut game = Game::started(Rules::default());
+    game.play_and_press(1_000, "e2e4");
+    game.play_and_press(3_000, "d7d5");
+    game.play_and_press(5_000, "e4e5");
+    game.play(9_000, "c7c6");
+    assert_eq!(Game::moves(&game.at(10_000, Input::Press(BLACK))), ["c6"]);
+    game
+}
+
+#[test]
+fn en_passant_one_move_too_late_is_the_capturer_s_illegal_move_not_a_knock() {
+    let mut game = late_en_passant();
+    let white = game.referee.remaining(WHITE, 10_000);
+    let black = game.referee.remaining(BLACK, 10_000);
+    // 1.5 s after Black's press, inside its knock window: taken for Black's
+    // knock until White's pawn shows what it was.
+    assert_eq!(
+        game.at(11_500, Input::Lift(sq("d5"))),
+        [Effect::Displaced {
+            side: BLACK,
+            squares: vec![sq("d5")]
+        }]
+    );
+    assert_eq!(game.at(11_600, Input::Lift(sq("e5"))), []);
+    // His pawn put where it would have captured en passant: his capture
+    // attempt. The 300 ms Black's clock ran since the lift go back to him.
+    assert_eq!(
+        game.at(11_800, Input::Place(sq("d6"), None)),
+        [
+            Effect::TimeAdded {
+                side: BLACK,
+                ms: 300,
+                law: Law::Displaced
+            },
+            Effect::Displaced {
+                side: WHITE,
+                squares: vec![sq("d5")]
+            }
+        ]
+    );
+    assert_eq!(game.referee.ticking(), Some(WHITE));
+    assert_eq!(game.referee.remaining(BLACK, 11_800), black);
+    // His press completes an illegal move (7.5.1): the penalty, as for
+    // any other.
+    let effects = game.at(12_000, Input::Press(WHITE));
+    assert_eq!(
+        effects,
+        [
+            violation(
+                WHITE,
+                Law::IllegalMove,
+                "Illegal move: restore d5 e5 d6 and make a legal move"
+            ),
+            Effect::TimeAdded {
+                side: BLACK,
+                ms: 120_000,
+                law: Law::IllegalMovePenalty
+            }
+        ]
+    );
+    // He sets the position right on his own time, and plays.
+    assert_eq!(game.at(13_000, Input::Lift(sq("d6"))), []);
+    assert_eq!(game.at(13_100, Input::Place(sq("e5"), None)), []);
+    assert_eq!(
+        game.at(13_500, Input::Place(sq("d5"), None)),
+        [Effect::Restored {
+            side: WHITE,
+            ms: 2_000
+        }]
+    );
+    assert_eq!(game.referee.remaining(WHITE, 13_500), white - 3_500);
+    assert_eq!(game.referee.remaining(BLACK, 13_500), black + 120_000);
+    // 7.5.1: 4.3 applies to the move that replaces it: he touched his
+    // e5 pawn, and must move it.
+    assert_eq!(game.play(14_000, "g1f3"), []);
+    assert_eq!(
+        game.at(14_500, Input::Press(WHITE)),
+        [violation(
+            WHITE,
+            Law::TouchedOwn,
+            "Touch-move: move the e5 pawn"
+        )]
+    );
+    game.inputs(
+        15_000,
+        &[
+            Input::Lift(sq("f3")),
+            Input::Place(sq("g1"), None),
+            Input::Lift(sq("e5")),
+            Input::Place(sq("e6"), None),
+        ],
+    );
+    assert_eq!(Game::moves(&game.at(16_000, Input::Press(WHITE))), ["e6"]);
 }

@@ -11,7 +11,9 @@
 //!
 //! - `press.rs`: the press (6.2) and the illegal move it completes (7.5);
 //! - `reading.rs`: reading the board: sensor events as contacts, releases
-//!   and the move the hands made (4.2–4.7);
+//!   and the move the hands made (4.2–4.7), in the order the board saw
+//!   them (a place reported before its lift within one scan, `ONE_SCAN_MS`,
+//!   is a slide);
 //! - `play.rs`: play and history: moves made, taken back, changed and
 //!   completed, the position and its repetition keys;
 //! - `displacement.rs`: pieces displaced and knocked (7.4.1), with their
@@ -54,6 +56,7 @@ pub use choice::{Choice, ChoiceOptions, ParseChoiceError};
 pub use effect::{CompletedMove, Effect, MoveText, Reason, Rejection, Ruling};
 pub use input::Input;
 pub use law::{Law, ParseLawError};
+pub use reading::ONE_SCAN_MS;
 pub use rules::{Enforcement, GameMode, IncrementMode, Laws, Rules, UnknownKeyword};
 pub use time_control::{ParseTimeControlError, Stage, TimeControl};
 
@@ -130,6 +133,8 @@ pub struct Referee {
     obligations: Obligations,
     /// A place that may be the first half of a slide, waiting for its lift.
     early_place: Option<reading::EarlyPlace>,
+    /// The instant of the latest effect queued.
+    emitted_at: Millis,
 }
 
 /// Inputs the referee could not use: counted and dropped.
@@ -209,6 +214,7 @@ impl Referee {
             restoring: false,
             obligations: Obligations::default(),
             early_place: None,
+            emitted_at: 0,
         }
     }
 
@@ -237,8 +243,16 @@ impl Referee {
     }
 
     /// Time left for `side` at `now` (at least the last instant handled).
+    ///
+    /// While a place waits for its lift (at most [`ONE_SCAN_MS`]), both
+    /// clocks show the instant of the place: whose time runs from then on
+    /// (a move's, a displacement's) is known once it is read.
     pub fn remaining(&self, side: Color, now: Millis) -> u64 {
-        self.clock.remaining_at(side, now.max(self.now))
+        let at = match self.early_place {
+            Some(early) => early.at(),
+            None => now.max(self.now),
+        };
+        self.clock.remaining_at(side, at)
     }
 
     /// Whose time is going down: the running clock, or the player charged
@@ -446,14 +460,12 @@ impl Referee {
             });
         }
         // A place that waited its scan for a lift and got none is read as
-        // it was made, at the end of its wait, unless a flag falls first.
+        // it was made, at its own instant (the clock was held there), before
+        // a flag that falls after it.
         if self.result.is_none()
             && let Some(due) = self.early_place.map(|early| early.due())
-            && due <= now
-            && self.clock.deadline().is_none_or(|flag| flag > due)
+            && (due <= now || self.clock.deadline().is_some_and(|flag| flag <= now))
         {
-            self.now = self.now.max(due);
-            self.clock.advance(self.now);
             self.read_early_place();
         }
         if self.result.is_none()
@@ -473,7 +485,11 @@ impl Referee {
             }
         }
         self.now = now;
-        self.clock.advance(now);
+        // While a place waits for its lift the clock is held at the place:
+        // read as it was made, it is ruled at its own instant.
+        if self.early_place.is_none() {
+            self.clock.advance(now);
+        }
         Ok(())
     }
 
@@ -503,9 +519,12 @@ impl Referee {
         });
     }
 
-    /// Queues `effect`, at the instant handled, for `poll_effect`.
+    /// Queues `effect`, at the instant handled, for `poll_effect`: never
+    /// before an effect already queued (a place read at its own instant
+    /// after its scan may follow a contact made during it).
     fn emit(&mut self, effect: Effect) {
-        self.effects.push_back((self.now, effect));
+        self.emitted_at = self.emitted_at.max(self.now);
+        self.effects.push_back((self.emitted_at, effect));
     }
 
     /// Tells `side` of `breach`: a warning, or a violation.

@@ -1,5 +1,27 @@
 //! Reading the board: sensor events as contacts (4.2–4.4), releases (4.7)
 //! and the move the hands have made, taken back or changed.
+//!
+//! Events come in the order the board reported them, which is not always
+//! the order of the hands: a piece slid across is on both squares for a
+//! moment, and a scan that reads the new square first reports the place
+//! before the lift. The orders read as a slide, and no others:
+//!
+//! - a place on an empty square, while the player whose clock runs holds
+//!   none of his pieces (the board's identity, if any, his), where a legal
+//!   move of his carries one of his pieces on the board (its piece; in
+//!   castling the king to the king's square, the rook to the rook's), then,
+//!   less than [`ONE_SCAN_MS`] later, the lift of such a piece: read as
+//!   that lift then that place, the contact at the place's instant and the
+//!   release at the lift's. Everything after is read as for a piece lifted
+//!   first: a capture whose captured piece was lifted first (the place put
+//!   down on its square, taken for that piece put back, is the capturer),
+//!   castling with king and rook slid in either order, a promotion;
+//! - lifts of opponent pieces between the place and its lift (a capture's,
+//!   en passant's) leave the place waiting.
+//!
+//! Not a slide: the lift of any other piece, or any other event first, or
+//! no lift in time: the place is read as it came, at its own instant (the
+//! clock was held there meanwhile), usually an extra piece (7.4.1).
 
 use shakmaty::{Bitboard, Chess, Color, Move, Piece, Position, Role, Square};
 
@@ -35,6 +57,11 @@ pub(super) struct EarlyPlace {
 }
 
 impl EarlyPlace {
+    /// When the piece was put down.
+    pub(super) fn at(&self) -> Millis {
+        self.at
+    }
+
     /// When the place is read as it is, if no lift made it a slide: a
     /// lift counts before this instant.
     pub(super) fn due(&self) -> Millis {
@@ -81,6 +108,7 @@ impl Referee {
         if let Some(early) = self.early_place.take() {
             if self.now < early.due() {
                 if self.slides_from(sq, early.square) {
+                    self.clock.advance(self.now);
                     self.slide(sq, early);
                     return;
                 }
@@ -203,9 +231,16 @@ impl Referee {
         self.released(from, early.square, piece, piece.color);
     }
 
-    /// A place waited for its lift and none came: it is read as it was made.
+    /// A place waited for its lift and none came: it is read as it was
+    /// made, at its own instant. The clock was held there meanwhile
+    /// (`handle_timeout`): what it charges, and when, is as if it had been
+    /// read at once; then the clock catches up with the present.
     pub(super) fn place_read(&mut self, early: EarlyPlace) {
+        let now = self.now;
+        self.now = early.at;
         self.placed(early.square, early.identity, early.taken);
+        self.now = now;
+        self.clock.advance(now);
     }
 
     /// The place waiting for its lift, if any, is read now: another input
@@ -261,6 +296,7 @@ impl Referee {
             .map_or(mover, |piece| piece.color);
         if let Some((from, Some(piece))) = taken {
             if piece.color == mover {
+                self.capture_attempt(from, sq, piece);
                 self.released(from, sq, piece, releaser);
                 return;
             }
