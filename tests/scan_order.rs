@@ -495,3 +495,86 @@ fn en_passant_one_move_too_late_is_the_capturer_s_illegal_move_not_a_knock() {
     );
     assert_eq!(Game::moves(&game.at(16_000, Input::Press(WHITE))), ["e6"]);
 }
+
+#[test]
+fn en_passant_one_move_too_late_is_black_s_attempt_too() {
+    // 1.Nf3 e5 2.Nc3 e4 3.d4 Nf6 4.a3, White's press at 10 000: Black's e4
+    // pawn beside White's d4 pawn, whose d2-d4 is no longer the last move.
+    let mut game = Game::started(Rules::default());
+    let mut t = 1_000;
+    for uci in ["g1f3", "e7e5", "b1c3", "e5e4", "d2d4", "g8f6"] {
+        assert_eq!(Game::moves(&game.play_and_press(t, uci)).len(), 1, "{uci}");
+        t += 1_000;
+    }
+    game.play(9_000, "a2a3");
+    assert_eq!(Game::moves(&game.at(10_000, Input::Press(WHITE))), ["a3"]);
+    assert_eq!(
+        game.at(10_500, Input::Lift(sq("d4"))),
+        [Effect::Displaced {
+            side: WHITE,
+            squares: vec![sq("d4")]
+        }]
+    );
+    assert_eq!(game.at(10_600, Input::Lift(sq("e4"))), []);
+    assert_eq!(
+        game.at(10_700, Input::Place(sq("d3"), None)),
+        [
+            Effect::TimeAdded {
+                side: WHITE,
+                ms: 200,
+                law: Law::Displaced
+            },
+            Effect::Displaced {
+                side: BLACK,
+                squares: vec![sq("d4")]
+            }
+        ]
+    );
+    assert_eq!(game.referee.ticking(), Some(BLACK));
+    assert!(matches!(
+        game.at(11_000, Input::Press(BLACK)).as_slice(),
+        [
+            Effect::Violation(Ruling {
+                side: BLACK,
+                law: Law::IllegalMove,
+                ..
+            }),
+            Effect::TimeAdded { side: WHITE, .. }
+        ]
+    ));
+}
+
+#[test]
+fn near_miss_a_pawn_put_behind_a_pawn_it_never_stood_beside_is_no_capture_attempt() {
+    // Only a pawn from beside it on the fifth rank would have taken the d5
+    // pawn en passant: White's f2 pawn put on d6 after the knock is no
+    // capture attempt, and the knock stays Black's.
+    let mut game = late_en_passant();
+    game.at(11_500, Input::Lift(sq("d5")));
+    game.at(11_600, Input::Lift(sq("f2")));
+    let effects = game.at(11_800, Input::Place(sq("d6"), None));
+    assert!(
+        !effects.iter().any(|e| matches!(
+            e,
+            Effect::TimeAdded { .. } | Effect::Displaced { side: WHITE, .. }
+        )),
+        "{effects:?}"
+    );
+    assert_eq!(game.referee.ticking(), Some(BLACK));
+}
+
+#[test]
+fn en_passant_slid_inside_the_knock_window_is_en_passant() {
+    // 1.e4 Nf6 2.e5 d5 pressed at 10 000; 500 ms later White lifts d5,
+    // slides his e5 pawn to d6: the board reports d6 before e5.
+    let mut game = Game::started(Rules::default());
+    game.play_and_press(1_000, "e2e4");
+    game.play_and_press(3_000, "g8f6");
+    game.play_and_press(5_000, "e4e5");
+    game.play(9_000, "d7d5");
+    assert_eq!(Game::moves(&game.at(10_000, Input::Press(BLACK))), ["d5"]);
+    assert_eq!(game.at(10_500, Input::Lift(sq("d5"))), []);
+    assert_eq!(game.at(10_700, Input::Place(sq("d6"), None)), []);
+    assert_eq!(game.at(10_705, Input::Lift(sq("e5"))), []);
+    assert_eq!(Game::moves(&game.at(11_000, Input::Press(WHITE))), ["exd6"]);
+}
