@@ -206,11 +206,16 @@ fn castling_slid_rook_first_is_ruled_as_rook_first() {
         ],
     );
     // 4.4.2 and 4.7: the rook released on f1 was a rook move.
-    assert!(
-        effects
-            .iter()
-            .any(|(_, e)| matches!(e, Effect::Violation(_))),
-        "{effects:?}"
+    assert_eq!(
+        effects,
+        [(
+            3_500,
+            violation(
+                WHITE,
+                Law::Released,
+                "Released piece: the h1 rook stays on f1"
+            )
+        )]
     );
 }
 
@@ -577,4 +582,44 @@ fn en_passant_slid_inside_the_knock_window_is_en_passant() {
     assert_eq!(game.at(10_700, Input::Place(sq("d6"), None)), []);
     assert_eq!(game.at(10_705, Input::Lift(sq("e5"))), []);
     assert_eq!(Game::moves(&game.at(11_000, Input::Press(WHITE))), ["exd6"]);
+}
+
+#[test]
+fn near_miss_an_opponent_s_lift_alone_leaves_the_place_an_extra_piece_at_its_instant() {
+    // Black's d7 pawn lifted in the scan (a capture's piece, were there
+    // one), and no white piece lifted: the place is read as it came, at
+    // its own instant, then the lift of d7 at its own: the extra piece is
+    // displaced, d7 off the board joins it, and the press finds no move.
+    let effects = rule(
+        START,
+        &[
+            (3_000, Input::Place(sq("e4"), None)),
+            (3_100, Input::Lift(sq("d7"))),
+            (3_600, Input::Press(WHITE)),
+        ],
+    );
+    assert_eq!(
+        effects,
+        [
+            (
+                3_000,
+                Effect::Displaced {
+                    side: WHITE,
+                    squares: vec![sq("e4")]
+                }
+            ),
+            (
+                3_600,
+                violation(WHITE, Law::NoMove, "Pressed without making a move")
+            ),
+            (
+                3_600,
+                Effect::TimeAdded {
+                    side: BLACK,
+                    ms: 120_000,
+                    law: Law::IllegalMovePenalty
+                }
+            ),
+        ]
+    );
 }

@@ -54,6 +54,11 @@ pub(super) struct EarlyPlace {
     identity: Option<Piece>,
     /// The piece in hand the place was taken to be, with its square.
     taken: Option<(Square, Option<Piece>)>,
+    /// The lift of an opponent's piece reported after the place (a
+    /// capture's piece, en passant's), with its instant: held, not yet
+    /// applied, so that a place read as it came is read on the board as
+    /// it stood then, and the lift after it at its own instant.
+    held: Option<(Millis, Square)>,
 }
 
 impl EarlyPlace {
@@ -101,27 +106,44 @@ impl Referee {
     /// With a place waiting for its lift ([`EarlyPlace`]): the lift, within
     /// [`ONE_SCAN_MS`] of it, of a piece of the player having the move
     /// that a legal move of his carries from `sq` to the place's square is
-    /// that piece sliding there, read as if lifted first; the lift of an
-    /// opponent's piece (one the slide may capture) leaves the place
-    /// waiting; any other lift reads the place as it is, then itself.
+    /// that piece sliding there, read as if lifted first; the lift of one
+    /// opponent's piece (one the slide may capture) is held with the place;
+    /// any other lift reads the place as it came, then the lift held, then
+    /// itself.
     pub(super) fn lift(&mut self, sq: Square) {
-        if let Some(early) = self.early_place.take() {
+        if let Some(mut early) = self.early_place.take() {
             if self.now < early.due() {
                 if self.slides_from(sq, early.square) {
+                    // The lift held in the scan first, where it came, with
+                    // the place still waiting (nothing read yet).
+                    if let Some((at, held)) = early.held.take() {
+                        let now = self.now;
+                        self.now = at;
+                        self.clock.advance(at);
+                        self.early_place = Some(early);
+                        self.lift_now(held);
+                        self.early_place = None;
+                        self.now = now;
+                    }
                     self.clock.advance(self.now);
                     self.slide(sq, early);
                     return;
                 }
                 let mover = self.play.position.turn();
-                if self.board.piece_at(sq).is_some_and(|p| p.color != mover) {
+                if early.held.is_none() && self.board.piece_at(sq).is_some_and(|p| p.color != mover)
+                {
+                    early.held = Some((self.now, sq));
                     self.early_place = Some(early);
-                } else {
-                    self.place_read(early);
+                    return;
                 }
-            } else {
-                self.place_read(early);
             }
+            self.place_read(early);
         }
+        self.lift_now(sq);
+    }
+
+    /// [`Referee::lift`], with no place waiting for it.
+    fn lift_now(&mut self, sq: Square) {
         if self.restoring {
             match self.board.lift(sq) {
                 Ok(_) => self.review_restoring(),
@@ -239,6 +261,14 @@ impl Referee {
         let now = self.now;
         self.now = early.at;
         self.placed(early.square, early.identity, early.taken);
+        // The lift held after it, at its own instant.
+        if let Some((at, held)) = early.held
+            && self.result.is_none()
+        {
+            self.now = at;
+            self.clock.advance(at);
+            self.lift_now(held);
+        }
         self.now = now;
         self.clock.advance(now);
     }
@@ -276,6 +306,7 @@ impl Referee {
                 at: self.now,
                 identity,
                 taken,
+                held: None,
             });
             return;
         }
