@@ -623,3 +623,136 @@ fn near_miss_an_opponent_s_lift_alone_leaves_the_place_an_extra_piece_at_its_ins
         ]
     );
 }
+
+/// The events of `m` from `position`, in the natural order or slid (each
+/// piece's place reported before its lift), 5 ms apart within a piece and
+/// 100 ms between pieces, from `t`; with the board's identity of each
+/// piece placed when `identity`.
+fn hands_of(
+    position: &shakmaty::Chess,
+    m: shakmaty::Move,
+    slid: bool,
+    identity: bool,
+    t: Millis,
+) -> Vec<(Millis, Input)> {
+    use shakmaty::{Move, Position, Square};
+    let color = position.turn();
+    let named = |role: Role| identity.then_some(Piece { color, role });
+    // The captured square, lifted first; each piece carried, with the
+    // piece the board names on its new square.
+    type Carried = (Square, Square, Option<Piece>);
+    let (captured, pieces): (Option<Square>, Vec<Carried>) = match m {
+        Move::Castle { king, rook } => {
+            let side = m.castling_side().unwrap();
+            (
+                None,
+                vec![
+                    (king, side.king_to(color), named(Role::King)),
+                    (rook, side.rook_to(color), named(Role::Rook)),
+                ],
+            )
+        }
+        Move::EnPassant { from, to } => (
+            Some(Square::from_coords(to.file(), from.rank())),
+            vec![(from, to, named(Role::Pawn))],
+        ),
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => (
+            capture.map(|_| to),
+            vec![(from, to, named(promotion.unwrap_or(role)))],
+        ),
+        Move::Put { .. } => unreachable!("no drops in chess"),
+    };
+    let mut events = Vec::new();
+    let mut at = t;
+    if let Some(sq) = captured {
+        events.push((at, Input::Lift(sq)));
+        at += 100;
+    }
+    for (from, to, piece) in pieces {
+        if slid {
+            events.push((at, Input::Place(to, piece)));
+            events.push((at + 5, Input::Lift(from)));
+        } else {
+            events.push((at, Input::Lift(from)));
+            events.push((at + 5, Input::Place(to, piece)));
+        }
+        at += 100;
+    }
+    events
+}
+
+/// A game of pseudo-random legal moves from the start, `seed` choosing
+/// them, every move pressed 300 ms after its last event: its events, natural
+/// or slid.
+fn random_game(seed: u64, slid: bool, identity: bool) -> Vec<(Millis, Input)> {
+    use shakmaty::Position;
+    let mut position = shakmaty::Chess::default();
+    let mut state = seed;
+    let mut events = Vec::new();
+    let mut t = 1_000;
+    for _ in 0..160 {
+        let mut moves = position.legal_moves();
+        // Without the board's identity the new piece is a queen.
+        if !identity {
+            moves.retain(|m| m.promotion().is_none_or(|role| role == Role::Queen));
+        }
+        if moves.is_empty() || position.is_insufficient_material() {
+            break;
+        }
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        // Promotions, captures and castling first when there are any, so
+        // that every kind of move is slid.
+        let special: Vec<_> = moves
+            .iter()
+            .filter(|m| m.is_promotion() || m.is_castle() || m.is_en_passant())
+            .collect();
+        let m = if !special.is_empty() && state >> 62 == 0 {
+            *special[(state >> 33) as usize % special.len()]
+        } else {
+            moves[(state >> 33) as usize % moves.len()]
+        };
+        let side = position.turn();
+        events.extend(hands_of(&position, m, slid, identity, t));
+        position.play_unchecked(m);
+        events.push((t + 600, Input::Press(side)));
+        t += 1_000;
+    }
+    events
+}
+
+#[test]
+fn every_move_slid_is_ruled_as_the_same_move_lifted_first() {
+    let mut kinds = [0; 3];
+    for seed in 0..24 {
+        for identity in [false, true] {
+            let natural = rule(START, &random_game(seed, false, identity));
+            let slid = rule(START, &random_game(seed, true, identity));
+            assert_eq!(slid, natural, "seed {seed}, identity {identity}");
+            assert!(
+                !natural.iter().any(|(_, e)| matches!(
+                    e,
+                    Effect::Violation(_) | Effect::Warning(_) | Effect::Displaced { .. }
+                )),
+                "seed {seed}: {natural:?}"
+            );
+            for (_, e) in &natural {
+                if let Effect::Move(m) = e {
+                    let uci = m.uci.to_string();
+                    kinds[0] += usize::from(uci.len() == 5);
+                    kinds[1] += usize::from(m.san.to_string().starts_with("O-O"));
+                    kinds[2] += usize::from(m.san.to_string().contains('x'));
+                }
+            }
+        }
+    }
+    // Promotions, castling and captures were among them.
+    assert!(kinds.iter().all(|&n| n > 0), "{kinds:?}");
+}
