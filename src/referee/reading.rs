@@ -8,20 +8,25 @@
 //!
 //! - a place on an empty square, while the player whose clock runs holds
 //!   none of his pieces (the board's identity, if any, his), where a legal
-//!   move of his carries one of his pieces on the board (its piece; in
-//!   castling the king to the king's square, the rook to the rook's), then,
-//!   less than [`ONE_SCAN_MS`] later, the lift of such a piece: read as
-//!   that lift then that place, the contact at the place's instant and the
-//!   release at the lift's. Everything after is read as for a piece lifted
-//!   first: a capture whose captured piece was lifted first (the place put
-//!   down on its square, taken for that piece put back, is the capturer),
-//!   castling with king and rook slid in either order, a promotion;
-//! - lifts of opponent pieces between the place and its lift (a capture's,
-//!   en passant's) leave the place waiting.
+//!   move carries a piece of the player having the move (or of the player
+//!   whose clock runs, changing the move he has not pressed) from the
+//!   board (its piece; in castling the king to the king's square, the rook
+//!   to the rook's), then, less than [`ONE_SCAN_MS`] later, the first lift
+//!   of a piece of his that such a move carries there: read as that lift
+//!   then that place, the contact at the place's instant and the release
+//!   at the lift's. Everything after is read as for a piece lifted first:
+//!   a capture whose captured piece was lifted first (the place on its
+//!   square, taken for that piece put back, is the capturer), castling
+//!   with king and rook slid in either order, a promotion;
+//! - one lift of an opponent's piece between the place and its lift (a
+//!   capture's, en passant's) is held with the place, and applied before
+//!   the slide, at its own instant.
 //!
-//! Not a slide: the lift of any other piece, or any other event first, or
-//! no lift in time: the place is read as it came, at its own instant (the
-//! clock was held there meanwhile), usually an extra piece (7.4.1).
+//! Not a slide: the lift of any other piece (a second opponent's too), any
+//! other event but a touch, or no lift in time: the place is read as it
+//! came, at its own instant (the clock was held there meanwhile: both show
+//! that instant), then the lift held, at its own: the rulings are those of
+//! the events read one by one, usually an extra piece (7.4.1).
 
 use shakmaty::{Bitboard, Chess, Color, Move, Piece, Position, Role, Square};
 
