@@ -474,3 +474,25 @@ fn referee_the_arbiter_corrects_a_paused_clock() {
         ]
     );
 }
+
+#[test]
+fn referee_a_move_reported_place_before_lift_is_stored() {
+    // Issue 21: a board that sees the pawn on e2 and e4 in one scan reports
+    // e4 first. The three lines after the start are the move and its press.
+    let output = replay(
+        r#"{"t":0,"ev":"press","side":"black"}
+{"t":1000,"ev":"place","sq":"e4"}
+{"t":1005,"ev":"lift","sq":"e2"}
+{"t":1500,"ev":"press","side":"white"}
+{"t":2000,"ev":"end"}
+"#,
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(
+        stdout_lines(&output),
+        [
+            r#"{"t":0,"effect":"started","side":"white"}"#,
+            r#"{"t":1500,"effect":"move","side":"white","n":1,"uci":"e2e4","san":"e4","white_ms":5428500,"black_ms":5400000}"#,
+        ]
+    );
+}

@@ -110,6 +110,24 @@ impl PhysicalBoard {
         Ok(piece)
     }
 
+    /// The piece just lifted (the latest in hand) is the one that was put
+    /// on `to` before its lift was reported: it slid there, seen on both
+    /// squares in one scan. `identity` is what the board said of the piece
+    /// on `to`; `taken` is the piece the place was taken to be, back in
+    /// hand (it was not the one put down).
+    pub fn slid(
+        &mut self,
+        to: Square,
+        identity: Option<Piece>,
+        taken: Option<(Square, Option<Piece>)>,
+    ) {
+        if let Some((_, piece)) = self.hand.pop() {
+            self.pieces[usize::from(to)] = identity.or(piece);
+        }
+        // The entry popped leaves room: no allocation.
+        self.hand.extend(taken);
+    }
+
     /// Counts the squares of `home` as lifted from: a displaced piece
     /// taken up from the square it was knocked onto is the piece of its
     /// own square, which its player's move may start from.

@@ -2,7 +2,7 @@
 //! charged to the player who displaced them until he re-establishes them,
 //! and the knock, a presser's own pieces knocked off just after his press.
 
-use shakmaty::{Bitboard, Chess, Color, Piece, Position};
+use shakmaty::{Bitboard, Chess, Color, Piece, Position, Rank, Role, Square};
 
 use super::effect::Effect;
 use super::law::Law;
@@ -163,6 +163,82 @@ impl Referee {
                 // Once the player having the move has begun his move with
                 // his own pieces, the pieces he lifts are his move's.
                 && !self.turn.contacts.iter().any(|c| c.piece.color == us))
+    }
+
+    /// The player whose clock runs put his `piece`, from `from`, on `to`:
+    /// where the presser's piece taken for knocked off the square `target`
+    /// was his to capture, by its position (`to` is `target` itself) or en
+    /// passant (`to` is the square behind it), that lift was his capture
+    /// attempt, not the presser's knock. A piece put on `target` itself is
+    /// read when the square is filled ([`Referee::review_displacement`]);
+    /// here, the en passant square, whose capture leaves `target` empty:
+    /// the time since the lift goes back to the presser (`time_added`
+    /// under 7.4.1) and the displacement is the capturer's from the lift,
+    /// set right on his own time. His press is an illegal move (7.5.1).
+    pub(super) fn capture_attempt(&mut self, from: Square, to: Square, piece: Piece) {
+        let Some(displaced) = &self.displacement.open else {
+            return;
+        };
+        let presser = displaced.side;
+        let capturer = piece.color;
+        if presser == capturer || self.clock.running() != Some(capturer) {
+            return;
+        }
+        let squares = displaced.squares;
+        let used_before = displaced.used_before;
+        let Some(target) = (squares & self.displacement.knocked & !self.board.occupied())
+            .into_iter()
+            .find(|&target| self.en_passant_attempt(from, to, piece, target))
+        else {
+            return;
+        };
+        // Other squares displaced with it stay the presser's: not split.
+        if squares != Bitboard::from(target) {
+            return;
+        }
+        let ms = self.clock.used(presser) - used_before;
+        let capturer_before = self.clock.used(capturer);
+        let moved = self.clock.transfer(presser, capturer, ms, self.now);
+        self.clock.charge(None, self.now);
+        self.displacement.knocked.discard(target);
+        self.displacement.open = Some(Displaced {
+            side: capturer,
+            squares,
+            used_before: capturer_before,
+        });
+        self.emit(Effect::TimeAdded {
+            side: presser,
+            ms: moved,
+            law: Law::Displaced,
+        });
+        self.emit(Effect::Displaced {
+            side: capturer,
+            squares: squares.into_iter().collect(),
+        });
+    }
+
+    /// Whether `piece`, a pawn put from `from` on `to`, is where it would
+    /// have captured en passant the opponent's pawn of `target`: beside it
+    /// on its fifth rank, then on the square behind it.
+    fn en_passant_attempt(&self, from: Square, to: Square, piece: Piece, target: Square) -> bool {
+        let fifth = match piece.color {
+            Color::White => Rank::Fifth,
+            Color::Black => Rank::Fourth,
+        };
+        let behind = target.rank().offset(match piece.color {
+            Color::White => 1,
+            Color::Black => -1,
+        });
+        piece.role == Role::Pawn
+            && target.rank() == fifth
+            && from.rank() == fifth
+            && from.file().distance(target.file()) == 1
+            && behind.is_some_and(|rank| Square::from_coords(target.file(), rank) == to)
+            && self.play.position.board().piece_at(target)
+                == Some(Piece {
+                    color: !piece.color,
+                    role: Role::Pawn,
+                })
     }
 
     /// 7.4.1: occupancy changes no legal move in progress explains.

@@ -20,6 +20,22 @@ pub(crate) fn capture_square(m: Move) -> Option<Square> {
     }
 }
 
+/// The pieces `m`, by `color`, carries: each from its square to its
+/// square; in castling, the king and the rook.
+#[inline]
+pub(crate) fn paths(m: Move, color: Color) -> [Option<(Square, Square)>; 2] {
+    match m {
+        Move::Castle { king, rook } => match m.castling_side() {
+            Some(side) => [
+                Some((king, side.king_to(color))),
+                Some((rook, side.rook_to(color))),
+            ],
+            None => [None, None],
+        },
+        _ => [m.from().map(|from| (from, m.to())), None],
+    }
+}
+
 /// `m.from()`, with the common case, a normal move, tested first: scans of
 /// the legal moves then branch predictably instead of jumping through a
 /// table on every move.

@@ -11,7 +11,9 @@
 //!
 //! - `press.rs`: the press (6.2) and the illegal move it completes (7.5);
 //! - `reading.rs`: reading the board: sensor events as contacts, releases
-//!   and the move the hands made (4.2–4.7);
+//!   and the move the hands made (4.2–4.7), in the order the board saw
+//!   them (a place reported before its lift within one scan, `ONE_SCAN_MS`,
+//!   is a slide);
 //! - `play.rs`: play: moves made, taken back, changed and completed into
 //!   the game's history, the position and its repetition keys;
 //! - `displacement.rs`: pieces displaced and knocked (7.4.1), with their
@@ -60,6 +62,7 @@ pub use choice::{Choice, ChoiceOptions, ParseChoiceError};
 pub use effect::{CompletedMove, Effect, MoveText, Reason, Rejection, Ruling};
 pub use input::Input;
 pub use law::{Law, ParseLawError};
+pub use reading::ONE_SCAN_MS;
 pub use rules::{Enforcement, GameMode, IncrementMode, Laws, Rules, UnknownKeyword};
 pub use time_control::{ParseTimeControlError, Stage, TimeControl};
 
@@ -134,6 +137,10 @@ pub struct Referee {
     restoring: bool,
     /// What one player may still claim, or must still do.
     obligations: Obligations,
+    /// A place that may be the first half of a slide, waiting for its lift.
+    early_place: Option<reading::EarlyPlace>,
+    /// The instant of the latest effect queued.
+    emitted_at: Millis,
 }
 
 /// Inputs the referee could not use: counted and dropped.
@@ -212,6 +219,8 @@ impl Referee {
             effects: VecDeque::new(),
             restoring: false,
             obligations: Obligations::default(),
+            early_place: None,
+            emitted_at: 0,
         }
     }
 
@@ -240,8 +249,16 @@ impl Referee {
     }
 
     /// Time left for `side` at `now` (at least the last instant handled).
+    ///
+    /// While a place waits for its lift (at most [`ONE_SCAN_MS`]), both
+    /// clocks show the instant of the place: whose time runs from then on
+    /// (a move's, a displacement's) is known once it is read.
     pub fn remaining(&self, side: Color, now: Millis) -> u64 {
-        self.clock.remaining_at(side, now.max(self.now))
+        let at = match self.early_place {
+            Some(early) => early.at(),
+            None => now.max(self.now),
+        };
+        self.clock.remaining_at(side, at)
     }
 
     /// Whose time is going down: the running clock, or the player charged
@@ -330,6 +347,13 @@ impl Referee {
     /// Handles one input at `now`, after everything due before it.
     pub fn handle(&mut self, now: Millis, input: Input) -> Result<(), TimeWentBackwards> {
         self.handle_timeout(now)?;
+        // A place waiting for its lift is read before anything but a lift
+        // (which may be its own) or a contact (which changes no square).
+        if !matches!(input, Input::Lift(_) | Input::Touch(_) | Input::Untouch(_))
+            && self.result.is_none()
+        {
+            self.read_early_place();
+        }
         if self.result.is_some() {
             if matches!(
                 input,
@@ -441,6 +465,15 @@ impl Referee {
                 now,
             });
         }
+        // A place that waited its scan for a lift and got none is read as
+        // it was made, at its own instant (the clock was held there), before
+        // a flag that falls after it.
+        if self.result.is_none()
+            && let Some(due) = self.early_place.map(|early| early.due())
+            && (due <= now || self.clock.deadline().is_some_and(|flag| flag <= now))
+        {
+            self.read_early_place();
+        }
         if self.result.is_none()
             && let Some(deadline) = self.clock.deadline()
             && deadline <= now
@@ -458,7 +491,11 @@ impl Referee {
             }
         }
         self.now = now;
-        self.clock.advance(now);
+        // While a place waits for its lift the clock is held at the place:
+        // read as it was made, it is ruled at its own instant.
+        if self.early_place.is_none() {
+            self.clock.advance(now);
+        }
         Ok(())
     }
 
@@ -472,7 +509,11 @@ impl Referee {
         if self.result.is_some() {
             return None;
         }
-        self.clock.deadline()
+        let early = self.early_place.map(|early| early.due());
+        match (self.clock.deadline(), early) {
+            (Some(flag), Some(due)) => Some(flag.min(due)),
+            (flag, due) => flag.or(due),
+        }
     }
 
     /// Reports `side`'s clock as the arbiter's correction left it.
@@ -484,9 +525,12 @@ impl Referee {
         });
     }
 
-    /// Queues `effect`, at the instant handled, for `poll_effect`.
+    /// Queues `effect`, at the instant handled, for `poll_effect`: never
+    /// before an effect already queued (a place read at its own instant
+    /// after its scan may follow a contact made during it).
     fn emit(&mut self, effect: Effect) {
-        self.effects.push_back((self.now, effect));
+        self.emitted_at = self.emitted_at.max(self.now);
+        self.effects.push_back((self.emitted_at, effect));
     }
 
     /// Tells `side` of `breach`: a warning, or a violation.

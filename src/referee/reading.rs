@@ -1,9 +1,35 @@
 //! Reading the board: sensor events as contacts (4.2–4.4), releases (4.7)
 //! and the move the hands have made, taken back or changed.
+//!
+//! Events come in the order the board reported them, which is not always
+//! the order of the hands: a piece slid across is on both squares for a
+//! moment, and a scan that reads the new square first reports the place
+//! before the lift. The orders read as a slide, and no others:
+//!
+//! - a place on an empty square, while the player whose clock runs holds
+//!   none of his pieces (the board's identity, if any, his), where a legal
+//!   move carries a piece of the player having the move (or of the player
+//!   whose clock runs, changing the move he has not pressed) from the
+//!   board (its piece; in castling the king to the king's square, the rook
+//!   to the rook's), then, less than [`ONE_SCAN_MS`] later, the first lift
+//!   of a piece of his that such a move carries there: read as that lift
+//!   then that place, the contact at the place's instant and the release
+//!   at the lift's. Everything after is read as for a piece lifted first:
+//!   a capture whose captured piece was lifted first (the place on its
+//!   square, taken for that piece put back, is the capturer), castling
+//!   with king and rook slid in either order, a promotion;
+//! - one lift of an opponent's piece between the place and its lift (a
+//!   capture's, en passant's) is held with the place, and applied before
+//!   the slide, at its own instant.
+//!
+//! Not a slide: the lift of any other piece (a second opponent's too), any
+//! other event but a touch, or no lift in time: the place is read as it
+//! came, at its own instant (the clock was held there meanwhile: both show
+//! that instant), then the lift held, at its own: the rulings are those of
+//! the events read one by one, usually an extra piece (7.4.1).
 
 use shakmaty::{Bitboard, Chess, Color, Move, Piece, Position, Role, Square};
 
-use super::Referee;
 use super::board::Changes;
 use super::effect::{Effect, Rejection};
 use super::footprint::{self, shows};
@@ -11,6 +37,47 @@ use super::law::Law;
 use super::legal::Legal;
 use super::rules::Laws;
 use super::touch::{Breach, Contact};
+use super::{Millis, Referee};
+
+/// How long a place may wait for the lift of the piece that slid there:
+/// one full scan of the slowest board (a DGT e-board scans its 64 squares
+/// in 200–250 ms), plus 50 ms for the line and the stamping of events. A
+/// sliding piece is on both squares for a moment: a scan that reads the
+/// new square before the old one reports the place first, and the scan
+/// after it, at most one scan later, the lift.
+pub const ONE_SCAN_MS: Millis = 300;
+
+/// A piece put down on an empty square while the player having the move
+/// held none of his pieces, where one of his pieces on the board could go
+/// by a legal move: the place may be the first half of a slide whose lift
+/// the board reports after it (see [`Referee::lift`]). Its reading waits
+/// for that lift, at most [`ONE_SCAN_MS`].
+#[derive(Debug, Clone, Copy)]
+pub(super) struct EarlyPlace {
+    square: Square,
+    at: Millis,
+    identity: Option<Piece>,
+    /// The piece in hand the place was taken to be, with its square.
+    taken: Option<(Square, Option<Piece>)>,
+    /// The lift of an opponent's piece reported after the place (a
+    /// capture's piece, en passant's), with its instant: held, not yet
+    /// applied, so that a place read as it came is read on the board as
+    /// it stood then, and the lift after it at its own instant.
+    held: Option<(Millis, Square)>,
+}
+
+impl EarlyPlace {
+    /// When the piece was put down.
+    pub(super) fn at(&self) -> Millis {
+        self.at
+    }
+
+    /// When the place is read as it is, if no lift made it a slide: a
+    /// lift counts before this instant.
+    pub(super) fn due(&self) -> Millis {
+        self.at + ONE_SCAN_MS
+    }
+}
 
 impl Referee {
     /// Whether `color`'s hands still hold a piece of his: not the pieces
@@ -40,7 +107,48 @@ impl Referee {
 
     /// `Input::Lift`: a piece left `sq`; a contact, a knock, or a
     /// displaced piece taken up to be re-established.
+    ///
+    /// With a place waiting for its lift ([`EarlyPlace`]): the lift, within
+    /// [`ONE_SCAN_MS`] of it, of a piece of the player having the move
+    /// that a legal move of his carries from `sq` to the place's square is
+    /// that piece sliding there, read as if lifted first; the lift of one
+    /// opponent's piece (one the slide may capture) is held with the place;
+    /// any other lift reads the place as it came, then the lift held, then
+    /// itself.
     pub(super) fn lift(&mut self, sq: Square) {
+        if let Some(mut early) = self.early_place.take() {
+            if self.now < early.due() {
+                if self.slides_from(sq, early.square) {
+                    // The lift held in the scan first, where it came, with
+                    // the place still waiting (nothing read yet).
+                    if let Some((at, held)) = early.held.take() {
+                        let now = self.now;
+                        self.now = at;
+                        self.clock.advance(at);
+                        self.early_place = Some(early);
+                        self.lift_now(held);
+                        self.early_place = None;
+                        self.now = now;
+                    }
+                    self.clock.advance(self.now);
+                    self.slide(sq, early);
+                    return;
+                }
+                let mover = self.play.position.turn();
+                if early.held.is_none() && self.board.piece_at(sq).is_some_and(|p| p.color != mover)
+                {
+                    early.held = Some((self.now, sq));
+                    self.early_place = Some(early);
+                    return;
+                }
+            }
+            self.place_read(early);
+        }
+        self.lift_now(sq);
+    }
+
+    /// [`Referee::lift`], with no place waiting for it.
+    fn lift_now(&mut self, sq: Square) {
         if self.restoring {
             match self.board.lift(sq) {
                 Ok(_) => self.review_restoring(),
@@ -83,6 +191,101 @@ impl Referee {
         self.review_board();
     }
 
+    /// Whether a legal move carries a piece standing on a square of `from`
+    /// (on the board, not displaced) to `to`: a move of the player having
+    /// the move, or one that changes the move made and not pressed by the
+    /// player whose clock runs (he may change it until he presses).
+    fn carries_to(&self, from: Bitboard, to: Square) -> bool {
+        let from = from & self.board.occupied() & !self.displaced();
+        if from.is_empty() {
+            return false;
+        }
+        let carries = |legal: &Legal, color: Color| {
+            legal.moves.iter().any(|m| {
+                footprint::paths(*m, color)
+                    .into_iter()
+                    .flatten()
+                    .any(|(a, b)| {
+                        b == to
+                            && from.contains(a)
+                            && self.board.piece_at(a).is_some_and(|p| p.color == color)
+                    })
+            })
+        };
+        carries(&self.play.legal, self.play.position.turn())
+            || self.play.uncompleted.back().is_some_and(|last| {
+                self.clock.running() == Some(last.side) && carries(&last.before_legal, last.side)
+            })
+    }
+
+    /// Whether the lift of `from` completes a slide to `to`: a legal move
+    /// of the player having the move carries his piece from there to `to`.
+    fn slides_from(&self, from: Square, to: Square) -> bool {
+        self.carries_to(Bitboard::from(from), to)
+    }
+
+    /// Whether a place on `sq` may be the first half of a slide: the
+    /// player having the move holds none of his pieces, the board does not
+    /// say the piece is his opponent's, and one of his pieces could go there.
+    /// `taken` is the piece in hand the board took the place to be.
+    fn may_slide_to(
+        &self,
+        sq: Square,
+        identity: Option<Piece>,
+        taken: Option<(Square, Option<Piece>)>,
+    ) -> bool {
+        // The player whose clock runs, or, before the start, the player to move.
+        let mover = self.clock.running().unwrap_or(self.play.position.turn());
+        taken.is_none_or(|(_, piece)| piece.is_some_and(|p| p.color != mover))
+            && !self.board.holds(mover)
+            && identity.is_none_or(|p| p.color == mover)
+            && self.carries_to(Bitboard::FULL, sq)
+    }
+
+    /// The lift of `from` completes `early`: the piece slid from `from` to
+    /// its square. Read as if lifted just before the place: a contact at
+    /// the place's instant (the hand held it then), released on arrival.
+    fn slide(&mut self, from: Square, early: EarlyPlace) {
+        let piece = match self.board.lift(from) {
+            Ok(Some(piece)) => piece,
+            _ => {
+                self.dropped.contradictions += 1;
+                return;
+            }
+        };
+        self.board.slid(early.square, early.identity, early.taken);
+        self.contact_at(from, piece, early.at);
+        self.released(from, early.square, piece, piece.color);
+    }
+
+    /// A place waited for its lift and none came: it is read as it was
+    /// made, at its own instant. The clock was held there meanwhile
+    /// (`handle_timeout`): what it charges, and when, is as if it had been
+    /// read at once; then the clock catches up with the present.
+    pub(super) fn place_read(&mut self, early: EarlyPlace) {
+        let now = self.now;
+        self.now = early.at;
+        self.placed(early.square, early.identity, early.taken);
+        // The lift held after it, at its own instant.
+        if let Some((at, held)) = early.held
+            && self.result.is_none()
+        {
+            self.now = at;
+            self.clock.advance(at);
+            self.lift_now(held);
+        }
+        self.now = now;
+        self.clock.advance(now);
+    }
+
+    /// The place waiting for its lift, if any, is read now: another input
+    /// came, or its time is up.
+    pub(super) fn read_early_place(&mut self) {
+        if let Some(early) = self.early_place.take() {
+            self.place_read(early);
+        }
+    }
+
     /// `Input::Place`: a piece (`identity`, where the board knows it) was
     /// put on `sq`; its release may make a move (4.7).
     pub(super) fn place(&mut self, sq: Square, identity: Option<Piece>) {
@@ -102,25 +305,63 @@ impl Referee {
             self.review_restoring();
             return;
         }
+        if self.may_slide_to(sq, identity, taken) {
+            self.early_place = Some(EarlyPlace {
+                square: sq,
+                at: self.now,
+                identity,
+                taken,
+                held: None,
+            });
+            return;
+        }
+        self.placed(sq, identity, taken);
+    }
+
+    /// A place read: `taken` is the piece in hand it was taken to be.
+    fn placed(
+        &mut self,
+        sq: Square,
+        identity: Option<Piece>,
+        taken: Option<(Square, Option<Piece>)>,
+    ) {
+        let mover = self.play.position.turn();
         // The piece's colour says whose hand released it.
         let releaser = identity
             .or(taken.and_then(|(_, piece)| piece))
             .map_or(mover, |piece| piece.color);
+        if let Some((from, Some(piece))) = taken {
+            if piece.color == mover {
+                self.capture_attempt(from, sq, piece);
+                self.released(from, sq, piece, releaser);
+                return;
+            }
+            // 1858: the king is the mover's too when the opponent moves twice.
+            if self.rules.laws == Laws::Regence1858 && piece.role == Role::King {
+                *self.presses.last_release.get_mut(releaser) = Some(self.now);
+                self.note_castling_touch(from, sq, piece);
+                self.review_board();
+                return;
+            }
+        }
         *self.presses.last_release.get_mut(releaser) = Some(self.now);
-        if let Some((from, Some(piece))) = taken
-            && piece.color == mover
-            && let Some(m) = self.released_move(from, sq)
-            && !self.completes_released_castling(from, sq)
+        self.review_board();
+    }
+
+    /// The mover's `piece` from `from` released on `to` now: the move it
+    /// makes, if legal, is released (4.7).
+    /// `releaser` is whose hand the board says released it.
+    fn released(&mut self, from: Square, to: Square, piece: Piece, releaser: Color) {
+        *self.presses.last_release.get_mut(releaser) = Some(self.now);
+        if let Some(m) = self.released_move(from, to)
+            && !self.completes_released_castling(from, to)
         {
             self.turn.release(m);
         }
         // 1858, 20ª: a king set down where castling would put it, when
         // castling is not allowed there, was touched to castle.
-        if self.rules.laws == Laws::Regence1858
-            && let Some((from, Some(piece))) = taken
-            && piece.role == Role::King
-        {
-            self.note_castling_touch(from, sq, piece);
+        if self.rules.laws == Laws::Regence1858 && piece.role == Role::King {
+            self.note_castling_touch(from, to, piece);
         }
         self.review_board();
     }
@@ -156,6 +397,11 @@ impl Referee {
     /// pressing (finishing a promotion, straightening a piece): those must
     /// not oblige the opponent to capture anything.
     pub(super) fn contact(&mut self, sq: Square, piece: Piece) {
+        self.contact_at(sq, piece, self.now);
+    }
+
+    /// [`Referee::contact`], made at `at`.
+    fn contact_at(&mut self, sq: Square, piece: Piece, at: Millis) {
         if let Some(last) = self.play.uncompleted.back()
             && self.clock.running() == Some(last.side)
             && piece.color == last.side
@@ -171,7 +417,7 @@ impl Referee {
             self.claim_lapses_on_touch(mover);
         }
         self.turn.touch(Contact {
-            at: self.now,
+            at,
             square: sq,
             piece,
             adjusting,
@@ -216,6 +462,10 @@ impl Referee {
     /// After every change of occupancy: a move made, a move changed or taken
     /// back, pieces displaced or re-established.
     pub(super) fn review_board(&mut self) {
+        // A place waiting for its lift is read when it is known what it was.
+        if self.early_place.is_some() {
+            return;
+        }
         // A move is made when its pieces are released (4.7): never while the
         // mover still holds one. (A capturing piece lifted first leaves the
         // occupancy of the finished capture.)
