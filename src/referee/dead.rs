@@ -330,11 +330,8 @@ mod tests {
         // can check, but every square the black king can stand on has a
         // light neighbour to escape to: the search proves it.
         let p = position("7B/4k3/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/3K4/8 w - - 0 1");
-        let started = std::time::Instant::now();
         assert!(cannot_mate(&p, Color::White));
         assert!(is_dead(&p));
-        // Well within the hot path's budget even in a debug build.
-        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]
