@@ -43,8 +43,28 @@ fn laptop_config(dir: &Path, serial: &Path) -> PathBuf {
     path
 }
 
+/// A daemon that is stopped with the test, even one that fails.
+struct Running(Child);
+
+impl Running {
+    /// SIGTERM, as systemd stops it, and how it ended.
+    fn stop(&mut self) -> std::process::ExitStatus {
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status();
+        self.0.wait().unwrap()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// `tocada run` on `config`, its standard input kept open for presses.
-fn start(config: &Path, state: &Path) -> (Child, ChildStdin, Receiver<String>) {
+fn start(config: &Path, state: &Path) -> (Running, ChildStdin, Receiver<String>) {
     let mut daemon = tocada()
         .args(["run", "--config"])
         .arg(config)
@@ -65,7 +85,7 @@ fn start(config: &Path, state: &Path) -> (Child, ChildStdin, Receiver<String>) {
             }
         }
     });
-    (daemon, stdin, rx)
+    (Running(daemon), stdin, rx)
 }
 
 fn press(stdin: &mut ChildStdin, side: &str) {
@@ -139,10 +159,7 @@ fn a_dgt_board_on_its_cable_alone_plays_and_stores_a_game() {
     writeln!(stdin, r#"{{"t":0,"ev":"resign","side":"black"}}"#).unwrap();
     stdin.flush().unwrap();
     assert!(until(&rx, &mut seen, r#""result":"1-0""#), "{seen:#?}");
-    let _ = std::process::Command::new("kill")
-        .args(["-TERM", &daemon.id().to_string()])
-        .status();
-    let status = daemon.wait().unwrap();
+    let status = daemon.stop();
     assert!(status.success(), "{status}");
     drop(board);
     // Stored: the game store holds the four moves.
@@ -208,4 +225,50 @@ fn check_config_describes_the_cable_alone_rig_and_a_bluetooth_board() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}");
     assert!(stdout.contains("nothing can start the clock"), "{stdout}");
+}
+
+/// FIDE 7.3 through the whole rig: a DGT board set up with White's king
+/// and queen swapped does not start on Black's press; put right, it does.
+#[test]
+fn a_wrong_set_up_on_the_dgt_board_is_refused_then_corrected() {
+    use shakmaty::{Color, Piece, Role};
+    if !ttys_work() {
+        eprintln!("{NO_TTY}");
+        return;
+    }
+    let king = Piece {
+        color: Color::White,
+        role: Role::King,
+    };
+    let queen = Piece {
+        color: Color::White,
+        role: Role::Queen,
+    };
+    let mut swapped = Board::default();
+    swapped.set_piece_at(Square::D1, king);
+    swapped.set_piece_at(Square::E1, queen);
+    let dir = tempfile::tempdir().unwrap();
+    let tty = dir.path().join("ttyDGT");
+    let board = DgtOnPty::open(DgtBoardModel::new(&swapped), &tty).unwrap();
+    let config = laptop_config(dir.path(), &tty);
+    let (mut daemon, mut stdin, rx) = start(&config, dir.path());
+    let mut seen = Vec::new();
+    std::thread::sleep(Duration::from_millis(1500));
+    press(&mut stdin, "black");
+    std::thread::sleep(Duration::from_millis(1500));
+    while let Ok(line) = rx.try_recv() {
+        seen.push(line);
+    }
+    assert!(
+        !seen.iter().any(|l| l.contains(r#""effect":"started""#)),
+        "started on a wrong set-up: {seen:#?}"
+    );
+    board.lift(Square::D1);
+    board.lift(Square::E1);
+    board.place(Square::D1, Some(queen));
+    board.place(Square::E1, Some(king));
+    std::thread::sleep(Duration::from_millis(500));
+    press(&mut stdin, "black");
+    assert!(until(&rx, &mut seen, r#""effect":"started""#), "{seen:#?}");
+    assert!(daemon.stop().success());
 }
