@@ -65,9 +65,19 @@ impl Drop for Running {
 
 /// `tocada run` on `config`, its standard input kept open for presses.
 fn start(config: &Path, state: &Path) -> (Running, ChildStdin, Receiver<String>) {
+    start_with(config, state, &[])
+}
+
+/// `tocada run` on `config` with `args` besides.
+fn start_with(
+    config: &Path,
+    state: &Path,
+    args: &[&str],
+) -> (Running, ChildStdin, Receiver<String>) {
     let mut daemon = tocada()
         .args(["run", "--config"])
         .arg(config)
+        .args(args)
         .env("STATE_DIRECTORY", state)
         .env("RUST_LOG", "warn")
         .stdin(Stdio::piped())
@@ -270,5 +280,36 @@ fn a_wrong_set_up_on_the_dgt_board_is_refused_then_corrected() {
     std::thread::sleep(Duration::from_millis(500));
     press(&mut stdin, "black");
     assert!(until(&rx, &mut seen, r#""effect":"started""#), "{seen:#?}");
+    assert!(daemon.stop().success());
+}
+
+/// A game from a FEN on a DGT board turned round: the board's orientation
+/// is taken from the FEN's position, and the game starts and plays from it.
+#[test]
+fn run_fen_plays_from_the_position_on_a_board_turned_round() {
+    if !ttys_work() {
+        eprintln!("{NO_TTY}");
+        return;
+    }
+    let fen = "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1";
+    let start_board = tocada::config::parse_start(fen)
+        .map(|p| shakmaty::Position::board(&p).clone())
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let tty = dir.path().join("ttyDGT");
+    let board = DgtOnPty::open(DgtBoardModel::new(&start_board).turned_round(), &tty).unwrap();
+    let config = laptop_config(dir.path(), &tty);
+    let (mut daemon, mut stdin, rx) = start_with(&config, dir.path(), &["--fen", fen]);
+    let mut seen = Vec::new();
+    std::thread::sleep(Duration::from_millis(1000));
+    press(&mut stdin, "black");
+    assert!(until(&rx, &mut seen, r#""effect":"started""#), "{seen:#?}");
+    std::thread::sleep(Duration::from_millis(300));
+    board.lift(Square::A1);
+    std::thread::sleep(Duration::from_millis(200));
+    board.place(Square::A8, None);
+    std::thread::sleep(Duration::from_millis(400));
+    press(&mut stdin, "white");
+    assert!(until(&rx, &mut seen, r#""san":"Ra8+""#), "{seen:#?}");
     assert!(daemon.stop().success());
 }

@@ -77,6 +77,9 @@ pub struct Config {
     /// `[publish]`: where `tocada-publish` sends the games; `None` (no
     /// section, the default) publishes nothing.
     pub publish: Option<PublishConfig>,
+    /// The position every game starts from: the standard one, or the
+    /// command line's `--fen`. Not a key of the file.
+    pub start: Chess,
 }
 
 /// `[clock]`: what the clock shows when it is switched on.
@@ -530,6 +533,19 @@ impl Config {
     }
 }
 
+/// The position a `--fen` names, for `tocada run` and `tocada sim`: a FEN
+/// whose position is legal to start a game from (standard castling); the
+/// error says what is wrong, for the command line's message.
+pub fn parse_start(fen: &str) -> Result<Chess, String> {
+    let setup: shakmaty::fen::Fen = fen
+        .trim()
+        .parse()
+        .map_err(|err| format!("{fen:?} is not a FEN: {err}"))?;
+    setup
+        .into_position(shakmaty::CastlingMode::Standard)
+        .map_err(|err| format!("{fen:?} is no position to start a game from: {err}"))
+}
+
 impl Default for Config {
     /// Every default: the same configuration as an empty file, and as the
     /// shipped `packaging/tocada.toml`.
@@ -543,6 +559,7 @@ impl Default for Config {
             state: StateConfig::default(),
             presets: default_presets(),
             publish: None,
+            start: Chess::default(),
         }
     }
 }

@@ -96,6 +96,7 @@ impl Checker<'_> {
             state,
             presets,
             publish,
+            start: shakmaty::Chess::default(),
         })
     }
 

@@ -546,7 +546,7 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                 // models start as the restored game left them.
                 let board = match session.referee() {
                     Some(referee) => referee.physical_board(),
-                    None => shakmaty::Board::default(),
+                    None => config.start.board().clone(),
                 };
                 let world = model_world(config, &board)?;
                 if config.board.interrupt_pin.is_some() {

@@ -219,7 +219,11 @@ impl Session {
         let presets: Vec<(String, Rules)> = config
             .presets
             .iter()
-            .map(|p| (p.name.clone(), p.rules(&config.rules)))
+            .map(|p| {
+                let mut rules = p.rules(&config.rules);
+                rules.start = config.start.clone();
+                (p.name.clone(), rules)
+            })
             .collect();
         let selected = presets
             .iter()
