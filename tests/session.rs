@@ -619,3 +619,25 @@ fn a_j_adoube_is_acknowledged_on_the_face_and_one_out_of_turn_says_who_may() {
     press(&mut p, 19_400, Button::Lever(Color::Black));
     assert_eq!(p.view(19_400).alert, None);
 }
+
+/// What a DGT board's orientation is taken from: the next game's start on
+/// the setup screen, the game's pieces as they stand once it is in play
+/// (so that a game restored after a restart finds a turned board turned).
+#[test]
+fn the_board_expected_is_the_start_then_the_game_as_it_stands() {
+    let mut p = panel();
+    assert_eq!(p.expected_board(), shakmaty::Board::default());
+    press(&mut p, 100, Button::Lever(Color::Black));
+    assert!(p.in_game());
+    p.handle(200, SessionInput::Board(Input::Lift(Square::E2)));
+    p.handle(300, SessionInput::Board(Input::Place(Square::E4, None)));
+    let expected = p.expected_board();
+    assert_eq!(expected.piece_at(Square::E2), None);
+    assert_eq!(
+        expected.piece_at(Square::E4),
+        Some(shakmaty::Piece {
+            color: Color::White,
+            role: shakmaty::Role::Pawn
+        })
+    );
+}

@@ -474,7 +474,7 @@ impl<R: Rig> Shell<R> {
 
     fn read_occupancy(&mut self) {
         let board = self.rig.link().board_mut();
-        board.expect_start(&self.session.start_board());
+        board.expect_start(&self.session.expected_board());
         match board.occupancy() {
             // The snapshot's differences come out with the next poll.
             Ok(occupied) => {

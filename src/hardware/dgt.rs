@@ -587,8 +587,9 @@ impl<P: SerialPort> DgtBoard<P> {
 
     /// The game's start, whose position on the board decides which way
     /// round the board is (the standard position unless told otherwise: a
-    /// setup's FEN). Until the board shows it, one way or the other, its
-    /// fields are read as labelled; once decided, the orientation stays.
+    /// setup's FEN, or a game restored after a restart as it stands).
+    /// Until the board shows it, one way or the other, its fields are read
+    /// as labelled; once decided, the orientation stays.
     pub fn expect_start(&mut self, start: shakmaty::Board) {
         self.start = start;
         if self.synced && self.flipped.is_none() {

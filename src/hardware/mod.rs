@@ -70,7 +70,9 @@ pub trait SensorBoard {
         None
     }
 
-    /// The game's start, for a board that takes its orientation from it
-    /// (a DGT board, which may be turned round); others ignore it.
+    /// The pieces the board should show (the next game's start, or the
+    /// game's position after a restart), for a board that takes its
+    /// orientation from them (a DGT board, which may be turned round);
+    /// others ignore it.
     fn expect_start(&mut self, _start: &shakmaty::Board) {}
 }

@@ -523,6 +523,16 @@ impl Session {
             })
     }
 
+    /// The pieces the board should show now: the game's as they stand
+    /// (a game restored after a restart included), else the next game's
+    /// start. A DGT board takes its orientation from them.
+    pub fn expected_board(&self) -> shakmaty::Board {
+        match self.game.as_ref() {
+            Some(game) if !game.over => game.referee.physical_board(),
+            _ => self.start_board(),
+        }
+    }
+
     /// What is wrong with the pieces on the board for the next game's
     /// start, as far as the board says (FIDE 7.3).
     pub fn set_up_fault(&self) -> Option<setup::SetUpFault> {
