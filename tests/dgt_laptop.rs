@@ -313,3 +313,45 @@ fn run_fen_plays_from_the_position_on_a_board_turned_round() {
     assert!(until(&rx, &mut seen, r#""san":"Ra8+""#), "{seen:#?}");
     assert!(daemon.stop().success());
 }
+
+/// A board not plugged in yet (or a Bluetooth board not bound yet) is said
+/// at once with its path, and waited for: the daemon keeps running.
+#[test]
+fn a_missing_serial_device_is_said_at_once_and_waited_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("rfcomm9");
+    let config = laptop_config(dir.path(), &missing);
+    let mut daemon = Running(
+        tocada()
+            .args(["run", "--config"])
+            .arg(&config)
+            .env("STATE_DIRECTORY", dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let stderr = daemon.0.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut said = Vec::new();
+    assert!(
+        until(&rx, &mut said, &missing.display().to_string()),
+        "{said:#?}"
+    );
+    // Still running a while later (its SIGTERM handler in place by then).
+    std::thread::sleep(Duration::from_millis(700));
+    assert!(
+        daemon.0.try_wait().unwrap().is_none(),
+        "the daemon waits for the board: {said:#?}"
+    );
+    let status = daemon.stop();
+    assert!(status.success(), "{status}");
+}
