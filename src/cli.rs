@@ -35,6 +35,11 @@ pub enum Command {
         /// The configuration file.
         #[arg(long, default_value = crate::config::DEFAULT_PATH)]
         config: PathBuf,
+        /// Start every game from this position (a FEN, quoted) instead of
+        /// the standard one; the board must show it before Black's lever
+        /// starts the clock.
+        #[arg(long, value_name = "FEN", value_parser = crate::config::parse_start)]
+        fen: Option<shakmaty::Chess>,
     },
     #[cfg(feature = "sim")]
     /// The whole clock on this computer, with the hardware simulated: in the
@@ -63,6 +68,10 @@ pub enum Command {
         /// time: in the terminal only, not with `--script`).
         #[arg(long, value_name = "MODEL", value_parser = ["protocol", "dgt"], conflicts_with = "script")]
         board: Option<String>,
+        /// Start every game from this position (a FEN, quoted) instead of
+        /// the standard one; the simulated board is set up with it.
+        #[arg(long, value_name = "FEN", value_parser = crate::config::parse_start)]
+        fen: Option<shakmaty::Chess>,
     },
     /// Check a configuration file: a summary and each preset in words, and
     /// exit 0 when it is valid (with warnings on stderr for what is probably

@@ -113,6 +113,6 @@ pub const CODES: [(u8, &str, &str); 10] = [
     (
         EX_CONFIG,
         "EX_CONFIG",
-        "run, sim --config, check-config: the configuration file is missing, unreadable, not UTF-8 or bad; run: a state directory or game store it cannot use (missing, not a directory, read-only, another program's, a newer tocada's, damaged); publish: no [publish] section, or a credentials file that is not one line user:password; systemd does not restart",
+        "run, sim --config, check-config: the configuration file is missing, unreadable, not UTF-8 or bad; run: a state directory or game store it cannot use (missing, not a directory, read-only, another program's, a newer tocada's, damaged), or a DGT board's serial device that is there but is no serial line or may not be opened (a board not plugged in yet is waited for); publish: no [publish] section, or a credentials file that is not one line user:password; systemd does not restart",
     ),
 ];

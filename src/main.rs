@@ -23,12 +23,15 @@ fn load_config(path: &std::path::Path) -> Result<tocada::config::Config, ExitCod
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { config } => {
+        Command::Run { config, fen } => {
             tocada::logging::init(None);
             // In the log too, at its level: under systemd standard error
             // reaches the journal as mere information.
             let config = match tocada::config::Config::load(&config) {
-                Ok(config) => config,
+                Ok(config) => tocada::config::Config {
+                    start: fen.unwrap_or_default(),
+                    ..config
+                },
                 Err(err) => {
                     tracing::error!("{err}");
                     eprintln!("tocada: {err}");
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
             config,
             db,
             board,
+            fen,
         } => {
             let mut config = match config {
                 Some(path) => match load_config(&path) {
@@ -66,6 +70,9 @@ fn main() -> ExitCode {
                 .and_then(tocada::config::BoardModel::from_keyword)
             {
                 config.board.model = model;
+            }
+            if let Some(start) = fen {
+                config.start = start;
             }
             let store = match &db {
                 Some(path) => tocada::store::Store::open(path),

@@ -104,6 +104,60 @@ fn blacks_lever_starts_the_game_and_whites_does_not() {
     assert_eq!(p.referee().unwrap().ticking(), Some(Color::White));
 }
 
+/// FIDE 7.3 on a board that knows its pieces (DGT): a king and queen
+/// swapped is said with its squares and refused until put right.
+#[test]
+fn a_king_and_queen_swapped_on_a_board_that_knows_them_does_not_start() {
+    use shakmaty::{Piece, Role};
+    let mut p = panel();
+    let mut board = shakmaty::Board::default();
+    let king = Piece {
+        color: Color::White,
+        role: Role::King,
+    };
+    let queen = Piece {
+        color: Color::White,
+        role: Role::Queen,
+    };
+    board.set_piece_at(Square::D1, king);
+    board.set_piece_at(Square::E1, queen);
+    p.set_pieces(board.clone());
+    p.set_occupancy(board.occupied());
+    press(&mut p, 100, Button::Lever(Color::Black));
+    assert!(!p.in_game());
+    assert_eq!(p.view(100).alert.as_deref(), Some("K-Q swapped d1 e1"));
+    // Half put right: the queen on d1, the king still in the hand.
+    p.handle(200, SessionInput::Board(Input::Lift(Square::D1)));
+    p.handle(300, SessionInput::Board(Input::Lift(Square::E1)));
+    p.handle(
+        400,
+        SessionInput::Board(Input::Place(Square::D1, Some(queen))),
+    );
+    assert_eq!(p.view(400).alert.as_deref(), Some("Missing e1"));
+    press(&mut p, 500, Button::Lever(Color::Black));
+    assert!(!p.in_game());
+    p.handle(
+        600,
+        SessionInput::Board(Input::Place(Square::E1, Some(king))),
+    );
+    assert_eq!(p.view(600).alert, None);
+    press(&mut p, 700, Button::Lever(Color::Black));
+    assert!(p.in_game());
+}
+
+/// 7.2: a board lying across is said as such, not as pieces missing.
+#[test]
+fn a_board_turned_a_quarter_is_said_and_does_not_start() {
+    let mut p = panel();
+    p.set_occupancy(shakmaty::Board::default().occupied().rotate_90());
+    press(&mut p, 100, Button::Lever(Color::Black));
+    assert!(!p.in_game());
+    assert_eq!(
+        p.view(100).alert.as_deref(),
+        Some("Board turned 90 degrees")
+    );
+}
+
 #[test]
 fn a_board_not_in_the_start_position_does_not_start() {
     let mut p = panel();
@@ -112,7 +166,7 @@ fn a_board_not_in_the_start_position_does_not_start() {
     p.set_occupancy(occupied);
     press(&mut p, 100, Button::Lever(Color::Black));
     assert!(!p.in_game());
-    assert_eq!(p.view(100).alert.as_deref(), Some("Set up the pieces"));
+    assert_eq!(p.view(100).alert.as_deref(), Some("Missing e2"));
     p.handle(200, SessionInput::Board(Input::Place(Square::E2, None)));
     press(&mut p, 300, Button::Lever(Color::Black));
     assert!(p.in_game());
@@ -541,4 +595,26 @@ fn a_j_adoube_is_acknowledged_on_the_face_and_one_out_of_turn_says_who_may() {
     p.handle(19_200, SessionInput::Board(Input::Place(Square::C6, None)));
     press(&mut p, 19_400, Button::Lever(Color::Black));
     assert_eq!(p.view(19_400).alert, None);
+}
+
+/// What a DGT board's orientation is taken from: the next game's start on
+/// the setup screen, the game's pieces as they stand once it is in play
+/// (so that a game restored after a restart finds a turned board turned).
+#[test]
+fn the_board_expected_is_the_start_then_the_game_as_it_stands() {
+    let mut p = panel();
+    assert_eq!(p.expected_board(), shakmaty::Board::default());
+    press(&mut p, 100, Button::Lever(Color::Black));
+    assert!(p.in_game());
+    p.handle(200, SessionInput::Board(Input::Lift(Square::E2)));
+    p.handle(300, SessionInput::Board(Input::Place(Square::E4, None)));
+    let expected = p.expected_board();
+    assert_eq!(expected.piece_at(Square::E2), None);
+    assert_eq!(
+        expected.piece_at(Square::E4),
+        Some(shakmaty::Piece {
+            color: Color::White,
+            role: shakmaty::Role::Pawn
+        })
+    );
 }

@@ -330,3 +330,48 @@ fn a_long_think_on_a_running_clock_is_stored_as_the_clock_stores_it() {
     assert_eq!(restored.fault, None, "{:?}", saved.lines);
     assert!(restored.t >= 2_000 + think, "{}", restored.t);
 }
+
+/// A rook and two kings: Ra8+ is a move only from this position.
+const ROOK_ENDING: &str = "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1";
+
+#[test]
+fn sim_fen_starts_the_game_and_the_board_from_the_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("rook.jsonl");
+    std::fs::write(
+        &script,
+        r#"{"t":0,"ev":"press","side":"black"}
+{"t":600,"ev":"lift","sq":"a1"}
+{"t":800,"ev":"place","sq":"a8"}
+{"t":1400,"ev":"press","side":"white"}
+"#,
+    )
+    .unwrap();
+    let script = script.to_str().unwrap();
+    let (out, err, code) = run(&["sim", "--script", script, "--fen", ROOK_ENDING]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(r#""effect":"started""#), "{out}");
+    assert!(out.contains(r#""san":"Ra8+""#), "{out}");
+    // From the standard position the same hands make no Ra8+: the rook
+    // cannot pass its own pawn, nor take its own rook on a8.
+    let (out, _, code) = run(&["sim", "--script", script]);
+    assert_eq!(code, 0);
+    assert!(!out.contains(r#""san":"Ra8+""#), "{out}");
+}
+
+#[test]
+fn a_bad_fen_is_refused_on_the_command_line_with_what_is_wrong() {
+    for (fen, why) in [
+        ("not a fen", "is not a FEN"),
+        (
+            "8/8/8/8/8/8/8/8 w - - 0 1",
+            "no position to start a game from",
+        ),
+    ] {
+        for command in ["sim", "run"] {
+            let (_, err, code) = run(&[command, "--fen", fen]);
+            assert_eq!(code, 2, "{command} --fen {fen:?}: {err}");
+            assert!(err.contains("--fen") && err.contains(why), "{err}");
+        }
+    }
+}

@@ -77,6 +77,9 @@ pub struct Config {
     /// `[publish]`: where `tocada-publish` sends the games; `None` (no
     /// section, the default) publishes nothing.
     pub publish: Option<PublishConfig>,
+    /// The position every game starts from: the standard one, or the
+    /// command line's `--fen`. Not a key of the file.
+    pub start: Chess,
 }
 
 /// `[clock]`: what the clock shows when it is switched on.
@@ -87,6 +90,42 @@ pub struct ClockConfig {
     /// The name of the preset selected at power-on; always one of
     /// [`Config::presets`].
     pub preset: String,
+    /// Where the levers and the five buttons are read (`clock.levers`).
+    pub levers: Levers,
+}
+
+/// Where the clock's levers and buttons are read (`clock.levers`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Levers {
+    /// Microswitches on the Pi's GPIO chip, at `[pins]`.
+    #[default]
+    Gpio,
+    /// The `press`, `draw` and `adjust` lines of the replay format on
+    /// standard input, each when it arrives (a laptop beside a DGT board;
+    /// tests). The clock's decisions go to standard output as effect lines.
+    Stdin,
+    /// None: nothing can start the clock until a DGT 3000's levers are
+    /// read (not yet); the daemon still reads the board.
+    None,
+}
+
+impl Levers {
+    /// Every source, in the order the file's comments list them.
+    pub const ALL: [Levers; 3] = [Levers::Gpio, Levers::Stdin, Levers::None];
+
+    /// The keyword used in the file.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Levers::Gpio => "gpio",
+            Levers::Stdin => "stdin",
+            Levers::None => "none",
+        }
+    }
+
+    /// The source a keyword names.
+    pub fn from_keyword(keyword: &str) -> Option<Levers> {
+        Levers::ALL.into_iter().find(|l| l.as_str() == keyword)
+    }
 }
 
 /// A side of the clock as the arbiter faces it, which is where the levers
@@ -225,6 +264,9 @@ pub struct I2cConfig {
     pub bus: PathBuf,
     /// The SSD1306's address: 0x3C, or 0x3D with its SA0 pin high.
     pub oled_address: u8,
+    /// Whether an OLED is fitted (`i2c.oled`); without one, and with a DGT
+    /// board, the daemon opens no I2C bus at all.
+    pub oled: bool,
 }
 
 /// `[pins]`: BCM GPIO numbers of the front panel (`hardware/wiring.md`).
@@ -337,7 +379,7 @@ impl Config {
             ));
         }
         let bus = &self.i2c.bus;
-        if self.board.kind != BoardKind::Sim
+        if self.uses_i2c()
             && let Ok(meta) = std::fs::metadata(bus)
             && meta.is_dir()
         {
@@ -355,6 +397,16 @@ impl Config {
     /// error message.
     pub fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
         validate::parse(text, origin, &state_directory_default())
+    }
+
+    /// Whether `run` opens the I2C bus: for the board unless it is a DGT
+    /// board (on its serial line) or the models, and for the OLED.
+    pub fn uses_i2c(&self) -> bool {
+        match self.board.kind {
+            BoardKind::Sim => false,
+            BoardKind::Dgt => self.i2c.oled,
+            BoardKind::Protocol | BoardKind::Mcp23017 => true,
+        }
     }
 
     /// The preset called `name`.
@@ -445,11 +497,27 @@ impl Config {
             ),
             None => String::new(),
         };
+        // A DGT board is not on the bus: without an OLED none is opened.
+        let panel = match (self.i2c.oled, self.board.kind) {
+            (true, _) => format!(
+                " on {}, OLED at {:#04x}",
+                self.i2c.bus.display(),
+                self.i2c.oled_address
+            ),
+            (false, BoardKind::Dgt) => ", no OLED, no I2C bus".to_owned(),
+            (false, _) => format!(" on {}, no OLED", self.i2c.bus.display()),
+        };
+        let levers = match (self.clock.levers, self.board.kind) {
+            (_, BoardKind::Sim) | (Levers::Gpio, _) => "",
+            (Levers::Stdin, _) => " (levers and buttons: press lines on standard input)",
+            (Levers::None, _) => {
+                " (no levers: nothing can start the clock until a DGT 3000's levers are \
+                 read, which tocada does not do yet)"
+            }
+        };
         format!(
-            "{board} ({polling}) on {bus}, OLED at {oled:#04x}; White on the {white} lever; \
+            "{board} ({polling}){panel}; White on the {white} lever{levers}; \
              {enforcement} enforcement{laws}; presets {presets} (power-on {preset}); state in {state}{publish}",
-            bus = self.i2c.bus.display(),
-            oled = self.i2c.oled_address,
             white = self.clock.white,
             enforcement = self.rules.enforcement,
             // Said only when not the FIDE Laws, as every summary before
@@ -465,6 +533,19 @@ impl Config {
     }
 }
 
+/// The position a `--fen` names, for `tocada run` and `tocada sim`: a FEN
+/// whose position is legal to start a game from (standard castling); the
+/// error says what is wrong, for the command line's message.
+pub fn parse_start(fen: &str) -> Result<Chess, String> {
+    let setup: shakmaty::fen::Fen = fen
+        .trim()
+        .parse()
+        .map_err(|err| format!("{fen:?} is not a FEN: {err}"))?;
+    setup
+        .into_position(shakmaty::CastlingMode::Standard)
+        .map_err(|err| format!("{fen:?} is no position to start a game from: {err}"))
+}
+
 impl Default for Config {
     /// Every default: the same configuration as an empty file, and as the
     /// shipped `packaging/tocada.toml`.
@@ -478,6 +559,7 @@ impl Default for Config {
             state: StateConfig::default(),
             presets: default_presets(),
             publish: None,
+            start: Chess::default(),
         }
     }
 }
@@ -584,6 +666,7 @@ impl Default for ClockConfig {
         ClockConfig {
             white: LeverSide::Left,
             preset: "rapid".to_owned(),
+            levers: Levers::Gpio,
         }
     }
 }
@@ -624,6 +707,7 @@ impl Default for I2cConfig {
         I2cConfig {
             bus: PathBuf::from("/dev/i2c-1"),
             oled_address: 0x3C,
+            oled: true,
         }
     }
 }
@@ -710,6 +794,27 @@ fn state_directory_default() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dgt_board_alone_opens_no_i2c_bus_and_levers_are_named() {
+        let alone = "[clock]\nlevers = \"stdin\"\n[board]\nkind = \"dgt\"\n[i2c]\noled = false\n";
+        let config = Config::parse(alone, "t.toml").unwrap();
+        assert_eq!(config.clock.levers, Levers::Stdin);
+        assert!(!config.i2c.oled);
+        assert!(!config.uses_i2c());
+        // The OLED still wants the bus; an I2C board always does.
+        let with_oled = Config::parse("[board]\nkind = \"dgt\"\n", "t.toml").unwrap();
+        assert!(with_oled.uses_i2c());
+        let protocol = Config::parse("[i2c]\noled = false\n", "t.toml").unwrap();
+        assert!(protocol.uses_i2c());
+        assert_eq!(Config::default().clock.levers, Levers::Gpio);
+        let err = Config::parse("[clock]\nlevers = \"usb\"\n", "t.toml").unwrap_err();
+        assert_eq!(err.key(), Some("clock.levers"));
+        assert!(err.to_string().contains("gpio, stdin, none"), "{err}");
+        for levers in Levers::ALL {
+            assert_eq!(Levers::from_keyword(levers.as_str()), Some(levers));
+        }
+    }
 
     #[test]
     fn keywords_round_trip() {

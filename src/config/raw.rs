@@ -32,6 +32,7 @@ pub(super) struct RawConfig {
 pub(super) struct RawClock {
     pub white: Option<String>,
     pub preset: Option<String>,
+    pub levers: Option<String>,
 }
 
 /// `[rules]`.
@@ -64,6 +65,7 @@ pub(super) struct RawBoard {
 pub(super) struct RawI2c {
     pub bus: Option<String>,
     pub oled_address: Option<Address>,
+    pub oled: Option<bool>,
 }
 
 /// `[pins]`.

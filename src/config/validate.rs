@@ -16,7 +16,7 @@ use super::raw::{
 };
 use super::{
     BoardConfig, BoardKind, BoardModel, ClockConfig, Config, ConfigError, I2cConfig, LeverSide,
-    PinsConfig, Preset, RulesConfig, StateConfig, StdinPace, default_presets,
+    Levers, PinsConfig, Preset, RulesConfig, StateConfig, StdinPace, default_presets,
 };
 use crate::words;
 use crate::{Enforcement, GameMode, IncrementMode, Laws, TimeControl};
@@ -96,6 +96,7 @@ impl Checker<'_> {
             state,
             presets,
             publish,
+            start: shakmaty::Chess::default(),
         })
     }
 
@@ -132,7 +133,21 @@ impl Checker<'_> {
                 ),
             );
         }
-        Ok(ClockConfig { white, preset })
+        let levers = match clock.levers.as_deref() {
+            None => ClockConfig::default().levers,
+            Some(value) => self.keyword(
+                "clock.levers",
+                value,
+                "lever source",
+                Levers::from_keyword,
+                Levers::ALL.map(Levers::as_str),
+            )?,
+        };
+        Ok(ClockConfig {
+            white,
+            preset,
+            levers,
+        })
     }
 
     fn rules(&self, rules: RawRules) -> Result<RulesConfig, ConfigError> {
@@ -197,7 +212,11 @@ impl Checker<'_> {
                 address
             }
         };
-        Ok(I2cConfig { bus, oled_address })
+        Ok(I2cConfig {
+            bus,
+            oled_address,
+            oled: i2c.oled.unwrap_or(default.oled),
+        })
     }
 
     fn board(&self, board: RawBoard, i2c: &I2cConfig) -> Result<BoardConfig, ConfigError> {

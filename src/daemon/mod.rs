@@ -125,6 +125,8 @@ pub use polling::INTERRUPT_POLL_MS;
 pub use shell::{Shell, ShownGame, Stats};
 pub use systemd::Systemd;
 
+#[cfg(target_os = "linux")]
+use crate::config::Levers;
 use crate::config::{BoardKind, BoardModel, Config, StdinPace};
 use crate::hardware::link::LinkPolicy;
 use crate::rig::Rig;
@@ -223,13 +225,16 @@ impl DaemonError {
     /// not restart the daemon forever; [`EX_TEMPFAIL`](crate::exit::EX_TEMPFAIL)
     /// for a store another process holds locked (the lock may be gone on the
     /// next start); [`EX_IOERR`](crate::exit::EX_IOERR) when stopping lost
-    /// what the store could not take; [`FAILURE`](crate::exit::FAILURE)
-    /// otherwise.
+    /// what the store could not take; `EX_CONFIG` too for a DGT board's
+    /// `board.serial` that is there but is no serial line this user may
+    /// open; [`FAILURE`](crate::exit::FAILURE) otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
             DaemonError::Unstored { .. } => crate::exit::EX_IOERR,
             DaemonError::Store { source, .. } if source.is_locked() => crate::exit::EX_TEMPFAIL,
             DaemonError::Store { .. } => crate::exit::EX_CONFIG,
+            #[cfg(target_os = "linux")]
+            DaemonError::Hardware(crate::rig::pi::PiError::Serial { .. }) => crate::exit::EX_CONFIG,
             _ => crate::exit::FAILURE,
         }
     }
@@ -519,6 +524,17 @@ fn daemon_shell<R: Rig>(
     with_interrupt_line(shell, config)
 }
 
+/// The shell writing its decisions to standard output when the levers
+/// are read from standard input: whoever presses there reads the clock's
+/// answers.
+#[cfg(target_os = "linux")]
+fn with_stdin_levers<R: Rig>(shell: Shell<R>, config: &Config) -> Shell<R> {
+    match config.clock.levers {
+        Levers::Stdin => shell.with_output(Box::new(std::io::stdout())),
+        Levers::Gpio | Levers::None => shell,
+    }
+}
+
 /// Runs the daemon as configured until `shutdown` completes.
 pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats, DaemonError> {
     tracing::info!("{}", config.summary());
@@ -547,7 +563,7 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                 // models start as the restored game left them.
                 let board = match session.referee() {
                     Some(referee) => referee.physical_board(),
-                    None => shakmaty::Board::default(),
+                    None => config.start.board().clone(),
                 };
                 let world = model_world(config, &board)?;
                 if config.board.interrupt_pin.is_some() {
@@ -586,14 +602,17 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                 {
                     AnyPiRig::Protocol(rig) => {
                         let shell = daemon_shell(config, session, rig, journal, game);
+                        let shell = with_stdin_levers(shell, config);
                         Ok(shell.run(rx, alarm, shutdown).await)
                     }
                     AnyPiRig::Mcp23017(rig) => {
                         let shell = daemon_shell(config, session, rig, journal, game);
+                        let shell = with_stdin_levers(shell, config);
                         Ok(shell.run(rx, alarm, shutdown).await)
                     }
                     AnyPiRig::Dgt(rig) => {
                         let shell = daemon_shell(config, session, rig, journal, game);
+                        let shell = with_stdin_levers(shell, config);
                         Ok(shell.run(rx, alarm, shutdown).await)
                     }
                 }

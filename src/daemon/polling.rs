@@ -16,7 +16,7 @@ use crate::Millis;
 /// case an edge is missed.
 pub const INTERRUPT_POLL_MS: Millis = 100;
 /// With no game in play the board is polled this often instead of every
-/// `board.poll_ms`: only the setup screen's "Set up the pieces" reads it,
+/// `board.poll_ms`: only the setup screen's check of the pieces reads it,
 /// and the press that starts a game polls it at once. A club's clock idles
 /// for hours between rounds; this spares it most of its wakeups.
 pub const SETUP_POLL_MS: Millis = 50;

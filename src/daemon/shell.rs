@@ -59,6 +59,8 @@ pub use super::storage::CHECKPOINT_EVERY_MS;
 /// How often the board's occupancy is read in full, to notice a lost last
 /// frame that no later frame would reveal.
 pub const OCCUPANCY_EVERY_MS: Millis = 10_000;
+/// How soon the occupancy is asked again when the board could not say.
+pub const OCCUPANCY_RETRY_MS: Millis = 500;
 
 /// The loop and everything it owns.
 pub struct Shell<R: Rig> {
@@ -286,7 +288,11 @@ impl<R: Rig> Shell<R> {
                 self.session.handle(now, SessionInput::Referee(input));
                 self.act();
             }
-            Command::Rules { name, rules } => self.session.select_rules(&name, *rules),
+            Command::Rules { name, rules } => {
+                self.session.select_rules(&name, *rules);
+                // A new start (a FEN): the board checked against it now.
+                self.timers.set(Timer::Occupancy, now);
+            }
             Command::Redraw(done) => {
                 self.draw(now, true);
                 let _ = done.send(());
@@ -477,10 +483,23 @@ impl<R: Rig> Shell<R> {
     }
 
     fn read_occupancy(&mut self) {
-        match self.rig.link().board_mut().occupancy() {
+        let board = self.rig.link().board_mut();
+        board.expect_start(&self.session.expected_board());
+        match board.occupancy() {
             // The snapshot's differences come out with the next poll.
-            Ok(occupied) => self.session.set_occupancy(occupied),
-            Err(err) => tracing::debug!("occupancy: {err:?}"),
+            Ok(occupied) => {
+                if let Some(pieces) = board.pieces() {
+                    self.session.set_pieces(pieces);
+                }
+                self.session.set_occupancy(occupied);
+            }
+            Err(err) => {
+                tracing::debug!("occupancy: {err:?}");
+                // Not known yet (a DGT board's first picture on its way):
+                // the setup screen's check needs it soon, not in 10 s.
+                let soon = self.now_ms() + OCCUPANCY_RETRY_MS;
+                self.timers.set(Timer::Occupancy, soon);
+            }
         }
     }
 

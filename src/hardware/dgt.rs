@@ -492,8 +492,12 @@ pub struct DgtBoard<P> {
     needs_setup: bool,
     /// The line has been opened once: later openings are reopenings.
     opened: bool,
-    /// Turned round: White at the 8 side (decided at the first dump).
+    /// Turned round: White at the 8 side; decided when the board shows
+    /// the game's start one way or the other, never guessed from another
+    /// position (read as labelled until then).
     flipped: Option<bool>,
+    /// The game's start, from which the orientation is taken.
+    start: shakmaty::Board,
     /// When a board dump was first asked for and not received yet.
     dump_asked: Option<Millis>,
     /// When the request for it was last sent.
@@ -548,6 +552,7 @@ impl<P: SerialPort> DgtBoard<P> {
             needs_setup: true,
             opened: false,
             flipped: None,
+            start: shakmaty::Board::default(),
             dump_asked: None,
             dump_sent: 0,
             heard_since_ask: false,
@@ -574,10 +579,54 @@ impl<P: SerialPort> DgtBoard<P> {
         }
     }
 
-    /// Whether the board is turned round (White at its 8 side), once a
-    /// dump has said.
+    /// Whether the board is turned round (White at its 8 side), once it
+    /// has shown the game's start (FIDE 7.2).
     pub fn flipped(&self) -> Option<bool> {
         self.flipped
+    }
+
+    /// The game's start, whose position on the board decides which way
+    /// round the board is (the standard position unless told otherwise: a
+    /// setup's FEN, or a game restored after a restart as it stands).
+    /// Until the board shows it, one way or the other, its fields are read
+    /// as labelled; once decided, the orientation stays.
+    pub fn expect_start(&mut self, start: shakmaty::Board) {
+        self.start = start;
+        if self.synced && self.flipped.is_none() {
+            let seen = self.last_event;
+            self.orient(seen);
+        }
+    }
+
+    /// The pieces on the board as the driver knows them, once a dump has
+    /// said (a DGT board knows every piece's identity).
+    pub fn pieces(&self) -> Option<shakmaty::Board> {
+        self.synced.then(|| board_of(&self.state.squares))
+    }
+
+    /// Decides the orientation if the squares (read as labelled) show the
+    /// game's start, straight or turned round; turned, the driver's picture
+    /// is turned with it, its differences handed on as lifts and places at
+    /// `seen` (the squares as labelled were what the driver said so far).
+    fn orient(&mut self, seen: Millis) {
+        let straight = self.state.squares;
+        self.flipped = orientation(&straight, &self.start);
+        if self.flipped == Some(true) {
+            let turned = turned(&straight);
+            for sq in Square::ALL {
+                if straight[usize::from(sq)] != turned[usize::from(sq)]
+                    && straight[usize::from(sq)] != wire::EMPTY
+                {
+                    self.set_square(sq, wire::EMPTY, seen);
+                }
+            }
+            for sq in Square::ALL {
+                self.set_square(sq, turned[usize::from(sq)], seen);
+            }
+            // The frame's change lifted nothing into a hand.
+            self.state.in_air.clear();
+            self.state.lifted_from = [wire::EMPTY; 64];
+        }
     }
 
     /// Whether field updates are held back behind a fault, waiting for its
@@ -803,16 +852,27 @@ impl<P: SerialPort> DgtBoard<P> {
                     return;
                 }
                 self.set_square(sq, piece, seen);
+                if self.flipped.is_none() {
+                    self.orient(seen);
+                }
             }
             Message::BoardDump(fields) => {
                 self.counters.dumps += 1;
                 self.dump_asked = None;
-                let flipped = *self.flipped.get_or_insert_with(|| turned_round(&fields));
+                let flipped = self.flipped.unwrap_or(false);
                 let mut now = [wire::EMPTY; 64];
                 for (field, &piece) in fields.iter().enumerate() {
                     now[usize::from(square_of_field(field as u8, flipped))] = piece;
                 }
                 if !self.synced {
+                    if self.flipped.is_none() {
+                        // The first picture is no news: turned, it is
+                        // taken turned, without events.
+                        self.flipped = orientation(&now, &self.start);
+                        if self.flipped == Some(true) {
+                            now = turned(&now);
+                        }
+                    }
                     self.state.squares = now;
                     self.synced = true;
                     self.fault = None;
@@ -820,6 +880,9 @@ impl<P: SerialPort> DgtBoard<P> {
                     return;
                 }
                 self.resynchronise(&now, seen);
+                if self.flipped.is_none() {
+                    self.orient(seen);
+                }
             }
             Message::SerialNr(digits) => {
                 let serial = digits
@@ -987,17 +1050,50 @@ impl<P: SerialPort> DgtBoard<P> {
     }
 }
 
-/// Whether a dump shows the board turned round: more White pieces on the
-/// half of fields 0-31 (the 8 side) than on the other. Assumed from the
-/// first dump, which at a game's start shows the starting position; see
-/// `hardware/dgt.md`.
-fn turned_round(fields: &[u8; 64]) -> bool {
-    let white = |half: &[u8]| half.iter().filter(|&&p| (1..=6).contains(&p)).count();
-    white(&fields[..32]) > white(&fields[32..])
+/// Which way round `squares` (read as labelled) show `start`: `Some(false)`
+/// as labelled, `Some(true)` turned round, `None` neither (not guessed).
+fn orientation(squares: &[u8; 64], start: &shakmaty::Board) -> Option<bool> {
+    if board_of(squares) == *start {
+        Some(false)
+    } else if board_of(&turned(squares)) == *start {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+/// The fields turned round: a1's piece on h8, and so on.
+fn turned(squares: &[u8; 64]) -> [u8; 64] {
+    let mut turned = [wire::EMPTY; 64];
+    for (i, &piece) in squares.iter().enumerate() {
+        turned[63 - i] = piece;
+    }
+    turned
+}
+
+/// The pieces the fields hold.
+fn board_of(squares: &[u8; 64]) -> shakmaty::Board {
+    let mut board = shakmaty::Board::empty();
+    for sq in Square::ALL {
+        if let Some(piece) = piece_of(squares[usize::from(sq)]) {
+            board.set_piece_at(sq, piece);
+        }
+    }
+    board
 }
 
 impl<P: SerialPort> SensorBoard for DgtBoard<P> {
     type Error = Error<P::Error>;
+
+    fn pieces(&self) -> Option<shakmaty::Board> {
+        DgtBoard::pieces(self)
+    }
+
+    fn expect_start(&mut self, start: &shakmaty::Board) {
+        if *start != self.start {
+            DgtBoard::expect_start(self, start.clone());
+        }
+    }
 
     /// The changes handed on, each stamped (`board_ms`) with when the
     /// board saw it on the driver's clock ([`SensorBoard::board_time`]):
@@ -1349,6 +1445,89 @@ mod tests {
                 Input::Place(Square::E4, piece_of(1))
             ]
         );
+    }
+
+    /// A dump of `board`'s pieces, the board turned round or not.
+    fn dump_of(board: &shakmaty::Board, turned_round: bool) -> Vec<u8> {
+        let mut fields = [0u8; 64];
+        for (sq, piece) in board.clone() {
+            fields[usize::from(field_of_square(sq, turned_round))] = code_of(piece);
+        }
+        let mut bytes = vec![wire::BOARD_DUMP, 0, 67];
+        bytes.extend_from_slice(&fields);
+        bytes
+    }
+
+    #[test]
+    fn a_first_dump_that_is_no_start_is_not_guessed_from_until_the_start_is_there() {
+        let time = Rc::new(Cell::new(0));
+        let mut dgt = board(time);
+        inputs(&mut dgt);
+        // Turned round, White's king not on the board yet: more White
+        // pieces at the 8 side, but no start, so no orientation.
+        let mut short = shakmaty::Board::default();
+        let king = short.remove_piece_at(Square::E1).unwrap();
+        dgt.port_mut().incoming.push_back(dump_of(&short, true));
+        inputs(&mut dgt);
+        assert_eq!(dgt.flipped(), None);
+        // Read as labelled meanwhile: White's pieces where the board says.
+        assert_eq!(dgt.piece_at(Square::E8), short.piece_at(Square::D1));
+        // The king put on its square: the start, turned round.
+        let field = field_of_square(Square::E1, true);
+        dgt.port_mut()
+            .incoming
+            .push_back(vec![wire::FIELD_UPDATE, 0, 5, field, code_of(king)]);
+        let mut turned = inputs(&mut dgt);
+        // A piece put down that no hand lifted: the driver asks the board
+        // for the whole picture, which comes.
+        if dgt.flipped().is_none() {
+            dgt.port_mut()
+                .incoming
+                .push_back(dump_of(&shakmaty::Board::default(), true));
+            turned.extend(inputs(&mut dgt));
+        }
+        assert_eq!(dgt.flipped(), Some(true));
+        assert_eq!(dgt.pieces(), Some(shakmaty::Board::default()));
+        // What the daemon was told adds up to the start.
+        let mut told = shakmaty::Board::empty();
+        for (sq, piece) in short.clone() {
+            told.set_piece_at(Square::new(63 - u32::from(sq)), piece);
+        }
+        for input in turned {
+            match input {
+                Input::Lift(sq) => told.discard_piece_at(sq),
+                Input::Place(sq, Some(piece)) => told.set_piece_at(sq, piece),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(told, shakmaty::Board::default());
+    }
+
+    #[test]
+    fn a_setups_fen_is_the_start_the_orientation_is_taken_from() {
+        use shakmaty::fen::Fen;
+        let fen: Fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1".parse().unwrap();
+        let start = fen.as_setup().board.clone();
+        for turned_round in [false, true] {
+            let time = Rc::new(Cell::new(0));
+            let mut dgt = board(time);
+            SensorBoard::expect_start(&mut dgt, &start);
+            inputs(&mut dgt);
+            dgt.port_mut()
+                .incoming
+                .push_back(dump_of(&start, turned_round));
+            inputs(&mut dgt);
+            assert_eq!(dgt.flipped(), Some(turned_round));
+            assert_eq!(dgt.pieces(), Some(start.clone()));
+        }
+        // The standard start is no start for this game: not guessed from.
+        let time = Rc::new(Cell::new(0));
+        let mut dgt = board(time);
+        SensorBoard::expect_start(&mut dgt, &start);
+        inputs(&mut dgt);
+        dgt.port_mut().incoming.push_back(start_dump());
+        inputs(&mut dgt);
+        assert_eq!(dgt.flipped(), None);
     }
 
     #[test]

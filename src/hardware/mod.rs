@@ -62,4 +62,17 @@ pub trait SensorBoard {
     /// The occupancy the board reports now (bit i = square i, a1 = 0), to
     /// resynchronise after lost events.
     fn occupancy(&mut self) -> Result<Bitboard, Self::Error>;
+
+    /// The pieces on the board with their identities, for boards that
+    /// know them (a DGT board), once known; `None` for boards that sense
+    /// only occupancy.
+    fn pieces(&self) -> Option<shakmaty::Board> {
+        None
+    }
+
+    /// The pieces the board should show (the next game's start, or the
+    /// game's position after a restart), for a board that takes its
+    /// orientation from them (a DGT board, which may be turned round);
+    /// others ignore it.
+    fn expect_start(&mut self, _start: &shakmaty::Board) {}
 }

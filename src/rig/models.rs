@@ -419,6 +419,24 @@ impl SensorBoard for ModelBoard {
             ModelBoard::DgtLine(b) => b.occupancy().map_err(ModelBoardError::DgtLine),
         }
     }
+
+    fn pieces(&self) -> Option<shakmaty::Board> {
+        match self {
+            ModelBoard::Protocol(_) => None,
+            #[cfg(target_os = "linux")]
+            ModelBoard::Dgt(b) => SensorBoard::pieces(b),
+            ModelBoard::DgtLine(b) => SensorBoard::pieces(b),
+        }
+    }
+
+    fn expect_start(&mut self, start: &shakmaty::Board) {
+        match self {
+            ModelBoard::Protocol(_) => {}
+            #[cfg(target_os = "linux")]
+            ModelBoard::Dgt(b) => SensorBoard::expect_start(b, start),
+            ModelBoard::DgtLine(b) => SensorBoard::expect_start(b, start),
+        }
+    }
 }
 
 impl BoardSerial for ModelBoard {

@@ -41,6 +41,7 @@ use crate::{Effect, Input, KnownOutcome, Millis, Referee, Rules, words};
 
 pub mod controls;
 mod input;
+pub mod setup;
 pub mod view;
 
 pub use controls::{CLAIM_GESTURE_MS, Controls, Correction};
@@ -208,6 +209,8 @@ pub struct Session {
     board_disconnected: bool,
     /// The squares the board reports occupied, when known.
     occupancy: Option<Bitboard>,
+    /// The pieces on the board, from a board that knows their identities.
+    pieces: Option<shakmaty::Board>,
     actions: VecDeque<Action>,
     /// The face must be redrawn.
     changed: bool,
@@ -219,7 +222,11 @@ impl Session {
         let presets: Vec<(String, Rules)> = config
             .presets
             .iter()
-            .map(|p| (p.name.clone(), p.rules(&config.rules)))
+            .map(|p| {
+                let mut rules = p.rules(&config.rules);
+                rules.start = config.start.clone();
+                (p.name.clone(), rules)
+            })
             .collect();
         let selected = presets
             .iter()
@@ -235,6 +242,7 @@ impl Session {
             alert: None,
             board_disconnected: false,
             occupancy: None,
+            pieces: None,
             actions: VecDeque::new(),
             changed: true,
         }
@@ -472,6 +480,21 @@ impl Session {
                 _ => {}
             }
         }
+        if let Some(pieces) = self.pieces.as_mut() {
+            match input {
+                Input::Lift(sq) => {
+                    pieces.discard_piece_at(sq);
+                }
+                Input::Place(sq, Some(piece)) => pieces.set_piece_at(sq, piece),
+                // A piece put down without its identity: the board does
+                // not know them after all.
+                Input::Place(_, None) => self.pieces = None,
+                _ => {}
+            }
+        }
+        if self.game.is_none() {
+            self.changed = true;
+        }
         self.input(now, input);
     }
 
@@ -482,6 +505,42 @@ impl Session {
             self.changed = self.game.is_none();
         }
         self.occupancy = Some(occupied);
+    }
+
+    /// The pieces a board that knows their identities reports, read
+    /// afresh with the occupancy (a DGT board's picture).
+    pub fn set_pieces(&mut self, pieces: shakmaty::Board) {
+        if self.pieces.as_ref() != Some(&pieces) {
+            self.changed = self.game.is_none();
+        }
+        self.pieces = Some(pieces);
+    }
+
+    /// The start of the game the next press begins: the selected preset's
+    /// (the standard position, or a setup's FEN).
+    pub fn start_board(&self) -> shakmaty::Board {
+        self.presets
+            .get(self.selected)
+            .map_or_else(shakmaty::Board::default, |(_, rules)| {
+                rules.start.board().clone()
+            })
+    }
+
+    /// The pieces the board should show now: the game's as they stand
+    /// (a game restored after a restart included), else the next game's
+    /// start. A DGT board takes its orientation from them.
+    pub fn expected_board(&self) -> shakmaty::Board {
+        match self.game.as_ref() {
+            Some(game) if !game.over => game.referee.physical_board(),
+            _ => self.start_board(),
+        }
+    }
+
+    /// What is wrong with the pieces on the board for the next game's
+    /// start, as far as the board says (FIDE 7.3).
+    pub fn set_up_fault(&self) -> Option<setup::SetUpFault> {
+        let occupied = self.occupancy?;
+        setup::check(&self.start_board(), occupied, self.pieces.as_ref())
     }
 
     /// An input for the referee that no front control gives (the
@@ -606,8 +665,10 @@ impl Session {
     fn setup_press(&mut self, button: Button, at: Millis) {
         match button {
             Button::Lever(Color::Black) => {
-                if self.occupancy.is_some_and(|o| o != start_occupancy(self)) {
-                    self.alert = Some(words::SET_UP_THE_PIECES.to_owned());
+                // 7.3: the clock starts only on the game's start.
+                // The face says what is wrong, as it is now.
+                if self.set_up_fault().is_some() {
+                    self.alert = None;
                     self.buzz(Buzz::Short);
                     return;
                 }
@@ -785,13 +846,6 @@ fn adjudication_text((outcome, armed): (KnownOutcome, bool)) -> String {
     } else {
         format!("{} {}", Field::Adjudicate.label(), outcome.as_str())
     }
-}
-
-fn start_occupancy(session: &Session) -> Bitboard {
-    session
-        .presets
-        .get(session.selected)
-        .map_or(Bitboard::EMPTY, |(_, rules)| rules.start.board().occupied())
 }
 
 fn preset_label(name: &str, rules: &Rules) -> String {

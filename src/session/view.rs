@@ -9,7 +9,7 @@
 
 use shakmaty::{Color, KnownOutcome};
 
-use super::{Session, preset_label, start_occupancy};
+use super::{Session, preset_label};
 use crate::face::{self, Screen, View};
 use crate::{Millis, Reason, Referee, words};
 
@@ -59,10 +59,11 @@ impl Session {
     pub fn view(&self, now: Millis) -> View {
         let mut view = match self.game.as_ref() {
             None => {
-                let mut alert = self.alert.clone();
-                if alert.is_none() && self.occupancy.is_some_and(|o| o != start_occupancy(self)) {
-                    alert = Some(words::SET_UP_THE_PIECES.to_owned());
-                }
+                // What is wrong with the pieces, as it is now (7.3).
+                let alert = self
+                    .alert
+                    .clone()
+                    .or_else(|| self.set_up_fault().map(|fault| fault.text()));
                 View {
                     screen: Screen::TimeControlMenu {
                         presets: self

@@ -215,7 +215,7 @@ async fn play(
     output: Box<dyn Write>,
     store: Store,
 ) -> Result<Stats, ScriptError> {
-    let world = World::new();
+    let world = World::with_board(shakmaty::Position::board(&config.start));
     let start = tokio::time::Instant::now();
     let (shell, tx, rx) = crate::daemon::on_models(&world, config, start, store);
     let (published, mut shown) = watch::channel(ShownGame::default());
@@ -225,7 +225,8 @@ async fn play(
         let _ = done_rx.await;
     }));
     // A script without a setup line plays under the default rules, as
-    // `tocada replay` does, so both give the same decisions.
+    // `tocada replay` does, so both give the same decisions; from
+    // `--fen`'s position when given (a setup line's own FEN wins).
     if !matches!(
         steps.first(),
         Some(Step::Line(transcript::Line {
@@ -235,7 +236,10 @@ async fn play(
     ) {
         let _ = tx.send(Command::Rules {
             name: "script".to_owned(),
-            rules: Box::default(),
+            rules: Box::new(crate::Rules {
+                start: config.start.clone(),
+                ..crate::Rules::default()
+            }),
         });
     }
     let mut result = Ok(());

@@ -14,8 +14,9 @@ pub mod pgn;
 use crate::face::duration_text;
 use crate::{Choice, Effect, IncrementMode, Law, Reason, Ruling, TimeControl};
 
-/// The setup screen, when the board's pieces are not on their start squares.
-pub const SET_UP_THE_PIECES: &str = "Set up the pieces";
+/// The setup screen, when the start's pieces stand a quarter turned: the
+/// board lies across (7.2).
+pub const BOARD_TURNED_QUARTER: &str = "Board turned 90 degrees";
 /// The setup screen, when White's lever is pressed: the game waits for Black's.
 pub const BLACKS_LEVER_STARTS: &str = "Black's lever starts";
 /// No preset to start a game with (an empty configuration).
@@ -368,6 +369,72 @@ fn span_text(ms: u64) -> String {
         (0, _, _) => seconds,
         (_, 0, 0) => format!("{min} min"),
         _ => format!("{min} min {seconds}"),
+    }
+}
+
+/// Squares named on the setup screen before the rest are counted.
+const SET_UP_SQUARES: usize = 4;
+
+/// The setup screen's words for pieces not where the game's start has them
+/// (7.3): "Missing d1; extra e4", "K-Q swapped d8 e8", "Wrong piece a1";
+/// past four squares of a kind, the rest are counted ("+28").
+pub fn set_up_text(
+    missing: &[shakmaty::Square],
+    extra: &[shakmaty::Square],
+    swapped: &[(
+        shakmaty::Piece,
+        shakmaty::Square,
+        shakmaty::Piece,
+        shakmaty::Square,
+    )],
+    wrong: &[shakmaty::Square],
+) -> String {
+    let list = |squares: &[shakmaty::Square]| {
+        let mut text: Vec<String> = squares
+            .iter()
+            .take(SET_UP_SQUARES)
+            .map(ToString::to_string)
+            .collect();
+        if squares.len() > SET_UP_SQUARES {
+            text.push(format!("+{}", squares.len() - SET_UP_SQUARES));
+        }
+        text.join(" ")
+    };
+    let mut parts = Vec::new();
+    if !missing.is_empty() {
+        parts.push(format!("missing {}", list(missing)));
+    }
+    if !extra.is_empty() {
+        parts.push(format!("extra {}", list(extra)));
+    }
+    let mut swaps: Vec<String> = swapped
+        .iter()
+        .map(|&(a, a_sq, b, b_sq)| {
+            // The pair named in a fixed order (K-Q, B-N), its squares
+            // from a to h.
+            let (mut first, mut second) = (a.role.upper_char(), b.role.upper_char());
+            let order = |c: char| "KQRBNP".find(c).unwrap_or(6);
+            if order(second) < order(first) {
+                std::mem::swap(&mut first, &mut second);
+            }
+            let (x, y) = if a_sq < b_sq {
+                (a_sq, b_sq)
+            } else {
+                (b_sq, a_sq)
+            };
+            format!("{first}-{second} swapped {x} {y}")
+        })
+        .collect();
+    swaps.sort();
+    parts.extend(swaps);
+    if !wrong.is_empty() {
+        parts.push(format!("wrong piece {}", list(wrong)));
+    }
+    let text = parts.join("; ");
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => text,
     }
 }
 

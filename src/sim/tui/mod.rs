@@ -78,8 +78,8 @@ pub fn run(config: &Config, store: Store) -> io::Result<()> {
 
 /// The daemon and the screen, until the user quits or something fails.
 async fn session(config: &Config, store: Store, terminal: &mut DefaultTerminal) -> io::Result<()> {
-    let world = crate::daemon::model_world(config, &shakmaty::Board::default())
-        .map_err(io::Error::other)?;
+    let world =
+        crate::daemon::model_world(config, config.start.board()).map_err(io::Error::other)?;
     let log = Log::new();
     let (published, snapshots) = watch::channel(ShownGame::default());
     let start = Instant::now();
@@ -225,6 +225,8 @@ struct App {
     beep_until: Option<Instant>,
     unplugged: bool,
     quit: bool,
+    /// Where `setup` puts the pieces: the game's start (`--fen`'s).
+    start_board: Board,
 }
 
 impl App {
@@ -258,6 +260,7 @@ impl App {
             beep_until: None,
             unplugged: false,
             quit: false,
+            start_board: config.start.board().clone(),
         }
     }
 
@@ -564,7 +567,7 @@ impl App {
         if self.snapshot.position.is_some() && self.snapshot.view.result.is_none() {
             return Err(CommandError::InGame);
         }
-        let start = Board::default();
+        let start = self.start_board.clone();
         let now: [Option<Piece>; 64] =
             std::array::from_fn(|i| self.world.piece_at(Square::new(i as u32)));
         let mut steps = Vec::new();
