@@ -236,7 +236,11 @@ impl Desk {
         tokio::time::sleep(Duration::from_millis(ms)).await;
     }
 
-    /// Plays `san` with the board's own identities, then presses.
+    /// Plays `san` with the board's own identities, then presses, 400 ms
+    /// after the last piece is let go: well past 6.2.3's 100 ms, since on a
+    /// real serial line a loop held up by a loaded machine reads (and so
+    /// stamps) a release late; a press 200 ms after it drew false warnings
+    /// when the whole suite ran beside a CI build.
     async fn play(&self, position: &mut Chess, san: &str) {
         let m = gesture::parse_san(position, san).unwrap();
         let style = Style::default().with_identities(true);
@@ -246,7 +250,7 @@ impl Desk {
             at = offset;
             self.hand(input);
         }
-        self.pause(200).await;
+        self.pause(400).await;
         self.hand(Input::Press(position.turn()));
         position.play_unchecked(m);
         self.pause(100).await;
