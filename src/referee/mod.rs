@@ -248,6 +248,13 @@ impl Referee {
         board
     }
 
+    /// Whether a place waits for its lift (at most [`ONE_SCAN_MS`]): time
+    /// alone, with no input, then changes the game, reading the place as it
+    /// came.
+    pub fn place_awaits_lift(&self) -> bool {
+        self.early_place.is_some()
+    }
+
     /// Time left for `side` at `now` (at least the last instant handled).
     ///
     /// While a place waits for its lift (at most [`ONE_SCAN_MS`]), both

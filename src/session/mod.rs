@@ -572,6 +572,7 @@ impl Session {
         }
         let t = (now + game.offset).max(game.last);
         game.last = t;
+        let place_awaited_lift = game.referee.place_awaits_lift();
         if game.referee.handle_timeout(t).is_err() {
             return;
         }
@@ -581,6 +582,14 @@ impl Session {
             self.actions.push_back(Action::Record {
                 t,
                 event: Recorded::Timeout,
+            });
+        } else if place_awaited_lift && !game.referee.place_awaits_lift() {
+            // Time alone read a place whose lift did not follow: the stored
+            // records must replay to it, or a restore would still wait for
+            // that lift and could read the next one as its slide.
+            self.actions.push_back(Action::Record {
+                t,
+                event: Recorded::Checkpoint { ran_to: None },
             });
         }
         self.drain();
