@@ -129,15 +129,21 @@ fuzz_target!(|script: Script| {
     let mut watch = Watch::default();
     let mut now: Millis = 0;
     for (dt, ev) in script.events.into_iter().take(400) {
-        now += Millis::from(dt);
-        // The referee's own deadlines first, as the shell keeps them.
-        while let Some(due) = session.next_deadline().filter(|&d| d <= now) {
-            session.handle_timeout(due.max(now.min(due)));
+        let target = now + Millis::from(dt);
+        // While a clock runs the daemon stores a checkpoint every half
+        // second with nothing else, and a restore believes no running
+        // clock a minute without a stored line: checkpoints every
+        // CHECKPOINT_STEP_MS make such a store, at a fuzzing pace.
+        while now + CHECKPOINT_STEP_MS < target
+            && session.referee().is_some_and(|r| r.ticking().is_some())
+        {
+            now += CHECKPOINT_STEP_MS;
+            deadlines(&mut session, &mut watch, now);
+            session.checkpoint(now, now);
             drain(&mut session, &mut watch, false);
-            if session.next_deadline() == Some(due) {
-                break;
-            }
         }
+        now = target;
+        deadlines(&mut session, &mut watch, now);
         let press = |session: &mut Session, button| {
             session.handle(now, SessionInput::Press { button, at: now })
         };
@@ -214,6 +220,22 @@ fuzz_target!(|script: Script| {
         drain(&mut session, &mut watch, restarted);
     }
 });
+
+/// How often the harness stores a checkpoint while a clock runs: less
+/// often than the daemon (every 500 ms), well within the minute a restore
+/// believes.
+const CHECKPOINT_STEP_MS: Millis = 10_000;
+
+/// The referee's own deadlines due by `now`, as the shell keeps them.
+fn deadlines(session: &mut Session, watch: &mut Watch, now: Millis) {
+    while let Some(due) = session.next_deadline().filter(|&d| d <= now) {
+        session.handle_timeout(due.max(now.min(due)));
+        drain(session, watch, false);
+        if session.next_deadline() == Some(due) {
+            break;
+        }
+    }
+}
 
 /// Drains the session's actions into the store and checks the clocks.
 fn drain(session: &mut Session, watch: &mut Watch, restarted: bool) {
@@ -346,7 +368,8 @@ fn power_cut(session: &mut Session, config: &Config, watch: &mut Watch, now: Mil
         assert_eq!(
             referee.position().board(),
             position.board(),
-            "another position"
+            "another position: {:?}",
+            store.lines
         );
         assert_eq!(
             referee.position().turn(),
