@@ -15,9 +15,14 @@ use tocada::models::dgt::{DgtBoardModel, DgtOnPty};
 
 mod support {
     pub mod cli;
+    // Its `run_daemon` closes standard input at once: the presses here
+    // are written as the test goes, through `spawn_daemon`.
+    #[allow(dead_code)]
+    pub mod daemon;
     pub mod tty;
 }
 use support::cli::tocada;
+use support::daemon::spawn_daemon;
 use support::tty::ttys_work;
 
 const NO_TTY: &str = "skipped: no termios here (qemu-user); run natively";
@@ -74,27 +79,7 @@ fn start_with(
     state: &Path,
     args: &[&str],
 ) -> (Running, ChildStdin, Receiver<String>) {
-    let mut daemon = tocada()
-        .args(["run", "--config"])
-        .arg(config)
-        .args(args)
-        .env("STATE_DIRECTORY", state)
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("tocada runs");
-    let stdin = daemon.stdin.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    let stdout = daemon.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
+    let (daemon, stdin, rx) = spawn_daemon(config, state, args);
     (Running(daemon), stdin, rx)
 }
 

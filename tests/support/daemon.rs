@@ -2,7 +2,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{self, Receiver};
 
 use super::cli::tocada;
@@ -12,9 +12,24 @@ use super::cli::tocada;
 /// piped in would), and hands back the process and the lines of its
 /// standard output as they come.
 pub fn run_daemon(config: &Path, state: &Path, script: &str) -> (Child, Receiver<String>) {
+    let (daemon, mut stdin, rx) = spawn_daemon(config, state, &[]);
+    stdin.write_all(script.as_bytes()).unwrap();
+    (daemon, rx)
+}
+
+/// Starts `tocada run --config config` with `args` besides and its games
+/// in `state`, and hands back the process, its standard input (open, for
+/// lines written as the test goes) and the lines of its standard output
+/// as they come.
+pub fn spawn_daemon(
+    config: &Path,
+    state: &Path,
+    args: &[&str],
+) -> (Child, ChildStdin, Receiver<String>) {
     let mut daemon = tocada()
         .args(["run", "--config"])
         .arg(config)
+        .args(args)
         .env("STATE_DIRECTORY", state)
         .env("RUST_LOG", "warn")
         .stdin(Stdio::piped())
@@ -22,12 +37,7 @@ pub fn run_daemon(config: &Path, state: &Path, script: &str) -> (Child, Receiver
         .stderr(Stdio::inherit())
         .spawn()
         .expect("tocada runs");
-    daemon
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
+    let stdin = daemon.stdin.take().unwrap();
     let (tx, rx) = mpsc::channel();
     let stdout = daemon.stdout.take().unwrap();
     std::thread::spawn(move || {
@@ -37,5 +47,5 @@ pub fn run_daemon(config: &Path, state: &Path, script: &str) -> (Child, Receiver
             }
         }
     });
-    (daemon, rx)
+    (daemon, stdin, rx)
 }
