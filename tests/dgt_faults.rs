@@ -17,6 +17,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use shakmaty::{Chess, Color, Move, Position};
+use tocada::daemon::board_news::{PENDING_WAITS_MS, PRESS_RETRY_MS};
 use tocada::gesture::{self, Style};
 use tocada::hardware::board_clock::BoardClock;
 use tocada::hardware::dgt::DgtBoard;
@@ -54,6 +55,8 @@ struct Table {
     /// The board inputs fed to the referee, in order, with their instant.
     fed: Vec<(Millis, Input)>,
     effects: Vec<(Millis, Effect)>,
+    /// Each press: when it was made, when it was ruled.
+    ruled_presses: Vec<(Millis, Millis)>,
 }
 
 impl Table {
@@ -75,6 +78,7 @@ impl Table {
             next_occupancy: OCCUPANCY_EVERY_MS,
             fed: Vec::new(),
             effects: Vec::new(),
+            ruled_presses: Vec::new(),
         }
     }
 
@@ -126,15 +130,28 @@ impl Table {
         self.drain();
     }
 
-    /// A lever press at `at`: the board is read first.
+    /// A lever press now, as the daemon rules it (`daemon::board_news`):
+    /// the board told of it (a lost last place is asked for at once), then
+    /// read, again every 5 ms while it says its news is still coming (at
+    /// most `PENDING_WAITS_MS`); the press is ruled at its own instant,
+    /// never before what the referee already has.
     fn press(&mut self, side: Color) {
-        let mut events = Vec::new();
-        let now = self.now();
-        let (answered, _) = self.link.poll_through(now, &mut events);
-        assert!(answered, "the board answers");
-        self.feed(events);
-        let at = now.max(self.last_fed);
+        let pressed = self.now();
+        self.link.board_mut().press_came().unwrap();
+        loop {
+            let mut events = Vec::new();
+            let now = self.now();
+            let (answered, _) = self.link.poll_through(now, &mut events);
+            assert!(answered, "the board answers");
+            self.feed(events);
+            if !self.link.board().news_pending() || now - pressed >= PENDING_WAITS_MS {
+                break;
+            }
+            self.now_us.set(self.now_us.get() + PRESS_RETRY_MS * 1_000);
+        }
+        let at = pressed.max(self.last_fed);
         self.last_fed = at;
+        self.ruled_presses.push((pressed, self.now()));
         self.referee.handle(at, Input::Press(side)).unwrap();
         self.drain();
     }
@@ -227,8 +244,14 @@ struct Played {
 }
 
 fn play(game: &PgnGame, seed: u64, inject: Injector) -> Played {
+    play_slow(game, seed, inject, 0)
+}
+
+/// [`play`] on a board that sends every answer and update `delay_ms` late.
+fn play_slow(game: &PgnGame, seed: u64, inject: Injector, delay_ms: Millis) -> Played {
     let (acts, faults) = timeline(game, seed, inject);
     let mut table = Table::new(game);
+    table.model.borrow_mut().set_delay(delay_ms);
     table.run_to(500);
     let mut made = Vec::new();
     let mut dumps_per_fault = Vec::new();
@@ -524,4 +547,65 @@ fn a_clean_line_asks_no_dump_of_its_own_and_stamps_changes_at_the_hand() {
         e,
         Effect::Displaced { .. } | Effect::Warning(_) | Effect::Violation(_)
     )));
+}
+
+/// Issue 21 § 1: a press made while the driver resynchronises (the dump
+/// after a lost lift still on its way, on a board that sends 45 ms late)
+/// waits for the board's news up to it: the place held behind the fault
+/// reaches the referee first, and a press 150 ms after the release is no
+/// 6.2.3 ruling (before, it was ruled with the piece still in the hand:
+/// "Let go of the piece").
+#[test]
+fn a_press_during_a_resynchronisation_waits_for_the_board_s_news() {
+    fn inject(m: Move, hands: &[(Millis, Input)]) -> Option<(usize, LineFault)> {
+        let lift = the_movers_lift(m, hands)?;
+        matches!(hands.get(lift + 1), Some((_, Input::Place(..))))
+            .then_some((lift, LineFault::Drop))
+    }
+    for (i, game) in reference_games().iter().enumerate() {
+        let played = play_slow(game, 11 + i as u64, inject, 45);
+        assert_clean(game, &played, "a lift dropped on a slow board");
+        let waited: Vec<Millis> = played
+            .table
+            .ruled_presses
+            .iter()
+            .map(|(made, ruled)| ruled - made)
+            .filter(|&w| w > 0)
+            .collect();
+        // The window was met: some presses waited for a dump, none long.
+        assert!(!waited.is_empty(), "{}: no press met a resync", game.name);
+        assert!(
+            waited.iter().all(|&w| w <= 150),
+            "{}: presses waited {waited:?} ms",
+            game.name
+        );
+    }
+}
+
+/// Issue 21 § 1: the last place of a move lost on the line without a
+/// trace (nothing after it to be out of step with) is asked for at the
+/// press, not at the safety net's dump seconds later: the press waits for
+/// the dump (about 75 ms), the place is taken at the lift's instant, and
+/// the move is stored with no 6.2.3 ruling.
+#[test]
+fn a_dropped_last_place_is_asked_for_at_the_press() {
+    fn inject(m: Move, hands: &[(Millis, Input)]) -> Option<(usize, LineFault)> {
+        Some((the_last_place(m, hands)?, LineFault::Drop))
+    }
+    for (i, game) in reference_games().iter().enumerate() {
+        let played = play(game, 53 + i as u64, inject);
+        assert_clean(game, &played, "a last place dropped every third move");
+        let longest = played
+            .table
+            .ruled_presses
+            .iter()
+            .map(|(made, ruled)| ruled - made)
+            .max()
+            .unwrap();
+        assert!(
+            (60..=200).contains(&longest),
+            "{}: the longest wait for a press {longest} ms",
+            game.name
+        );
+    }
 }

@@ -7,7 +7,10 @@
 //! not answer (a burst of NACKs, a reset), the press waits and the board is
 //! tried again every [`PRESS_RETRY_MS`]; only once the link calls the board
 //! disconnected, and the press has waited [`PRESS_WAITS_MS`], is it ruled
-//! without it.
+//! without it. A board that answers but says its news is not all in yet
+//! ([`crate::hardware::SensorBoard::news_pending`]: a DGT board's dump on
+//! its way after a lost message, the changes behind it held back) holds
+//! the press the same way, for [`PENDING_WAITS_MS`] at most.
 //!
 //! [`BoardNews`] keeps that order and nothing else: presses and the
 //! outcome of each board read go in with their instants, presses ready to
@@ -35,10 +38,21 @@ pub const PRESS_RETRY_MS: Millis = 5;
 /// (7.5.3), for a move the board reports a moment later.
 pub const PRESS_WAITS_MS: Millis = 2_000;
 
+/// How long a press waits for a board that answers but says its news is
+/// still coming (a DGT board resynchronising). A DGT board's dump is 70 ms
+/// of line at 9600 baud, asked at once after a fault and again after
+/// [`crate::hardware::dgt::DUMP_LOST_MS`] if it was lost: one lost dump and
+/// its second asking fit in half a second; a board stuck resynchronising
+/// longer (a line so noisy that every dump is cut) must not stop the
+/// clock, so the press is then ruled on what is known, at its own instant
+/// (the time it waited is charged to nobody).
+pub const PENDING_WAITS_MS: Millis = 1_000;
+
 // A checkpoint's clock runs at most PRESS_WAITS_MS past the board's news,
 // and a restore believes it no further than RAN_TO_AT_MOST_MS: the one
 // must fit in the other.
 const _: () = assert!(PRESS_WAITS_MS <= crate::transcript::RAN_TO_AT_MOST_MS);
+const _: () = assert!(PENDING_WAITS_MS <= PRESS_WAITS_MS);
 
 /// A press the board's news has caught up with: rule it now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +91,8 @@ pub struct BoardNews {
     heard: Millis,
     /// Whether the latest read of the board answered.
     answered: bool,
+    /// Whether, at the latest read, the board said more news was coming.
+    pending: bool,
     /// When the board is to be tried again for a waiting press.
     retry_at: Option<Millis>,
 }
@@ -99,10 +115,12 @@ impl BoardNews {
         !self.held.is_empty()
     }
 
-    /// The board was read at `now`: it `answered`, with `news` or without.
-    pub fn board_read(&mut self, now: Millis, answered: bool, news: bool) {
+    /// The board was read at `now`: it `answered`, with `news` or without,
+    /// and said whether more of its news is on its way (`pending`).
+    pub fn board_read(&mut self, now: Millis, answered: bool, news: bool, pending: bool) {
         self.answered = answered;
-        if answered && !news {
+        self.pending = answered && pending;
+        if answered && !news && !pending {
             self.heard = self.heard.max(now);
         }
     }
@@ -117,14 +135,18 @@ impl BoardNews {
     }
 
     /// The next press to rule at `now`, once the latest read of the board
-    /// answered, or once the board is `connected` no more and the oldest
-    /// press has waited [`PRESS_WAITS_MS`]. `None`: nothing waits, or it
+    /// answered with nothing pending (or the oldest press has waited
+    /// [`PENDING_WAITS_MS`] for what was), or once the board is
+    /// `connected` no more and the oldest press has waited
+    /// [`PRESS_WAITS_MS`]. `None`: nothing waits, or it
     /// waits on, and the board is to be tried again at
     /// [`BoardNews::next_deadline`].
     pub fn poll_press(&mut self, now: Millis, connected: bool) -> Option<Pressed> {
         let oldest = ms(self.held.front()?.at);
         let waited = now.saturating_sub(oldest);
-        if !self.answered && (connected || waited < PRESS_WAITS_MS) {
+        if !self.answered && (connected || waited < PRESS_WAITS_MS)
+            || self.pending && waited < PENDING_WAITS_MS
+        {
             self.retry_at = Some(now + PRESS_RETRY_MS);
             return None;
         }
@@ -199,7 +221,7 @@ mod tests {
         let mut news = BoardNews::new();
         news.press(lever(Color::White, 1_400));
         // Read at once: NACKed. The board is tried again 5 ms later.
-        news.board_read(1_400, false, false);
+        news.board_read(1_400, false, false, false);
         assert_eq!(news.poll_press(1_400, true), None);
         assert_eq!(news.next_deadline(), Some(1_405));
         assert!(news.is_holding());
@@ -207,13 +229,13 @@ mod tests {
         let mut now = 1_400;
         while now < 1_460 {
             now = news.next_deadline().expect("a retry");
-            news.board_read(now, false, false);
+            news.board_read(now, false, false, false);
             assert_eq!(news.poll_press(now, true), None);
         }
         assert_eq!(now, 1_460);
         // It answers with the place, stamped by the board at 1300: handed
         // on first, then the press at its own instant.
-        news.board_read(1_465, true, true);
+        news.board_read(1_465, true, true, false);
         assert_eq!(news.board_change(1_300), 1_300);
         assert_eq!(
             news.poll_press(1_465, true),
@@ -229,7 +251,7 @@ mod tests {
         let mut news = BoardNews::new();
         news.press(lever(Color::Black, 1_000));
         let mut now = 1_000;
-        news.board_read(now, false, false);
+        news.board_read(now, false, false, false);
         // Near miss: connected, it waits however long.
         assert_eq!(news.poll_press(3_500, true), None);
         // Disconnected: it waits out PRESS_WAITS_MS, retrying every 5 ms.
@@ -237,7 +259,7 @@ mod tests {
         let mut reads = 1;
         while let Some(next) = news.next_deadline() {
             now = next;
-            news.board_read(now, false, false);
+            news.board_read(now, false, false, false);
             reads += 1;
             if let Some(press) = news.poll_press(now, false) {
                 assert_eq!(press, pressed(Color::Black, 1_000, 1_000));
@@ -249,9 +271,42 @@ mod tests {
     }
 
     #[test]
+    fn a_press_waits_while_the_board_says_its_news_is_coming_and_a_second_at_most() {
+        let mut news = BoardNews::new();
+        // A DGT board resynchronising: it answers, its dump on its way.
+        news.press(lever(Color::White, 2_000));
+        news.board_read(2_000, true, false, true);
+        assert_eq!(news.poll_press(2_000, true), None);
+        assert_eq!(news.next_deadline(), Some(2_005));
+        // Nor is the referee's time taken past the last complete news.
+        news.board_read(2_040, true, false, true);
+        assert_eq!(news.poll_press(2_040, true), None);
+        assert_eq!(news.checkpoint(2_040).news_to, 40);
+        // The dump comes with the lost place, stamped 150 ms before the
+        // press: handed on first, then the press at its own instant.
+        news.board_read(2_075, true, true, false);
+        assert_eq!(news.board_change(1_850), 1_850);
+        assert_eq!(
+            news.poll_press(2_075, true),
+            Some(pressed(Color::White, 2_000, 2_000))
+        );
+        // Near miss: a board that stays resynchronising holds a press
+        // PENDING_WAITS_MS and no longer.
+        news.press(lever(Color::Black, 5_000));
+        let mut now = 5_000;
+        news.board_read(now, true, false, true);
+        while news.poll_press(now, true).is_none() {
+            now = news.next_deadline().expect("tried again");
+            news.board_read(now, true, false, true);
+        }
+        assert_eq!(now, 5_000 + PENDING_WAITS_MS);
+        assert!(!news.is_holding());
+    }
+
+    #[test]
     fn what_is_read_late_keeps_its_order_behind_what_was_handed_on() {
         let mut news = BoardNews::new();
-        news.board_read(100, true, true);
+        news.board_read(100, true, true, false);
         assert_eq!(news.board_change(90), 90);
         // Stamped before the last change handed on: taken at its instant.
         assert_eq!(news.board_change(80), 90);
@@ -273,7 +328,7 @@ mod tests {
     fn a_checkpoint_stops_the_referee_at_the_board_news_but_not_the_clock() {
         let mut news = BoardNews::new();
         // The board answers with nothing new: complete up to the read.
-        news.board_read(1_000, true, false);
+        news.board_read(1_000, true, false, false);
         let at = news.checkpoint(1_003);
         assert_eq!(
             at,
@@ -283,11 +338,11 @@ mod tests {
             }
         );
         // A read with news says nothing of what came after it.
-        news.board_read(1_100, true, true);
+        news.board_read(1_100, true, true, false);
         assert_eq!(news.checkpoint(1_500).news_to, 1_000);
         // Silent: the referee's time goes to 2 s back at most, the clock
         // to now.
-        news.board_read(1_200, false, false);
+        news.board_read(1_200, false, false, false);
         assert_eq!(
             news.checkpoint(4_500),
             Horizon {
@@ -319,7 +374,7 @@ mod tests {
         // A restore believes a checkpoint's `ran_to` no further than
         // RAN_TO_AT_MOST_MS past its instant: what is stored must fit.
         let mut news = BoardNews::new();
-        news.board_read(0, false, false);
+        news.board_read(0, false, false, false);
         for now in (0..10_000).step_by(37) {
             if now == 5_032 {
                 news.press(lever(Color::White, 4_000));

@@ -278,6 +278,11 @@ impl<R: Rig> Shell<R> {
         let now = self.now_ms();
         match command {
             Command::Press(press) => {
+                // A board that may have lost the move's last change asks
+                // for it now; the press then waits for it.
+                if let Err(err) = self.rig.link().board_mut().press_came() {
+                    tracing::debug!("the board at a press: {err:?}");
+                }
                 self.news.press(press);
                 self.release_presses();
             }
@@ -417,7 +422,8 @@ impl<R: Rig> Shell<R> {
             }
         };
         let news = !self.events.is_empty();
-        self.news.board_read(now, answered, news);
+        let pending = self.rig.link_ref().board().news_pending();
+        self.news.board_read(now, answered, news, pending);
         // Read the clock again only for news: the changes are stamped no
         // later than their reading.
         let read_at = if news { self.now_ms() } else { now };

@@ -20,7 +20,11 @@
 //!    back. After a fault it holds the field updates back until the dump
 //!    comes, then hands on what was lost before them, then them, in the
 //!    board's order and at the instants the board saw them; it never asks
-//!    a dump while one is on its way;
+//!    a dump while one is on its way, and says so meanwhile
+//!    ([`SensorBoard::news_pending`]: a press waits for it). A press with
+//!    more pieces in the air than at the last press asks a dump at once
+//!    ([`SensorBoard::press_came`]): a move's last place lost on the line
+//!    is not left to the safety net;
 //! 4. stamps every change with when the board sent it, as well as the
 //!    line's timing tells (a byte takes 1.04 ms at 9600 baud; a message
 //!    queued behind others was seen before they were sent), on the clock
@@ -474,6 +478,10 @@ struct Tracking {
     in_air: Vec<u8>,
     /// The piece last lifted from each square, while it is in the air.
     lifted_from: [u8; 64],
+    /// How many pieces were in the air at the last press (or fewer, as
+    /// they were put down since): more at a press, and a place of the move
+    /// may have been lost.
+    air_at_press: usize,
 }
 
 /// A DGT e-board on a serial line.
@@ -547,6 +555,7 @@ impl<P: SerialPort> DgtBoard<P> {
                 held: Vec::new(),
                 in_air: Vec::new(),
                 lifted_from: [wire::EMPTY; 64],
+                air_at_press: 0,
             }),
             synced: false,
             needs_setup: true,
@@ -1019,6 +1028,7 @@ impl<P: SerialPort> DgtBoard<P> {
                 board_ms,
             });
             self.put_down(piece);
+            self.state.air_at_press = self.state.air_at_press.min(self.state.in_air.len());
             // The piece lifted from this square and still in the air, if
             // another: captured, off the board now.
             let gone = std::mem::replace(&mut self.state.lifted_from[i], wire::EMPTY);
@@ -1109,6 +1119,32 @@ impl<P: SerialPort> SensorBoard for DgtBoard<P> {
     /// the clock it was given.
     fn board_time(&mut self) -> Result<Option<u32>, Self::Error> {
         Ok(Some(self.now() as u32))
+    }
+
+    /// While a message is half read (its rest arrives within a few ms, or
+    /// it is dropped after [`PARTIAL_TIMEOUT_MS`] and a dump asked), and
+    /// while a board dump is on its way: after a fault the changes behind
+    /// it are held back until it comes, and any field update the board
+    /// sends meanwhile waits on the line behind its 70 ms.
+    fn news_pending(&self) -> bool {
+        self.synced && (self.fault.is_some() || self.decoder.partial() || self.dump_asked.is_some())
+    }
+
+    /// A press with more pieces in the air than at the last press (a
+    /// place of the move lost on the line without a trace, or a hand that
+    /// still holds a piece, or a pawn taken en passant) asks a board dump
+    /// at once, as a fault would; what it shows is stamped at the last
+    /// change handed on (the place came after it and before the press:
+    /// the benefit of the doubt goes to the player for 6.2.3).
+    fn press_came(&mut self) -> Result<(), Self::Error> {
+        let in_air = self.state.in_air.len();
+        let suspect = in_air > self.state.air_at_press;
+        self.state.air_at_press = in_air;
+        if self.synced && suspect && !self.needs_setup {
+            self.fault_at(self.last_event * 1_000);
+            self.ask_dump()?;
+        }
+        Ok(())
     }
 
     /// The squares as the driver knows them, and a fresh board dump asked

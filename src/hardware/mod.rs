@@ -75,4 +75,22 @@ pub trait SensorBoard {
     /// orientation from them (a DGT board, which may be turned round);
     /// others ignore it.
     fn expect_start(&mut self, _start: &shakmaty::Board) {}
+
+    /// Whether the board's news up to now is not all handed on yet: a
+    /// message half read, a resynchronisation's board dump on its way
+    /// with the changes behind it held back (a DGT board). A press made
+    /// now waits for it (`daemon::board_news`). Boards read whole at
+    /// every poll (the I2C boards) never have any.
+    fn news_pending(&self) -> bool {
+        false
+    }
+
+    /// A lever or button went down: a board that may have lost news the
+    /// press follows asks for it at once (a DGT board whose last change
+    /// was a lift with no place after it, or with a message half read),
+    /// rather than at its next safety-net reading; [`SensorBoard::news_pending`]
+    /// then says it is on its way.
+    fn press_came(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
 }

@@ -437,6 +437,24 @@ impl SensorBoard for ModelBoard {
             ModelBoard::DgtLine(b) => SensorBoard::expect_start(b, start),
         }
     }
+
+    fn news_pending(&self) -> bool {
+        match self {
+            ModelBoard::Protocol(b) => b.news_pending(),
+            #[cfg(target_os = "linux")]
+            ModelBoard::Dgt(b) => b.news_pending(),
+            ModelBoard::DgtLine(b) => b.news_pending(),
+        }
+    }
+
+    fn press_came(&mut self) -> Result<(), Self::Error> {
+        match self {
+            ModelBoard::Protocol(b) => b.press_came().map_err(ModelBoardError::Protocol),
+            #[cfg(target_os = "linux")]
+            ModelBoard::Dgt(b) => b.press_came().map_err(ModelBoardError::Dgt),
+            ModelBoard::DgtLine(b) => b.press_came().map_err(ModelBoardError::DgtLine),
+        }
+    }
 }
 
 impl BoardSerial for ModelBoard {
