@@ -525,6 +525,9 @@ pub struct DgtBoard<P> {
     fault: Option<Millis>,
     /// The instant of the last event handed on: later ones never earlier.
     last_event: Millis,
+    /// When the line failed (the cable pulled), until it is set up again:
+    /// what changed meanwhile is a lost message from that instant.
+    cut_at: Option<Millis>,
 }
 
 impl<P> core::fmt::Debug for DgtBoard<P> {
@@ -572,6 +575,7 @@ impl<P: SerialPort> DgtBoard<P> {
             counters: DgtCounters::default(),
             fault: None,
             last_event: 0,
+            cut_at: None,
         }
     }
 
@@ -690,6 +694,12 @@ impl<P: SerialPort> DgtBoard<P> {
         self.needs_setup = false;
         self.counters.dumps_asked += 1;
         let now = self.now();
+        if let Some(cut) = self.cut_at.take() {
+            // The changes made while the cable was out come with the dump,
+            // as a lost message's do: at the instant the line failed, the
+            // field updates behind them held back until it comes.
+            self.fault_at(cut * 1_000);
+        }
         self.dump_asked = Some(now);
         self.dump_sent = now;
         self.heard_since_ask = false;
@@ -740,6 +750,8 @@ impl<P: SerialPort> DgtBoard<P> {
                 Ok(n) => n,
                 Err(err) => {
                     self.needs_setup = true;
+                    let now = self.now();
+                    self.cut_at.get_or_insert(now);
                     return Err(Error::Line(err));
                 }
             };

@@ -412,7 +412,10 @@ mod pty {
 
     /// A new pseudo-terminal: its master, and the slave's path.
     fn open_pty() -> std::io::Result<(OwnedFd, PathBuf)> {
-        let master = rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY)?;
+        // Close-on-exec: a daemon spawned by the test (`tocada run`) must
+        // not inherit the master, or unplugging would not hang its line up.
+        let master =
+            rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)?;
         rustix::pty::grantpt(&master)?;
         rustix::pty::unlockpt(&master)?;
         let name = rustix::pty::ptsname(&master, Vec::new())?;

@@ -712,6 +712,7 @@ impl Session {
             rules: Box::new(rules.clone()),
         });
         self.alert = None;
+        let not_to_move = !rules.start.turn();
         self.game = Some(GameOnClock {
             referee: Referee::new(rules),
             preset,
@@ -724,7 +725,10 @@ impl Session {
             controls: Controls::new(),
             restarts: Vec::new(),
         });
-        self.feed(at, Input::Press(Color::Black));
+        // Black's lever begins every game; the referee starts the clock of
+        // the side to move on the other side's press (a FEN with Black to
+        // move included, which a press of Black's own would not start).
+        self.feed(at, Input::Press(not_to_move));
     }
 
     fn resume(&mut self, t: Millis) {
