@@ -27,8 +27,14 @@
 //! touches) over its own serial line, each byte taking its time at 9600
 //! baud (10 bits): `dgt_event_to_referee_ms median=… worst=…` (lifts and
 //! places together) and `dgt_press_to_face_ms`, the OLED alone on the bus
-//! at 100 kHz. Exits with 1 if any board event was lost or reordered, or a
-//! game did not reach the position its moves lead to.
+//! at 100 kHz, and `dgt_press_to_referee_ms`, from a lever's press to its
+//! ruling (the press waits for the board's news up to it). Then the DGT
+//! games again with the line losing a field update every third move (a
+//! lift lost whole before its place, or a move's last place lost without a
+//! trace, in turn): `dgt_faults_event_to_referee_ms` and
+//! `dgt_faults_press_to_referee_ms`. Exits with 1 if any board event was
+//! lost or reordered, or a game did not reach the position its moves lead
+//! to.
 
 #[path = "../tests/support/parsed.rs"]
 mod parsed;
@@ -47,6 +53,7 @@ use tocada::daemon::{Command, Session, Shell, link_policy};
 use tocada::gesture::{self, Style};
 use tocada::hardware::buttons::ButtonPress;
 use tocada::models::bus::BusClock;
+use tocada::models::dgt::LineFault;
 use tocada::rig::Rig;
 use tocada::rig::models::{RigClock, World};
 
@@ -57,6 +64,8 @@ enum Act {
     Hand(Input),
     /// The mover's lever.
     Press(Color),
+    /// The DGT board's next field update meets this on its line.
+    Fault(LineFault),
 }
 
 /// The board is left a second to be identified and paired before play.
@@ -64,6 +73,18 @@ const START_US: u64 = 1_000_000;
 
 /// A game as hands play it, and the position it leads to.
 fn timeline(game: &pgn::PgnGame, seed: u64, identities: bool) -> (Vec<(u64, Act)>, Chess) {
+    timeline_with(game, seed, identities, false)
+}
+
+/// [`timeline`], and with `faults` a DGT line that loses a field update
+/// every third move: the mover's lift (when a place follows it) and the
+/// move's last place, in turn.
+fn timeline_with(
+    game: &pgn::PgnGame,
+    seed: u64,
+    identities: bool,
+    faults: bool,
+) -> (Vec<(u64, Act)>, Chess) {
     let mut position = game.start();
     let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     let mut next = move |lo: u64, hi: u64| {
@@ -88,6 +109,21 @@ fn timeline(game: &pgn::PgnGame, seed: u64, identities: bool) -> (Vec<(u64, Act)
             (next(2_000, 12_000) * 1_000, 0, next(150, 600) * 1_000)
         };
         let natural = hands.last().map_or(1, |(dt, _)| (*dt).max(1)) * 1_000;
+        let lost = if faults && ply % 3 == 1 {
+            let changes: Vec<Input> = hands
+                .iter()
+                .map(|(_, i)| *i)
+                .filter(|i| matches!(i, Input::Lift(_) | Input::Place(..)))
+                .collect();
+            let lift = m
+                .from()
+                .and_then(|from| changes.iter().position(|i| *i == Input::Lift(from)))
+                .filter(|k| matches!(changes.get(k + 1), Some(Input::Place(..))));
+            let last_place = changes.iter().rposition(|i| matches!(i, Input::Place(..)));
+            if ply % 2 == 0 { lift } else { last_place }.map(|k| changes[k])
+        } else {
+            None
+        };
         t += think;
         let mut last = t;
         for (dt, input) in hands {
@@ -97,6 +133,9 @@ fn timeline(game: &pgn::PgnGame, seed: u64, identities: bool) -> (Vec<(u64, Act)
                 dt * 1_000
             };
             last = t + offset;
+            if lost == Some(input) {
+                acts.push((last, Act::Fault(LineFault::Drop)));
+            }
             acts.push((last, Act::Hand(input)));
         }
         position.play_unchecked(m);
@@ -113,6 +152,7 @@ fn timeline(game: &pgn::PgnGame, seed: u64, identities: bool) -> (Vec<(u64, Act)
 #[derive(Default)]
 struct Figures {
     press_to_face_us: Vec<u64>,
+    press_to_referee_us: Vec<u64>,
     lift_us: Vec<u64>,
     place_us: Vec<u64>,
     lost: usize,
@@ -175,6 +215,11 @@ fn play(acts: &[(u64, Act)], end: &Chess, khz: u32, board: BoardKind, figures: &
                         button: Button::Lever(side),
                         at: Duration::from_micros(now),
                     })),
+                    Act::Fault(fault) => {
+                        if let Some(model) = world.dgt_line() {
+                            model.borrow_mut().fault_next_update(fault);
+                        }
+                    }
                 }
             }
             _ => {
@@ -219,6 +264,9 @@ fn play(acts: &[(u64, Act)], end: &Chess, khz: u32, board: BoardKind, figures: &
     }
     let stats = shell.finish();
     figures.press_to_face_us.extend(stats.press_to_face_us);
+    figures
+        .press_to_referee_us
+        .extend(stats.press_to_referee_us);
 }
 
 /// The board inputs the session was handed, with the bus time then.
@@ -282,9 +330,37 @@ fn main() -> ExitCode {
         events.len()
     );
     line("dgt_press_to_face_ms", 100, &figures.press_to_face_us);
+    line("dgt_press_to_referee_ms", 100, &figures.press_to_referee_us);
     if figures.lost > 0 || figures.wrong_end > 0 {
         eprintln!(
             "realtime: on the DGT board, {} board events lost or reordered, {} games off their moves",
+            figures.lost, figures.wrong_end
+        );
+        failed = true;
+    }
+    // The same games, the line losing an update every third move.
+    let mut figures = Figures::default();
+    for (i, game) in games.iter().enumerate() {
+        let (acts, end) = timeline_with(game, i as u64 + 1, true, true);
+        play(&acts, &end, 100, BoardKind::Dgt, &mut figures);
+    }
+    let mut events = figures.lift_us.clone();
+    events.extend_from_slice(&figures.place_us);
+    let (median, worst) = median_and_worst(&events).unwrap_or_default();
+    println!(
+        "dgt_faults_event_to_referee_ms median={} worst={} n={}",
+        ms(median),
+        ms(worst),
+        events.len()
+    );
+    line(
+        "dgt_faults_press_to_referee_ms",
+        100,
+        &figures.press_to_referee_us,
+    );
+    if figures.lost > 0 || figures.wrong_end > 0 {
+        eprintln!(
+            "realtime: on the DGT board losing updates, {} board events lost or reordered, {} games off their moves",
             figures.lost, figures.wrong_end
         );
         failed = true;

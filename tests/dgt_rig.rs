@@ -683,3 +683,48 @@ fn a_press_during_a_resynchronisation_waits_and_stores_the_move() {
     let stored = rig.finish(&position);
     assert_eq!(stored, ["e4", "e5", "Nf3", "Nc6"]);
 }
+
+/// The cable out, and what the board shows when it is back is no move: a
+/// pawn of the side not to move knocked forward meanwhile. The clock does
+/// not guess: the referee says the pieces are displaced (the face names
+/// the square to restore), and once the pawn is back the game goes on,
+/// every move stored.
+#[test]
+fn a_difference_that_is_no_move_after_the_cable_is_back_is_said_and_put_right() {
+    if !ttys_work() {
+        eprintln!("{NO_TTY}");
+        return;
+    }
+    let mut position = Chess::default();
+    let mut rig = Rig::open(DgtBoardModel::new(position.board()), &[], Gap::Off);
+    rig.start(Color::White);
+    rig.play(&mut position, "e4", How::Clean);
+    rig.board.unplug();
+    std::thread::sleep(Duration::from_millis(700));
+    // White's a-pawn knocked to a3 while Black thinks.
+    rig.board.lift(Square::A2);
+    rig.board.place(Square::A3, None);
+    std::thread::sleep(Duration::from_millis(200));
+    rig.board.plug().unwrap();
+    assert!(rig.until(r#""effect":"displaced""#), "{:#?}", rig.seen);
+    let displaced = rig
+        .seen
+        .iter()
+        .find(|l| l.contains(r#""effect":"displaced""#))
+        .unwrap()
+        .clone();
+    assert!(
+        displaced.contains(r#""a2""#) || displaced.contains(r#""a3""#),
+        "{displaced}"
+    );
+    // Put right; Black moves.
+    rig.board.lift(Square::A3);
+    rig.board.place(Square::A2, None);
+    std::thread::sleep(Duration::from_millis(300));
+    for san in ["e5", "Nf3"] {
+        rig.play(&mut position, san, How::Clean);
+    }
+    assert_eq!(rig.moves(), ["e4", "e5", "Nf3"]);
+    let stored = rig.finish(&position);
+    assert_eq!(stored, ["e4", "e5", "Nf3"]);
+}

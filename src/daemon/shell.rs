@@ -392,6 +392,12 @@ impl<R: Rig> Shell<R> {
                     at: press.at,
                 },
             );
+            if matches!(press.button, crate::controls::Button::Lever(_)) {
+                let waited = self.now().saturating_sub(press.pressed_at);
+                self.stats
+                    .press_to_referee_us
+                    .push(waited.as_micros() as u64);
+            }
             let after = self.session.referee().and_then(|r| r.ticking());
             if after.is_some() && after != running {
                 self.drawing.switched(press.pressed_at.min(self.now()));

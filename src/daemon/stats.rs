@@ -12,6 +12,10 @@ pub struct Stats {
     /// For each lever press that switched the clocks: microseconds from the
     /// press (as timestamped) to the face showing the other clock running.
     pub press_to_face_us: Vec<u64>,
+    /// For each lever press: microseconds from the press (as timestamped)
+    /// to its ruling by the referee, which waits for the board's news up
+    /// to the press (`board_news`).
+    pub press_to_referee_us: Vec<u64>,
     /// With [`Shell::record_board_inputs`](super::Shell::record_board_inputs):
     /// every board input as it was handed to the session, with the rig's
     /// clock then.

@@ -139,6 +139,12 @@ impl World {
         world
     }
 
+    /// The DGT board's model on the timed in-memory line, when this world
+    /// has one ([`World::with_dgt_line`]): for its faults.
+    pub fn dgt_line(&self) -> Option<Rc<RefCell<DgtBoardModel>>> {
+        self.dgt_line.as_ref().map(|(model, _)| Rc::clone(model))
+    }
+
     /// The DGT board's model, when this world has one.
     #[cfg(target_os = "linux")]
     pub fn dgt(&self) -> Option<&DgtOnPty> {
