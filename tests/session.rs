@@ -618,3 +618,25 @@ fn the_board_expected_is_the_start_then_the_game_as_it_stands() {
         })
     );
 }
+
+/// A game from a FEN with Black to move: Black's lever begins it as every
+/// game, and Black's clock runs (before, the begin's press was Black's
+/// own, which the referee does not take as the start: the game never
+/// started).
+#[test]
+fn a_fen_with_black_to_move_starts_black_s_clock_on_black_s_lever() {
+    let mut p = panel();
+    let mut rules = tocada::Rules::default();
+    rules.start = tocada::config::parse_start("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1").unwrap();
+    p.select_rules("fen", rules);
+    let all = press(&mut p, 1_000, Button::Lever(Color::Black));
+    assert!(matches!(all[0], Action::Begin { .. }), "{all:?}");
+    let started = all.iter().any(|a| {
+        matches!(
+            a,
+            Action::Decision(_, Effect::Started { side: Color::Black })
+        )
+    });
+    assert!(started, "{all:?}");
+    assert_eq!(p.referee().and_then(|r| r.ticking()), Some(Color::Black));
+}

@@ -1495,6 +1495,106 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_press_with_a_piece_still_in_the_air_asks_a_dump_and_waits_for_it() {
+        let time = Rc::new(Cell::new(0));
+        let mut dgt = board(time.clone());
+        inputs(&mut dgt);
+        dgt.port_mut().incoming.push_back(start_dump());
+        inputs(&mut dgt);
+        assert!(!dgt.news_pending());
+        dgt.port_mut().written.clear();
+        // e2 lifted at 100 ms; its place on e4 lost on the line.
+        time.set(100);
+        dgt.port_mut().incoming.push_back(update(Square::E2, 0));
+        let mut lifted = Vec::new();
+        dgt.poll_stamped(&mut lifted).unwrap();
+        assert_eq!(lifted.len(), 1);
+        assert_eq!(lifted[0].input, Input::Lift(Square::E2));
+        // The press at 400 ms: a piece more in the air than at the last
+        // press. A dump is asked, and the news is pending until it comes.
+        time.set(400);
+        dgt.press_came().unwrap();
+        assert_eq!(dgt.port().written, [wire::SEND_BRD]);
+        assert!(dgt.news_pending());
+        let mut dump = start_dump();
+        dump[3 + usize::from(field_of_square(Square::E2, false))] = 0;
+        dump[3 + usize::from(field_of_square(Square::E4, false))] = 1;
+        time.set(475);
+        dgt.port_mut().incoming.push_back(dump);
+        let mut events = Vec::new();
+        dgt.poll_stamped(&mut events).unwrap();
+        // The place, stamped at the lift's instant: before the press.
+        assert_eq!(
+            events,
+            [BoardEvent {
+                input: Input::Place(Square::E4, piece_of(1)),
+                board_ms: lifted[0].board_ms,
+            }]
+        );
+        assert!(lifted[0].board_ms.is_some_and(|ms| ms <= 100));
+        assert!(!dgt.news_pending());
+        // Near miss: the next press, nothing more in the air, asks nothing.
+        time.set(2_000);
+        dgt.press_came().unwrap();
+        assert_eq!(dgt.port().written, [wire::SEND_BRD]);
+        assert!(!dgt.news_pending());
+    }
+
+    #[test]
+    fn a_half_read_message_is_news_pending() {
+        let time = Rc::new(Cell::new(0));
+        let mut dgt = board(time.clone());
+        inputs(&mut dgt);
+        dgt.port_mut().incoming.push_back(start_dump());
+        inputs(&mut dgt);
+        dgt.port_mut()
+            .incoming
+            .push_back(update(Square::E2, 0)[..2].to_vec());
+        inputs(&mut dgt);
+        assert!(dgt.news_pending());
+        dgt.port_mut()
+            .incoming
+            .push_back(update(Square::E2, 0)[2..].to_vec());
+        assert_eq!(inputs(&mut dgt), [Input::Lift(Square::E2)]);
+        assert!(!dgt.news_pending());
+    }
+
+    #[test]
+    fn what_changed_while_the_line_was_down_is_stamped_when_it_failed() {
+        let time = Rc::new(Cell::new(0));
+        let mut dgt = board(time.clone());
+        inputs(&mut dgt);
+        dgt.port_mut().incoming.push_back(start_dump());
+        inputs(&mut dgt);
+        // The cable out at 1 s; back at 5 s.
+        time.set(1_000);
+        dgt.port_mut().fail = true;
+        assert!(dgt.poll(&mut Vec::new()).is_err());
+        time.set(3_000);
+        assert!(dgt.poll(&mut Vec::new()).is_err());
+        dgt.port_mut().fail = false;
+        time.set(5_000);
+        assert!(inputs(&mut dgt).is_empty());
+        assert!(dgt.news_pending(), "set up again, its dump on its way");
+        let mut dump = start_dump();
+        dump[3 + usize::from(field_of_square(Square::E2, false))] = 0;
+        dump[3 + usize::from(field_of_square(Square::E4, false))] = 1;
+        time.set(5_080);
+        dgt.port_mut().incoming.push_back(dump);
+        let mut events = Vec::new();
+        dgt.poll_stamped(&mut events).unwrap();
+        let stamps: Vec<_> = events.iter().map(|e| (e.input, e.board_ms)).collect();
+        assert_eq!(
+            stamps,
+            [
+                (Input::Lift(Square::E2), Some(1_000)),
+                (Input::Place(Square::E4, piece_of(1)), Some(1_000)),
+            ]
+        );
+        assert!(!dgt.news_pending());
+    }
+
     /// A dump of `board`'s pieces, the board turned round or not.
     fn dump_of(board: &shakmaty::Board, turned_round: bool) -> Vec<u8> {
         let mut fields = [0u8; 64];
