@@ -609,3 +609,133 @@ fn a_dropped_last_place_is_asked_for_at_the_press() {
         );
     }
 }
+
+/// What the daemon's loop decided, kept for the test.
+#[derive(Clone, Default)]
+struct Decided(Rc<RefCell<Vec<Effect>>>);
+
+impl tocada::daemon::Decisions for Decided {
+    fn decision(&mut self, _: Millis, effect: &Effect) {
+        self.0.borrow_mut().push(effect.clone());
+    }
+
+    fn restored(&mut self, _: &tocada::daemon::GameRestored) {}
+}
+
+/// Issue 21 § 1 through the daemon's own loop ([`tocada::daemon::Shell`]
+/// on the models' rig, in line time: deterministic), a board that sends
+/// 45 ms late: 1. e4 with its lift lost (the press, 150 ms after the
+/// release, comes while the dump is on its way), 1... e5 with its place
+/// lost without a trace (asked for at the press), 2. Nf3 clean. Every
+/// move is ruled, with no 6.2.3 ruling and nothing displaced; before, e4's
+/// press was ruled "Let go of the piece" (the place held back) and e5's
+/// waited for the safety net's dump.
+#[test]
+fn the_daemon_s_loop_holds_a_press_for_the_board_s_news_after_a_lost_update() {
+    use std::time::Duration;
+    use tocada::config::Config;
+    use tocada::controls::Button;
+    use tocada::daemon::{Command, Session, Shell, link_policy};
+    use tocada::hardware::buttons::ButtonPress;
+    use tocada::models::bus::BusClock;
+    use tocada::rig::models::{RigClock, World};
+
+    let clock = BusClock::new();
+    let world = World::with_dgt_line(clock.clone(), 100_000);
+    let model = world.dgt_line().unwrap();
+    let config = Config::default();
+    let rig = world.rig(link_policy(&config), RigClock::Bus(clock.clone()));
+    let decided = Decided::default();
+    let mut shell =
+        Shell::new(Session::new(&config), rig).with_decisions(Box::new(decided.clone()));
+    shell.power_on();
+    let run_to = |shell: &mut Shell<_>, until_ms: u64| {
+        let until = until_ms * 1_000;
+        let mut last = None;
+        while clock.micros() < until {
+            let wake = (shell.wake_at() * 1_000).min(until);
+            let now = clock.micros();
+            clock.advance_to(if last == Some(now) {
+                now + 100
+            } else {
+                wake.max(now)
+            });
+            last = Some(clock.micros());
+            shell.step();
+        }
+    };
+    let press = |shell: &mut Shell<_>, side: Color| {
+        shell.command(Command::Press(ButtonPress {
+            button: Button::Lever(side),
+            at: Duration::from_micros(clock.micros()),
+        }));
+    };
+    let w_pawn = shakmaty::Piece {
+        color: Color::White,
+        role: shakmaty::Role::Pawn,
+    };
+    let b_pawn = shakmaty::Piece {
+        color: Color::Black,
+        role: shakmaty::Role::Pawn,
+    };
+    run_to(&mut shell, 1_000);
+    press(&mut shell, Color::Black);
+    model.borrow_mut().set_delay(45);
+    // 1. e4, its lift lost; the press 150 ms after the release.
+    run_to(&mut shell, 3_000);
+    model.borrow_mut().fault_next_update(LineFault::Drop);
+    model.borrow_mut().lift(3_000, shakmaty::Square::E2);
+    run_to(&mut shell, 3_250);
+    model
+        .borrow_mut()
+        .place(3_250, shakmaty::Square::E4, w_pawn);
+    run_to(&mut shell, 3_400);
+    let dumps = model.borrow().dumps_asked();
+    press(&mut shell, Color::White);
+    // 1... e5, its place lost without a trace.
+    run_to(&mut shell, 6_000);
+    model.borrow_mut().lift(6_000, shakmaty::Square::E7);
+    run_to(&mut shell, 6_250);
+    model.borrow_mut().fault_next_update(LineFault::Drop);
+    model
+        .borrow_mut()
+        .place(6_250, shakmaty::Square::E5, b_pawn);
+    run_to(&mut shell, 6_400);
+    press(&mut shell, Color::Black);
+    run_to(&mut shell, 6_700);
+    let e5_dumps = model.borrow().dumps_asked();
+    // 2. Nf3, clean.
+    run_to(&mut shell, 9_000);
+    model.borrow_mut().lift(9_000, shakmaty::Square::G1);
+    run_to(&mut shell, 9_250);
+    let knight = shakmaty::Piece {
+        color: Color::White,
+        role: shakmaty::Role::Knight,
+    };
+    model
+        .borrow_mut()
+        .place(9_250, shakmaty::Square::F3, knight);
+    run_to(&mut shell, 9_400);
+    press(&mut shell, Color::White);
+    run_to(&mut shell, 10_000);
+    let effects = decided.0.borrow().clone();
+    let sans: Vec<String> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Move(m) => Some(m.san.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sans, ["e4", "e5", "Nf3"], "{effects:#?}");
+    assert!(
+        !effects.iter().any(|e| matches!(
+            e,
+            Effect::Warning(_) | Effect::Violation(_) | Effect::Displaced { .. }
+        )),
+        "{effects:#?}"
+    );
+    // e4's press came while its dump was on its way (asked before it);
+    // e5's asked its own, and one was enough.
+    assert!(dumps >= 2, "e4's dump asked before its press: {dumps}");
+    assert_eq!(e5_dumps - dumps, 1, "one dump for e5's press");
+}
