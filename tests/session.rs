@@ -626,8 +626,10 @@ fn the_board_expected_is_the_start_then_the_game_as_it_stands() {
 #[test]
 fn a_fen_with_black_to_move_starts_black_s_clock_on_black_s_lever() {
     let mut p = panel();
-    let mut rules = tocada::Rules::default();
-    rules.start = tocada::config::parse_start("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1").unwrap();
+    let rules = tocada::Rules {
+        start: tocada::config::parse_start("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1").unwrap(),
+        ..tocada::Rules::default()
+    };
     p.select_rules("fen", rules);
     let all = press(&mut p, 1_000, Button::Lever(Color::Black));
     assert!(matches!(all[0], Action::Begin { .. }), "{all:?}");
