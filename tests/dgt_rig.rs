@@ -34,7 +34,7 @@ mod support {
     pub mod tty;
 }
 use support::cli::tocada;
-use support::daemon::spawn_daemon;
+use support::daemon::spawn_daemon_logged;
 use support::pgn::{PgnGame, reference_games};
 use support::tty::ttys_work;
 
@@ -63,6 +63,9 @@ struct Rig {
     stdin: ChildStdin,
     rx: Receiver<String>,
     seen: Vec<String>,
+    /// The daemon's log, and what of it has been read.
+    log: Receiver<String>,
+    logged: Vec<String>,
     dir: tempfile::TempDir,
     /// How long after a move's last change its press comes.
     press_after: Duration,
@@ -121,13 +124,15 @@ impl Rig {
         let tty = dir.path().join("ttyDGT");
         let board = DgtOnPty::open(model, &tty).unwrap();
         let config = rig_config(dir.path(), &tty, gap);
-        let (daemon, stdin, rx) = spawn_daemon(&config, dir.path(), args);
+        let (daemon, stdin, rx, log) = spawn_daemon_logged(&config, dir.path(), args);
         let rig = Rig {
             board,
             daemon,
             stdin,
             rx,
             seen: Vec::new(),
+            log,
+            logged: Vec::new(),
             dir,
             press_after: Duration::from_millis(match gap {
                 Gap::Checked => 600,
@@ -178,6 +183,24 @@ impl Rig {
             {
                 Ok(line) => self.seen.push(line),
                 Err(_) => return done(&self.seen),
+            }
+        }
+    }
+
+    /// Reads the daemon's log until a line contains `what`, or
+    /// [`PATIENCE`] passes.
+    fn until_logged(&mut self, what: &str) -> bool {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            if self.logged.iter().any(|l| l.contains(what)) {
+                return true;
+            }
+            match self
+                .log
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            {
+                Ok(line) => self.logged.push(line),
+                Err(_) => return false,
             }
         }
     }
@@ -580,9 +603,13 @@ fn the_cable_pulled_mid_game_and_put_back_loses_nothing() {
     for san in &sans[..4] {
         rig.play(&mut position, san, How::Clean);
     }
-    // Out: the driver's reads fail; the daemon goes on (no exit).
+    // Out: the driver's reads fail; the daemon says so and goes on.
     rig.board.unplug();
-    std::thread::sleep(Duration::from_millis(700));
+    assert!(
+        rig.until_logged("the sensor board does not answer; the clock keeps time"),
+        "{:#?}",
+        rig.logged
+    );
     assert!(
         rig.daemon.try_wait().unwrap().is_none(),
         "the daemon runs on"
@@ -601,6 +628,11 @@ fn the_cable_pulled_mid_game_and_put_back_loses_nothing() {
         rig.until_that(|seen| sans_of(seen).len() == 5),
         "{:#?}",
         rig.seen
+    );
+    assert!(
+        rig.until_logged("the sensor board answers again"),
+        "{:#?}",
+        rig.logged
     );
     // Out again; Black replies meanwhile, the cable goes back, Black presses.
     rig.board.unplug();

@@ -1,5 +1,8 @@
 //! `tocada run` as a black box, fed a script on standard input.
 
+// Each user takes only what it needs from this file.
+#![allow(dead_code)]
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Stdio};
@@ -26,26 +29,62 @@ pub fn spawn_daemon(
     state: &Path,
     args: &[&str],
 ) -> (Child, ChildStdin, Receiver<String>) {
+    let (daemon, stdin, rx, _) = spawn(config, state, args, false);
+    (daemon, stdin, rx)
+}
+
+/// [`spawn_daemon`], and the lines of its log (standard error, at the
+/// `info` level) as they come.
+pub fn spawn_daemon_logged(
+    config: &Path,
+    state: &Path,
+    args: &[&str],
+) -> (Child, ChildStdin, Receiver<String>, Receiver<String>) {
+    let (daemon, stdin, rx, log) = spawn(config, state, args, true);
+    (daemon, stdin, rx, log.expect("its log is read"))
+}
+
+fn spawn(
+    config: &Path,
+    state: &Path,
+    args: &[&str],
+    logged: bool,
+) -> (
+    Child,
+    ChildStdin,
+    Receiver<String>,
+    Option<Receiver<String>>,
+) {
     let mut daemon = tocada()
         .args(["run", "--config"])
         .arg(config)
         .args(args)
         .env("STATE_DIRECTORY", state)
-        .env("RUST_LOG", "warn")
+        .env("RUST_LOG", if logged { "info" } else { "warn" })
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(if logged {
+            Stdio::piped()
+        } else {
+            Stdio::inherit()
+        })
         .spawn()
         .expect("tocada runs");
     let stdin = daemon.stdin.take().unwrap();
+    let rx = lines_of(daemon.stdout.take().unwrap());
+    let log = daemon.stderr.take().map(lines_of);
+    (daemon, stdin, rx, log)
+}
+
+/// The lines of `stream`, read on a thread of their own.
+fn lines_of(stream: impl std::io::Read + Send + 'static) -> Receiver<String> {
     let (tx, rx) = mpsc::channel();
-    let stdout = daemon.stdout.take().unwrap();
     std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+        for line in BufReader::new(stream).lines().map_while(Result::ok) {
             if tx.send(line).is_err() {
                 return;
             }
         }
     });
-    (daemon, stdin, rx)
+    rx
 }
