@@ -68,6 +68,9 @@ struct Rig {
     dir: tempfile::TempDir,
     /// How long after a move's last change its press comes.
     press_after: Duration,
+    /// Moves whose line met a fault, and moves slid.
+    faulted: usize,
+    slid: usize,
 }
 
 impl Drop for Rig {
@@ -133,6 +136,8 @@ impl Rig {
             log,
             logged: Vec::new(),
             dir,
+            faulted: 0,
+            slid: 0,
             press_after: Duration::from_millis(match gap {
                 Gap::Checked => 600,
                 Gap::Off => 300,
@@ -295,6 +300,15 @@ impl Rig {
             "{:#?}",
             self.seen
         );
+        match how {
+            How::Fault(..) => {
+                let met = !self.board.with_model(|m, _| m.update_fault_pending());
+                assert!(met, "{san}: the line met its fault");
+                self.faulted += 1;
+            }
+            How::Slid => self.slid += 1,
+            How::Clean => {}
+        }
     }
 
     /// The side to move resigns (unless the game is over), the daemon
@@ -401,7 +415,8 @@ fn first_of_each_file() -> Vec<PgnGame> {
 }
 
 /// What the line does to ply `i` of a game: every sixth ply a lift lost
-/// whole (its place then out of step), a first change cut, the last place
+/// whole (its place then out of step), the last place lost without a
+/// trace (asked for at the press), a first change cut, the last place
 /// corrupted, and a quiet move slid.
 fn how_for(i: usize, position: &Chess, m: Move) -> How {
     let style = Style::from_index(
@@ -425,6 +440,10 @@ fn how_for(i: usize, position: &Chess, m: Move) -> How {
                 _ => How::Clean,
             }
         }
+        2 => match hands.iter().rposition(|i| matches!(i, Input::Place(..))) {
+            Some(k) => How::Fault(k, LineFault::Drop),
+            None => How::Clean,
+        },
         3 => How::Fault(0, LineFault::Cut(1 + i % 4)),
         4 if slidable(m) => How::Slid,
         5 => How::Fault(
@@ -456,8 +475,13 @@ fn reference_game(index: usize) {
         let how = how_for(i, &position, m);
         rig.play(&mut position, san, how);
     }
-    let faulted = game.sans.len() / 2;
-    assert!(faulted > 3, "{}: faults were met", game.name);
+    assert!(
+        rig.faulted >= game.sans.len() / 2 - 2 && rig.slid > 0,
+        "{}: {} faults met, {} moves slid",
+        game.name,
+        rig.faulted,
+        rig.slid
+    );
     let played: Vec<String> = game.sans.iter().map(|s| plain(s)).collect();
     assert_eq!(
         rig.moves().iter().map(|s| plain(s)).collect::<Vec<_>>(),
