@@ -199,6 +199,46 @@ impl BoardModel {
     }
 }
 
+/// The clock plugged into a DGT board (`board.clock`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BoardClock {
+    /// Left out: the board is asked for its clock's reports, and a DGT
+    /// 3000 that answers is used; none, and nothing changes.
+    #[default]
+    Auto,
+    /// A DGT 3000: its levers and buttons are tocada's, its display shows
+    /// tocada's clocks and messages (`hardware/dgt.md`, "DGT 3000").
+    Dgt3000,
+    /// None: the board's clock reports are not asked for.
+    None,
+}
+
+impl BoardClock {
+    /// The keywords the file takes (`Auto` is the key left out).
+    pub const KEYWORDS: [BoardClock; 2] = [BoardClock::Dgt3000, BoardClock::None];
+
+    /// The keyword used in the file.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            BoardClock::Auto => "auto",
+            BoardClock::Dgt3000 => "dgt3000",
+            BoardClock::None => "none",
+        }
+    }
+
+    /// The clock a keyword names.
+    pub fn from_keyword(keyword: &str) -> Option<BoardClock> {
+        BoardClock::KEYWORDS
+            .into_iter()
+            .find(|c| c.as_str() == keyword)
+    }
+
+    /// Whether the board's clock reports are asked for.
+    pub fn used(self) -> bool {
+        self != BoardClock::None
+    }
+}
+
 /// How `tocada run` plays the replay lines on its standard input with the
 /// simulated board (`board.stdin`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -255,6 +295,10 @@ pub struct BoardConfig {
     pub serial: Option<PathBuf>,
     /// With the simulated board, which board is modelled.
     pub model: BoardModel,
+    /// The clock plugged into a DGT board (`board.clock`): a DGT 3000, or
+    /// none; left out, found from the board's reports. With the simulated
+    /// DGT board, `dgt3000` plugs a modelled DGT 3000 into it.
+    pub clock: BoardClock,
 }
 
 /// `[i2c]`: the bus the board and the OLED share.
@@ -697,6 +741,7 @@ impl Default for BoardConfig {
             stdin: StdinPace::Live,
             serial: None,
             model: BoardModel::Protocol,
+            clock: BoardClock::Auto,
         }
     }
 }

@@ -38,6 +38,7 @@ use std::rc::Rc;
 
 use shakmaty::{Bitboard, Color, Piece, Role, Square};
 
+use super::dgt3000::{ClockEvent, ClockShown, Dgt3000};
 use super::serial::{SerialPort, byte_time_us};
 use super::{BoardEvent, SensorBoard};
 use crate::{Input, Millis};
@@ -192,8 +193,11 @@ pub enum Message {
         /// Minor.
         minor: u8,
     },
-    /// A well-framed message tocada has no use for (the clock's times,
-    /// the board's memory, its trademark): skipped.
+    /// A clock's report (`BWTIME`): its seven data bytes, read by
+    /// [`Dgt3000`](super::dgt3000::Dgt3000).
+    ClockReport([u8; 7]),
+    /// A well-framed message tocada has no use for (the board's memory,
+    /// its trademark): skipped.
     Other(u8),
 }
 
@@ -321,6 +325,11 @@ impl Decoder {
                 major: data[0],
                 minor: data[1],
             },
+            wire::BWTIME => {
+                let mut report = [0u8; 7];
+                report.copy_from_slice(data);
+                Message::ClockReport(report)
+            }
             other => Message::Other(other),
         })
     }
@@ -517,6 +526,12 @@ pub struct DgtBoard<P> {
     fault: Option<Millis>,
     /// The instant of the last event handed on: later ones never earlier.
     last_event: Millis,
+    /// The DGT 3000 plugged into the board, when one is used: update mode
+    /// then reports its times, levers and buttons.
+    dgt3000: Option<Dgt3000>,
+    /// When the board last reported a square (the safety-net dump waits
+    /// for a quiet board; a clock's reports do not make it busy).
+    last_square_news: Millis,
 }
 
 impl<P> core::fmt::Debug for DgtBoard<P> {
@@ -563,7 +578,35 @@ impl<P: SerialPort> DgtBoard<P> {
             counters: DgtCounters::default(),
             fault: None,
             last_event: 0,
+            dgt3000: None,
+            last_square_news: 0,
         }
+    }
+
+    /// Uses the DGT 3000 plugged into the board (or finds whether one
+    /// is): the board is put in update mode with the clock's reports
+    /// (`DGT_SEND_UPDATE_NICE`) instead of the board's alone, and the
+    /// clock's commands go out through it (`hardware/dgt.md`, "DGT 3000").
+    pub fn with_clock(mut self) -> DgtBoard<P> {
+        self.dgt3000 = Some(Dgt3000::new());
+        self
+    }
+
+    /// The clock, when one is used.
+    pub fn dgt3000(&self) -> Option<&Dgt3000> {
+        self.dgt3000.as_ref()
+    }
+
+    /// Sends the clock's next command, if one is due.
+    fn flush_clock(&mut self) -> Result<(), Error<P::Error>> {
+        let now = self.now();
+        let Some(bytes) = self.dgt3000.as_mut().and_then(|c| c.poll_command(now)) else {
+            return Ok(());
+        };
+        self.port.write(&bytes).map_err(|err| {
+            self.needs_setup = true;
+            Error::Line(err)
+        })
     }
 
     /// Who the board said it is, once it has.
@@ -669,13 +712,22 @@ impl<P: SerialPort> DgtBoard<P> {
         }
         self.opened = true;
         self.decoder.abandon();
+        // With a clock, the update mode that also reports it (and in
+        // which the board acknowledges clock commands).
+        let update = match self.dgt3000.as_mut() {
+            Some(clock) => {
+                clock.reset();
+                wire::SEND_UPDATE_NICE
+            }
+            None => wire::SEND_UPDATE_BRD,
+        };
         self.port
             .write(&[
                 wire::SEND_RESET,
                 wire::RETURN_SERIALNR,
                 wire::SEND_VERSION,
                 wire::SEND_BRD,
-                wire::SEND_UPDATE_BRD,
+                update,
             ])
             .map_err(Error::Line)?;
         self.needs_setup = false;
@@ -825,7 +877,7 @@ impl<P: SerialPort> DgtBoard<P> {
         if self.silent {
             return Err(Error::Silent);
         }
-        Ok(())
+        self.flush_clock()
     }
 
     fn handle(&mut self, message: Message, seen: Millis) {
@@ -836,6 +888,7 @@ impl<P: SerialPort> DgtBoard<P> {
                     // dump (asked before update mode) will say.
                     return;
                 }
+                self.last_square_news = self.now();
                 let flipped = self.flipped.unwrap_or(false);
                 let sq = square_of_field(field, flipped);
                 if self.fault.is_none() && !self.follows(sq, piece) {
@@ -895,6 +948,11 @@ impl<P: SerialPort> DgtBoard<P> {
             Message::Version { major, minor } => {
                 if let Some(identity) = self.identity.as_mut() {
                     identity.version = Some((major, minor));
+                }
+            }
+            Message::ClockReport(data) => {
+                if let Some(clock) = self.dgt3000.as_mut() {
+                    clock.report(&data, seen);
                 }
             }
             Message::Other(_) => {}
@@ -1095,6 +1153,30 @@ impl<P: SerialPort> SensorBoard for DgtBoard<P> {
         }
     }
 
+    fn has_clock(&self) -> bool {
+        self.dgt3000.as_ref().is_some_and(|c| c.present() == Some(true))
+    }
+
+    fn clock_events(&mut self, out: &mut Vec<ClockEvent>) {
+        if let Some(clock) = self.dgt3000.as_mut() {
+            while let Some(event) = clock.next_event() {
+                out.push(event);
+            }
+        }
+    }
+
+    /// Sent at once if the clock is free: a press's switch is not left
+    /// waiting for the next poll.
+    fn show_on_clock(&mut self, shown: ClockShown) {
+        let now = self.now();
+        if let Some(clock) = self.dgt3000.as_mut() {
+            clock.show(shown, now);
+            if self.flush_clock().is_err() {
+                tracing::debug!("the DGT board's line failed sending to its clock");
+            }
+        }
+    }
+
     /// The changes handed on, each stamped (`board_ms`) with when the
     /// board saw it on the driver's clock ([`SensorBoard::board_time`]):
     /// the line's timing tells, see `hardware/dgt.md`.
@@ -1119,7 +1201,11 @@ impl<P: SerialPort> SensorBoard for DgtBoard<P> {
     fn occupancy(&mut self) -> Result<Bitboard, Self::Error> {
         self.step()?;
         if self.synced {
-            if self.now().saturating_sub(self.last_byte) >= QUIET_BEFORE_DUMP_MS {
+            let quiet_since = match self.dgt3000 {
+                Some(_) => self.last_square_news,
+                None => self.last_byte,
+            };
+            if self.now().saturating_sub(quiet_since) >= QUIET_BEFORE_DUMP_MS {
                 self.ask_dump()?;
             }
         } else {
