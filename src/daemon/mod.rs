@@ -448,7 +448,13 @@ pub fn model_world(config: &Config, board: &shakmaty::Board) -> Result<World, Da
             let path = config.board.serial.clone().unwrap_or_else(|| {
                 std::env::temp_dir().join(format!("tocada-dgt-{}", std::process::id()))
             });
-            World::with_dgt(board, &path).map_err(DaemonError::SimulatedBoard)
+            let world = match config.board.clock {
+                crate::config::BoardClock::Dgt3000 => World::with_dgt3000(board, &path),
+                _ => World::with_dgt(board, &path),
+            };
+            world
+                .map(|world| world.use_board_clock(config.board.clock.used()))
+                .map_err(DaemonError::SimulatedBoard)
         }
         #[cfg(not(target_os = "linux"))]
         BoardModel::Dgt => Err(DaemonError::NoHardware),
