@@ -16,8 +16,7 @@ use super::raw::{
 };
 use super::{
     BoardClock, BoardConfig, BoardKind, BoardModel, ClockConfig, Config, ConfigError, I2cConfig,
-    LeverSide,
-    Levers, PinsConfig, Preset, RulesConfig, StateConfig, StdinPace, default_presets,
+    LeverSide, Levers, PinsConfig, Preset, RulesConfig, StateConfig, StdinPace, default_presets,
 };
 use crate::words;
 use crate::{Enforcement, GameMode, IncrementMode, Laws, TimeControl};

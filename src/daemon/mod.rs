@@ -100,6 +100,7 @@ pub mod alarm;
 pub mod board_identity;
 pub mod board_news;
 pub mod decisions;
+pub mod dgt3000_face;
 pub mod drawing;
 pub mod polling;
 pub mod shell;

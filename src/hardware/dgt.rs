@@ -1154,7 +1154,9 @@ impl<P: SerialPort> SensorBoard for DgtBoard<P> {
     }
 
     fn has_clock(&self) -> bool {
-        self.dgt3000.as_ref().is_some_and(|c| c.present() == Some(true))
+        self.dgt3000
+            .as_ref()
+            .is_some_and(|c| c.present() == Some(true))
     }
 
     fn clock_events(&mut self, out: &mut Vec<ClockEvent>) {

@@ -222,7 +222,11 @@ impl ClockCommand {
                     let s = s.min(MAX_CLOCK_S);
                     // Plain binary values, as the hosts that drive real
                     // clocks send them (`hardware/dgt.md`).
-                    content.extend_from_slice(&[(s / 3600) as u8, (s / 60 % 60) as u8, (s % 60) as u8]);
+                    content.extend_from_slice(&[
+                        (s / 3600) as u8,
+                        (s / 60 % 60) as u8,
+                        (s % 60) as u8,
+                    ]);
                 }
                 content.push(match run {
                     Some(ClockSide::Left) => wire::RUN_LEFT,
@@ -573,8 +577,7 @@ impl Dgt3000 {
                 };
                 if self.lever.is_some_and(|was| was != down) {
                     self.counters.levers += 1;
-                    self.events
-                        .push_back(ClockEvent::Lever { side: down, at });
+                    self.events.push_back(ClockEvent::Lever { side: down, at });
                 }
                 self.lever = Some(down);
                 self.compare(left.seconds, right.seconds, at);
@@ -584,7 +587,8 @@ impl Dgt3000 {
 
     /// Whether the reported seconds stray from what tocada wants shown.
     fn compare(&mut self, left_s: u32, right_s: u32, at: Millis) {
-        let (Some((want, since)), Some(acked), None) = (&self.want, self.set_acked, &self.in_flight)
+        let (Some((want, since)), Some(acked), None) =
+            (&self.want, self.set_acked, &self.in_flight)
         else {
             return;
         };
@@ -598,8 +602,10 @@ impl Dgt3000 {
             at: *since,
         };
         let (left_ms, right_ms) = set.at(at);
-        let off = |reported: u32, ms: u64| u64::from(reported) * 1000 > ms + DRIFT_TOLERANCE_MS
-            || u64::from(reported) * 1000 + DRIFT_TOLERANCE_MS < ms;
+        let off = |reported: u32, ms: u64| {
+            u64::from(reported) * 1000 > ms + DRIFT_TOLERANCE_MS
+                || u64::from(reported) * 1000 + DRIFT_TOLERANCE_MS < ms
+        };
         if off(left_s, left_ms) || off(right_s, right_ms) {
             self.drifted = true;
         }
@@ -770,10 +776,18 @@ mod tests {
                 beep: 2
             }
             .encode(),
-            [0x2b, 0x0c, 0x03, 0x0c, b'N', b'f', b'3', b' ', b' ', b' ', b' ', b' ', 2, 0x00]
+            [
+                0x2b, 0x0c, 0x03, 0x0c, b'N', b'f', b'3', b' ', b' ', b' ', b' ', b' ', 2, 0x00
+            ]
         );
-        assert_eq!(ClockCommand::EndText.encode(), [0x2b, 0x03, 0x03, 0x03, 0x00]);
-        assert_eq!(ClockCommand::Version.encode(), [0x2b, 0x03, 0x03, 0x09, 0x00]);
+        assert_eq!(
+            ClockCommand::EndText.encode(),
+            [0x2b, 0x03, 0x03, 0x03, 0x00]
+        );
+        assert_eq!(
+            ClockCommand::Version.encode(),
+            [0x2b, 0x03, 0x03, 0x09, 0x00]
+        );
         assert_eq!(
             ClockCommand::Beep { units: 4 }.encode(),
             [0x2b, 0x04, 0x03, 0x0b, 4, 0x00]
@@ -962,8 +976,11 @@ mod tests {
         assert_eq!(text[12], 2);
         clock.report(&ack(wire::CMD_ASCII), 12_400);
         assert_eq!(clock.text(), Some(*b"Flag W  "));
-        clock.show(shown(292_000, 297_000, Some(ClockSide::Right)), 15_000);
-        assert_eq!(clock.poll_command(15_000), Some(ClockCommand::EndText.encode()));
+        clock.show(shown(292_000, 295_200, Some(ClockSide::Right)), 15_000);
+        assert_eq!(
+            clock.poll_command(15_000),
+            Some(ClockCommand::EndText.encode())
+        );
     }
 
     #[test]

@@ -27,7 +27,9 @@ use super::Hands;
 use super::dgt3000::Dgt3000Model;
 use crate::Millis;
 use crate::hardware::dgt::{code_of, field_of_square, wire};
-use crate::hardware::dgt3000::{self, ClockSide, ClockTime, Dgt3000Button, encode_ack, encode_times};
+use crate::hardware::dgt3000::{
+    self, ClockSide, ClockTime, Dgt3000Button, encode_ack, encode_times,
+};
 use crate::hardware::serial::{SerialPort, byte_time_us};
 
 /// The serial number the model reports (five ASCII digits).
@@ -195,12 +197,19 @@ impl DgtBoardModel {
     /// sent back in update mode with the clock (DGT: no ack otherwise).
     fn clock_command(&mut self, at: Millis) {
         let message = std::mem::take(&mut self.clock_message);
-        let [dgt3000::wire::CLOCK_MESSAGE, _, dgt3000::wire::START_MESSAGE, id, ref content @ ..] =
-            message[..]
+        let [
+            dgt3000::wire::CLOCK_MESSAGE,
+            _,
+            dgt3000::wire::START_MESSAGE,
+            id,
+            ref content @ ..,
+        ] = message[..]
         else {
             return;
         };
-        let content = content.strip_suffix(&[dgt3000::wire::END_MESSAGE]).unwrap_or(content);
+        let content = content
+            .strip_suffix(&[dgt3000::wire::END_MESSAGE])
+            .unwrap_or(content);
         let Some(clock) = self.clock.as_mut().filter(|c| c.plugged()) else {
             return;
         };

@@ -300,7 +300,8 @@ impl World {
             (None, Some(dgt)) => {
                 let line = Tty::new(Some(dgt.path().to_path_buf()), dgt::wire::BAUD);
                 let clock = clock.clone();
-                let driver = DgtBoard::new(line, Rc::new(move || clock.now().as_millis() as Millis));
+                let driver =
+                    DgtBoard::new(line, Rc::new(move || clock.now().as_millis() as Millis));
                 ModelBoard::Dgt(match self.dgt_clock {
                     true => driver.with_clock(),
                     false => driver,
