@@ -529,9 +529,10 @@ pub struct DgtBoard<P> {
     /// The DGT 3000 plugged into the board, when one is used: update mode
     /// then reports its times, levers and buttons.
     dgt3000: Option<Dgt3000>,
-    /// When the board last reported a square (the safety-net dump waits
-    /// for a quiet board; a clock's reports do not make it busy).
-    last_square_news: Millis,
+    /// When the board last sent a message of its own, not its clock's (the
+    /// safety-net dump waits for a quiet board; a clock's reports do not
+    /// make it busy).
+    last_board_news: Millis,
 }
 
 impl<P> core::fmt::Debug for DgtBoard<P> {
@@ -579,7 +580,7 @@ impl<P: SerialPort> DgtBoard<P> {
             fault: None,
             last_event: 0,
             dgt3000: None,
-            last_square_news: 0,
+            last_board_news: 0,
         }
     }
 
@@ -881,6 +882,9 @@ impl<P: SerialPort> DgtBoard<P> {
     }
 
     fn handle(&mut self, message: Message, seen: Millis) {
+        if !matches!(message, Message::ClockReport(_)) {
+            self.last_board_news = self.now();
+        }
         match message {
             Message::FieldUpdate { field, piece } => {
                 if !self.synced {
@@ -888,7 +892,6 @@ impl<P: SerialPort> DgtBoard<P> {
                     // dump (asked before update mode) will say.
                     return;
                 }
-                self.last_square_news = self.now();
                 let flipped = self.flipped.unwrap_or(false);
                 let sq = square_of_field(field, flipped);
                 if self.fault.is_none() && !self.follows(sq, piece) {
@@ -1203,10 +1206,10 @@ impl<P: SerialPort> SensorBoard for DgtBoard<P> {
     fn occupancy(&mut self) -> Result<Bitboard, Self::Error> {
         self.step()?;
         if self.synced {
-            let quiet_since = match self.dgt3000 {
-                Some(_) => self.last_square_news,
+            let quiet_since = self.last_board_news.max(match self.dgt3000 {
+                Some(_) => 0,
                 None => self.last_byte,
-            };
+            });
             if self.now().saturating_sub(quiet_since) >= QUIET_BEFORE_DUMP_MS {
                 self.ask_dump()?;
             }

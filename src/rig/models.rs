@@ -200,6 +200,38 @@ impl World {
         }
     }
 
+    /// Whether a DGT 3000 is modelled on the board: its levers and
+    /// buttons are the hands' ([`World::press_on_clock`]).
+    pub fn has_clock_model(&self) -> bool {
+        self.with_clock_model(|_, _| ()).is_some()
+    }
+
+    /// A hand presses the DGT 3000's control that is `button` as tocada
+    /// reads it, the clock's left side being `wired_left`'s (the mapping of
+    /// `hardware/dgt.md`); `false` when no DGT 3000 is modelled.
+    pub fn press_on_clock(&self, button: Button, wired_left: Color) -> bool {
+        if !self.has_clock_model() {
+            return false;
+        }
+        let side = |color: Color| match color == wired_left {
+            true => ClockSide::Left,
+            false => ClockSide::Right,
+        };
+        match button {
+            Button::Lever(color) => self.press_clock_lever(side(color)),
+            Button::Draw(color) => self.press_clock_button(match side(color) {
+                ClockSide::Left => Dgt3000Button::Minus,
+                ClockSide::Right => Dgt3000Button::Plus,
+            }),
+            Button::Adjust(color) => self.press_clock_button(match side(color) {
+                ClockSide::Left => Dgt3000Button::Back,
+                ClockSide::Right => Dgt3000Button::Ok,
+            }),
+            Button::Menu => self.press_clock_button(Dgt3000Button::Run),
+        }
+        true
+    }
+
     /// What the DGT 3000's display shows, when there is one.
     pub fn clock_display(&self) -> Option<String> {
         if let Some((model, bus)) = &self.dgt_line {
