@@ -27,8 +27,12 @@
 //! touches) over its own serial line, each byte taking its time at 9600
 //! baud (10 bits): `dgt_event_to_referee_ms median=… worst=…` (lifts and
 //! places together) and `dgt_press_to_face_ms`, the OLED alone on the bus
-//! at 100 kHz. Exits with 1 if any board event was lost or reordered, or a
-//! game did not reach the position its moves lead to.
+//! at 100 kHz. Then the same games with a DGT 3000 plugged into the board,
+//! every press made on its levers (its reports and tocada's commands on
+//! the same line): `dgt3000_press_to_clock_ms median=… worst=…`, from the
+//! lever's press to the clock's set-and-run that runs the other side (or
+//! stops both at the end). Exits with 1 if any board event was lost or
+//! reordered, or a game did not reach the position its moves lead to.
 
 #[path = "../tests/support/parsed.rs"]
 mod parsed;
@@ -46,6 +50,7 @@ use tocada::daemon::shell::median_and_worst;
 use tocada::daemon::{Command, Session, Shell, link_policy};
 use tocada::gesture::{self, Style};
 use tocada::hardware::buttons::ButtonPress;
+use tocada::hardware::dgt3000::ClockSide;
 use tocada::models::bus::BusClock;
 use tocada::rig::Rig;
 use tocada::rig::models::{RigClock, World};
@@ -113,6 +118,8 @@ fn timeline(game: &pgn::PgnGame, seed: u64, identities: bool) -> (Vec<(u64, Act)
 #[derive(Default)]
 struct Figures {
     press_to_face_us: Vec<u64>,
+    /// A DGT 3000's lever pressed to the clock running the other side.
+    press_to_clock_us: Vec<u64>,
     lift_us: Vec<u64>,
     place_us: Vec<u64>,
     lost: usize,
@@ -127,6 +134,9 @@ enum BoardKind {
     /// A DGT board on its own serial line at 9600 baud; the OLED alone on
     /// the bus.
     Dgt,
+    /// The same with a DGT 3000 plugged into the board: the presses are
+    /// its levers'.
+    Dgt3000,
 }
 
 /// Plays `acts` through the daemon's loop on a bus at `khz`.
@@ -135,7 +145,11 @@ fn play(acts: &[(u64, Act)], end: &Chess, khz: u32, board: BoardKind, figures: &
     let world = match board {
         BoardKind::Protocol => World::with_bus_clock(clock.clone(), khz * 1_000),
         BoardKind::Dgt => World::with_dgt_line(clock.clone(), khz * 1_000),
+        BoardKind::Dgt3000 => World::with_dgt3000_line(clock.clone(), khz * 1_000),
     };
+    // A lever pressed on the DGT 3000, its instant and the clock's sets
+    // then, waiting for the set that switches the clock.
+    let mut switch: Option<(u64, u64)> = None;
     let config = Config::default();
     let rig = world.rig(link_policy(&config), RigClock::Bus(clock.clone()));
     let mut shell = Shell::new(Session::new(&config), rig).record_board_inputs();
@@ -160,7 +174,7 @@ fn play(acts: &[(u64, Act)], end: &Chess, khz: u32, board: BoardKind, figures: &
                         // change is sent no sooner than the hand made it.
                         let ms = match board {
                             BoardKind::Protocol => now / 1_000,
-                            BoardKind::Dgt => now.div_ceil(1_000),
+                            BoardKind::Dgt | BoardKind::Dgt3000 => now.div_ceil(1_000),
                         };
                         match input {
                             Input::Lift(sq) => world.lift(ms, sq),
@@ -170,6 +184,16 @@ fn play(acts: &[(u64, Act)], end: &Chess, khz: u32, board: BoardKind, figures: &
                             // A promotion chosen on the clock: not on the bus.
                             other => shell.command(Command::Input(other)),
                         }
+                    }
+                    Act::Press(side) if board == BoardKind::Dgt3000 => {
+                        // White on the left (the default `clock.white`).
+                        let lever = match side {
+                            Color::White => ClockSide::Left,
+                            Color::Black => ClockSide::Right,
+                        };
+                        let sets = world.with_clock_model(|c, _| c.sets()).unwrap_or(0);
+                        switch = Some((now, sets));
+                        world.press_clock_lever(lever);
                     }
                     Act::Press(side) => shell.command(Command::Press(ButtonPress {
                         button: Button::Lever(side),
@@ -190,11 +214,21 @@ fn play(acts: &[(u64, Act)], end: &Chess, khz: u32, board: BoardKind, figures: &
                 shell.step();
             }
         }
+        if let Some((pressed, sets)) = switch {
+            let set = world.with_clock_model(|c, _| (c.sets(), c.set_at()));
+            if let Some((now_sets, set_at)) = set.filter(|(n, _)| *n > sets) {
+                let _ = now_sets;
+                figures
+                    .press_to_clock_us
+                    .push((set_at * 1_000).saturating_sub(pressed));
+                switch = None;
+            }
+        }
     }
     // A DGT board senses pieces, not hands: touches never reach it.
     let board_inputs = |i: &Input| match board {
         BoardKind::Protocol => !matches!(i, Input::Promote(_)),
-        BoardKind::Dgt => matches!(i, Input::Lift(_) | Input::Place(..)),
+        BoardKind::Dgt | BoardKind::Dgt3000 => matches!(i, Input::Lift(_) | Input::Place(..)),
     };
     let heard: Vec<(u64, Input)> = shell_inputs(&shell);
     let made: Vec<(u64, Input)> = hands.into_iter().filter(|(_, i)| board_inputs(i)).collect();
@@ -285,6 +319,26 @@ fn main() -> ExitCode {
     if figures.lost > 0 || figures.wrong_end > 0 {
         eprintln!(
             "realtime: on the DGT board, {} board events lost or reordered, {} games off their moves",
+            figures.lost, figures.wrong_end
+        );
+        failed = true;
+    }
+    // The DGT 3000's levers, the presses' only source.
+    let mut figures = Figures::default();
+    for (i, game) in games.iter().enumerate() {
+        let (acts, end) = timeline(game, i as u64 + 1, true);
+        play(&acts, &end, 100, BoardKind::Dgt3000, &mut figures);
+    }
+    let (median, worst) = median_and_worst(&figures.press_to_clock_us).unwrap_or_default();
+    println!(
+        "dgt3000_press_to_clock_ms median={} worst={} n={}",
+        ms(median),
+        ms(worst),
+        figures.press_to_clock_us.len()
+    );
+    if figures.lost > 0 || figures.wrong_end > 0 {
+        eprintln!(
+            "realtime: with the DGT 3000, {} board events lost or reordered, {} games off their moves",
             figures.lost, figures.wrong_end
         );
         failed = true;

@@ -104,8 +104,9 @@ pub enum Levers {
     /// standard input, each when it arrives (a laptop beside a DGT board;
     /// tests). The clock's decisions go to standard output as effect lines.
     Stdin,
-    /// None: nothing can start the clock until a DGT 3000's levers are
-    /// read (not yet); the daemon still reads the board.
+    /// None on the Pi: the levers and buttons are a DGT 3000's, plugged
+    /// into the DGT board (`board.clock`); without one nothing can start
+    /// the clock. The daemon still reads the board.
     None,
 }
 
@@ -551,13 +552,20 @@ impl Config {
             (false, BoardKind::Dgt) => ", no OLED, no I2C bus".to_owned(),
             (false, _) => format!(" on {}, no OLED", self.i2c.bus.display()),
         };
-        let levers = match (self.clock.levers, self.board.kind) {
-            (_, BoardKind::Sim) | (Levers::Gpio, _) => "",
-            (Levers::Stdin, _) => " (levers and buttons: press lines on standard input)",
-            (Levers::None, _) => {
-                " (no levers: nothing can start the clock until a DGT 3000's levers are \
-                 read, which tocada does not do yet)"
+        let levers = match (self.clock.levers, self.board.kind, self.board.clock) {
+            (_, BoardKind::Sim, _) | (Levers::Gpio, _, _) => "",
+            (Levers::Stdin, _, _) => " (levers and buttons: press lines on standard input)",
+            (Levers::None, BoardKind::Dgt, BoardClock::Dgt3000 | BoardClock::Auto) => {
+                " (levers and buttons: the DGT 3000's on the board)"
             }
+            (Levers::None, _, _) => " (no levers: nothing can start the clock)",
+        };
+        let levers = match (self.board.kind, self.board.clock, self.clock.levers) {
+            // Both: the GPIO's or standard input's, and the clock's.
+            (BoardKind::Dgt, BoardClock::Dgt3000, Levers::Gpio | Levers::Stdin) => {
+                format!("{levers} and a DGT 3000 on the board")
+            }
+            _ => levers.to_owned(),
         };
         format!(
             "{board} ({polling}){panel}; White on the {white} lever{levers}; \

@@ -28,8 +28,9 @@ pub struct Dgt3000Model {
     lever_down: ClockSide,
     /// The text shown instead of the times.
     text: Option<[u8; wire::TEXT_LEN]>,
-    /// Set-and-runs received.
+    /// Set-and-runs received, and when the last one was.
     sets: u64,
+    set_at: Millis,
     /// Beeps asked (a text's or a beep command).
     beeps: u64,
     /// Plugged into the board.
@@ -54,6 +55,7 @@ impl Dgt3000Model {
             lever_down: ClockSide::Left,
             text: None,
             sets: 0,
+            set_at: 0,
             beeps: 0,
             plugged: true,
         }
@@ -82,6 +84,11 @@ impl Dgt3000Model {
     /// Set-and-runs received.
     pub fn sets(&self) -> u64 {
         self.sets
+    }
+
+    /// When the last set-and-run came (the clock's instant).
+    pub fn set_at(&self) -> Millis {
+        self.set_at
     }
 
     /// Beeps asked.
@@ -157,6 +164,7 @@ impl Dgt3000Model {
                     _ => None,
                 };
                 self.sets += 1;
+                self.set_at = now;
             }
             (wire::CMD_ASCII, [text @ .., beep]) if text.len() >= wire::TEXT_LEN => {
                 let mut cells = [b' '; wire::TEXT_LEN];
