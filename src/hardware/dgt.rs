@@ -528,7 +528,7 @@ pub struct DgtBoard<P> {
     last_event: Millis,
     /// The DGT 3000 plugged into the board, when one is used: update mode
     /// then reports its times, levers and buttons.
-    dgt3000: Option<Dgt3000>,
+    dgt3000: Option<Box<Dgt3000>>,
     /// When the board last sent a message of its own, not its clock's (the
     /// safety-net dump waits for a quiet board; a clock's reports do not
     /// make it busy).
@@ -589,13 +589,13 @@ impl<P: SerialPort> DgtBoard<P> {
     /// (`DGT_SEND_UPDATE_NICE`) instead of the board's alone, and the
     /// clock's commands go out through it (`hardware/dgt.md`, "DGT 3000").
     pub fn with_clock(mut self) -> DgtBoard<P> {
-        self.dgt3000 = Some(Dgt3000::new());
+        self.dgt3000 = Some(Box::new(Dgt3000::new()));
         self
     }
 
     /// The clock, when one is used.
     pub fn dgt3000(&self) -> Option<&Dgt3000> {
-        self.dgt3000.as_ref()
+        self.dgt3000.as_deref()
     }
 
     /// Sends the clock's next command, if one is due.

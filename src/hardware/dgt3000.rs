@@ -329,7 +329,7 @@ pub fn decode_report(data: &[u8; 7]) -> Result<ClockReport, BadReport> {
 pub fn encode_times(left: ClockTime, right: ClockTime, status: u8) -> [u8; 7] {
     let side = |t: ClockTime| {
         let s = t.seconds.min(MAX_CLOCK_S);
-        let bcd = |v: u32| ((v / 10) << 4 | v % 10) as u8;
+        let bcd = |v: u32| (((v / 10) << 4) | (v % 10)) as u8;
         [
             (s / 3600) as u8 | if t.flag { 0x10 } else { 0 },
             bcd(s / 60 % 60),
