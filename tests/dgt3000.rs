@@ -276,9 +276,28 @@ fn check_config_takes_a_dgt_3000_and_refuses_a_clock_where_none_can_be() {
         std::fs::write(&path, text).unwrap();
         let out = tocada().args(["check-config"]).arg(&path).output().unwrap();
         assert_eq!(out.status.success(), ok, "{text}: {out:?}");
+        if ok && text.contains("clock = \"dgt3000\"") && text.contains("kind = \"dgt\"") {
+            let said = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                said.contains("and a DGT 3000 on the board"),
+                "{text}: {said}"
+            );
+        }
         if !ok {
             let said = String::from_utf8_lossy(&out.stderr);
             assert!(said.contains("board.clock"), "{text}: {said}");
         }
     }
+    // The clock's levers alone.
+    std::fs::write(
+        &path,
+        "[clock]\nlevers = \"none\"\n[board]\nkind = \"dgt\"\nclock = \"dgt3000\"\n",
+    )
+    .unwrap();
+    let out = tocada().args(["check-config"]).arg(&path).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("levers and buttons: the DGT 3000's on the board"),
+        "{said}"
+    );
 }

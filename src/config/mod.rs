@@ -555,8 +555,12 @@ impl Config {
         let levers = match (self.clock.levers, self.board.kind, self.board.clock) {
             (_, BoardKind::Sim, _) | (Levers::Gpio, _, _) => "",
             (Levers::Stdin, _, _) => " (levers and buttons: press lines on standard input)",
-            (Levers::None, BoardKind::Dgt, BoardClock::Dgt3000 | BoardClock::Auto) => {
+            (Levers::None, BoardKind::Dgt, BoardClock::Dgt3000) => {
                 " (levers and buttons: the DGT 3000's on the board)"
+            }
+            (Levers::None, BoardKind::Dgt, BoardClock::Auto) => {
+                " (levers and buttons: a DGT 3000's on the board, if one answers; without \
+                 one nothing can start the clock)"
             }
             (Levers::None, _, _) => " (no levers: nothing can start the clock)",
         };

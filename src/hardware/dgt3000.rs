@@ -616,6 +616,13 @@ impl Dgt3000 {
         let [ack0, ack1, ack2, ack3] = ack;
         if ack0 != wire::ACK_OK {
             self.counters.ack_errors += 1;
+            if self.counters.ack_errors.is_power_of_two() {
+                tracing::warn!(
+                    "the DGT 3000 refused a command ({} so far): is it in the mode a \
+                     computer drives (hardware/dgt.md, \"DGT 3000\")?",
+                    self.counters.ack_errors
+                );
+            }
             // The command was refused: sent again after the timeout.
             return;
         }
@@ -1040,6 +1047,141 @@ mod tests {
         assert_eq!(clock.present(), Some(false));
         assert_eq!(sent, SILENT_COMMANDS);
         assert_eq!(clock.next_event(), Some(ClockEvent::Disconnected));
+    }
+
+    /// A line that hands out scripted chunks and keeps what was written.
+    #[derive(Default)]
+    struct Script {
+        incoming: VecDeque<Vec<u8>>,
+        written: Vec<u8>,
+    }
+
+    impl crate::hardware::serial::SerialPort for Script {
+        type Error = ();
+        fn read(&mut self, buf: &mut [u8]) -> Result<usize, ()> {
+            let Some(chunk) = self.incoming.pop_front() else {
+                return Ok(0);
+            };
+            buf[..chunk.len()].copy_from_slice(&chunk);
+            Ok(chunk.len())
+        }
+        fn write(&mut self, bytes: &[u8]) -> Result<(), ()> {
+            self.written.extend_from_slice(bytes);
+            Ok(())
+        }
+        fn reopen(&mut self) -> Result<(), ()> {
+            Ok(())
+        }
+    }
+
+    fn bwtime(data: [u8; 7]) -> Vec<u8> {
+        let mut bytes = vec![0x8d, 0, 10];
+        bytes.extend_from_slice(&data);
+        bytes
+    }
+
+    #[test]
+    fn the_board_driver_carries_the_clock_both_ways_byte_for_byte() {
+        use std::cell::Cell;
+        use std::rc::Rc;
+
+        use crate::hardware::SensorBoard;
+        use crate::hardware::dgt::{DgtBoard, wire as board};
+
+        let time = Rc::new(Cell::new(0));
+        let t = time.clone();
+        let mut dgt = DgtBoard::new(Script::default(), Rc::new(move || t.get())).with_clock();
+        let mut events = Vec::new();
+        dgt.poll_stamped(&mut events).unwrap();
+        // Set up in the update mode that reports the clock, then the
+        // clock's version asked, to find it.
+        let mut expected = vec![0x40, 0x45, 0x4d, 0x42, board::SEND_UPDATE_NICE];
+        expected.extend_from_slice(&ClockCommand::Version.encode());
+        assert_eq!(dgt.port().written, expected);
+        assert!(!dgt.has_clock());
+        let mut dump = vec![board::BOARD_DUMP, 0, 67];
+        dump.extend_from_slice(&[0; 64]);
+        dump[3 + 12] = 1;
+        dgt.port_mut().incoming.push_back(dump);
+        dgt.port_mut()
+            .incoming
+            .push_back(bwtime(encode_ack([0x10, 0x09, 0x21, 0])));
+        dgt.port_mut()
+            .incoming
+            .push_back(bwtime(times(600, 600, wire::STATUS_RIGHT_HIGH)));
+        time.set(100);
+        dgt.poll_stamped(&mut events).unwrap();
+        assert!(dgt.has_clock());
+        assert_eq!(dgt.dgt3000().and_then(|c| c.version()), Some((2, 1)));
+        let mut clock_events = Vec::new();
+        dgt.clock_events(&mut clock_events);
+        assert_eq!(clock_events, [ClockEvent::Connected]);
+        // tocada's times go out at once.
+        dgt.port_mut().written.clear();
+        dgt.show_on_clock(ClockShown {
+            left_ms: 600_000,
+            right_ms: 600_000,
+            run: Some(ClockSide::Left),
+            text: None,
+        });
+        assert_eq!(
+            dgt.port().written,
+            [0x2b, 0x0a, 0x03, 0x0a, 0, 10, 0, 0, 10, 0, 0x01, 0x00]
+        );
+        // The ack, then the right player's press: the lever down on the
+        // right, reported in a times message, stamped when it came.
+        dgt.port_mut()
+            .incoming
+            .push_back(bwtime(encode_ack([0x10, 0x0a, 0, 0])));
+        time.set(5_000);
+        dgt.poll_stamped(&mut events).unwrap();
+        dgt.port_mut()
+            .incoming
+            .push_back(bwtime(times(595, 600, 0)));
+        time.set(5_020);
+        dgt.poll_stamped(&mut events).unwrap();
+        clock_events.clear();
+        dgt.clock_events(&mut clock_events);
+        assert!(
+            matches!(
+                clock_events[..],
+                [ClockEvent::Lever {
+                    side: ClockSide::Right,
+                    at: 5_000..=5_020
+                }]
+            ),
+            "{clock_events:?}"
+        );
+        // A button, and a times message that cannot be: counted, dropped,
+        // and the board's own news goes on.
+        dgt.port_mut()
+            .incoming
+            .push_back(bwtime(encode_ack([0x10, 0x88, 0x05, 0x33])));
+        dgt.port_mut()
+            .incoming
+            .push_back(bwtime([0x01, 0x7f, 0x00, 0, 0, 0, 0]));
+        dgt.port_mut()
+            .incoming
+            .push_back(vec![board::FIELD_UPDATE, 0, 5, 12, 0]);
+        time.set(5_100);
+        dgt.poll_stamped(&mut events).unwrap();
+        clock_events.clear();
+        dgt.clock_events(&mut clock_events);
+        // Stamped when the board began to send it: the 25 bytes read at
+        // 5.1 s came back to back, 26 ms of line.
+        assert!(
+            matches!(
+                clock_events[..],
+                [ClockEvent::Button {
+                    button: Dgt3000Button::Run,
+                    at: 5_070..=5_100
+                }]
+            ),
+            "{clock_events:?}"
+        );
+        assert_eq!(dgt.dgt3000().map(|c| c.counters().bad_reports), Some(1));
+        assert_eq!(events.len(), 1, "the board's lift still came: {events:?}");
+        assert_eq!(dgt.counters().decode.total(), 0);
     }
 
     #[test]
