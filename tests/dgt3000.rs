@@ -131,6 +131,22 @@ impl Desk {
         self.until_running(next).await;
     }
 
+    /// Plays `san`, its press on the front's lever (as the GPIO's or a
+    /// script's), not the DGT 3000's.
+    async fn front_move(&self, position: &mut Chess, san: &str) {
+        let m = gesture::parse_san(position, san).unwrap();
+        let style = Style::default().with_identities(true);
+        let mut at = 0;
+        for (offset, input) in gesture::hand_events(position, m, &style) {
+            self.pause(offset - at).await;
+            at = offset;
+            self.hand(input);
+        }
+        self.pause(400).await;
+        self.hand(Input::Press(position.turn()));
+        position.play_unchecked(m);
+    }
+
     fn moves(&self) -> Vec<String> {
         self.decided
             .0
@@ -250,6 +266,63 @@ fn the_dgt_3000s_levers_play_a_game_and_its_display_follows_tocada() {
             desk.pause(10).await;
         }
         assert_eq!(desk.world.clock_display().as_deref(), Some("1-0 mate"));
+        let _ = stop.send(());
+        daemon.await.unwrap();
+    });
+}
+
+/// The clock's cable pulled from the board mid-game: the board says so,
+/// the front's levers go on, and the clock put back is set again with
+/// tocada's times and whose clock runs.
+#[test]
+fn a_clock_unplugged_from_the_board_is_set_again_when_it_comes_back() {
+    if !ttys_work() {
+        eprintln!("{NO_TTY}");
+        return;
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let tty = dir.path().join("ttyDGT");
+    tokio::task::LocalSet::new().block_on(&runtime, async {
+        let (desk, stop, daemon) = Desk::open(&tty);
+        desk.pause(500).await;
+        desk.world.press_clock_lever(ClockSide::Right);
+        desk.until_running(Some(ClockSide::Left)).await;
+        let mut position = Chess::default();
+        desk.play(&mut position, "e4").await;
+        desk.world.plug_clock(false);
+        desk.pause(300).await;
+        let sets = desk.world.with_clock_model(|c, _| c.sets()).unwrap();
+        // Black replies and presses the front's lever (a script's press,
+        // as the GPIO's would be): the move is ruled without the clock.
+        desk.front_move(&mut position, "e5").await;
+        desk.pause(500).await;
+        assert_eq!(desk.moves(), ["e4", "e5"]);
+        assert_eq!(
+            desk.world.with_clock_model(|c, _| c.sets()),
+            Some(sets),
+            "nothing reaches a clock that is not there"
+        );
+        // Back in: set again, White's clock running, with tocada's times.
+        desk.world.plug_clock(true);
+        desk.until_running(Some(ClockSide::Left)).await;
+        assert!(desk.world.with_clock_model(|c, _| c.sets()).unwrap() > sets);
+        let white = desk.shown.borrow().view.white_ms;
+        let left = desk
+            .world
+            .with_clock_model(|c, now| c.times_ms(now).0)
+            .unwrap();
+        assert!(white.abs_diff(left) <= 1_500, "{white} against {left}");
+        // White presses the front's lever too (the DGT 3000's is down on
+        // his side already: a seesaw), then Black's reply is pressed on
+        // the DGT 3000: its levers are the levers again.
+        desk.front_move(&mut position, "Nf3").await;
+        desk.until_running(Some(ClockSide::Right)).await;
+        desk.play(&mut position, "Nc6").await;
+        assert_eq!(desk.moves(), ["e4", "e5", "Nf3", "Nc6"]);
         let _ = stop.send(());
         daemon.await.unwrap();
     });

@@ -145,7 +145,14 @@ fn message_of(view: &View) -> Option<Message> {
             beeps: false,
         });
     }
-    let alert = view.alert.as_ref()?;
+    let Some(alert) = view.alert.as_ref() else {
+        // Said once when it happens; the clock keeps time meanwhile.
+        return view.board_disconnected.then(|| Message {
+            text: crate::face::BOARD_DISCONNECTED.to_owned(),
+            stays: false,
+            beeps: false,
+        });
+    };
     let waits = crate::words::is_instruction(alert)
         || alert.starts_with("Promote")
         || alert.starts_with("Choice")
@@ -365,6 +372,13 @@ mod tests {
         assert_eq!(face.shown(&offer, 20_000).text.unwrap().1, RULING_BEEP);
         let later = face.shown(&offer, 60_000).text.unwrap();
         assert_eq!((&later.0, later.1), (b"Draw? W ", 0));
+        // The board's cable out: said once, then the times.
+        let unplugged = View {
+            board_disconnected: true,
+            ..view()
+        };
+        assert_eq!(&face.shown(&unplugged, 65_000).text.unwrap().0, b"Board   ");
+        assert_eq!(face.shown(&unplugged, 65_000 + MESSAGE_MS).text, None);
         // The menu's preset, before the game.
         let menu = View {
             screen: Screen::TimeControlMenu {

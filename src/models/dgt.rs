@@ -669,6 +669,11 @@ mod pty {
             self.hand(|model, now| model.press_button(now, button));
         }
 
+        /// The clock's cable out of the board, or back in.
+        pub fn plug_clock(&self, plugged: bool) {
+            self.hand(|model, now| model.plug_clock(now, plugged));
+        }
+
         /// What the clock's display shows now, if a clock is plugged in.
         pub fn clock_display(&self) -> Option<String> {
             self.with_model(|model, now| model.clock_display(now))

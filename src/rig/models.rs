@@ -232,6 +232,18 @@ impl World {
         true
     }
 
+    /// The DGT 3000's cable out of the board, or back in.
+    pub fn plug_clock(&self, plugged: bool) {
+        if let Some((model, bus)) = &self.dgt_line {
+            let now = bus.micros() / 1_000;
+            return model.borrow_mut().plug_clock(now, plugged);
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(dgt) = &self.dgt {
+            dgt.plug_clock(plugged);
+        }
+    }
+
     /// What the DGT 3000's display shows, when there is one.
     pub fn clock_display(&self) -> Option<String> {
         if let Some((model, bus)) = &self.dgt_line {
