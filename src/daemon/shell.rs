@@ -88,6 +88,9 @@ pub struct Shell<R: Rig> {
     /// The face as the board's clock shows it, and what it was last told.
     clock_face: ClockFace,
     clock_shown: Option<ClockShown>,
+    /// When what the board's clock shows changes next by itself (a
+    /// message's next page, or the times back).
+    clock_due: Option<Millis>,
 }
 
 impl<R: Rig> Shell<R> {
@@ -111,6 +114,7 @@ impl<R: Rig> Shell<R> {
             clock_events: Vec::new(),
             clock_face: ClockFace::new(),
             clock_shown: None,
+            clock_due: None,
         }
     }
 
@@ -270,7 +274,7 @@ impl<R: Rig> Shell<R> {
             self.news.next_deadline(),
             self.storage.next_checkpoint(),
             self.drawing.next_deadline(),
-            self.clock_face.next_change(self.now_ms()),
+            self.clock_due,
         ]
         .into_iter()
         .flatten()
@@ -544,10 +548,12 @@ impl<R: Rig> Shell<R> {
     fn show_on_clock(&mut self, now: Millis) {
         if !self.rig.link_ref().board().has_clock() {
             self.clock_shown = None;
+            self.clock_due = None;
             return;
         }
         let view = self.session.view(now);
         let shown = self.clock_face.shown(&view, now);
+        self.clock_due = self.clock_face.next_change(now);
         // The clock counts down by itself: told again only when whose
         // clock runs, a message or a time other than by running changed.
         let same = self.clock_shown.as_ref().is_some_and(|was| {
@@ -698,7 +704,7 @@ impl<R: Rig> Shell<R> {
             force,
         );
         if self.stats.redraws != redraws
-            || self.clock_face.next_change(now).is_some_and(|at| at <= now)
+            || self.clock_due.is_some_and(|at| at <= now)
             || self.clock_shown.is_none()
         {
             self.show_on_clock(now);
