@@ -253,6 +253,34 @@ fn the_dgt_3000s_levers_play_a_game_and_its_display_follows_tocada() {
             "set again to {left} ms, tocada's {}",
             white(&desk)
         );
+        // The middle button is the arbiter's: the clock stands, says so
+        // page by page, then shows the standing times; again, it runs on.
+        desk.world.press_clock_button(Dgt3000Button::Run);
+        desk.until_running(None).await;
+        let mut seen = Vec::new();
+        for _ in 0..800 {
+            let shown = desk.world.clock_display().unwrap_or_default();
+            if seen.last() != Some(&shown) {
+                seen.push(shown.clone());
+            }
+            if shown.contains(':') && seen.len() > 1 {
+                break;
+            }
+            desk.pause(10).await;
+        }
+        assert!(
+            seen.starts_with(&["Paused  ".to_owned(), "arbiter ".to_owned()]),
+            "{seen:?}"
+        );
+        assert!(
+            seen.last()
+                .is_some_and(|s| s.contains(':') && !s.contains('*')),
+            "the standing times come back: {seen:?}"
+        );
+        desk.pause(300).await;
+        desk.world.press_clock_button(Dgt3000Button::Run);
+        desk.until_running(Some(ClockSide::Left)).await;
+        desk.pause(300).await;
         for san in &GAME[8..] {
             desk.play(&mut position, san).await;
         }
