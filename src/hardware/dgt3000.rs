@@ -614,6 +614,9 @@ impl Dgt3000 {
     fn ack(&mut self, ack: [u8; 4], at: Millis) {
         self.counters.acks += 1;
         let [ack0, ack1, ack2, ack3] = ack;
+        // Any ack, even a refusal, says the clock is there.
+        self.set_present(true);
+        self.unanswered = 0;
         if ack0 != wire::ACK_OK {
             self.counters.ack_errors += 1;
             if self.counters.ack_errors.is_power_of_two() {
@@ -626,8 +629,6 @@ impl Dgt3000 {
             // The command was refused: sent again after the timeout.
             return;
         }
-        self.set_present(true);
-        self.unanswered = 0;
         if ack1 == wire::ACK_BUTTON {
             if let Some(button) = Dgt3000Button::from_code(ack3) {
                 self.counters.buttons += 1;
@@ -1047,6 +1048,31 @@ mod tests {
         assert_eq!(clock.present(), Some(false));
         assert_eq!(sent, SILENT_COMMANDS);
         assert_eq!(clock.next_event(), Some(ClockEvent::Disconnected));
+    }
+
+    #[test]
+    fn a_clock_that_refuses_is_there_and_asked_again_later() {
+        let mut clock = Dgt3000::new();
+        clock.report(&times(60, 60, 0), 0);
+        clock.show(
+            ClockShown {
+                left_ms: 60_000,
+                right_ms: 60_000,
+                run: Some(ClockSide::Left),
+                text: None,
+            },
+            0,
+        );
+        assert!(clock.poll_command(0).is_some());
+        for round in 1..=5 {
+            // Not in the mode a host drives: an error ack.
+            clock.report(&encode_ack([0x40, wire::CMD_SETNRUN, 0, 0]), round * 10);
+            assert_eq!(clock.poll_command(round * 10 + 1), None, "not at once");
+            let again = clock.poll_command(round * ACK_TIMEOUT_MS + 5).unwrap();
+            assert_eq!(again[3], wire::CMD_SETNRUN);
+        }
+        assert_eq!(clock.present(), Some(true));
+        assert_eq!(clock.counters().ack_errors, 5);
     }
 
     /// A line that hands out scripted chunks and keeps what was written.
