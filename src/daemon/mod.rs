@@ -91,7 +91,13 @@
 //!    the board is never starved by the display.
 //!
 //! A lever press walks the same way from its GPIO edge
-//! ([`Command::Press`], stamped by the kernel) into step 3. Decisions leave
+//! ([`Command::Press`], stamped by the kernel) into step 3; a DGT 3000's,
+//! plugged into a DGT board, comes up the board's own line in step 1 (a
+//! clock report the driver reads between field updates, stamped when the
+//! board sent it) and enters step 3 from the poll that read it, after the
+//! board's news before it ([`dgt3000_face`] maps the clock's controls; the
+//! face goes back to the clock as both times, whose runs and eight
+//! characters of text). Decisions leave
 //! the loop as values ([`Decisions`]): the simulator's log takes them as
 //! they are, and only at the edge, standard output for `run` and
 //! `sim --script`, are they written as effect lines ([`EffectLines`]).

@@ -194,7 +194,7 @@ pub enum Message {
         minor: u8,
     },
     /// A clock's report (`BWTIME`): its seven data bytes, read by
-    /// [`Dgt3000`](super::dgt3000::Dgt3000).
+    /// [`Dgt3000`].
     ClockReport([u8; 7]),
     /// A well-framed message tocada has no use for (the board's memory,
     /// its trademark): skipped.
