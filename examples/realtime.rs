@@ -34,7 +34,10 @@
 //! trace, in turn): `dgt_faults_event_to_referee_ms` and
 //! `dgt_faults_press_to_referee_ms`. Exits with 1 if any board event was
 //! lost or reordered, or a game did not reach the position its moves lead
-//! to.
+//! to. Last, the same games with a DGT 3000 plugged into the board, every
+//! press made on its levers: `dgt3000_press_to_clock_ms median=… worst=…`,
+//! from the lever's press to the clock's set-and-run that runs the other
+//! side (or stops both at the end).
 
 #[path = "../tests/support/parsed.rs"]
 mod parsed;
@@ -52,6 +55,7 @@ use tocada::daemon::shell::median_and_worst;
 use tocada::daemon::{Command, Session, Shell, link_policy};
 use tocada::gesture::{self, Style};
 use tocada::hardware::buttons::ButtonPress;
+use tocada::hardware::dgt3000::ClockSide;
 use tocada::models::bus::BusClock;
 use tocada::models::dgt::LineFault;
 use tocada::rig::Rig;
@@ -153,6 +157,8 @@ fn timeline_with(
 struct Figures {
     press_to_face_us: Vec<u64>,
     press_to_referee_us: Vec<u64>,
+    /// A DGT 3000's lever pressed to the clock running the other side.
+    press_to_clock_us: Vec<u64>,
     lift_us: Vec<u64>,
     place_us: Vec<u64>,
     lost: usize,
@@ -167,6 +173,9 @@ enum BoardKind {
     /// A DGT board on its own serial line at 9600 baud; the OLED alone on
     /// the bus.
     Dgt,
+    /// The same with a DGT 3000 plugged into the board: the presses are
+    /// its levers'.
+    Dgt3000,
 }
 
 /// Plays `acts` through the daemon's loop on a bus at `khz`.
@@ -175,7 +184,11 @@ fn play(acts: &[(u64, Act)], end: &Chess, khz: u32, board: BoardKind, figures: &
     let world = match board {
         BoardKind::Protocol => World::with_bus_clock(clock.clone(), khz * 1_000),
         BoardKind::Dgt => World::with_dgt_line(clock.clone(), khz * 1_000),
+        BoardKind::Dgt3000 => World::with_dgt3000_line(clock.clone(), khz * 1_000),
     };
+    // A lever pressed on the DGT 3000, its instant and the clock's sets
+    // then, waiting for the set that switches the clock.
+    let mut switch: Option<(u64, u64)> = None;
     let config = Config::default();
     let rig = world.rig(link_policy(&config), RigClock::Bus(clock.clone()));
     let mut shell = Shell::new(Session::new(&config), rig).record_board_inputs();
@@ -200,7 +213,7 @@ fn play(acts: &[(u64, Act)], end: &Chess, khz: u32, board: BoardKind, figures: &
                         // change is sent no sooner than the hand made it.
                         let ms = match board {
                             BoardKind::Protocol => now / 1_000,
-                            BoardKind::Dgt => now.div_ceil(1_000),
+                            BoardKind::Dgt | BoardKind::Dgt3000 => now.div_ceil(1_000),
                         };
                         match input {
                             Input::Lift(sq) => world.lift(ms, sq),
@@ -210,6 +223,16 @@ fn play(acts: &[(u64, Act)], end: &Chess, khz: u32, board: BoardKind, figures: &
                             // A promotion chosen on the clock: not on the bus.
                             other => shell.command(Command::Input(other)),
                         }
+                    }
+                    Act::Press(side) if board == BoardKind::Dgt3000 => {
+                        // White on the left (the default `clock.white`).
+                        let lever = match side {
+                            Color::White => ClockSide::Left,
+                            Color::Black => ClockSide::Right,
+                        };
+                        let sets = world.with_clock_model(|c, _| c.sets()).unwrap_or(0);
+                        switch = Some((now, sets));
+                        world.press_clock_lever(lever);
                     }
                     Act::Press(side) => shell.command(Command::Press(ButtonPress {
                         button: Button::Lever(side),
@@ -235,11 +258,21 @@ fn play(acts: &[(u64, Act)], end: &Chess, khz: u32, board: BoardKind, figures: &
                 shell.step();
             }
         }
+        if let Some((pressed, sets)) = switch {
+            let set = world.with_clock_model(|c, _| (c.sets(), c.set_at()));
+            if let Some((now_sets, set_at)) = set.filter(|(n, _)| *n > sets) {
+                let _ = now_sets;
+                figures
+                    .press_to_clock_us
+                    .push((set_at * 1_000).saturating_sub(pressed));
+                switch = None;
+            }
+        }
     }
     // A DGT board senses pieces, not hands: touches never reach it.
     let board_inputs = |i: &Input| match board {
         BoardKind::Protocol => !matches!(i, Input::Promote(_)),
-        BoardKind::Dgt => matches!(i, Input::Lift(_) | Input::Place(..)),
+        BoardKind::Dgt | BoardKind::Dgt3000 => matches!(i, Input::Lift(_) | Input::Place(..)),
     };
     let heard: Vec<(u64, Input)> = shell_inputs(&shell);
     let made: Vec<(u64, Input)> = hands.into_iter().filter(|(_, i)| board_inputs(i)).collect();
@@ -361,6 +394,26 @@ fn main() -> ExitCode {
     if figures.lost > 0 || figures.wrong_end > 0 {
         eprintln!(
             "realtime: on the DGT board losing updates, {} board events lost or reordered, {} games off their moves",
+            figures.lost, figures.wrong_end
+        );
+        failed = true;
+    }
+    // The DGT 3000's levers, the presses' only source.
+    let mut figures = Figures::default();
+    for (i, game) in games.iter().enumerate() {
+        let (acts, end) = timeline(game, i as u64 + 1, true);
+        play(&acts, &end, 100, BoardKind::Dgt3000, &mut figures);
+    }
+    let (median, worst) = median_and_worst(&figures.press_to_clock_us).unwrap_or_default();
+    println!(
+        "dgt3000_press_to_clock_ms median={} worst={} n={}",
+        ms(median),
+        ms(worst),
+        figures.press_to_clock_us.len()
+    );
+    if figures.lost > 0 || figures.wrong_end > 0 {
+        eprintln!(
+            "realtime: with the DGT 3000, {} board events lost or reordered, {} games off their moves",
             figures.lost, figures.wrong_end
         );
         failed = true;

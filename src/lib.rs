@@ -46,7 +46,8 @@
 //!   changes as plain values, a leaf: the drivers make them, the session
 //!   rules on them, and neither imports the other.
 //! - [`hardware`]: drivers for the sensor boards (tocada's own, the DIY reed
-//!   board, DGT e-boards on USB), the OLED and the levers, generic over
+//!   board, DGT e-boards on USB and the DGT 3000 plugged into them), the
+//!   OLED and the levers, generic over
 //!   `embedded_hal::i2c::I2c` or a serial line, and the link that keeps a
 //!   board talking.
 //! - [`models`]: device models that implement the bus side of that trait, so

@@ -70,6 +70,13 @@ fn main() -> ExitCode {
                 .and_then(tocada::config::BoardModel::from_keyword)
             {
                 config.board.model = model;
+                // The whole rig a club owns: the board and its DGT 3000,
+                // unless the file says otherwise.
+                if model == tocada::config::BoardModel::Dgt
+                    && config.board.clock == tocada::config::BoardClock::Auto
+                {
+                    config.board.clock = tocada::config::BoardClock::Dgt3000;
+                }
             }
             if let Some(start) = fen {
                 config.start = start;

@@ -104,8 +104,9 @@ pub enum Levers {
     /// standard input, each when it arrives (a laptop beside a DGT board;
     /// tests). The clock's decisions go to standard output as effect lines.
     Stdin,
-    /// None: nothing can start the clock until a DGT 3000's levers are
-    /// read (not yet); the daemon still reads the board.
+    /// None on the Pi: the levers and buttons are a DGT 3000's, plugged
+    /// into the DGT board (`board.clock`); without one nothing can start
+    /// the clock. The daemon still reads the board.
     None,
 }
 
@@ -199,6 +200,46 @@ impl BoardModel {
     }
 }
 
+/// The clock plugged into a DGT board (`board.clock`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BoardClock {
+    /// Left out: the board is asked for its clock's reports, and a DGT
+    /// 3000 that answers is used; none, and nothing changes.
+    #[default]
+    Auto,
+    /// A DGT 3000: its levers and buttons are tocada's, its display shows
+    /// tocada's clocks and messages (`hardware/dgt.md`, "DGT 3000").
+    Dgt3000,
+    /// None: the board's clock reports are not asked for.
+    None,
+}
+
+impl BoardClock {
+    /// The keywords the file takes (`Auto` is the key left out).
+    pub const KEYWORDS: [BoardClock; 2] = [BoardClock::Dgt3000, BoardClock::None];
+
+    /// The keyword used in the file.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            BoardClock::Auto => "auto",
+            BoardClock::Dgt3000 => "dgt3000",
+            BoardClock::None => "none",
+        }
+    }
+
+    /// The clock a keyword names.
+    pub fn from_keyword(keyword: &str) -> Option<BoardClock> {
+        BoardClock::KEYWORDS
+            .into_iter()
+            .find(|c| c.as_str() == keyword)
+    }
+
+    /// Whether the board's clock reports are asked for.
+    pub fn used(self) -> bool {
+        self != BoardClock::None
+    }
+}
+
 /// How `tocada run` plays the replay lines on its standard input with the
 /// simulated board (`board.stdin`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -255,6 +296,10 @@ pub struct BoardConfig {
     pub serial: Option<PathBuf>,
     /// With the simulated board, which board is modelled.
     pub model: BoardModel,
+    /// The clock plugged into a DGT board (`board.clock`): a DGT 3000, or
+    /// none; left out, found from the board's reports. With the simulated
+    /// DGT board, `dgt3000` plugs a modelled DGT 3000 into it.
+    pub clock: BoardClock,
 }
 
 /// `[i2c]`: the bus the board and the OLED share.
@@ -507,13 +552,24 @@ impl Config {
             (false, BoardKind::Dgt) => ", no OLED, no I2C bus".to_owned(),
             (false, _) => format!(" on {}, no OLED", self.i2c.bus.display()),
         };
-        let levers = match (self.clock.levers, self.board.kind) {
-            (_, BoardKind::Sim) | (Levers::Gpio, _) => "",
-            (Levers::Stdin, _) => " (levers and buttons: press lines on standard input)",
-            (Levers::None, _) => {
-                " (no levers: nothing can start the clock until a DGT 3000's levers are \
-                 read, which tocada does not do yet)"
+        let levers = match (self.clock.levers, self.board.kind, self.board.clock) {
+            (_, BoardKind::Sim, _) | (Levers::Gpio, _, _) => "",
+            (Levers::Stdin, _, _) => " (levers and buttons: press lines on standard input)",
+            (Levers::None, BoardKind::Dgt, BoardClock::Dgt3000) => {
+                " (levers and buttons: the DGT 3000's on the board)"
             }
+            (Levers::None, BoardKind::Dgt, BoardClock::Auto) => {
+                " (levers and buttons: a DGT 3000's on the board, if one answers; without \
+                 one nothing can start the clock)"
+            }
+            (Levers::None, _, _) => " (no levers: nothing can start the clock)",
+        };
+        let levers = match (self.board.kind, self.board.clock, self.clock.levers) {
+            // Both: the GPIO's or standard input's, and the clock's.
+            (BoardKind::Dgt, BoardClock::Dgt3000, Levers::Gpio | Levers::Stdin) => {
+                format!("{levers} and a DGT 3000 on the board")
+            }
+            _ => levers.to_owned(),
         };
         format!(
             "{board} ({polling}){panel}; White on the {white} lever{levers}; \
@@ -697,6 +753,7 @@ impl Default for BoardConfig {
             stdin: StdinPace::Live,
             serial: None,
             model: BoardModel::Protocol,
+            clock: BoardClock::Auto,
         }
     }
 }

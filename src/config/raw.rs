@@ -57,6 +57,7 @@ pub(super) struct RawBoard {
     pub stdin: Option<String>,
     pub serial: Option<String>,
     pub model: Option<String>,
+    pub clock: Option<String>,
 }
 
 /// `[i2c]`.

@@ -15,8 +15,8 @@ use super::raw::{
     Address, Integer, RawBoard, RawClock, RawConfig, RawI2c, RawPins, RawPreset, RawRules, RawState,
 };
 use super::{
-    BoardConfig, BoardKind, BoardModel, ClockConfig, Config, ConfigError, I2cConfig, LeverSide,
-    Levers, PinsConfig, Preset, RulesConfig, StateConfig, StdinPace, default_presets,
+    BoardClock, BoardConfig, BoardKind, BoardModel, ClockConfig, Config, ConfigError, I2cConfig,
+    LeverSide, Levers, PinsConfig, Preset, RulesConfig, StateConfig, StdinPace, default_presets,
 };
 use crate::words;
 use crate::{Enforcement, GameMode, IncrementMode, Laws, TimeControl};
@@ -313,6 +313,23 @@ impl Checker<'_> {
             }
             Some(path) => Some(std::path::PathBuf::from(path)),
         };
+        let clock = match board.clock.as_deref() {
+            None => default.clock,
+            Some(_) if !(kind == BoardKind::Dgt || model == BoardModel::Dgt) => {
+                return self.fail(
+                    "board.clock",
+                    "only a DGT board (kind = \"dgt\") has a clock plugged into it: leave the \
+                     key out",
+                );
+            }
+            Some(value) => self.keyword(
+                "board.clock",
+                value,
+                "clock",
+                BoardClock::from_keyword,
+                BoardClock::KEYWORDS.map(BoardClock::as_str),
+            )?,
+        };
         Ok(BoardConfig {
             kind,
             address,
@@ -322,6 +339,7 @@ impl Checker<'_> {
             stdin,
             serial,
             model,
+            clock,
         })
     }
 

@@ -91,7 +91,13 @@
 //!    the board is never starved by the display.
 //!
 //! A lever press walks the same way from its GPIO edge
-//! ([`Command::Press`], stamped by the kernel) into step 3. Decisions leave
+//! ([`Command::Press`], stamped by the kernel) into step 3; a DGT 3000's,
+//! plugged into a DGT board, comes up the board's own line in step 1 (a
+//! clock report the driver reads between field updates, stamped when the
+//! board sent it) and enters step 3 from the poll that read it, after the
+//! board's news before it ([`dgt3000_face`] maps the clock's controls; the
+//! face goes back to the clock as both times, whose runs and eight
+//! characters of text). Decisions leave
 //! the loop as values ([`Decisions`]): the simulator's log takes them as
 //! they are, and only at the edge, standard output for `run` and
 //! `sim --script`, are they written as effect lines ([`EffectLines`]).
@@ -100,6 +106,7 @@ pub mod alarm;
 pub mod board_identity;
 pub mod board_news;
 pub mod decisions;
+pub mod dgt3000_face;
 pub mod drawing;
 pub mod polling;
 pub mod shell;
@@ -448,7 +455,13 @@ pub fn model_world(config: &Config, board: &shakmaty::Board) -> Result<World, Da
             let path = config.board.serial.clone().unwrap_or_else(|| {
                 std::env::temp_dir().join(format!("tocada-dgt-{}", std::process::id()))
             });
-            World::with_dgt(board, &path).map_err(DaemonError::SimulatedBoard)
+            let world = match config.board.clock {
+                crate::config::BoardClock::Dgt3000 => World::with_dgt3000(board, &path),
+                _ => World::with_dgt(board, &path),
+            };
+            world
+                .map(|world| world.use_board_clock(config.board.clock.used()))
+                .map_err(DaemonError::SimulatedBoard)
         }
         #[cfg(not(target_os = "linux"))]
         BoardModel::Dgt => Err(DaemonError::NoHardware),

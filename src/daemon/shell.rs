@@ -39,6 +39,7 @@ use super::alarm::Alarm;
 use super::board_identity::{self, BoardIdentity};
 use super::board_news::BoardNews;
 use super::decisions::{Decisions, EffectLines};
+use super::dgt3000_face::{ClockFace, control_of};
 use super::drawing::Drawing;
 use super::polling::{PollReason, Polling};
 use super::storage::Storage;
@@ -47,6 +48,8 @@ use crate::Millis;
 use crate::controls::LinkChange;
 use crate::hardware::BoardEvent;
 use crate::hardware::SensorBoard;
+use crate::hardware::buttons::ButtonPress;
+use crate::hardware::dgt3000::{ClockEvent, ClockShown};
 use crate::rig::{BoardSerial, Command, Rig};
 use crate::session::{Action, Buzz, GameRestored, Session, SessionInput};
 use crate::store::{GameId, Journal};
@@ -80,6 +83,14 @@ pub struct Shell<R: Rig> {
     checked_serial: bool,
     ready: bool,
     events: Vec<BoardEvent>,
+    /// What a clock plugged into the board did (a DGT 3000).
+    clock_events: Vec<ClockEvent>,
+    /// The face as the board's clock shows it, and what it was last told.
+    clock_face: ClockFace,
+    clock_shown: Option<ClockShown>,
+    /// When what the board's clock shows changes next by itself (a
+    /// message's next page, or the times back).
+    clock_due: Option<Millis>,
 }
 
 impl<R: Rig> Shell<R> {
@@ -100,6 +111,10 @@ impl<R: Rig> Shell<R> {
             checked_serial: false,
             ready: false,
             events: Vec::new(),
+            clock_events: Vec::new(),
+            clock_face: ClockFace::new(),
+            clock_shown: None,
+            clock_due: None,
         }
     }
 
@@ -259,6 +274,7 @@ impl<R: Rig> Shell<R> {
             self.news.next_deadline(),
             self.storage.next_checkpoint(),
             self.drawing.next_deadline(),
+            self.clock_due,
         ]
         .into_iter()
         .flatten()
@@ -427,12 +443,17 @@ impl<R: Rig> Shell<R> {
                 (self.rig.link_ref().errors() == errors, change)
             }
         };
-        let news = !self.events.is_empty();
+        self.rig
+            .link()
+            .board_mut()
+            .clock_events(&mut self.clock_events);
+        let news = !self.events.is_empty() || !self.clock_events.is_empty();
         let pending = self.rig.link_ref().board().news_pending();
         self.news.board_read(now, answered, news, pending);
         // Read the clock again only for news: the changes are stamped no
         // later than their reading.
         let read_at = if news { self.now_ms() } else { now };
+        let clock_pressed = self.clock_presses(read_at);
         if let Some(every) = self.polling.polled(now, reason, news) {
             self.rig.link().set_poll_every(every);
         }
@@ -475,6 +496,11 @@ impl<R: Rig> Shell<R> {
         }
         self.events = events;
         self.act();
+        if clock_pressed && reason != PollReason::Press {
+            // Ruled now, after the board's news that came before them on
+            // the same line.
+            self.release_presses();
+        }
         if !self.ready {
             self.ready = true;
             let status = if self.rig.link_ref().is_connected() {
@@ -492,6 +518,71 @@ impl<R: Rig> Shell<R> {
             self.check_serial(serial);
         }
         answered
+    }
+
+    /// Turns what the board's clock did into presses of the front's
+    /// controls, each at the instant the board sent it; says whether
+    /// there were any.
+    fn clock_presses(&mut self, read_at: Millis) -> bool {
+        let wired_left = self.session.wired_left();
+        let mut pressed = false;
+        for event in std::mem::take(&mut self.clock_events) {
+            let (control, at) = match event {
+                ClockEvent::Lever { side, at } => (Ok(side), at),
+                ClockEvent::Button { button, at } => (Err(button), at),
+                ClockEvent::Connected => {
+                    tracing::info!("the DGT 3000 on the board answers: its levers are the clock's");
+                    // Told everything afresh.
+                    self.clock_shown = None;
+                    continue;
+                }
+                ClockEvent::Disconnected => {
+                    tracing::warn!("the DGT 3000 is not connected to the board");
+                    continue;
+                }
+            };
+            if control.is_ok() {
+                // As for the front's levers: a move's last change lost on
+                // the line is asked for now, and the press waits for it.
+                if let Err(err) = self.rig.link().board_mut().press_came() {
+                    tracing::debug!("the board at a press: {err:?}");
+                }
+            }
+            let button = control_of(control, wired_left);
+            let stamp = BoardEvent {
+                input: crate::Input::Pause,
+                board_ms: Some(at as u32),
+            };
+            let at = self.rig.link_ref().at(&stamp, read_at);
+            self.news.press(ButtonPress {
+                button,
+                at: Duration::from_millis(at),
+            });
+            pressed = true;
+        }
+        pressed
+    }
+
+    /// Tells the board's clock what to show of the face, if it changed.
+    fn show_on_clock(&mut self, now: Millis) {
+        if !self.rig.link_ref().board().has_clock() {
+            self.clock_shown = None;
+            self.clock_due = None;
+            return;
+        }
+        let view = self.session.view(now);
+        let shown = self.clock_face.shown(&view, now);
+        self.clock_due = self.clock_face.next_change(now);
+        // The clock counts down by itself: told again only when whose
+        // clock runs, a message or a time other than by running changed.
+        let same = self.clock_shown.as_ref().is_some_and(|was| {
+            was.run == shown.run && was.text == shown.text && running_only(was, &shown)
+        });
+        if same {
+            return;
+        }
+        self.clock_shown = Some(shown.clone());
+        self.rig.link().board_mut().show_on_clock(shown);
     }
 
     fn read_occupancy(&mut self) {
@@ -622,6 +713,7 @@ impl<R: Rig> Shell<R> {
     /// is sent whole before returning): [`Drawing::draw`].
     fn draw(&mut self, now: Millis, force: bool) {
         let unsaved = self.storage.unsaved();
+        let redraws = self.stats.redraws;
         self.drawing.draw(
             &mut self.rig,
             &mut self.session,
@@ -630,5 +722,22 @@ impl<R: Rig> Shell<R> {
             now,
             force,
         );
+        if self.stats.redraws != redraws
+            || self.clock_due.is_some_and(|at| at <= now)
+            || self.clock_shown.is_none()
+        {
+            self.show_on_clock(now);
+        }
+    }
+}
+
+/// Whether `now` differs from `was` only by the running clock's time
+/// gone down: what the clock does by itself.
+fn running_only(was: &ClockShown, now: &ClockShown) -> bool {
+    use crate::hardware::dgt3000::ClockSide;
+    match now.run {
+        Some(ClockSide::Left) => was.right_ms == now.right_ms && now.left_ms <= was.left_ms,
+        Some(ClockSide::Right) => was.left_ms == now.left_ms && now.right_ms <= was.right_ms,
+        None => was.left_ms == now.left_ms && was.right_ms == now.right_ms,
     }
 }

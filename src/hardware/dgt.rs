@@ -42,6 +42,7 @@ use std::rc::Rc;
 
 use shakmaty::{Bitboard, Color, Piece, Role, Square};
 
+use super::dgt3000::{ClockEvent, ClockShown, Dgt3000};
 use super::serial::{SerialPort, byte_time_us};
 use super::{BoardEvent, SensorBoard};
 use crate::{Input, Millis};
@@ -196,8 +197,11 @@ pub enum Message {
         /// Minor.
         minor: u8,
     },
-    /// A well-framed message tocada has no use for (the clock's times,
-    /// the board's memory, its trademark): skipped.
+    /// A clock's report (`BWTIME`): its seven data bytes, read by
+    /// [`Dgt3000`].
+    ClockReport([u8; 7]),
+    /// A well-framed message tocada has no use for (the board's memory,
+    /// its trademark): skipped.
     Other(u8),
 }
 
@@ -325,6 +329,11 @@ impl Decoder {
                 major: data[0],
                 minor: data[1],
             },
+            wire::BWTIME => {
+                let mut report = [0u8; 7];
+                report.copy_from_slice(data);
+                Message::ClockReport(report)
+            }
             other => Message::Other(other),
         })
     }
@@ -528,6 +537,13 @@ pub struct DgtBoard<P> {
     /// When the line failed (the cable pulled), until it is set up again:
     /// what changed meanwhile is a lost message from that instant.
     cut_at: Option<Millis>,
+    /// The DGT 3000 plugged into the board, when one is used: update mode
+    /// then reports its times, levers and buttons.
+    dgt3000: Option<Box<Dgt3000>>,
+    /// When the board last sent a message of its own, not its clock's (the
+    /// safety-net dump waits for a quiet board; a clock's reports do not
+    /// make it busy).
+    last_board_news: Millis,
 }
 
 impl<P> core::fmt::Debug for DgtBoard<P> {
@@ -576,7 +592,35 @@ impl<P: SerialPort> DgtBoard<P> {
             fault: None,
             last_event: 0,
             cut_at: None,
+            dgt3000: None,
+            last_board_news: 0,
         }
+    }
+
+    /// Uses the DGT 3000 plugged into the board (or finds whether one
+    /// is): the board is put in update mode with the clock's reports
+    /// (`DGT_SEND_UPDATE_NICE`) instead of the board's alone, and the
+    /// clock's commands go out through it (`hardware/dgt.md`, "DGT 3000").
+    pub fn with_clock(mut self) -> DgtBoard<P> {
+        self.dgt3000 = Some(Box::new(Dgt3000::new()));
+        self
+    }
+
+    /// The clock, when one is used.
+    pub fn dgt3000(&self) -> Option<&Dgt3000> {
+        self.dgt3000.as_deref()
+    }
+
+    /// Sends the clock's next command, if one is due.
+    fn flush_clock(&mut self) -> Result<(), Error<P::Error>> {
+        let now = self.now();
+        let Some(bytes) = self.dgt3000.as_mut().and_then(|c| c.poll_command(now)) else {
+            return Ok(());
+        };
+        self.port.write(&bytes).map_err(|err| {
+            self.needs_setup = true;
+            Error::Line(err)
+        })
     }
 
     /// Who the board said it is, once it has.
@@ -682,13 +726,22 @@ impl<P: SerialPort> DgtBoard<P> {
         }
         self.opened = true;
         self.decoder.abandon();
+        // With a clock, the update mode that also reports it (and in
+        // which the board acknowledges clock commands).
+        let update = match self.dgt3000.as_mut() {
+            Some(clock) => {
+                clock.reset();
+                wire::SEND_UPDATE_NICE
+            }
+            None => wire::SEND_UPDATE_BRD,
+        };
         self.port
             .write(&[
                 wire::SEND_RESET,
                 wire::RETURN_SERIALNR,
                 wire::SEND_VERSION,
                 wire::SEND_BRD,
-                wire::SEND_UPDATE_BRD,
+                update,
             ])
             .map_err(Error::Line)?;
         self.needs_setup = false;
@@ -846,10 +899,13 @@ impl<P: SerialPort> DgtBoard<P> {
         if self.silent {
             return Err(Error::Silent);
         }
-        Ok(())
+        self.flush_clock()
     }
 
     fn handle(&mut self, message: Message, seen: Millis) {
+        if !matches!(message, Message::ClockReport(_)) {
+            self.last_board_news = self.now();
+        }
         match message {
             Message::FieldUpdate { field, piece } => {
                 if !self.synced {
@@ -916,6 +972,11 @@ impl<P: SerialPort> DgtBoard<P> {
             Message::Version { major, minor } => {
                 if let Some(identity) = self.identity.as_mut() {
                     identity.version = Some((major, minor));
+                }
+            }
+            Message::ClockReport(data) => {
+                if let Some(clock) = self.dgt3000.as_mut() {
+                    clock.report(&data, seen);
                 }
             }
             Message::Other(_) => {}
@@ -1117,6 +1178,32 @@ impl<P: SerialPort> SensorBoard for DgtBoard<P> {
         }
     }
 
+    fn has_clock(&self) -> bool {
+        self.dgt3000
+            .as_ref()
+            .is_some_and(|c| c.present() == Some(true))
+    }
+
+    fn clock_events(&mut self, out: &mut Vec<ClockEvent>) {
+        if let Some(clock) = self.dgt3000.as_mut() {
+            while let Some(event) = clock.next_event() {
+                out.push(event);
+            }
+        }
+    }
+
+    /// Sent at once if the clock is free: a press's switch is not left
+    /// waiting for the next poll.
+    fn show_on_clock(&mut self, shown: ClockShown) {
+        let now = self.now();
+        if let Some(clock) = self.dgt3000.as_mut() {
+            clock.show(shown, now);
+            if self.flush_clock().is_err() {
+                tracing::debug!("the DGT board's line failed sending to its clock");
+            }
+        }
+    }
+
     /// The changes handed on, each stamped (`board_ms`) with when the
     /// board saw it on the driver's clock ([`SensorBoard::board_time`]):
     /// the line's timing tells, see `hardware/dgt.md`.
@@ -1167,7 +1254,11 @@ impl<P: SerialPort> SensorBoard for DgtBoard<P> {
     fn occupancy(&mut self) -> Result<Bitboard, Self::Error> {
         self.step()?;
         if self.synced {
-            if self.now().saturating_sub(self.last_byte) >= QUIET_BEFORE_DUMP_MS {
+            let quiet_since = self.last_board_news.max(match self.dgt3000 {
+                Some(_) => 0,
+                None => self.last_byte,
+            });
+            if self.now().saturating_sub(quiet_since) >= QUIET_BEFORE_DUMP_MS {
                 self.ask_dump()?;
             }
         } else {

@@ -10,6 +10,7 @@ pub mod board_clock;
 pub mod bus;
 pub mod buttons;
 pub mod dgt;
+pub mod dgt3000;
 #[cfg(target_os = "linux")]
 pub mod gpio;
 pub mod link;
@@ -93,4 +94,19 @@ pub trait SensorBoard {
     fn press_came(&mut self) -> Result<(), Self::Error> {
         Ok(())
     }
+    /// Whether a clock plugged into the board answers (a DGT 3000 on a
+    /// DGT board): its levers and buttons come from
+    /// [`SensorBoard::clock_events`] and it shows what
+    /// [`SensorBoard::show_on_clock`] says.
+    fn has_clock(&self) -> bool {
+        false
+    }
+
+    /// Appends what the board's clock did since the last call: levers,
+    /// buttons, the clock coming or going.
+    fn clock_events(&mut self, _out: &mut Vec<dgt3000::ClockEvent>) {}
+
+    /// What the board's clock should show now: both times, whose runs,
+    /// and any text.
+    fn show_on_clock(&mut self, _shown: dgt3000::ClockShown) {}
 }

@@ -24,8 +24,12 @@ use std::rc::Rc;
 use shakmaty::{Board, Piece, Square};
 
 use super::Hands;
+use super::dgt3000::Dgt3000Model;
 use crate::Millis;
 use crate::hardware::dgt::{code_of, field_of_square, wire};
+use crate::hardware::dgt3000::{
+    self, ClockSide, ClockTime, Dgt3000Button, encode_ack, encode_times,
+};
 use crate::hardware::serial::{SerialPort, byte_time_us};
 
 /// The serial number the model reports (five ASCII digits).
@@ -68,6 +72,18 @@ pub struct DgtBoardModel {
     update_fault: Option<LineFault>,
     commands: u64,
     dumps_asked: u64,
+    /// The DGT 3000 plugged into it, if one is.
+    clock: Option<Dgt3000Model>,
+    /// Update mode with the clock's reports (`SEND_UPDATE`,
+    /// `SEND_UPDATE_NICE`): the clock's times, levers, buttons and acks
+    /// are sent.
+    reports_clock: bool,
+    /// A clock message from the host, being received.
+    clock_message: Vec<u8>,
+    /// The clock's last report sent, and up to when the clock was looked
+    /// at.
+    last_report: Option<(ClockTime, ClockTime, u8)>,
+    clock_seen: Millis,
 }
 
 impl DgtBoardModel {
@@ -87,6 +103,123 @@ impl DgtBoardModel {
             update_fault: None,
             commands: 0,
             dumps_asked: 0,
+            clock: None,
+            reports_clock: false,
+            clock_message: Vec::new(),
+            last_report: None,
+            clock_seen: 0,
+        }
+    }
+
+    /// The same board with a DGT 3000 plugged into it.
+    pub fn with_clock(mut self) -> DgtBoardModel {
+        self.clock = Some(Dgt3000Model::new());
+        self
+    }
+
+    /// The DGT 3000, if one is plugged in.
+    pub fn clock(&self) -> Option<&Dgt3000Model> {
+        self.clock.as_ref()
+    }
+
+    /// The DGT 3000, to change (faults).
+    pub fn clock_mut(&mut self) -> Option<&mut Dgt3000Model> {
+        self.clock.as_mut()
+    }
+
+    /// What the clock's display shows at `now`, if a clock is plugged in.
+    pub fn clock_display(&self, now: Millis) -> Option<String> {
+        self.clock.as_ref().map(|c| c.display(now))
+    }
+
+    /// A hand presses the clock's lever on `side` at `now`.
+    pub fn press_lever(&mut self, now: Millis, side: ClockSide) {
+        self.tick(now);
+        if let Some(clock) = self.clock.as_mut()
+            && clock.plugged()
+        {
+            clock.press_lever(now, side);
+        }
+        self.report_clock(now);
+    }
+
+    /// A hand presses one of the clock's buttons at `now`.
+    pub fn press_button(&mut self, now: Millis, button: Dgt3000Button) {
+        self.tick(now);
+        if self.clock.as_ref().is_some_and(|c| c.plugged()) && self.reports_clock && self.updating {
+            let ack = encode_ack(Dgt3000Model::button_ack(button));
+            self.send(now, wire::BWTIME, &ack);
+        }
+    }
+
+    /// The clock's cable out of (or into) the board at `now`.
+    pub fn plug_clock(&mut self, now: Millis, plugged: bool) {
+        self.tick(now);
+        if let Some(clock) = self.clock.as_mut() {
+            clock.set_plugged(plugged);
+        }
+        self.report_clock(now);
+    }
+
+    /// Sends the clock's times and status if they changed since the last
+    /// report (the board in update mode with the clock).
+    fn report_clock(&mut self, now: Millis) {
+        let Some(clock) = self.clock.as_ref() else {
+            return;
+        };
+        if !(self.updating && self.reports_clock) {
+            return;
+        }
+        let report = clock.report(now);
+        if self.last_report != Some(report) {
+            self.last_report = Some(report);
+            let (left, right, status) = report;
+            self.send(now, wire::BWTIME, &encode_times(left, right, status));
+        }
+    }
+
+    /// Reports each change of the running clock's seconds up to `now`, at
+    /// its instant.
+    fn tick(&mut self, now: Millis) {
+        while let Some(at) = self
+            .clock
+            .as_ref()
+            .and_then(|c| c.next_change(self.clock_seen))
+            .filter(|&at| at <= now)
+        {
+            self.clock_seen = at;
+            self.report_clock(at);
+        }
+        self.clock_seen = self.clock_seen.max(now);
+    }
+
+    /// A clock command's bytes, complete: passed to the clock, and its ack
+    /// sent back in update mode with the clock (DGT: no ack otherwise).
+    fn clock_command(&mut self, at: Millis) {
+        let message = std::mem::take(&mut self.clock_message);
+        let [
+            dgt3000::wire::CLOCK_MESSAGE,
+            _,
+            dgt3000::wire::START_MESSAGE,
+            id,
+            ref content @ ..,
+        ] = message[..]
+        else {
+            return;
+        };
+        let content = content
+            .strip_suffix(&[dgt3000::wire::END_MESSAGE])
+            .unwrap_or(content);
+        let Some(clock) = self.clock.as_mut().filter(|c| c.plugged()) else {
+            return;
+        };
+        let ack = clock.command(at, id, content);
+        if let Some(ack) = ack
+            && self.updating
+            && self.reports_clock
+        {
+            self.send(at, wire::BWTIME, &encode_ack(ack));
+            self.report_clock(at);
         }
     }
 
@@ -149,14 +282,28 @@ impl DgtBoardModel {
     /// as the hands leave them.
     pub fn power_cycle(&mut self) {
         self.updating = false;
+        self.reports_clock = false;
+        self.clock_message.clear();
         self.out.clear();
     }
 
     /// Bytes from the host at `at`.
     pub fn receive(&mut self, at: Millis, bytes: &[u8]) {
+        self.tick(at);
         for &command in bytes {
+            if !self.clock_message.is_empty() {
+                // A clock message's bytes: its size (the bytes after it)
+                // says where it ends.
+                self.clock_message.push(command);
+                let size = usize::from(self.clock_message[1]);
+                if self.clock_message.len() >= 2 + size {
+                    self.clock_command(at);
+                }
+                continue;
+            }
             self.commands += 1;
             match command {
+                dgt3000::wire::CLOCK_MESSAGE => self.clock_message.push(command),
                 wire::SEND_RESET => self.updating = false,
                 wire::SEND_BRD => {
                     self.dumps_asked += 1;
@@ -167,8 +314,15 @@ impl DgtBoardModel {
                     }
                     self.send(at, wire::BOARD_DUMP, &fields);
                 }
-                wire::SEND_UPDATE | wire::SEND_UPDATE_BRD | wire::SEND_UPDATE_NICE => {
+                wire::SEND_UPDATE | wire::SEND_UPDATE_NICE => {
                     self.updating = true;
+                    self.reports_clock = true;
+                    self.last_report = None;
+                    self.report_clock(at);
+                }
+                wire::SEND_UPDATE_BRD => {
+                    self.updating = true;
+                    self.reports_clock = false;
                 }
                 wire::RETURN_SERIALNR => self.send(at, wire::SERIALNR, MODEL_SERIAL),
                 wire::SEND_VERSION => self.send(at, wire::VERSION, &[1, 7]),
@@ -181,6 +335,7 @@ impl DgtBoardModel {
 
     /// Takes the bytes sent by `now`, in order.
     pub fn sent_by(&mut self, now: Millis, out: &mut Vec<u8>) {
+        self.tick(now);
         while let Some(&(at, byte)) = self.out.front() {
             if at > now {
                 break;
@@ -192,6 +347,7 @@ impl DgtBoardModel {
 
     /// Takes the bytes sent by `now` with the instant each was sent.
     fn stamped_by(&mut self, now: Millis, out: &mut Vec<(Millis, u8)>) {
+        self.tick(now);
         while let Some(&(at, byte)) = self.out.front() {
             if at > now {
                 break;
@@ -341,6 +497,8 @@ mod pty {
     use rustix::fs::OFlags;
     use rustix::pty::OpenptFlags;
     use shakmaty::{Piece, Square};
+
+    use crate::hardware::dgt3000::{ClockSide, Dgt3000Button};
 
     use super::{DgtBoardModel, Hands};
     use crate::Millis;
@@ -502,6 +660,26 @@ mod pty {
             f(&mut inner.model, now);
             // Sent at once, not at the thread's next turn.
             inner.service();
+        }
+
+        /// A hand presses the clock's lever on `side`.
+        pub fn press_lever(&self, side: ClockSide) {
+            self.hand(|model, now| model.press_lever(now, side));
+        }
+
+        /// A hand presses one of the clock's buttons.
+        pub fn press_button(&self, button: Dgt3000Button) {
+            self.hand(|model, now| model.press_button(now, button));
+        }
+
+        /// The clock's cable out of the board, or back in.
+        pub fn plug_clock(&self, plugged: bool) {
+            self.hand(|model, now| model.plug_clock(now, plugged));
+        }
+
+        /// What the clock's display shows now, if a clock is plugged in.
+        pub fn clock_display(&self) -> Option<String> {
+            self.with_model(|model, now| model.clock_display(now))
         }
 
         /// A hand lifts the piece on `sq`, and holds it.

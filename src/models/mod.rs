@@ -5,6 +5,7 @@
 
 pub mod bus;
 pub mod dgt;
+pub mod dgt3000;
 pub mod mcp23017;
 pub mod sensor_board;
 

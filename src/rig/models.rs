@@ -22,6 +22,7 @@ use crate::hardware::BoardEvent;
 use crate::hardware::SensorBoard;
 use crate::hardware::buttons::ButtonPress;
 use crate::hardware::dgt::{self, DgtBoard};
+use crate::hardware::dgt3000::{ClockEvent, ClockShown, ClockSide, Dgt3000Button};
 use crate::hardware::link::{BoardLink, LinkPolicy};
 use crate::hardware::oled::Oled;
 use crate::hardware::protocol_board::ProtocolBoard;
@@ -76,6 +77,9 @@ pub struct World {
     /// A DGT board on an in-memory line timed at 9600 baud on the bus
     /// clock (the real-time benchmark), and that clock.
     dgt_line: Option<(Rc<RefCell<DgtBoardModel>>, BusClock)>,
+    /// Whether the DGT driver asks for the board's clock reports and
+    /// drives a DGT 3000 that answers (`board.clock` other than "none").
+    dgt_clock: bool,
     buzzer: Rc<Cell<bool>>,
     /// Where the board's interrupt line is wired, if it is: the loop's
     /// queue, as the GPIO thread is on a Pi.
@@ -113,6 +117,7 @@ impl World {
             #[cfg(target_os = "linux")]
             dgt: None,
             dgt_line: None,
+            dgt_clock: true,
             buzzer: Rc::default(),
             interrupt: Rc::default(),
         }
@@ -123,10 +128,33 @@ impl World {
     /// driver through a real tty. The OLED stays on the modelled bus.
     #[cfg(target_os = "linux")]
     pub fn with_dgt(board: &Board, serial: &std::path::Path) -> std::io::Result<World> {
-        let pty = DgtOnPty::open(DgtBoardModel::new(board), serial)?;
+        World::with_dgt_model(board, DgtBoardModel::new(board), serial)
+    }
+
+    /// [`World::with_dgt`] with a DGT 3000 plugged into the board: its
+    /// levers and buttons are the hands' ([`World::press_clock_lever`]).
+    #[cfg(target_os = "linux")]
+    pub fn with_dgt3000(board: &Board, serial: &std::path::Path) -> std::io::Result<World> {
+        World::with_dgt_model(board, DgtBoardModel::new(board).with_clock(), serial)
+    }
+
+    #[cfg(target_os = "linux")]
+    fn with_dgt_model(
+        board: &Board,
+        model: DgtBoardModel,
+        serial: &std::path::Path,
+    ) -> std::io::Result<World> {
+        let pty = DgtOnPty::open(model, serial)?;
         let mut world = World::with_board(board);
         world.dgt = Some(Rc::new(pty));
         Ok(world)
+    }
+
+    /// Whether the DGT driver uses the board's clock (`board.clock` other
+    /// than "none"; the default).
+    pub fn use_board_clock(mut self, used: bool) -> World {
+        self.dgt_clock = used;
+        self
     }
 
     /// The starting position on a DGT board whose line carries each byte
@@ -143,6 +171,112 @@ impl World {
     /// has one ([`World::with_dgt_line`]): for its faults.
     pub fn dgt_line(&self) -> Option<Rc<RefCell<DgtBoardModel>>> {
         self.dgt_line.as_ref().map(|(model, _)| Rc::clone(model))
+    }
+
+    /// [`World::with_dgt_line`] with a DGT 3000 plugged into the board.
+    pub fn with_dgt3000_line(clock: BusClock, hz: u32) -> World {
+        let mut world = World::with_bus_clock(clock.clone(), hz);
+        let model = DgtBoardModel::new(&Board::default()).with_clock();
+        world.dgt_line = Some((Rc::new(RefCell::new(model)), clock));
+        world
+    }
+
+    /// A hand presses the DGT 3000's lever on `side` (nothing without
+    /// one).
+    pub fn press_clock_lever(&self, side: ClockSide) {
+        if let Some((model, bus)) = &self.dgt_line {
+            let now = bus.micros() / 1_000;
+            return model.borrow_mut().press_lever(now, side);
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(dgt) = &self.dgt {
+            dgt.press_lever(side);
+        }
+    }
+
+    /// A hand presses one of the DGT 3000's buttons.
+    pub fn press_clock_button(&self, button: Dgt3000Button) {
+        if let Some((model, bus)) = &self.dgt_line {
+            let now = bus.micros() / 1_000;
+            return model.borrow_mut().press_button(now, button);
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(dgt) = &self.dgt {
+            dgt.press_button(button);
+        }
+    }
+
+    /// Whether a DGT 3000 is modelled on the board: its levers and
+    /// buttons are the hands' ([`World::press_on_clock`]).
+    pub fn has_clock_model(&self) -> bool {
+        self.with_clock_model(|_, _| ()).is_some()
+    }
+
+    /// A hand presses the DGT 3000's control that is `button` as tocada
+    /// reads it, the clock's left side being `wired_left`'s (the mapping of
+    /// `hardware/dgt.md`); `false` when no DGT 3000 is modelled.
+    pub fn press_on_clock(&self, button: Button, wired_left: Color) -> bool {
+        if !self.has_clock_model() {
+            return false;
+        }
+        let side = |color: Color| match color == wired_left {
+            true => ClockSide::Left,
+            false => ClockSide::Right,
+        };
+        match button {
+            Button::Lever(color) => self.press_clock_lever(side(color)),
+            Button::Draw(color) => self.press_clock_button(match side(color) {
+                ClockSide::Left => Dgt3000Button::Minus,
+                ClockSide::Right => Dgt3000Button::Plus,
+            }),
+            Button::Adjust(color) => self.press_clock_button(match side(color) {
+                ClockSide::Left => Dgt3000Button::Back,
+                ClockSide::Right => Dgt3000Button::Ok,
+            }),
+            Button::Menu => self.press_clock_button(Dgt3000Button::Run),
+        }
+        true
+    }
+
+    /// The DGT 3000's cable out of the board, or back in.
+    pub fn plug_clock(&self, plugged: bool) {
+        if let Some((model, bus)) = &self.dgt_line {
+            let now = bus.micros() / 1_000;
+            return model.borrow_mut().plug_clock(now, plugged);
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(dgt) = &self.dgt {
+            dgt.plug_clock(plugged);
+        }
+    }
+
+    /// What the DGT 3000's display shows, when there is one.
+    pub fn clock_display(&self) -> Option<String> {
+        if let Some((model, bus)) = &self.dgt_line {
+            return model.borrow().clock_display(bus.micros() / 1_000);
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(dgt) = &self.dgt {
+            return dgt.clock_display();
+        }
+        None
+    }
+
+    /// Looks at the DGT 3000's model, or changes it (faults), with the
+    /// board model's instant.
+    pub fn with_clock_model<T>(
+        &self,
+        f: impl FnOnce(&mut crate::models::dgt3000::Dgt3000Model, Millis) -> T,
+    ) -> Option<T> {
+        if let Some((model, bus)) = &self.dgt_line {
+            let now = bus.micros() / 1_000;
+            return model.borrow_mut().clock_mut().map(|c| f(c, now));
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(dgt) = &self.dgt {
+            return dgt.with_model(|model, now| model.clock_mut().map(|c| f(c, now)));
+        }
+        None
     }
 
     /// The DGT board's model, when this world has one.
@@ -212,14 +346,16 @@ impl World {
             })));
         #[cfg(target_os = "linux")]
         let board = match (&self.dgt_line, &self.dgt) {
-            (Some((model, bus)), _) => line_board(model, bus, &clock),
+            (Some((model, bus)), _) => line_board(model, bus, &clock, self.dgt_clock),
             (None, Some(dgt)) => {
                 let line = Tty::new(Some(dgt.path().to_path_buf()), dgt::wire::BAUD);
                 let clock = clock.clone();
-                ModelBoard::Dgt(DgtBoard::new(
-                    line,
-                    Rc::new(move || clock.now().as_millis() as Millis),
-                ))
+                let driver =
+                    DgtBoard::new(line, Rc::new(move || clock.now().as_millis() as Millis));
+                ModelBoard::Dgt(match self.dgt_clock {
+                    true => driver.with_clock(),
+                    false => driver,
+                })
             }
             (None, None) => {
                 ModelBoard::Protocol(ProtocolBoard::new(self.bus.clone(), DEFAULT_ADDRESS))
@@ -227,7 +363,7 @@ impl World {
         };
         #[cfg(not(target_os = "linux"))]
         let board = match &self.dgt_line {
-            Some((model, bus)) => line_board(model, bus, &clock),
+            Some((model, bus)) => line_board(model, bus, &clock, self.dgt_clock),
             None => ModelBoard::Protocol(ProtocolBoard::new(self.bus.clone(), DEFAULT_ADDRESS)),
         };
         ModelRig {
@@ -349,14 +485,20 @@ impl World {
 
 /// The DGT driver on `model`'s in-memory line, timed by `bus`, its
 /// timeouts on the rig's `clock`.
-fn line_board(model: &Rc<RefCell<DgtBoardModel>>, bus: &BusClock, clock: &RigClock) -> ModelBoard {
+fn line_board(
+    model: &Rc<RefCell<DgtBoardModel>>,
+    bus: &BusClock,
+    clock: &RigClock,
+    with_clock: bool,
+) -> ModelBoard {
     let bus = bus.clone();
     let line = ModelLine::new(Rc::clone(model), Rc::new(move || bus.micros()));
     let clock = clock.clone();
-    ModelBoard::DgtLine(DgtBoard::new(
-        line,
-        Rc::new(move || clock.now().as_millis() as Millis),
-    ))
+    let driver = DgtBoard::new(line, Rc::new(move || clock.now().as_millis() as Millis));
+    ModelBoard::DgtLine(match with_clock {
+        true => driver.with_clock(),
+        false => driver,
+    })
 }
 
 /// A protocol-v1 board model holding `board`'s pieces, sensing occupancy
@@ -459,6 +601,33 @@ impl SensorBoard for ModelBoard {
             #[cfg(target_os = "linux")]
             ModelBoard::Dgt(b) => b.press_came().map_err(ModelBoardError::Dgt),
             ModelBoard::DgtLine(b) => b.press_came().map_err(ModelBoardError::DgtLine),
+        }
+    }
+
+    fn has_clock(&self) -> bool {
+        match self {
+            ModelBoard::Protocol(_) => false,
+            #[cfg(target_os = "linux")]
+            ModelBoard::Dgt(b) => b.has_clock(),
+            ModelBoard::DgtLine(b) => b.has_clock(),
+        }
+    }
+
+    fn clock_events(&mut self, out: &mut Vec<ClockEvent>) {
+        match self {
+            ModelBoard::Protocol(_) => {}
+            #[cfg(target_os = "linux")]
+            ModelBoard::Dgt(b) => b.clock_events(out),
+            ModelBoard::DgtLine(b) => b.clock_events(out),
+        }
+    }
+
+    fn show_on_clock(&mut self, shown: ClockShown) {
+        match self {
+            ModelBoard::Protocol(_) => {}
+            #[cfg(target_os = "linux")]
+            ModelBoard::Dgt(b) => b.show_on_clock(shown),
+            ModelBoard::DgtLine(b) => b.show_on_clock(shown),
         }
     }
 }

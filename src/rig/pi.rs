@@ -193,7 +193,12 @@ pub fn open(
     Ok(match (config.board.kind, line) {
         (BoardKind::Dgt, Some(line)) => {
             let clock = std::rc::Rc::new(move || start.elapsed().as_millis() as crate::Millis);
-            AnyPiRig::Dgt(parts.rig(BoardLink::new(DgtBoard::new(line, clock), policy)))
+            let driver = DgtBoard::new(line, clock);
+            let driver = match config.board.clock.used() {
+                true => driver.with_clock(),
+                false => driver,
+            };
+            AnyPiRig::Dgt(parts.rig(BoardLink::new(driver, policy)))
         }
         (BoardKind::Mcp23017, _) => {
             AnyPiRig::Mcp23017(parts.rig(BoardLink::new(Mcp23017Board::new(i2c(bus)?), policy)))

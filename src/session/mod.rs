@@ -845,6 +845,16 @@ impl Session {
         }
     }
 
+    /// The side whose controls were wired on the left (`clock.white`),
+    /// before any swap of sides: a control as its hardware names it.
+    pub fn wired_left(&self) -> Color {
+        if self.wired_black_left {
+            Color::Black
+        } else {
+            Color::White
+        }
+    }
+
     /// Whether `side`'s controls are on the left of the clock.
     fn is_left(&self, side: Color) -> bool {
         (side == Color::Black) == self.black_left

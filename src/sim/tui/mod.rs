@@ -171,6 +171,7 @@ async fn play_steps(
     start: Instant,
     steps: Vec<(Millis, Input)>,
     lever: Button,
+    wired_left: Color,
 ) {
     let begin = Instant::now();
     for (offset, input) in steps {
@@ -178,7 +179,10 @@ async fn play_steps(
         let at = start.elapsed();
         match input {
             Input::Press(_) => {
-                let _ = tx.send(Command::Press(ButtonPress { button: lever, at }));
+                // On a DGT 3000, its lever; else the front's.
+                if !world.press_on_clock(lever, wired_left) {
+                    let _ = tx.send(Command::Press(ButtonPress { button: lever, at }));
+                }
             }
             other => world.apply(&tx, at, other),
         }
@@ -292,6 +296,7 @@ impl App {
             (pixels, physical)
         };
         let log = self.log.last(LOG_SHOWN);
+        let dgt3000 = self.world.clock_display();
         let screen = SimScreen {
             pixels: &pixels,
             snapshot: &self.snapshot,
@@ -304,6 +309,7 @@ impl App {
             line: &self.line,
             message: self.message.as_ref(),
             show_help: self.show_help,
+            dgt3000: dgt3000.as_deref(),
         };
         render::draw(frame, &screen);
     }
@@ -392,8 +398,12 @@ impl App {
         self.start.elapsed().as_millis() as Millis
     }
 
-    /// Presses `button` now, as the wiring reports it.
+    /// Presses `button` now, as the wiring reports it: on the DGT 3000
+    /// when one is plugged into the board.
     fn press(&self, button: Button) {
+        if self.world.press_on_clock(button, self.wired_left) {
+            return;
+        }
         let press = ButtonPress {
             button,
             at: self.start.elapsed(),
@@ -555,6 +565,7 @@ impl App {
             self.start,
             steps,
             lever,
+            self.wired_left,
         ));
         self.hand = Some((format!("making {text}"), task));
         Ok(())
@@ -669,6 +680,7 @@ mod tests {
                 start,
                 steps,
                 Button::Lever(Color::White),
+                Color::White,
             )
             .await;
             tokio::time::sleep(Duration::from_millis(50)).await;

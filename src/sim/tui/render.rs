@@ -71,6 +71,9 @@ pub struct SimScreen<'a> {
     pub message: Option<&'a Message>,
     /// The list of commands replaces the log.
     pub show_help: bool,
+    /// What the DGT 3000 plugged into the DGT board shows, if one is:
+    /// drawn in the buzzer's place (the clock beeps itself).
+    pub dgt3000: Option<&'a str>,
 }
 
 /// The keys, on one line.
@@ -467,7 +470,21 @@ fn draw_clock(frame: &mut Frame<'_>, screen: &SimScreen<'_>, area: Rect) {
             label("Levers  "),
             Span::raw(format!("← {}  {} →", side_name(left), side_name(right))),
         ]),
-        Line::from(vec![label("Buzzer  "), buzzer]),
+        match screen.dgt3000 {
+            Some(display) => Line::from(vec![
+                label("DGT3000 "),
+                Span::styled(
+                    format!("[{display}]"),
+                    Style::new().fg(Colour::Black).bg(Colour::Gray),
+                ),
+                if screen.buzzing {
+                    Span::styled(" ♪", Style::new().fg(Colour::LightRed))
+                } else {
+                    Span::raw("")
+                },
+            ]),
+            None => Line::from(vec![label("Buzzer  "), buzzer]),
+        },
         Line::from(vec![label("Board   "), board]),
         Line::from(vec![label("Hands   "), hands]),
         Line::from(vec![label("Auto    "), Span::raw(auto)]),
@@ -563,6 +580,7 @@ mod tests {
             line: "",
             message: None,
             show_help: false,
+            dgt3000: None,
         }
     }
 
@@ -596,6 +614,25 @@ mod tests {
         assert_eq!(rows[1].chars().nth(128), Some('█'));
         assert_eq!(rows[32].chars().nth(5), Some('▄'));
         assert_eq!(rows[33].chars().next(), Some('└'));
+    }
+
+    #[test]
+    fn the_dgt_3000s_display_is_drawn_in_the_clock_box() {
+        let pixels = Pixels::default();
+        let snapshot = ShownGame::default();
+        let physical = start_pieces();
+        let plain = render(200, 60, &screen(&pixels, &snapshot, &physical, &[]));
+        assert!(plain.iter().any(|r| r.contains("Buzzer")));
+        assert!(!plain.iter().any(|r| r.contains("DGT3000")));
+        let with_clock = SimScreen {
+            dgt3000: Some("4:59* 5:00 "),
+            ..screen(&pixels, &snapshot, &physical, &[])
+        };
+        let rows = render(200, 60, &with_clock);
+        assert!(
+            rows.iter().any(|r| r.contains("DGT3000 [4:59* 5:00 ]")),
+            "{rows:#?}"
+        );
     }
 
     #[test]

@@ -1,0 +1,395 @@
+//! The face written on a DGT 3000: what the clock plugged into a DGT board
+//! shows of tocada's face, in its eight characters.
+//!
+//! The clock shows its two times normally, set by tocada ([`ClockShown`]:
+//! each side's time and whose runs; the clock counts down between sets).
+//! A message takes their place: the face's alert (a ruling, a draw offer,
+//! a choice), the result, the time control chosen before the game. Each is
+//! shortened ([`clock_pages`]: the words the face uses, shortened as in
+//! the table of `hardware/dgt.md`, filler words left out) and cut at word
+//! boundaries into pages of eight characters, shown [`PAGE_MS`] each. A
+//! passing alert is shown once, then the times come back; an alert that
+//! waits for someone (a choice, a promotion, a draw offer standing,
+//! pieces to put back), the result and the menu go round until they
+//! change. A new ruling beeps with its first page.
+
+use shakmaty::Color;
+
+use crate::Millis;
+use crate::controls::Button;
+use crate::face::{Screen, View};
+use crate::hardware::dgt3000::{ClockShown, ClockSide, Dgt3000Button, text_cells, wire};
+
+/// The control of tocada's front a DGT 3000's lever or button is, the
+/// clock's left side being `wired_left`'s (`clock.white`): its levers are
+/// the levers; "-" and "+" are the left and right players' draw buttons
+/// (on the correction screen: take one off, add one), "<" and ">" their
+/// adjust buttons (the previous and next field), the middle one the
+/// arbiter's pause/menu button.
+pub fn control_of(side_or_button: Result<ClockSide, Dgt3000Button>, wired_left: Color) -> Button {
+    let color = |side: ClockSide| match side {
+        ClockSide::Left => wired_left,
+        ClockSide::Right => !wired_left,
+    };
+    match side_or_button {
+        Ok(side) => Button::Lever(color(side)),
+        Err(Dgt3000Button::Minus) => Button::Draw(color(ClockSide::Left)),
+        Err(Dgt3000Button::Plus) => Button::Draw(color(ClockSide::Right)),
+        Err(Dgt3000Button::Back) => Button::Adjust(color(ClockSide::Left)),
+        Err(Dgt3000Button::Ok) => Button::Adjust(color(ClockSide::Right)),
+        Err(Dgt3000Button::Run) => Button::Menu,
+    }
+}
+
+/// How long each page of a message stays on the clock.
+pub const PAGE_MS: Millis = 1_500;
+/// A passing message stays at least this long, however short.
+pub const MESSAGE_MS: Millis = 3_000;
+/// The beep of a ruling: 62.5 ms + 2/16 s.
+pub const RULING_BEEP: u8 = 2;
+
+/// Words the clock writes shorter: the face's word, the clock's ("" left
+/// out; "?" joined to the word before).
+pub const SHORTER: [(&str, &str); 11] = [
+    ("White", "W"),
+    ("Black", "B"),
+    ("White's", "W"),
+    ("Black's", "B"),
+    ("Touch-move:", "Touch"),
+    ("move:", ""),
+    ("offer:", "?"),
+    ("J'adoube:", "Adjust"),
+    ("checkmate", "mate"),
+    ("stalemate", "stalemt"),
+    ("disconnected", "off"),
+];
+
+/// Words left out.
+const FILLER: [&str; 7] = ["the", "of", "a", "to", "by", "on", "is"];
+
+/// `message` as the clock's pages of eight characters: words shortened
+/// ([`SHORTER`]), fillers left out, then as many words on a page as fit
+/// (a word longer than a page cut into pages of its own).
+pub fn clock_pages(message: &str) -> Vec<[u8; wire::TEXT_LEN]> {
+    let mut words: Vec<String> = Vec::new();
+    for word in message.split_whitespace() {
+        if FILLER.contains(&word) {
+            continue;
+        }
+        let short = SHORTER
+            .iter()
+            .find(|(long, _)| *long == word)
+            .map_or(word, |(_, short)| short);
+        match short {
+            "" => {}
+            // "Draw offer:" is "Draw?": the mark joins its word.
+            "?" => match words.last_mut() {
+                Some(last) => last.push('?'),
+                None => words.push("?".to_owned()),
+            },
+            _ => words.push(short.to_owned()),
+        }
+    }
+    let mut pages = Vec::new();
+    let mut page = String::new();
+    for word in words {
+        let mut word = word.as_str();
+        if !page.is_empty() && page.len() + 1 + word.len() <= wire::TEXT_LEN {
+            page.push(' ');
+            page.push_str(word);
+            continue;
+        }
+        if !page.is_empty() {
+            pages.push(text_cells(&page));
+            page.clear();
+        }
+        while word.chars().count() > wire::TEXT_LEN {
+            let cut = word
+                .char_indices()
+                .nth(wire::TEXT_LEN)
+                .map_or(word.len(), |(i, _)| i);
+            pages.push(text_cells(&word[..cut]));
+            word = &word[cut..];
+        }
+        page.push_str(word);
+    }
+    if !page.is_empty() {
+        pages.push(text_cells(&page));
+    }
+    pages
+}
+
+/// What the face says in words, and how it is shown on the clock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Message {
+    text: String,
+    /// Goes round until it changes (else shown once).
+    stays: bool,
+    /// A ruling: beeps with its first page.
+    beeps: bool,
+}
+
+/// The message of `view`, if it has one for the clock.
+fn message_of(view: &View) -> Option<Message> {
+    if let Screen::TimeControlMenu { presets, selected } = &view.screen {
+        return presets.get(*selected).map(|name| Message {
+            text: name.clone(),
+            stays: true,
+            beeps: false,
+        });
+    }
+    if let Some(result) = &view.result {
+        return Some(Message {
+            text: result.clone(),
+            stays: true,
+            beeps: false,
+        });
+    }
+    let Some(alert) = view.alert.as_ref() else {
+        // Said once when it happens; the clock keeps time meanwhile.
+        return view.board_disconnected.then(|| Message {
+            text: crate::face::BOARD_DISCONNECTED.to_owned(),
+            stays: false,
+            beeps: false,
+        });
+    };
+    let waits = crate::words::is_instruction(alert)
+        || alert.starts_with("Promote")
+        || alert.starts_with("Choice")
+        || (view.draw_offer.is_some() && alert.starts_with("Draw offer"));
+    Some(Message {
+        text: alert.clone(),
+        stays: waits,
+        beeps: view.screen == Screen::Clock && !view.paused,
+    })
+}
+
+/// The face on a DGT 3000: what it shows of each view, and since when.
+#[derive(Debug, Clone, Default)]
+pub struct ClockFace {
+    /// The message shown, its pages, and when it first was.
+    message: Option<(Message, Vec<[u8; wire::TEXT_LEN]>, Millis)>,
+}
+
+impl ClockFace {
+    /// Nothing shown yet.
+    pub fn new() -> ClockFace {
+        ClockFace::default()
+    }
+
+    /// What the clock shows of `view` at `now`: both times, whose runs
+    /// (nobody's while paused, before the game and after it), and the
+    /// message's page due now, if any.
+    pub fn shown(&mut self, view: &View, now: Millis) -> ClockShown {
+        let [left, right] = view.sides();
+        let ms = |side: Color| match side {
+            Color::White => view.white_ms,
+            Color::Black => view.black_ms,
+        };
+        let run = match view.running {
+            Some(side) if !view.paused && view.result.is_none() => Some(if side == left {
+                ClockSide::Left
+            } else {
+                ClockSide::Right
+            }),
+            _ => None,
+        };
+        let message = message_of(view);
+        if self.message.as_ref().map(|(m, _, _)| m) != message.as_ref() {
+            self.message = message.map(|m| {
+                let pages = clock_pages(&m.text);
+                (m, pages, now)
+            });
+        }
+        ClockShown {
+            left_ms: ms(left),
+            right_ms: ms(right),
+            run,
+            text: self.page(now),
+        }
+    }
+
+    /// The page of the message due at `now`, with its beep.
+    fn page(&self, now: Millis) -> Option<([u8; wire::TEXT_LEN], u8)> {
+        let (message, pages, since) = self.message.as_ref()?;
+        if pages.is_empty() {
+            return None;
+        }
+        let gone = now.saturating_sub(*since);
+        let index = (gone / PAGE_MS) as usize;
+        let shown_for = (pages.len() as Millis * PAGE_MS).max(MESSAGE_MS);
+        let page = if message.stays {
+            index % pages.len()
+        } else if gone >= shown_for {
+            return None;
+        } else {
+            index.min(pages.len() - 1)
+        };
+        let beep = if message.beeps && index == 0 {
+            RULING_BEEP
+        } else {
+            0
+        };
+        Some((pages[page], beep))
+    }
+
+    /// When what the clock shows changes next by itself (the next page,
+    /// or the times back after a passing message).
+    pub fn next_change(&self, now: Millis) -> Option<Millis> {
+        let (message, pages, since) = self.message.as_ref()?;
+        if pages.is_empty() {
+            return None;
+        }
+        let gone = now.saturating_sub(*since);
+        let shown_for = (pages.len() as Millis * PAGE_MS).max(MESSAGE_MS);
+        if !message.stays && gone >= shown_for {
+            return None;
+        }
+        if !message.stays && pages.len() == 1 {
+            return Some(since + shown_for);
+        }
+        Some(since + (gone / PAGE_MS + 1) * PAGE_MS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pages(message: &str) -> Vec<String> {
+        clock_pages(message)
+            .iter()
+            .map(|p| String::from_utf8_lossy(p).trim_end().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn face_messages_are_written_in_pages_of_eight() {
+        assert_eq!(pages("Flag: White"), ["Flag: W"]);
+        assert_eq!(pages("Draw offer: Black"), ["Draw? B"]);
+        assert_eq!(pages("Touch-move: Nf3"), ["Touch", "Nf3"]);
+        assert_eq!(
+            pages("Touch-move: move the g1 knight"),
+            ["Touch", "move g1", "knight"]
+        );
+        assert_eq!(pages("Illegal move: White +2:00"), ["Illegal", "W +2:00"]);
+        assert_eq!(pages("Restore d2 c2"), ["Restore", "d2 c2"]);
+        assert_eq!(pages("1-0 checkmate"), ["1-0 mate"]);
+        assert_eq!(pages("J'adoube: White"), ["Adjust W"]);
+        assert_eq!(pages("Blitz 3+2"), ["Blitz", "3+2"]);
+        assert_eq!(pages("Promote [Q] R B N"), ["Promote", "[Q] R B", "N"]);
+        assert_eq!(pages("Board disconnected"), ["Board", "off"]);
+        assert_eq!(pages("Unbelievably"), ["Unbeliev", "ably"]);
+        assert!(pages("").is_empty());
+        for page in clock_pages("Ünïcode: ♞ moves") {
+            assert!(page.iter().all(|b| b.is_ascii()));
+        }
+    }
+
+    fn view() -> View {
+        View {
+            white_ms: 300_000,
+            black_ms: 295_400,
+            running: Some(Color::Black),
+            ..View::default()
+        }
+    }
+
+    #[test]
+    fn levers_and_buttons_are_the_fronts_controls() {
+        let white_left = |c| control_of(c, Color::White);
+        assert_eq!(
+            white_left(Ok(ClockSide::Right)),
+            Button::Lever(Color::Black)
+        );
+        assert_eq!(
+            white_left(Err(Dgt3000Button::Minus)),
+            Button::Draw(Color::White)
+        );
+        assert_eq!(
+            white_left(Err(Dgt3000Button::Ok)),
+            Button::Adjust(Color::Black)
+        );
+        assert_eq!(white_left(Err(Dgt3000Button::Run)), Button::Menu);
+        assert_eq!(
+            control_of(Ok(ClockSide::Left), Color::Black),
+            Button::Lever(Color::Black)
+        );
+        assert_eq!(
+            control_of(Err(Dgt3000Button::Plus), Color::Black),
+            Button::Draw(Color::White)
+        );
+    }
+
+    #[test]
+    fn the_clocks_sit_over_their_levers_and_run_as_the_face_says() {
+        let mut face = ClockFace::new();
+        let shown = face.shown(&view(), 0);
+        assert_eq!(
+            shown,
+            ClockShown {
+                left_ms: 300_000,
+                right_ms: 295_400,
+                run: Some(ClockSide::Right),
+                text: None
+            }
+        );
+        let turned = View {
+            black_left: true,
+            ..view()
+        };
+        let shown = face.shown(&turned, 0);
+        assert_eq!((shown.left_ms, shown.run), (295_400, Some(ClockSide::Left)));
+        let paused = View {
+            paused: true,
+            ..view()
+        };
+        assert_eq!(face.shown(&paused, 0).run, None);
+    }
+
+    #[test]
+    fn a_ruling_beeps_once_shows_its_pages_then_the_times_come_back() {
+        let mut face = ClockFace::new();
+        let ruling = View {
+            alert: Some("Touch-move: Nf3".to_owned()),
+            ..view()
+        };
+        let first = face.shown(&ruling, 10_000).text.unwrap();
+        assert_eq!(&first.0, b"Touch   ");
+        assert_eq!(first.1, RULING_BEEP);
+        assert_eq!(face.next_change(10_000), Some(10_000 + PAGE_MS));
+        let second = face.shown(&ruling, 10_000 + PAGE_MS).text.unwrap();
+        assert_eq!((&second.0, second.1), (b"Nf3     ", 0));
+        // The same alert standing is not shown again: the times are back.
+        assert_eq!(face.shown(&ruling, 10_000 + 2 * PAGE_MS).text, None);
+        assert_eq!(face.next_change(10_000 + 2 * PAGE_MS), None);
+        // A draw offer standing goes round, without a beep after its first.
+        let offer = View {
+            alert: Some("Draw offer: White".to_owned()),
+            draw_offer: Some(Color::White),
+            ..view()
+        };
+        assert_eq!(face.shown(&offer, 20_000).text.unwrap().1, RULING_BEEP);
+        let later = face.shown(&offer, 60_000).text.unwrap();
+        assert_eq!((&later.0, later.1), (b"Draw? W ", 0));
+        // The board's cable out: said once, then the times.
+        let unplugged = View {
+            board_disconnected: true,
+            ..view()
+        };
+        assert_eq!(&face.shown(&unplugged, 65_000).text.unwrap().0, b"Board   ");
+        assert_eq!(face.shown(&unplugged, 65_000 + MESSAGE_MS).text, None);
+        // The menu's preset, before the game.
+        let menu = View {
+            screen: Screen::TimeControlMenu {
+                presets: vec!["Rapid 15+10".to_owned()],
+                selected: 0,
+            },
+            running: None,
+            ..view()
+        };
+        let shown = face.shown(&menu, 70_000);
+        assert_eq!(shown.run, None);
+        assert_eq!(&shown.text.unwrap().0, b"Rapid   ");
+    }
+}
