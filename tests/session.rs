@@ -618,3 +618,27 @@ fn the_board_expected_is_the_start_then_the_game_as_it_stands() {
         })
     );
 }
+
+#[test]
+fn the_setup_screen_writes_a_delay_as_a_delay_and_both_sides_times() {
+    let config = Config::parse(
+        "[[preset]]\nname = \"US\"\ntime_control = \"90m+5s\"\nincrement = \"delay\"\n\
+         [[preset]]\nname = \"armageddon\"\ntime_control = \"5m+2s\"\n\
+         black_time_control = \"4m+2s\"\ndraw_odds = \"black\"\n\
+         [[preset]]\nname = \"classical\"\ntime_control = \"40/90m+30s:30m+30s\"\n",
+        "t.toml",
+    )
+    .unwrap();
+    let panel = Session::new(&config);
+    match panel.view(0).screen {
+        Screen::TimeControlMenu { presets, .. } => assert_eq!(
+            presets,
+            [
+                "US G/90 d5",
+                "armageddon W5m+2s B4m+2s",
+                "classical 40/90m+30s:30m+30s"
+            ]
+        ),
+        other => panic!("not the setup screen: {other:?}"),
+    }
+}

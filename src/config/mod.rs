@@ -314,6 +314,9 @@ pub struct Preset {
     pub increment: IncrementMode,
     /// Standard, rapid or blitz: the penalties of appendices A and B.
     pub mode: GameMode,
+    /// Whether the file wrote every time control of the preset with units
+    /// (`90m+30s`): then it says what it means, and no warning asks.
+    pub units: bool,
 }
 
 impl Config {
@@ -446,14 +449,21 @@ impl Config {
     pub fn warnings(&self) -> Vec<ConfigWarning> {
         self.presets
             .iter()
+            .filter(|preset| !preset.units)
             .flat_map(|preset| {
                 let white = warning::seconds_for_minutes(
                     &preset.name,
                     "time_control",
                     &preset.time_control,
+                    preset.increment,
                 );
                 let black = preset.black_time_control.as_ref().and_then(|tc| {
-                    warning::seconds_for_minutes(&preset.name, "black_time_control", tc)
+                    warning::seconds_for_minutes(
+                        &preset.name,
+                        "black_time_control",
+                        tc,
+                        preset.increment,
+                    )
                 });
                 white.into_iter().chain(black)
             })
@@ -750,6 +760,7 @@ pub fn default_presets() -> Vec<Preset> {
         draw_odds: None,
         increment: IncrementMode::Fischer,
         mode,
+        units: false,
     };
     vec![
         preset("classical", "40/5400+30:1800+30", GameMode::Standard),

@@ -120,9 +120,17 @@ impl Checker<'_> {
         clock: RawClock,
         presets: &[Preset],
     ) -> Result<ClockConfig, ConfigError> {
-        let preset = clock
-            .preset
-            .unwrap_or_else(|| ClockConfig::default().preset);
+        // Unnamed, the power-on preset is the default one where the file
+        // keeps it, else the file's first: a file with presets of its own
+        // need not also name one (it used to be refused, the default
+        // "rapid" not among them).
+        let preset = clock.preset.unwrap_or_else(|| {
+            let default = ClockConfig::default().preset;
+            match presets.iter().any(|p| p.name == default) {
+                true => default,
+                false => presets[0].name.clone(),
+            }
+        });
         if !presets.iter().any(|p| p.name == preset) {
             let names: Vec<&str> = presets.iter().map(|p| p.name.as_str()).collect();
             return self.fail(
@@ -453,6 +461,11 @@ impl Checker<'_> {
                 "missing: every preset needs a time control",
             );
         };
+        let units = TimeControl::written_with_units(&time_control)
+            && raw
+                .black_time_control
+                .as_deref()
+                .is_none_or(TimeControl::written_with_units);
         let time_control = self.time_control(&key("time_control"), &time_control)?;
         let black_time_control = raw
             .black_time_control
@@ -497,6 +510,7 @@ impl Checker<'_> {
             draw_odds,
             increment,
             mode,
+            units,
         })
     }
 
@@ -660,6 +674,38 @@ mod tests {
             INCREMENTS.map(IncrementMode::as_str)
         );
         assert_eq!(referee_keywords::<GameMode>(), MODES.map(GameMode::as_str));
+    }
+
+    #[test]
+    fn presets_of_its_own_need_no_clock_preset() {
+        let config = |text: &str| parse(text, "t.toml", Path::new("/x"));
+        let own = "[[preset]]\nname = \"g60\"\ntime_control = \"60m\"\n\
+                   [[preset]]\nname = \"g30\"\ntime_control = \"30m\"\n";
+        assert_eq!(config(own).unwrap().clock.preset, "g60");
+        let with_rapid = "[[preset]]\nname = \"g60\"\ntime_control = \"60m\"\n\
+                          [[preset]]\nname = \"rapid\"\ntime_control = \"15m+10s\"\n";
+        assert_eq!(config(with_rapid).unwrap().clock.preset, "rapid");
+        let named = format!("[clock]\npreset = \"rapid\"\n{own}");
+        let err = config(&named).unwrap_err();
+        assert_eq!(err.key(), Some("clock.preset"));
+    }
+
+    #[test]
+    fn units_silence_the_seconds_warning_and_bare_minutes_raise_it() {
+        let warnings = |tc: &str| {
+            parse(
+                &format!("[[preset]]\nname = \"g\"\ntime_control = \"{tc}\"\n"),
+                "t.toml",
+                Path::new("/x"),
+            )
+            .unwrap()
+            .warnings()
+            .len()
+        };
+        assert_eq!(warnings("90+30"), 1);
+        assert_eq!(warnings("90s+30s"), 0);
+        assert_eq!(warnings("90m+30s"), 0);
+        assert_eq!(warnings("5400+30"), 0);
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Time controls in the grammar of the PGN `TimeControl` tag (6.3).
+//! Time controls in the grammar of the PGN `TimeControl` tag (6.3), and the
+//! same with units for people: `90m+30s`, `40/90m:30m+30s`, `1h30m`.
 
 use std::fmt;
 use std::str::FromStr;
@@ -122,6 +123,97 @@ impl fmt::Display for TimeControl {
     }
 }
 
+impl TimeControl {
+    /// The control with units, as people read and type it: `90m+30s`,
+    /// `40/90m+30s:30m+30s`, `3m+2s`, `45s`. It parses back to the same.
+    pub fn with_units(&self) -> String {
+        let mut text = String::new();
+        for (i, stage) in self.stages.iter().enumerate() {
+            if i > 0 {
+                text.push(':');
+            }
+            if let Some(n) = stage.moves {
+                text.push_str(&format!("{n}/"));
+            }
+            text.push_str(&units_text(stage.time_ms));
+            if stage.increment_ms > 0 {
+                text.push('+');
+                text.push_str(&units_text(stage.increment_ms));
+            }
+        }
+        text
+    }
+
+    /// The control as a clock's face names it, its increment written as
+    /// what it is: a Fischer increment as `90m+30s`, a US delay and a
+    /// Bronstein delay as US Chess writes them, `G/90 d5` and `G/90 b5`
+    /// (`40/120 SD/30 d5` for stages), never as a `+` a player reads as an
+    /// increment.
+    pub fn label(&self, mode: super::IncrementMode) -> String {
+        let mark = match mode {
+            super::IncrementMode::Fischer => return self.with_units(),
+            super::IncrementMode::Delay => 'd',
+            super::IncrementMode::Bronstein => 'b',
+        };
+        // US Chess counts minutes; anything else keeps its units.
+        let minutes = |ms: u64| {
+            if ms.is_multiple_of(60_000) {
+                (ms / 60_000).to_string()
+            } else {
+                units_text(ms)
+            }
+        };
+        let mut text = String::new();
+        let mut delay = None;
+        for (i, stage) in self.stages.iter().enumerate() {
+            if i > 0 {
+                text.push(' ');
+            }
+            match stage.moves {
+                Some(n) => text.push_str(&format!("{n}/{}", minutes(stage.time_ms))),
+                None if i == 0 => text.push_str(&format!("G/{}", minutes(stage.time_ms))),
+                None => text.push_str(&format!("SD/{}", minutes(stage.time_ms))),
+            }
+            // One delay for the whole game is written once, at the end.
+            if self
+                .stages
+                .iter()
+                .all(|s| s.increment_ms == stage.increment_ms)
+            {
+                delay = Some(stage.increment_ms);
+            } else if stage.increment_ms > 0 {
+                text.push_str(&format!(" {mark}{}", seconds_text(stage.increment_ms)));
+            }
+        }
+        if let Some(ms) = delay.filter(|ms| *ms > 0) {
+            text.push_str(&format!(" {mark}{}", seconds_text(ms)));
+        }
+        text
+    }
+}
+
+/// Milliseconds in minutes and seconds: `90m`, `4m30s`, `30s`, `0.5s`, `0`.
+fn units_text(ms: u64) -> String {
+    let (min, rest) = (ms / 60_000, ms % 60_000);
+    match (min, rest) {
+        (0, 0) => "0".to_owned(),
+        (0, _) => format!("{}s", seconds_text(rest)),
+        (_, 0) => format!("{min}m"),
+        _ => format!("{min}m{}s", seconds_text(rest)),
+    }
+}
+
+/// Milliseconds as seconds with only the decimals needed: `5`, `2.5`.
+fn seconds_text(ms: u64) -> String {
+    struct Seconds(u64);
+    impl fmt::Display for Seconds {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write_seconds(f, self.0)
+        }
+    }
+    Seconds(ms).to_string()
+}
+
 fn write_seconds(f: &mut fmt::Formatter<'_>, ms: u64) -> fmt::Result {
     if ms.is_multiple_of(1000) {
         write!(f, "{}", ms / 1000)
@@ -140,7 +232,8 @@ pub enum ParseTimeControlError {
     Unsupported,
     /// A number that is missing, malformed or too large.
     BadNumber(String),
-    /// A stage with no time at all.
+    /// A stage with no time at all: neither time nor an increment, or the
+    /// first stage without time (the flag would fall at the start).
     ZeroTime,
     /// A stage with a move count after a stage without one.
     StageAfterOpenStage,
@@ -154,9 +247,14 @@ impl fmt::Display for ParseTimeControlError {
                 f.write_str("unknown or sandclock time controls cannot be run")
             }
             ParseTimeControlError::BadNumber(s) => {
-                write!(f, "not a number of seconds or moves: {s:?}")
+                write!(
+                    f,
+                    "not a number of seconds or moves, nor a time in h, m and s: {s:?}"
+                )
             }
-            ParseTimeControlError::ZeroTime => f.write_str("a stage needs some time"),
+            ParseTimeControlError::ZeroTime => f.write_str(
+                "a stage needs some time (a later stage may have none with an increment, as 60/300:0+2)",
+            ),
             ParseTimeControlError::StageAfterOpenStage => {
                 f.write_str("a stage without a move count must be the last")
             }
@@ -199,11 +297,13 @@ impl FromStr for TimeControl {
                 Some((time, increment)) => (time, Some(increment)),
                 None => (rest, None),
             };
-            let time_ms = parse_seconds(time)?;
-            if time_ms == 0 {
+            let time_ms = parse_duration(time)?;
+            let increment_ms = increment.map(parse_duration).transpose()?.unwrap_or(0);
+            // A later stage may live on its increment alone (Armageddon's
+            // +2 s from move 61); the first would flag at the start.
+            if time_ms == 0 && (stages.is_empty() || increment_ms == 0) {
                 return Err(ParseTimeControlError::ZeroTime);
             }
-            let increment_ms = increment.map(parse_seconds).transpose()?.unwrap_or(0);
             stages.push(Stage {
                 moves,
                 time_ms,
@@ -222,6 +322,57 @@ fn parse_integer(s: &str) -> Result<u32, ParseTimeControlError> {
         .map_err(|_| ParseTimeControlError::BadNumber(s.to_owned()))
 }
 
+impl TimeControl {
+    /// Whether `text` writes any time with a unit (`90m`, `30s`, `1h`):
+    /// PGN's bare numbers are seconds, which people mistake for minutes.
+    pub fn written_with_units(text: &str) -> bool {
+        has_units(text)
+    }
+}
+
+fn has_units(text: &str) -> bool {
+    text.bytes().any(|b| matches!(b, b'h' | b'm' | b's'))
+}
+
+/// A duration: bare seconds as PGN writes them (`5400`, `2.5`), or with
+/// units in the order h, m, s, each at most once (`1h30m`, `90m`, `30s`,
+/// `1m2.5s`; only seconds take decimals).
+fn parse_duration(s: &str) -> Result<u64, ParseTimeControlError> {
+    if !has_units(s) {
+        return parse_seconds(s);
+    }
+    let bad = || ParseTimeControlError::BadNumber(s.to_owned());
+    let mut total: u64 = 0;
+    let mut rest = s;
+    // The units still allowed, largest first.
+    let mut units: &[(u8, u64)] = &[(b'h', 3_600_000), (b'm', 60_000), (b's', 1_000)];
+    while !rest.is_empty() {
+        let end = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(bad)?;
+        let (number, unit) = (&rest[..end], rest.as_bytes()[end]);
+        let at = units.iter().position(|(u, _)| *u == unit).ok_or_else(bad)?;
+        let scale = units[at].1;
+        units = &units[at + 1..];
+        let ms = if unit == b's' {
+            parse_seconds(number).map_err(|_| bad())?
+        } else {
+            u64::from(parse_integer(number).map_err(|_| bad())?)
+                .checked_mul(scale)
+                .ok_or_else(bad)?
+        };
+        total = total.checked_add(ms).ok_or_else(bad)?;
+        rest = &rest[end + 1..];
+    }
+    if total > MAX_MS {
+        return Err(bad());
+    }
+    Ok(total)
+}
+
+/// A week is far beyond any game; the bound keeps the arithmetic far from overflow.
+const MAX_MS: u64 = 7 * 24 * 3_600_000;
+
 /// Seconds, with up to three decimals (`2.5`), as milliseconds.
 fn parse_seconds(s: &str) -> Result<u64, ParseTimeControlError> {
     let bad = || ParseTimeControlError::BadNumber(s.to_owned());
@@ -237,12 +388,11 @@ fn parse_seconds(s: &str) -> Result<u64, ParseTimeControlError> {
     }
     let whole: u64 = whole.parse().map_err(|_| bad())?;
     let fraction: u64 = format!("{fraction:0<3}").parse().map_err(|_| bad())?;
-    // A week is far beyond any game; the bound keeps the arithmetic far from overflow.
     let ms = whole
         .checked_mul(1000)
         .and_then(|ms| ms.checked_add(fraction))
         .ok_or_else(bad)?;
-    if ms > 7 * 24 * 3_600_000 {
+    if ms > MAX_MS {
         return Err(bad());
     }
     Ok(ms)
@@ -317,6 +467,7 @@ mod tests {
             "300+",
             "/300",
             "0",
+            "0+2",
             "40/0",
             "0/300",
             "300:40/60",
@@ -329,6 +480,74 @@ mod tests {
             "300:40/60".parse::<TimeControl>(),
             Err(ParseTimeControlError::StageAfterOpenStage)
         );
+    }
+
+    #[test]
+    fn units_read_as_people_write_them() {
+        assert_eq!(tc("90m+30s"), tc("5400+30"));
+        assert_eq!(tc("40/90m+30s:30m+30s"), tc("40/5400+30:1800+30"));
+        assert_eq!(tc("40/90m:30m+30s").to_string(), "40/5400:1800+30");
+        assert_eq!(tc("5400s"), tc("5400"));
+        assert_eq!(tc("1h30m"), tc("5400"));
+        assert_eq!(tc("1h30m15s+2.5s").to_string(), "5415+2.5");
+        assert_eq!(tc("3m+2").to_string(), "180+2");
+        for bad in [
+            "30m1h", "90mm", "90x", "m", "1.5m", "90m+", "s", "1h1h", "90m30",
+        ] {
+            assert!(bad.parse::<TimeControl>().is_err(), "{bad:?} was accepted");
+        }
+        assert!(has_units("90m+30s") && !has_units("5400+30"));
+    }
+
+    #[test]
+    fn written_with_units_it_reads_back_the_same() {
+        for s in [
+            "5400+30",
+            "40/5400+30:1800+30",
+            "180+2",
+            "45",
+            "270+0.5",
+            "60/300:0+2",
+        ] {
+            let units = tc(s).with_units();
+            assert_eq!(tc(&units), tc(s), "{s} written {units}");
+        }
+        assert_eq!(tc("5400+30").with_units(), "90m+30s");
+        assert_eq!(tc("270+0.5").with_units(), "4m30s+0.5s");
+        assert_eq!(tc("60/300:0+2").with_units(), "60/5m:0+2s");
+    }
+
+    #[test]
+    fn a_later_stage_may_live_on_its_increment_alone() {
+        assert_eq!(
+            tc("60/300:0+2").stages()[1],
+            Stage {
+                moves: None,
+                time_ms: 0,
+                increment_ms: 2_000
+            }
+        );
+        assert_eq!(tc("60/300:0+2").to_string(), "60/300:0+2");
+        assert_eq!(
+            "0+2".parse::<TimeControl>(),
+            Err(ParseTimeControlError::ZeroTime)
+        );
+        assert_eq!(
+            "60/300:0".parse::<TimeControl>(),
+            Err(ParseTimeControlError::ZeroTime)
+        );
+    }
+
+    #[test]
+    fn a_delay_is_labelled_as_a_delay() {
+        use crate::IncrementMode::{Bronstein, Delay, Fischer};
+        assert_eq!(tc("5400+5").label(Delay), "G/90 d5");
+        assert_eq!(tc("5400+5").label(Bronstein), "G/90 b5");
+        assert_eq!(tc("5400+5").label(Fischer), "90m+5s");
+        assert_eq!(tc("40/7200+5:1800+5").label(Delay), "40/120 SD/30 d5");
+        assert_eq!(tc("40/7200:1800+5").label(Delay), "40/120 SD/30 d5");
+        assert_eq!(tc("270+2.5").label(Delay), "G/4m30s d2.5");
+        assert_eq!(tc("300").label(Delay), "G/5");
     }
 
     #[test]

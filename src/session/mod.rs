@@ -857,8 +857,17 @@ fn adjudication_text((outcome, armed): (KnownOutcome, bool)) -> String {
     }
 }
 
+/// A preset as the setup screen lists it: its name and its control as a
+/// clock writes it, a delay as a delay (`G/90 d5`) and each side's time
+/// when they differ (`W5m+2s B4m+2s`).
 fn preset_label(name: &str, rules: &Rules) -> String {
-    format!("{name} {}", rules.time_control)
+    let white = rules.time_control.label(rules.increment_mode);
+    match &rules.black_time_control {
+        Some(black) if *black != rules.time_control => {
+            format!("{name} W{white} B{}", black.label(rules.increment_mode))
+        }
+        _ => format!("{name} {white}"),
+    }
 }
 
 /// The `Restored` action for a game rebuilt up to `last`.
