@@ -109,7 +109,12 @@ impl ClockSetting {
     fn is_plain(&self) -> bool {
         self.white == self.black
             && self.draw_odds.is_none()
-            && (self.increment == IncrementMode::Fischer || !has_increment(&self.white))
+            && match self.increment {
+                IncrementMode::Fischer | IncrementMode::Hourglass => true,
+                // `-` says no flag, not that `[%clk]` is the time used.
+                IncrementMode::Upcount => false,
+                IncrementMode::Bronstein | IncrementMode::Delay => !has_increment(&self.white),
+            }
     }
 
     /// A control in the `TimeControl` grammar (PGN standard 9.6.1). A delay
@@ -119,6 +124,10 @@ impl ClockSetting {
     fn control_tag(&self, control: &TimeControl) -> String {
         match self.increment {
             IncrementMode::Fischer => control.to_string(),
+            // The standard's sandclock (9.6.1): `*` and the seconds of the glass.
+            IncrementMode::Hourglass => format!("*{}", seconds(control.stage(0).time_ms)),
+            // The standard's "no time control": nothing flags.
+            IncrementMode::Upcount => "-".to_owned(),
             IncrementMode::Bronstein | IncrementMode::Delay => control
                 .stages()
                 .iter()
@@ -135,7 +144,9 @@ impl ClockSetting {
     /// or `None` without a delay.
     fn delay_tag(&self, control: &TimeControl) -> Option<String> {
         let mode = match self.increment {
-            IncrementMode::Fischer => return None,
+            IncrementMode::Fischer | IncrementMode::Hourglass | IncrementMode::Upcount => {
+                return None;
+            }
             IncrementMode::Bronstein => "Bronstein",
             IncrementMode::Delay => "delay",
         };
@@ -840,6 +851,35 @@ mod tests {
             },
         );
         assert!(record.to_pgn().contains("{White resigns} 0-1"));
+    }
+
+    #[test]
+    fn an_hourglass_is_the_standards_sandclock_and_upcount_no_time_control() {
+        let pgn = |tc: &str, mode| {
+            let rules = Rules {
+                time_control: tc.parse().unwrap(),
+                increment_mode: mode,
+                ..Rules::default()
+            };
+            let mut given = tags();
+            given.time_control = rules.time_control.to_string();
+            GameRecord::new(given, None).with_clock(&rules).to_pgn()
+        };
+        let hourglass = pgn("180", IncrementMode::Hourglass);
+        assert!(
+            hourglass.contains("[TimeControl \"*180\"]\n[Termination"),
+            "{hourglass}"
+        );
+        assert!(!hourglass.contains("{Clock:"), "{hourglass}");
+        let upcount = pgn("300", IncrementMode::Upcount);
+        assert!(
+            upcount.contains("[TimeControl \"-\"]\n[Termination"),
+            "{upcount}"
+        );
+        assert!(
+            upcount.contains("\n\n{Clock: counting up the time used, no flag}"),
+            "{upcount}"
+        );
     }
 
     #[test]

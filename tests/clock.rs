@@ -302,3 +302,42 @@ fn near_miss_without_a_black_time_control_both_play_the_same_one() {
     assert_eq!(times(&effects), [(300_000 - 10_400 + 2_000, 300_000)]);
     assert_eq!(game.referee.next_deadline(), Some(10_400 + 300_000));
 }
+
+fn with_mode(tc: &str, increment_mode: IncrementMode) -> Rules {
+    Rules {
+        increment_mode,
+        ..rules(tc)
+    }
+}
+
+#[test]
+fn hourglass_the_flag_falls_when_the_sand_has_run_to_the_other_side() {
+    let mut game = Game::started(with_mode("60", IncrementMode::Hourglass));
+    // White presses at 10 400: his 10.4 s went into Black's glass.
+    let effects = game.play_and_press(10_000, "e2e4");
+    assert_eq!(times(&effects), [(49_600, 70_400)]);
+    // Black's 70.4 s run out at 80 800, to the millisecond.
+    assert_eq!(game.referee.next_deadline(), Some(80_800));
+    assert_eq!(game.wait(80_799), []);
+    assert_eq!(game.referee.remaining(WHITE, 80_799), 49_600 + 70_399);
+    let deadline = game.referee.next_deadline().unwrap();
+    game.referee.handle_timeout(deadline).unwrap();
+    let (at, effect) = game.referee.poll_effect().unwrap();
+    assert_eq!((at, effect), (80_800, Effect::Flag { side: BLACK }));
+    assert_eq!(game.referee.remaining(WHITE, 80_800), 120_000);
+}
+
+#[test]
+fn upcount_shows_the_time_used_and_no_flag_ever_falls() {
+    let mut game = Game::started(with_mode("60", IncrementMode::Upcount));
+    assert_eq!(game.referee.next_deadline(), None);
+    let effects = game.play_and_press(100_000, "e2e4");
+    // White used 100.4 s of a "60" control, and plays on.
+    assert_eq!(times(&effects), [(100_400, 0)]);
+    assert_eq!(game.wait(10_000_000), []);
+    assert_eq!(game.referee.next_deadline(), None);
+    assert_eq!(
+        game.referee.remaining(BLACK, 10_000_000),
+        10_000_000 - 100_400
+    );
+}

@@ -449,7 +449,7 @@ impl Config {
     pub fn warnings(&self) -> Vec<ConfigWarning> {
         self.presets
             .iter()
-            .filter(|preset| !preset.units)
+            .filter(|preset| !preset.units && preset.increment.has_flag())
             .flat_map(|preset| {
                 let white = warning::seconds_for_minutes(
                     &preset.name,

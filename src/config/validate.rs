@@ -43,10 +43,12 @@ const LAWS: [Laws; 3] = [
     Laws::Fide2023Unsupervised,
     Laws::Regence1858,
 ];
-const INCREMENTS: [IncrementMode; 3] = [
+const INCREMENTS: [IncrementMode; 5] = [
     IncrementMode::Fischer,
     IncrementMode::Bronstein,
     IncrementMode::Delay,
+    IncrementMode::Hourglass,
+    IncrementMode::Upcount,
 ];
 const MODES: [GameMode; 3] = [GameMode::Standard, GameMode::Rapid, GameMode::Blitz];
 
@@ -455,11 +457,26 @@ impl Checker<'_> {
             return self.fail(&key("name"), "missing: every preset needs a name");
         };
         self.preset_name(&key("name"), &name)?;
-        let Some(time_control) = raw.time_control else {
-            return self.fail(
-                &key("time_control"),
-                "missing: every preset needs a time control",
-            );
+        let increment = match raw.increment.as_deref() {
+            None => IncrementMode::default(),
+            Some(value) => self.keyword(
+                &key("increment"),
+                value,
+                "increment mode",
+                |s| s.parse().ok(),
+                INCREMENTS.map(IncrementMode::as_str),
+            )?,
+        };
+        // Upcount counts from zero: it needs no time.
+        let time_control = match (raw.time_control, increment) {
+            (Some(text), _) => text,
+            (None, IncrementMode::Upcount) => TimeControl::default().to_string(),
+            (None, _) => {
+                return self.fail(
+                    &key("time_control"),
+                    "missing: every preset needs a time control",
+                );
+            }
         };
         let units = TimeControl::written_with_units(&time_control)
             && raw
@@ -483,16 +500,23 @@ impl Checker<'_> {
                 )
             })
             .transpose()?;
-        let increment = match raw.increment.as_deref() {
-            None => IncrementMode::default(),
-            Some(value) => self.keyword(
-                &key("increment"),
-                value,
-                "increment mode",
-                |s| s.parse().ok(),
-                INCREMENTS.map(IncrementMode::as_str),
-            )?,
-        };
+        if increment == IncrementMode::Hourglass {
+            for (name, control) in [("time_control", Some(&time_control))]
+                .into_iter()
+                .chain([("black_time_control", black_time_control.as_ref())])
+            {
+                if let Some(control) = control
+                    && (control.stages().len() > 1 || control.stage(0).increment_ms > 0)
+                {
+                    return self.fail(
+                        &key(name),
+                        format!(
+                            "an hourglass has one time and no increment, as \"5m\", not \"{control}\""
+                        ),
+                    );
+                }
+            }
+        }
         let mode = match raw.mode.as_deref() {
             None => GameMode::default(),
             Some(value) => self.keyword(
@@ -706,6 +730,28 @@ mod tests {
         assert_eq!(warnings("90s+30s"), 0);
         assert_eq!(warnings("90m+30s"), 0);
         assert_eq!(warnings("5400+30"), 0);
+    }
+
+    #[test]
+    fn an_hourglass_has_one_time_and_upcount_needs_none() {
+        let preset = |text: &str| {
+            parse(
+                &format!("[[preset]]\nname = \"g\"\n{text}"),
+                "t.toml",
+                Path::new("/x"),
+            )
+        };
+        let ok = preset("time_control = \"3m\"\nincrement = \"hourglass\"\n").unwrap();
+        assert_eq!(ok.presets[0].increment, IncrementMode::Hourglass);
+        let err = preset("time_control = \"3m+2s\"\nincrement = \"hourglass\"\n").unwrap_err();
+        assert_eq!(err.key(), Some("preset[0].time_control"));
+        assert!(
+            err.to_string().contains("one time and no increment"),
+            "{err}"
+        );
+        let upcount = preset("increment = \"upcount\"\n").unwrap();
+        assert_eq!(upcount.presets[0].increment, IncrementMode::Upcount);
+        assert!(preset("increment = \"fischer\"\n").is_err());
     }
 
     #[test]

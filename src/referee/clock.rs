@@ -1,4 +1,6 @@
-//! The two clocks: time left, whose clock runs, increments and stages (art. 6).
+//! The two clocks: time left, whose clock runs, increments and stages (art. 6),
+//! and the two modes that are no countdown of one's own: hourglass (the time
+//! one uses goes to the other) and upcount (time used, no flag).
 
 use shakmaty::{ByColor, Color};
 
@@ -43,7 +45,11 @@ pub(crate) struct TurnStart {
 impl Clock {
     pub fn new(control: ByColor<TimeControl>, increment_mode: IncrementMode) -> Clock {
         Clock {
-            remaining: control.as_ref().map(|control| control.stage(0).time_ms),
+            // Upcount shows the time used, from zero.
+            remaining: control.as_ref().map(|control| match increment_mode {
+                IncrementMode::Upcount => 0,
+                _ => control.stage(0).time_ms,
+            }),
             control,
             increment_mode,
             completed: ByColor::new_with(|_| 0),
@@ -62,13 +68,18 @@ impl Clock {
         *self.remaining.get(side)
     }
 
-    /// Time left for `side` at `now`, without changing anything.
+    /// Time left for `side` at `now` (in upcount, time used), without
+    /// changing anything.
     pub fn remaining_at(&self, side: Color, now: Millis) -> u64 {
-        match self.ticking() {
-            Some(ticking) if ticking == side => {
-                let (_, main) = self.consumed(side, now.saturating_sub(self.since));
-                self.remaining(side) - main
-            }
+        let Some(ticking) = self.ticking() else {
+            return self.remaining(side);
+        };
+        let (_, main) = self.consumed(ticking, now.saturating_sub(self.since));
+        match self.increment_mode {
+            IncrementMode::Upcount if ticking == side => self.remaining(side) + main,
+            // The hourglass pours what one side uses into the other.
+            IncrementMode::Hourglass if ticking != side => self.remaining(side) + main,
+            _ if ticking == side => self.remaining(side) - main,
             _ => self.remaining(side),
         }
     }
@@ -101,8 +112,11 @@ impl Clock {
         self.paused
     }
 
-    /// The instant the ticking clock reaches zero.
+    /// The instant the ticking clock reaches zero; never in upcount.
     pub fn deadline(&self) -> Option<Millis> {
+        if !self.increment_mode.has_flag() {
+            return None;
+        }
         let side = self.ticking()?;
         let delay = if self.charged.is_none() {
             *self.delay_left.get(side)
@@ -125,7 +139,14 @@ impl Clock {
         let Some(side) = self.ticking() else { return };
         let (delay, main) = self.consumed(side, elapsed);
         *self.delay_left.get_mut(side) -= delay;
-        *self.remaining.get_mut(side) -= main;
+        match self.increment_mode {
+            IncrementMode::Upcount => *self.remaining.get_mut(side) += main,
+            IncrementMode::Hourglass => {
+                *self.remaining.get_mut(side) -= main;
+                *self.remaining.get_mut(side.other()) += main;
+            }
+            _ => *self.remaining.get_mut(side) -= main,
+        }
         *self.turn_used.get_mut(side) += main;
         *self.used.get_mut(side) += main;
     }
@@ -138,7 +159,12 @@ impl Clock {
         } else {
             0
         };
-        (delay, self.remaining(side).min(elapsed - delay))
+        // Counting up has no zero to stop at.
+        let limit = match self.increment_mode {
+            IncrementMode::Upcount => u64::MAX,
+            _ => self.remaining(side),
+        };
+        (delay, limit.min(elapsed - delay))
     }
 
     /// Main time `side` has consumed since the start.
@@ -174,7 +200,7 @@ impl Clock {
         let bonus = match self.increment_mode {
             IncrementMode::Fischer => stage.increment_ms,
             IncrementMode::Bronstein => (*self.turn_used.get(side)).min(stage.increment_ms),
-            IncrementMode::Delay => 0,
+            IncrementMode::Delay | IncrementMode::Hourglass | IncrementMode::Upcount => 0,
         };
         *self.remaining.get_mut(side) += bonus;
         self.count_move(side);
@@ -188,8 +214,11 @@ impl Clock {
     pub fn count_move(&mut self, side: Color) {
         let completed = self.completed.get_mut(side);
         *completed = completed.saturating_add(1);
-        let earned = self.control.get(side).stage_time_earned(*completed);
-        *self.remaining.get_mut(side) += earned;
+        // Neither the hourglass nor upcount has stages.
+        if self.increment_mode.takes_increments() {
+            let earned = self.control.get(side).stage_time_earned(*completed);
+            *self.remaining.get_mut(side) += earned;
+        }
     }
 
     /// `side`'s last move was completed by the end of the game: it counts,
@@ -199,10 +228,15 @@ impl Clock {
         *completed = completed.saturating_add(1);
     }
 
-    /// Gives `side` extra time (7.5.5).
+    /// Gives `side` extra time (7.5.5): in upcount, takes it off his time
+    /// used.
     pub fn add(&mut self, side: Color, ms: u64, now: Millis) {
         self.advance(now);
-        *self.remaining.get_mut(side) += ms;
+        let remaining = self.remaining.get_mut(side);
+        *remaining = match self.increment_mode {
+            IncrementMode::Upcount => remaining.saturating_sub(ms),
+            _ => *remaining + ms,
+        };
     }
 
     /// The arbiter sets `side`'s main time (6.10.2). Nothing else changes:
@@ -224,6 +258,15 @@ impl Clock {
     /// player. Returns the time moved.
     pub fn transfer(&mut self, from: Color, to: Color, ms: u64, now: Millis) -> u64 {
         self.advance(now);
+        if self.increment_mode == IncrementMode::Upcount {
+            // The clocks show time used: it moves as it is.
+            let ms = ms.min(self.remaining(from)).min(*self.used.get(from));
+            *self.remaining.get_mut(from) -= ms;
+            *self.used.get_mut(from) -= ms;
+            *self.remaining.get_mut(to) += ms;
+            *self.used.get_mut(to) += ms;
+            return ms;
+        }
         let ms = ms.min(self.remaining(to)).min(*self.used.get(from));
         *self.remaining.get_mut(from) += ms;
         *self.used.get_mut(from) -= ms;
@@ -362,6 +405,59 @@ mod tests {
         c.complete_by_press(Color::White, 1_000);
         // Black's own delay holds his countdown: 2 s, not White's 5.
         assert_eq!(c.deadline(), Some(1_000 + 2_000 + 240_000));
+    }
+
+    #[test]
+    fn the_hourglass_pours_what_one_side_uses_into_the_other() {
+        let mut c = clock("60", IncrementMode::Hourglass);
+        c.start(Color::White, 0);
+        assert_eq!(c.deadline(), Some(60_000));
+        assert_eq!(c.remaining_at(Color::Black, 10_000), 70_000);
+        assert_eq!(c.remaining_at(Color::White, 10_000), 50_000);
+        c.complete_by_press(Color::White, 10_000);
+        assert_eq!(
+            (c.remaining(Color::White), c.remaining(Color::Black)),
+            (50_000, 70_000)
+        );
+        // Black's 70 s run out at 80 s, unless he presses.
+        assert_eq!(c.deadline(), Some(80_000));
+        c.complete_by_press(Color::Black, 30_000);
+        assert_eq!(
+            (c.remaining(Color::White), c.remaining(Color::Black)),
+            (70_000, 50_000)
+        );
+        assert_eq!(c.deadline(), Some(100_000));
+    }
+
+    #[test]
+    fn upcount_counts_the_time_used_and_never_flags() {
+        let mut c = clock("60+5", IncrementMode::Upcount);
+        assert_eq!(c.remaining(Color::White), 0);
+        c.start(Color::White, 0);
+        assert_eq!(c.deadline(), None);
+        assert_eq!(c.remaining_at(Color::White, 7_500), 7_500);
+        c.complete_by_press(Color::White, 7_500);
+        // No increment: the time used is what it was.
+        assert_eq!(c.remaining(Color::White), 7_500);
+        c.advance(10_000_000);
+        assert_eq!(c.remaining(Color::Black), 10_000_000 - 7_500);
+        assert_eq!(c.deadline(), None);
+    }
+
+    #[test]
+    fn an_increment_only_stage_lives_on_its_increment() {
+        // Armageddon +2 s from move 61: 60 moves in 5 min, then 2 s a move.
+        let mut c = clock("2/60:0+2", IncrementMode::Fischer);
+        c.start(Color::White, 0);
+        c.complete_by_press(Color::White, 1_000);
+        c.complete_by_press(Color::Black, 2_000);
+        c.complete_by_press(Color::White, 3_000);
+        // 60 s - 2 s used, no increment in the first stage, nothing earned.
+        assert_eq!(c.remaining(Color::White), 58_000);
+        c.complete_by_press(Color::Black, 4_000);
+        c.complete_by_press(Color::White, 5_000);
+        // The third move is in the second stage: +2 s.
+        assert_eq!(c.remaining(Color::White), 59_000);
     }
 
     #[test]

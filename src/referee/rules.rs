@@ -8,7 +8,7 @@ use shakmaty::{Chess, Color, EnPassantMode};
 
 use super::TimeControl;
 
-/// What `+N` in a time control means.
+/// What `+N` in a time control means, and how the clocks count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum IncrementMode {
     /// N seconds added when a move is completed by the press, from move 1.
@@ -18,6 +18,27 @@ pub enum IncrementMode {
     Bronstein,
     /// US delay: the countdown starts N seconds after the clock starts.
     Delay,
+    /// Hourglass (a DGT 3000's "hourglass"): the time one player uses is
+    /// added to his opponent's; the flag falls when a clock reaches zero.
+    /// No increment, one stage.
+    Hourglass,
+    /// Upcount (a DGT 3000's "upcount"): each clock counts the time its
+    /// player has used, up from zero; no flag ever falls. The time control's
+    /// times are not used.
+    Upcount,
+}
+
+impl IncrementMode {
+    /// Whether the clocks count down to a flag (every mode but upcount).
+    pub const fn has_flag(self) -> bool {
+        !matches!(self, IncrementMode::Upcount)
+    }
+
+    /// Whether the `+N` and the stages of a time control mean anything
+    /// (not in hourglass nor upcount, which have neither).
+    pub const fn takes_increments(self) -> bool {
+        !matches!(self, IncrementMode::Hourglass | IncrementMode::Upcount)
+    }
 }
 
 /// The kind of game, for the penalties of appendices A and B.
@@ -103,7 +124,7 @@ pub enum Laws {
     Regence1858,
 }
 
-keyword_enum!(IncrementMode, "increment mode", Fischer => "fischer", Bronstein => "bronstein", Delay => "delay");
+keyword_enum!(IncrementMode, "increment mode", Fischer => "fischer", Bronstein => "bronstein", Delay => "delay", Hourglass => "hourglass", Upcount => "upcount");
 keyword_enum!(GameMode, "mode", Standard => "standard", Rapid => "rapid", Blitz => "blitz");
 keyword_enum!(Enforcement, "enforcement", Strict => "strict", Claim => "claim", Record => "record");
 keyword_enum!(Laws, "laws", Fide2023 => "fide-2023", Fide2023Unsupervised => "fide-2023-unsupervised", Regence1858 => "regence-1858");

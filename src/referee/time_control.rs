@@ -154,6 +154,10 @@ impl TimeControl {
             super::IncrementMode::Fischer => return self.with_units(),
             super::IncrementMode::Delay => 'd',
             super::IncrementMode::Bronstein => 'b',
+            super::IncrementMode::Hourglass => {
+                return format!("hourglass {}", units_text(self.stage(0).time_ms));
+            }
+            super::IncrementMode::Upcount => return "count up".to_owned(),
         };
         // US Chess counts minutes; anything else keeps its units.
         let minutes = |ms: u64| {
@@ -548,6 +552,10 @@ mod tests {
         assert_eq!(tc("40/7200:1800+5").label(Delay), "40/120 SD/30 d5");
         assert_eq!(tc("270+2.5").label(Delay), "G/4m30s d2.5");
         assert_eq!(tc("300").label(Delay), "G/5");
+        assert_eq!(
+            tc("300").label(crate::IncrementMode::Hourglass),
+            "hourglass 5m"
+        );
     }
 
     #[test]

@@ -222,8 +222,28 @@ fn setup_every_field() {
             "fischer",
         ),
         (r#"{"t":0,"ev":"setup","increment_mode":"delay"}"#, "delay"),
+        (
+            r#"{"t":0,"ev":"setup","increment_mode":"hourglass"}"#,
+            "hourglass",
+        ),
+        (
+            r#"{"t":0,"ev":"setup","increment_mode":"upcount"}"#,
+            "upcount",
+        ),
     ] {
         assert_eq!(rules(line).increment_mode.as_str(), mode);
+    }
+    // Written as read: the clock modes round-trip through the setup line.
+    for mode in [IncrementMode::Hourglass, IncrementMode::Upcount] {
+        let written = Line {
+            t: 0,
+            event: Event::Setup(Box::new(Rules {
+                increment_mode: mode,
+                time_control: "60/5m:0+2s".parse().unwrap(),
+                ..Rules::default()
+            })),
+        };
+        assert_eq!(parse(&line_to_json(&written)), written);
     }
     assert_eq!(
         rules(r#"{"t":0,"ev":"setup","mode":"blitz","enforcement":"record"}"#).mode,
