@@ -14,7 +14,8 @@
 //! The clock screen, top to bottom:
 //!
 //! ```text
-//!  White P2            Black FLAG     names; period (stage) from the 2nd on; FLAG
+//!  White P2            Black FLAG     names; period (stage) from the 2nd on,
+//!                                    or overtime (BY3, C12); FLAG
 //!   12:34                0.0         the times, as large as both fit
 //!     ▀▀                             under the running clock, a short marker
 //!  Move 23        ½? White PAUSED    move number, draw offer, pause; or the
@@ -170,6 +171,12 @@ pub struct View {
     pub white_stage: usize,
     /// Black's stage, from 0.
     pub black_stage: usize,
+    /// White's overtime once his main time has run out, shown where the
+    /// period is: `BY3` (byo-yomi, periods left), `C12` (Canadian, moves to
+    /// make in the period).
+    pub white_overtime: Option<String>,
+    /// Black's overtime.
+    pub black_overtime: Option<String>,
     /// The side whose flag fell first.
     pub flag: Option<Color>,
     /// The side whose draw offer stands.
@@ -220,6 +227,13 @@ impl View {
         match side {
             Color::White => self.white_ms,
             Color::Black => self.black_ms,
+        }
+    }
+
+    fn overtime(&self, side: Color) -> Option<&str> {
+        match side {
+            Color::White => self.white_overtime.as_deref(),
+            Color::Black => self.black_overtime.as_deref(),
         }
     }
 
@@ -583,6 +597,8 @@ fn draw_clock<D: DrawTarget<Color = BinaryColor>>(
         let name = side_name(side);
         let mark: Option<(String, bool)> = if view.flag == Some(side) {
             Some(("FLAG".to_owned(), true))
+        } else if let Some(overtime) = view.overtime(side) {
+            Some((overtime.to_owned(), false))
         } else if view.stage(side) > 0 {
             Some((format!("P{}", view.stage(side) + 1), false))
         } else {

@@ -341,3 +341,36 @@ fn upcount_shows_the_time_used_and_no_flag_ever_falls() {
         10_000_000 - 100_400
     );
 }
+
+#[test]
+fn byo_yomi_flags_when_the_last_period_runs_out_to_the_millisecond() {
+    // 20 s main time, then two byo-yomi periods of 5 s.
+    let mut game = Game::started(rules("20|2x5"));
+    assert_eq!(game.referee.next_deadline(), Some(30_000));
+    // White moves 3 s into his first period: it is his again, whole.
+    let effects = game.play_and_press(22_600, "e2e4");
+    assert_eq!(times(&effects), [(5_000, 20_000)]);
+    game.play_and_press(23_000, "e7e5");
+    // Black pressed at 23 400: White has 5 s and one more period of 5 s.
+    assert_eq!(game.referee.next_deadline(), Some(33_400));
+    assert_eq!(game.referee.overtime_left(WHITE, 29_000), Some((1, 1)));
+    assert_eq!(game.wait(33_399), []);
+    let deadline = game.referee.next_deadline().unwrap();
+    game.referee.handle_timeout(deadline).unwrap();
+    let (at, effect) = game.referee.poll_effect().unwrap();
+    assert_eq!((at, effect), (33_400, Effect::Flag { side: WHITE }));
+}
+
+#[test]
+fn canadian_overtime_flags_when_its_moves_are_not_made_in_the_period() {
+    // 10 s main time, then 2 moves in 10 s, renewed.
+    let mut game = Game::started(rules("10|2/10"));
+    game.play_and_press(10_000, "e2e4");
+    // White pressed at 10 400, 0.4 s into his period, one move of two made.
+    game.play_and_press(11_000, "e7e5");
+    assert_eq!(game.referee.overtime_left(WHITE, 11_400), Some((1, 1)));
+    // His period, begun at 10 000, ends at 20 000 whatever he did in it.
+    assert_eq!(game.referee.next_deadline(), Some(11_400 + 9_600));
+    let effects = game.wait(21_000);
+    assert_eq!(effects[0], Effect::Flag { side: WHITE });
+}

@@ -506,7 +506,9 @@ impl Checker<'_> {
                 .chain([("black_time_control", black_time_control.as_ref())])
             {
                 if let Some(control) = control
-                    && (control.stages().len() > 1 || control.stage(0).increment_ms > 0)
+                    && (control.stages().len() > 1
+                        || control.stage(0).increment_ms > 0
+                        || control.overtime().is_some())
                 {
                     return self.fail(
                         &key(name),

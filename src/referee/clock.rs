@@ -4,7 +4,7 @@
 
 use shakmaty::{ByColor, Color};
 
-use super::{IncrementMode, Millis, TimeControl};
+use super::{IncrementMode, Millis, Overtime, TimeControl};
 
 /// Both players' time, in milliseconds of a monotonic clock passed in.
 ///
@@ -24,6 +24,8 @@ pub(crate) struct Clock {
     turn_used: ByColor<u64>,
     /// Main time consumed since the start, ever growing.
     used: ByColor<u64>,
+    /// Each side's overtime as it stands (byo-yomi, Canadian).
+    overtime: ByColor<OvertimeState>,
     /// Whose clock the levers have set running.
     running: Option<Color>,
     /// Who is charged instead while displaced pieces are re-established (7.4.1).
@@ -33,6 +35,17 @@ pub(crate) struct Clock {
     since: Millis,
 }
 
+/// Where a side stands in his overtime (byo-yomi, Canadian).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct OvertimeState {
+    /// Whether his main time has run out and a period is running.
+    pub in_overtime: bool,
+    /// Periods still to come after the current one.
+    pub periods_after: u32,
+    /// Moves completed in the current period.
+    pub period_moves: u32,
+}
+
 /// What a clock showed when a turn began: what a takeback puts back (the
 /// time each side had, the moves counted, the delay of the turn).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +53,7 @@ pub(crate) struct TurnStart {
     remaining: ByColor<u64>,
     completed: ByColor<u32>,
     delay_left: ByColor<u64>,
+    overtime: ByColor<OvertimeState>,
 }
 
 impl Clock {
@@ -56,6 +70,7 @@ impl Clock {
             delay_left: ByColor::new_with(|_| 0),
             turn_used: ByColor::new_with(|_| 0),
             used: ByColor::new_with(|_| 0),
+            overtime: ByColor::new_with(|_| OvertimeState::default()),
             running: None,
             charged: None,
             paused: false,
@@ -74,6 +89,12 @@ impl Clock {
         let Some(ticking) = self.ticking() else {
             return self.remaining(side);
         };
+        // Periods may begin on the way: run a copy.
+        if self.overtime_of(ticking).is_some() {
+            let mut ahead = self.clone();
+            ahead.advance(now);
+            return ahead.remaining(side);
+        }
         let (_, main) = self.consumed(ticking, now.saturating_sub(self.since));
         match self.increment_mode {
             IncrementMode::Upcount if ticking == side => self.remaining(side) + main,
@@ -123,12 +144,44 @@ impl Clock {
         } else {
             0
         };
+        // The periods still to come run after the time on the clock.
+        let periods = match self.overtime_of(side) {
+            Some(overtime) => {
+                let state = self.overtime.get(side);
+                let after = if state.in_overtime {
+                    state.periods_after
+                } else {
+                    overtime.periods
+                };
+                u64::from(after).saturating_mul(overtime.period_ms)
+            }
+            None => 0,
+        };
         // Saturating: an instant near the end of time must not overflow.
         Some(
             self.since
                 .saturating_add(delay)
-                .saturating_add(self.remaining(side)),
+                .saturating_add(self.remaining(side))
+                .saturating_add(periods),
         )
+    }
+
+    /// `side`'s overtime, where his mode has any (not hourglass nor upcount).
+    fn overtime_of(&self, side: Color) -> Option<Overtime> {
+        self.control
+            .get(side)
+            .overtime()
+            .filter(|_| self.increment_mode.takes_increments())
+    }
+
+    /// Where `side` stands in his overtime at `now`, without changing
+    /// anything: `None` before it begins.
+    pub fn overtime_at(&self, side: Color, now: Millis) -> Option<(Overtime, OvertimeState)> {
+        let overtime = self.overtime_of(side)?;
+        let mut ahead = self.clone();
+        ahead.advance(now);
+        let state = *ahead.overtime.get(side);
+        state.in_overtime.then_some((overtime, state))
     }
 
     /// Accounts the time from the last accounting to `now` to the ticking side.
@@ -137,8 +190,36 @@ impl Clock {
         let elapsed = now.saturating_sub(self.since);
         self.since = self.since.max(now);
         let Some(side) = self.ticking() else { return };
-        let (delay, main) = self.consumed(side, elapsed);
+        let (delay, mut main) = self.consumed(side, elapsed);
         *self.delay_left.get_mut(side) -= delay;
+        // Past the main time, period after period until the last runs out.
+        if let Some(overtime) = self.overtime_of(side) {
+            let mut left = elapsed - delay;
+            loop {
+                let take = self.remaining(side).min(left);
+                *self.remaining.get_mut(side) -= take;
+                *self.turn_used.get_mut(side) += take;
+                *self.used.get_mut(side) += take;
+                left -= take;
+                // At zero the next period begins at once, not a
+                // millisecond later: the face never shows a 0 that is no flag.
+                if self.remaining(side) > 0 {
+                    break;
+                }
+                let state = self.overtime.get_mut(side);
+                if !state.in_overtime {
+                    state.in_overtime = true;
+                    state.periods_after = overtime.periods - 1;
+                } else if state.periods_after > 0 {
+                    state.periods_after -= 1;
+                } else {
+                    break;
+                }
+                state.period_moves = 0;
+                *self.remaining.get_mut(side) = overtime.period_ms;
+            }
+            main = 0;
+        }
         match self.increment_mode {
             IncrementMode::Upcount => *self.remaining.get_mut(side) += main,
             IncrementMode::Hourglass => {
@@ -214,9 +295,21 @@ impl Clock {
     pub fn count_move(&mut self, side: Color) {
         let completed = self.completed.get_mut(side);
         *completed = completed.saturating_add(1);
+        let completed = *completed;
+        // Enough moves within a period earn a fresh one.
+        if let Some(overtime) = self.overtime_of(side) {
+            let state = self.overtime.get_mut(side);
+            if state.in_overtime {
+                state.period_moves += 1;
+                if state.period_moves >= overtime.moves {
+                    state.period_moves = 0;
+                    *self.remaining.get_mut(side) = overtime.period_ms;
+                }
+            }
+        }
         // Neither the hourglass nor upcount has stages.
         if self.increment_mode.takes_increments() {
-            let earned = self.control.get(side).stage_time_earned(*completed);
+            let earned = self.control.get(side).stage_time_earned(completed);
             *self.remaining.get_mut(side) += earned;
         }
     }
@@ -298,6 +391,7 @@ impl Clock {
             remaining: self.remaining,
             completed: self.completed,
             delay_left: self.delay_left,
+            overtime: self.overtime,
         }
     }
 
@@ -309,6 +403,7 @@ impl Clock {
         self.remaining = start.remaining;
         self.completed = start.completed;
         self.delay_left = start.delay_left;
+        self.overtime = start.overtime;
         self.turn_used = ByColor::new_with(|_| 0);
         self.running = Some(side);
         self.charged = None;
@@ -442,6 +537,44 @@ mod tests {
         c.advance(10_000_000);
         assert_eq!(c.remaining(Color::Black), 10_000_000 - 7_500);
         assert_eq!(c.deadline(), None);
+    }
+
+    #[test]
+    fn byo_yomi_gives_the_period_back_whole_for_a_move_within_it() {
+        let mut c = clock("10|3x5", IncrementMode::Fischer);
+        c.start(Color::White, 0);
+        // 10 s main, then three periods of 5 s: the flag at 25 s.
+        assert_eq!(c.deadline(), Some(25_000));
+        // At 12 s White is 2 s into his first period.
+        assert_eq!(c.remaining_at(Color::White, 12_000), 3_000);
+        assert_eq!(c.overtime_at(Color::White, 9_999), None);
+        let (_, state) = c.overtime_at(Color::White, 10_000).unwrap();
+        assert_eq!((state.in_overtime, state.periods_after), (true, 2));
+        // At 17 s he is 2 s into his second period; he moves.
+        c.complete_by_press(Color::White, 17_000);
+        assert_eq!(c.remaining(Color::White), 5_000);
+        let (_, state) = c.overtime_at(Color::White, 17_000).unwrap();
+        assert_eq!(state.periods_after, 1);
+        c.complete_by_press(Color::Black, 18_000);
+        // His two periods left, 5 s each, from 18 s.
+        assert_eq!(c.deadline(), Some(28_000));
+    }
+
+    #[test]
+    fn canadian_overtime_renews_the_period_after_its_moves() {
+        let mut c = clock("10|2/20", IncrementMode::Fischer);
+        c.start(Color::White, 0);
+        assert_eq!(c.deadline(), Some(30_000));
+        c.complete_by_press(Color::White, 15_000);
+        // One move of two made in the period: its time runs on, not renewed.
+        assert_eq!(c.remaining(Color::White), 15_000);
+        c.complete_by_press(Color::Black, 16_000);
+        assert_eq!(c.deadline(), Some(31_000));
+        c.complete_by_press(Color::White, 20_000);
+        // The second: a fresh 20 s, what was left of the old one gone.
+        assert_eq!(c.remaining(Color::White), 20_000);
+        c.complete_by_press(Color::Black, 21_000);
+        assert_eq!(c.deadline(), Some(41_000));
     }
 
     #[test]

@@ -15,19 +15,72 @@ pub struct Stage {
     pub increment_ms: u64,
 }
 
-/// A whole time control: one or more stages, e.g. `40/5400+30:1800+30`.
+/// Periods after the main time, as a DGT 3000 offers them: byo-yomi
+/// (`5x30`: five periods of 30 s, a move within a period gives it back
+/// whole) and Canadian overtime (`20/300`: 20 moves in 5 min, then 5 min
+/// again for the next 20).
+///
+/// The rule for both: when the main time runs out, a period begins;
+/// completing `moves` moves within it gives a fresh period; a period that
+/// runs out passes to the next; when the last runs out the flag falls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Overtime {
+    /// Periods in all: byo-yomi's count, 1 for Canadian overtime.
+    pub periods: u32,
+    /// Moves that earn a fresh period: 1 for byo-yomi.
+    pub moves: u32,
+    /// A period's time, in milliseconds.
+    pub period_ms: u64,
+}
+
+impl Overtime {
+    /// Byo-yomi: one move a period, several periods.
+    pub fn is_byo_yomi(&self) -> bool {
+        self.moves == 1
+    }
+}
+
+impl fmt::Display for Overtime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.periods != 1 || self.moves == 1 {
+            write!(f, "{}x", self.periods)?;
+        }
+        if self.moves != 1 {
+            write!(f, "{}/", self.moves)?;
+        }
+        write_seconds(f, self.period_ms)
+    }
+}
+
+/// A whole time control: one or more stages, e.g. `40/5400+30:1800+30`,
+/// and perhaps overtime after them (`3600|5x30`).
 ///
 /// When a player completes a stage's move count, the next stage's time is
 /// added to his clock. A last stage with a move count repeats.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TimeControl {
     stages: Vec<Stage>,
+    overtime: Option<Overtime>,
 }
 
 impl TimeControl {
     /// The stages, at least one.
     pub fn stages(&self) -> &[Stage] {
         &self.stages
+    }
+
+    /// The overtime after the last stage, if any (byo-yomi, Canadian).
+    pub fn overtime(&self) -> Option<Overtime> {
+        self.overtime
+    }
+
+    /// The same control without its overtime: what PGN's `TimeControl`
+    /// tag can say.
+    pub fn without_overtime(&self) -> TimeControl {
+        TimeControl {
+            overtime: None,
+            ..self.clone()
+        }
     }
 
     /// The stage a player is in after completing `completed` moves.
@@ -65,6 +118,7 @@ impl TimeControl {
                     ..*stage
                 })
                 .collect(),
+            overtime: self.overtime,
         }
     }
 
@@ -100,6 +154,7 @@ impl Default for TimeControl {
                 time_ms: 5_400_000,
                 increment_ms: 30_000,
             }],
+            overtime: None,
         }
     }
 }
@@ -118,6 +173,9 @@ impl fmt::Display for TimeControl {
                 f.write_str("+")?;
                 write_seconds(f, stage.increment_ms)?;
             }
+        }
+        if let Some(overtime) = self.overtime {
+            write!(f, "|{overtime}")?;
         }
         Ok(())
     }
@@ -140,6 +198,16 @@ impl TimeControl {
                 text.push('+');
                 text.push_str(&units_text(stage.increment_ms));
             }
+        }
+        if let Some(overtime) = self.overtime {
+            text.push('|');
+            if overtime.periods != 1 || overtime.moves == 1 {
+                text.push_str(&format!("{}x", overtime.periods));
+            }
+            if overtime.moves != 1 {
+                text.push_str(&format!("{}/", overtime.moves));
+            }
+            text.push_str(&units_text(overtime.period_ms));
         }
         text
     }
@@ -192,6 +260,9 @@ impl TimeControl {
         if let Some(ms) = delay.filter(|ms| *ms > 0) {
             text.push_str(&format!(" {mark}{}", seconds_text(ms)));
         }
+        if let Some(overtime) = self.overtime {
+            text.push_str(&format!(" |{overtime}"));
+        }
         text
     }
 }
@@ -241,6 +312,9 @@ pub enum ParseTimeControlError {
     ZeroTime,
     /// A stage with a move count after a stage without one.
     StageAfterOpenStage,
+    /// Overtime that is not `PxT` (byo-yomi) or `M/T` (Canadian), or after
+    /// a last stage that repeats and never runs out.
+    BadOvertime(String),
 }
 
 impl fmt::Display for ParseTimeControlError {
@@ -262,6 +336,11 @@ impl fmt::Display for ParseTimeControlError {
             ParseTimeControlError::StageAfterOpenStage => {
                 f.write_str("a stage without a move count must be the last")
             }
+            ParseTimeControlError::BadOvertime(s) => write!(
+                f,
+                "overtime is byo-yomi periods x seconds (\"|5x30s\") or Canadian moves / \
+                 time (\"|20/5m\"), after a last stage without a move count, not {s:?}"
+            ),
         }
     }
 }
@@ -279,6 +358,10 @@ impl FromStr for TimeControl {
         if s == "?" || s == "-" || s.starts_with('*') {
             return Err(ParseTimeControlError::Unsupported);
         }
+        let (s, overtime) = match s.split_once('|') {
+            Some((main, overtime)) => (main, Some(parse_overtime(overtime)?)),
+            None => (s, None),
+        };
         let mut stages = Vec::new();
         for part in s.split(':') {
             if stages
@@ -314,8 +397,38 @@ impl FromStr for TimeControl {
                 increment_ms,
             });
         }
-        Ok(TimeControl { stages })
+        if overtime.is_some()
+            && stages
+                .last()
+                .is_some_and(|stage: &Stage| stage.moves.is_some())
+        {
+            return Err(ParseTimeControlError::BadOvertime(s.to_owned()));
+        }
+        Ok(TimeControl { stages, overtime })
     }
+}
+
+/// `PxT` (byo-yomi), `M/T` (Canadian) or `PxM/T`; T with units or in
+/// seconds.
+fn parse_overtime(s: &str) -> Result<Overtime, ParseTimeControlError> {
+    let bad = || ParseTimeControlError::BadOvertime(s.to_owned());
+    let (periods, rest) = match s.split_once('x') {
+        Some((periods, rest)) => (parse_integer(periods).map_err(|_| bad())?, rest),
+        None => (1, s),
+    };
+    let (moves, time) = match rest.split_once('/') {
+        Some((moves, time)) => (parse_integer(moves).map_err(|_| bad())?, time),
+        None => (1, rest),
+    };
+    let period_ms = parse_duration(time).map_err(|_| bad())?;
+    if periods == 0 || moves == 0 || period_ms == 0 {
+        return Err(bad());
+    }
+    Ok(Overtime {
+        periods,
+        moves,
+        period_ms,
+    })
 }
 
 fn parse_integer(s: &str) -> Result<u32, ParseTimeControlError> {
@@ -519,6 +632,46 @@ mod tests {
         assert_eq!(tc("5400+30").with_units(), "90m+30s");
         assert_eq!(tc("270+0.5").with_units(), "4m30s+0.5s");
         assert_eq!(tc("60/300:0+2").with_units(), "60/5m:0+2s");
+    }
+
+    #[test]
+    fn overtime_is_byo_yomi_or_canadian_after_the_main_time() {
+        let byo = tc("60m|5x30s");
+        assert_eq!(
+            byo.overtime(),
+            Some(Overtime {
+                periods: 5,
+                moves: 1,
+                period_ms: 30_000
+            })
+        );
+        assert_eq!(byo.to_string(), "3600|5x30");
+        assert_eq!(tc("3600|5x30"), byo);
+        assert_eq!(byo.with_units(), "60m|5x30s");
+        assert_eq!(byo.without_overtime().to_string(), "3600");
+        let canadian = tc("60m|20/5m");
+        assert_eq!(
+            canadian.overtime(),
+            Some(Overtime {
+                periods: 1,
+                moves: 20,
+                period_ms: 300_000
+            })
+        );
+        assert_eq!(canadian.to_string(), "3600|20/300");
+        assert_eq!(tc(&canadian.with_units()), canadian);
+        assert_eq!(tc("3600|1x30").to_string(), "3600|1x30");
+        assert_eq!(tc("3600|1x30").overtime(), tc("3600|30").overtime());
+        for bad in [
+            "3600|",
+            "3600|0x30",
+            "3600|5x0",
+            "40/3600|5x30",
+            "3600|x30",
+            "3600|5x30|2",
+        ] {
+            assert!(bad.parse::<TimeControl>().is_err(), "{bad:?} was accepted");
+        }
     }
 
     #[test]

@@ -363,6 +363,24 @@ pub fn time_control_text(time_control: &TimeControl, increment: IncrementMode) -
     if stages.last().is_some_and(|stage| stage.moves.is_some()) {
         text.push_str(", repeated");
     }
+    match time_control.overtime() {
+        Some(overtime) if overtime.is_byo_yomi() => text.push_str(&format!(
+            ", then byo-yomi: {} period{} of {}",
+            overtime.periods,
+            if overtime.periods == 1 { "" } else { "s" },
+            span_text(overtime.period_ms)
+        )),
+        Some(overtime) => text.push_str(&format!(
+            ", then {}{} moves in {}, renewed (Canadian overtime)",
+            match overtime.periods {
+                1 => String::new(),
+                n => format!("{n} periods of "),
+            },
+            overtime.moves,
+            span_text(overtime.period_ms)
+        )),
+        None => {}
+    }
     text
 }
 

@@ -234,6 +234,22 @@ fn setup_every_field() {
         assert_eq!(rules(line).increment_mode.as_str(), mode);
     }
     // Written as read: the clock modes round-trip through the setup line.
+    // And overtime, in the time control's own text.
+    let overtime = Line {
+        t: 0,
+        event: Event::Setup(Box::new(Rules {
+            time_control: "60m|5x30s".parse().unwrap(),
+            black_time_control: Some("60m|20/5m".parse().unwrap()),
+            ..Rules::default()
+        })),
+    };
+    assert!(
+        line_to_json(&overtime)
+            .contains(r#""time_control":"3600|5x30","black_time_control":"3600|20/300""#),
+        "{}",
+        line_to_json(&overtime)
+    );
+    assert_eq!(parse(&line_to_json(&overtime)), overtime);
     for mode in [IncrementMode::Hourglass, IncrementMode::Upcount] {
         let written = Line {
             t: 0,
