@@ -374,3 +374,46 @@ fn canadian_overtime_flags_when_its_moves_are_not_made_in_the_period() {
     let effects = game.wait(21_000);
     assert_eq!(effects[0], Effect::Flag { side: WHITE });
 }
+
+#[test]
+fn a_plain_clock_completes_a_turn_with_each_press_and_its_flag_loses() {
+    // A bare king against a queen: on a board, White's flag would draw.
+    let mut game = Game::new(Rules {
+        plain_clock: true,
+        start: fen("4k3/8/8/8/8/8/8/4K2Q b - - 0 1"),
+        ..rules("60+1")
+    });
+    assert_eq!(
+        game.at(0, Input::Press(WHITE)),
+        [Effect::Started { side: BLACK }]
+    );
+    let effects = game.at(5_000, Input::Press(BLACK));
+    let Effect::Move(m) = &effects[0] else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(
+        (m.side, m.number, &*m.san, &*m.uci),
+        (BLACK, 1, "--", "0000")
+    );
+    assert_eq!(times(&effects), [(60_000, 56_000)]);
+    // A press of the clock that does not run does nothing.
+    assert_eq!(game.at(6_000, Input::Press(BLACK)), []);
+    // Black, with his bare king, is not the one who flags: White is, at
+    // 65 000, and loses, position or no position.
+    assert_eq!(game.referee.next_deadline(), Some(65_000));
+    game.referee.handle_timeout(65_000).unwrap();
+    let effects: Vec<_> = std::iter::from_fn(|| game.referee.poll_effect()).collect();
+    assert_eq!(
+        effects,
+        [
+            (65_000, Effect::Flag { side: WHITE }),
+            (
+                65_000,
+                Effect::Result {
+                    outcome: KnownOutcome::Decisive { winner: BLACK },
+                    reason: Reason::Timeout
+                }
+            )
+        ]
+    );
+}

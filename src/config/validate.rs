@@ -268,6 +268,12 @@ impl Checker<'_> {
                  leave the key out",
             );
         }
+        if interrupt_pin.is_some() && kind == BoardKind::None {
+            return self.fail(
+                "board.interrupt_pin",
+                "a plain clock (kind = \"none\") has no board to interrupt: leave the key out",
+            );
+        }
         if interrupt_pin.is_some() && kind == BoardKind::Mcp23017 {
             return self.fail(
                 "board.interrupt_pin",

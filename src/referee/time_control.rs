@@ -211,64 +211,10 @@ impl TimeControl {
         }
         text
     }
-
-    /// The control as a clock's face names it, its increment written as
-    /// what it is: a Fischer increment as `90m+30s`, a US delay and a
-    /// Bronstein delay as US Chess writes them, `G/90 d5` and `G/90 b5`
-    /// (`40/120 SD/30 d5` for stages), never as a `+` a player reads as an
-    /// increment.
-    pub fn label(&self, mode: super::IncrementMode) -> String {
-        let mark = match mode {
-            super::IncrementMode::Fischer => return self.with_units(),
-            super::IncrementMode::Delay => 'd',
-            super::IncrementMode::Bronstein => 'b',
-            super::IncrementMode::Hourglass => {
-                return format!("hourglass {}", units_text(self.stage(0).time_ms));
-            }
-            super::IncrementMode::Upcount => return "count up".to_owned(),
-        };
-        // US Chess counts minutes; anything else keeps its units.
-        let minutes = |ms: u64| {
-            if ms.is_multiple_of(60_000) {
-                (ms / 60_000).to_string()
-            } else {
-                units_text(ms)
-            }
-        };
-        let mut text = String::new();
-        let mut delay = None;
-        for (i, stage) in self.stages.iter().enumerate() {
-            if i > 0 {
-                text.push(' ');
-            }
-            match stage.moves {
-                Some(n) => text.push_str(&format!("{n}/{}", minutes(stage.time_ms))),
-                None if i == 0 => text.push_str(&format!("G/{}", minutes(stage.time_ms))),
-                None => text.push_str(&format!("SD/{}", minutes(stage.time_ms))),
-            }
-            // One delay for the whole game is written once, at the end.
-            if self
-                .stages
-                .iter()
-                .all(|s| s.increment_ms == stage.increment_ms)
-            {
-                delay = Some(stage.increment_ms);
-            } else if stage.increment_ms > 0 {
-                text.push_str(&format!(" {mark}{}", seconds_text(stage.increment_ms)));
-            }
-        }
-        if let Some(ms) = delay.filter(|ms| *ms > 0) {
-            text.push_str(&format!(" {mark}{}", seconds_text(ms)));
-        }
-        if let Some(overtime) = self.overtime {
-            text.push_str(&format!(" |{overtime}"));
-        }
-        text
-    }
 }
 
 /// Milliseconds in minutes and seconds: `90m`, `4m30s`, `30s`, `0.5s`, `0`.
-fn units_text(ms: u64) -> String {
+pub(super) fn units_text(ms: u64) -> String {
     let (min, rest) = (ms / 60_000, ms % 60_000);
     match (min, rest) {
         (0, 0) => "0".to_owned(),
@@ -279,7 +225,7 @@ fn units_text(ms: u64) -> String {
 }
 
 /// Milliseconds as seconds with only the decimals needed: `5`, `2.5`.
-fn seconds_text(ms: u64) -> String {
+pub(super) fn seconds_text(ms: u64) -> String {
     struct Seconds(u64);
     impl fmt::Display for Seconds {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -698,15 +644,15 @@ mod tests {
     #[test]
     fn a_delay_is_labelled_as_a_delay() {
         use crate::IncrementMode::{Bronstein, Delay, Fischer};
-        assert_eq!(tc("5400+5").label(Delay), "G/90 d5");
-        assert_eq!(tc("5400+5").label(Bronstein), "G/90 b5");
-        assert_eq!(tc("5400+5").label(Fischer), "90m+5s");
-        assert_eq!(tc("40/7200+5:1800+5").label(Delay), "40/120 SD/30 d5");
-        assert_eq!(tc("40/7200:1800+5").label(Delay), "40/120 SD/30 d5");
-        assert_eq!(tc("270+2.5").label(Delay), "G/4m30s d2.5");
-        assert_eq!(tc("300").label(Delay), "G/5");
+        assert_eq!(Delay.label(&tc("5400+5")), "G/90 d5");
+        assert_eq!(Bronstein.label(&tc("5400+5")), "G/90 b5");
+        assert_eq!(Fischer.label(&tc("5400+5")), "90m+5s");
+        assert_eq!(Delay.label(&tc("40/7200+5:1800+5")), "40/120 SD/30 d5");
+        assert_eq!(Delay.label(&tc("40/7200:1800+5")), "40/120 SD/30 d5");
+        assert_eq!(Delay.label(&tc("270+2.5")), "G/4m30s d2.5");
+        assert_eq!(Delay.label(&tc("300")), "G/5");
         assert_eq!(
-            tc("300").label(crate::IncrementMode::Hourglass),
+            crate::IncrementMode::Hourglass.label(&tc("300")),
             "hourglass 5m"
         );
     }

@@ -225,6 +225,7 @@ impl Session {
             .map(|p| {
                 let mut rules = p.rules(&config.rules);
                 rules.start = config.start.clone();
+                rules.plain_clock = config.board.kind == crate::config::BoardKind::None;
                 (p.name.clone(), rules)
             })
             .collect();
@@ -861,10 +862,10 @@ fn adjudication_text((outcome, armed): (KnownOutcome, bool)) -> String {
 /// clock writes it, a delay as a delay (`G/90 d5`) and each side's time
 /// when they differ (`W5m+2s B4m+2s`).
 fn preset_label(name: &str, rules: &Rules) -> String {
-    let white = rules.time_control.label(rules.increment_mode);
+    let white = rules.increment_mode.label(&rules.time_control);
     match &rules.black_time_control {
         Some(black) if *black != rules.time_control => {
-            format!("{name} W{white} B{}", black.label(rules.increment_mode))
+            format!("{name} W{white} B{}", rules.increment_mode.label(black))
         }
         _ => format!("{name} {white}"),
     }

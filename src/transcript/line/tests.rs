@@ -710,12 +710,25 @@ fn setup_written_with_every_rule() {
         min_press_gap_ms: 0,
         knock_window_ms: 1_234,
         start: position("4k3/8/8/8/8/8/4P3/4K3 b - - 7 42").unwrap(),
+        plain_clock: false,
     });
     assert_eq!(
         line_to_json(&armageddon),
         r#"{"t":0,"ev":"setup","time_control":"300+2","black_time_control":"240+2","draw_odds":"black","increment_mode":"delay","mode":"blitz","enforcement":"record","laws":"fide-2023-unsupervised","min_press_gap_ms":0,"knock_window_ms":1234,"fen":"4k3/8/8/8/8/8/4P3/4K3 b - - 7 42"}"#
     );
     assert_eq!(parse(&line_to_json(&armageddon)), armageddon);
+
+    // A plain clock says so; a game on a board keeps its line as it was.
+    let plain = setup(Rules {
+        plain_clock: true,
+        ..Rules::default()
+    });
+    assert!(
+        line_to_json(&plain).ends_with(r#""knock_window_ms":2000,"plain_clock":true}"#),
+        "{}",
+        line_to_json(&plain)
+    );
+    assert_eq!(parse(&line_to_json(&plain)), plain);
 }
 
 #[test]
