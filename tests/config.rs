@@ -247,7 +247,7 @@ const BAD: &[(&str, &str, &str)] = &[
     (
         "[board]\nkind = \"usb\"",
         "board.kind",
-        "unknown board kind \"usb\": expected one of protocol, mcp23017, dgt, sim",
+        "unknown board kind \"usb\": expected one of protocol, mcp23017, dgt, sim, none",
     ),
     ("[board]\naddress = 0x80", "board.address", "0x08..=0x77"),
     ("[board]\naddress = 0x3C", "board.address", "OLED"),
@@ -533,7 +533,7 @@ fn check_config_names_the_bad_key_and_exits_78() {
     assert_eq!(
         stderr.trim_end(),
         format!(
-            "{}: board.kind: unknown board kind \"usb\": expected one of protocol, mcp23017, dgt, sim",
+            "{}: board.kind: unknown board kind \"usb\": expected one of protocol, mcp23017, dgt, sim, none",
             path.display()
         )
     );
