@@ -100,3 +100,38 @@ fn a_plain_clock_runs_on_its_levers_alone_and_the_flag_loses() {
     assert!(pgn.contains("1. -- {[%clk"), "{pgn}");
     assert!(pgn.contains("[Termination \"time forfeit\"]"), "{pgn}");
 }
+
+#[test]
+fn a_plain_clock_script_is_ruled_alike_by_sim_and_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("plain.jsonl");
+    std::fs::write(
+        &script,
+        "{\"t\":0,\"ev\":\"setup\",\"time_control\":\"3\",\"plain_clock\":true}\n\
+         {\"t\":0,\"ev\":\"press\",\"side\":\"black\"}\n\
+         {\"t\":500,\"ev\":\"press\",\"side\":\"white\"}\n\
+         {\"t\":900,\"ev\":\"press\",\"side\":\"black\"}\n\
+         {\"t\":9000,\"ev\":\"end\"}\n",
+    )
+    .unwrap();
+    let replay = tocada().arg("replay").arg(&script).output().unwrap();
+    let sim = tocada()
+        .args(["sim", "--out"])
+        .arg(dir.path())
+        .arg("--script")
+        .arg(&script)
+        .output()
+        .unwrap();
+    let replayed = String::from_utf8_lossy(&replay.stdout);
+    assert_eq!(String::from_utf8_lossy(&sim.stdout), replayed);
+    assert_eq!(
+        replayed.lines().collect::<Vec<_>>(),
+        [
+            r#"{"t":0,"effect":"started","side":"white"}"#,
+            r#"{"t":500,"effect":"move","side":"white","n":1,"uci":"0000","san":"--","white_ms":2500,"black_ms":3000}"#,
+            r#"{"t":900,"effect":"move","side":"black","n":1,"uci":"0000","san":"--","white_ms":2500,"black_ms":2600}"#,
+            r#"{"t":3400,"effect":"flag","side":"white"}"#,
+            r#"{"t":3400,"effect":"result","result":"0-1","reason":"timeout"}"#,
+        ]
+    );
+}
