@@ -647,3 +647,34 @@ fn run_refuses_a_game_store_it_cannot_use_with_ex_config() {
     assert_eq!(out.status.code(), Some(i32::from(EX_CONFIG)), "{stderr}");
     assert!(stderr.contains("schema version 99"), "{stderr}");
 }
+
+#[test]
+fn sim_says_the_warning_check_config_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("ninety.toml");
+    std::fs::write(
+        &config,
+        "[[preset]]\nname = \"fide\"\ntime_control = \"90+30\"\n",
+    )
+    .unwrap();
+    let script = dir.path().join("empty.jsonl");
+    std::fs::write(&script, "{\"t\":0,\"ev\":\"end\"}\n").unwrap();
+    let output = tocada()
+        .args(["sim", "--out"])
+        .arg(dir.path())
+        .arg("--config")
+        .arg(&config)
+        .arg("--script")
+        .arg(&script)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}: warning: preset \"fide\": time_control = \"90+30\" read as 1 min 30 s",
+            config.display()
+        )),
+        "{stderr}"
+    );
+}

@@ -19,7 +19,7 @@ pub enum IncrementMode {
     Bronstein,
     /// US delay: the countdown starts N seconds after the clock starts.
     Delay,
-    /// Hourglass (a DGT 3000's "hourglass"): the time one player uses is
+    /// Hourglass (sandclock, PGN's `*N`): the time one player uses is
     /// added to his opponent's; the flag falls when a clock reaches zero.
     /// No increment, one stage.
     Hourglass,
