@@ -34,6 +34,10 @@
 //! - [`Screen::TimeControlMenu`], before the game: the sides as they sit
 //!   (a draw button swaps them), the presets (the adjust buttons move the
 //!   selection, left up and right down) and "Black's lever starts".
+//! - [`Screen::TimeControlEditor`], opened from the setup screen by Menu:
+//!   the rows of a time control (mode, time, increment, moves, then,
+//!   Black's time), the adjust buttons choosing one, the draw buttons
+//!   stepping it down and up; Menu saves it as the preset `edited`.
 //! - [`Screen::Correction`], while the arbiter has paused the clock (6.10,
 //!   6.11): both times in `h:mm:ss` and the moves each side completed, one
 //!   [`Field`] selected; the adjust buttons choose the field, the draw
@@ -74,6 +78,14 @@ pub enum Screen {
         /// The time controls on offer, by name: "Blitz 3+2".
         presets: Vec<String>,
         /// The index of the one selected; none is marked when out of range.
+        selected: usize,
+    },
+    /// The time-control editor before the game: its rows ("Time 90m"),
+    /// one selected.
+    TimeControlEditor {
+        /// The rows, in order.
+        rows: Vec<String>,
+        /// The index of the selected row.
         selected: usize,
     },
     /// The arbiter's correction of the times and move counts while the
@@ -297,8 +309,15 @@ pub fn draw<D: DrawTarget<Color = BinaryColor>>(
     target.clear(BinaryColor::Off)?;
     match &view.screen {
         Screen::Clock => draw_clock(view, target),
-        Screen::TimeControlMenu { presets, selected } => {
-            draw_menu(view, presets, *selected, target)
+        Screen::TimeControlMenu { presets, selected } => draw_menu(
+            view,
+            presets,
+            *selected,
+            ("Draw: swap", "Black's lever starts"),
+            target,
+        ),
+        Screen::TimeControlEditor { rows, selected } => {
+            draw_menu(view, rows, *selected, ("Draw: - +", "Menu saves"), target)
         }
         Screen::Correction { field } => draw_correction(view, *field, target),
     }
@@ -829,9 +848,10 @@ fn draw_menu<D: DrawTarget<Color = BinaryColor>>(
     view: &View,
     presets: &[String],
     selected: usize,
+    (title, footer): (&str, &str),
     target: &mut D,
 ) -> Result<(), D::Error> {
-    draw_header(view, "Draw: swap", HINT, target)?;
+    draw_header(view, title, HINT, target)?;
     fill(target, 0, 11, WIDTH, 1)?;
     let first = selected.saturating_sub(MENU_ROWS - 1);
     for (row, (i, preset)) in presets
@@ -869,7 +889,7 @@ fn draw_menu<D: DrawTarget<Color = BinaryColor>>(
     }
     text(
         target,
-        "Black's lever starts",
+        footer,
         Point::new(WIDTH / 2, HEIGHT - SMALL.character_size.height as i32),
         SMALL,
         Alignment::Center,
@@ -1096,6 +1116,10 @@ mod tests {
             Screen::TimeControlMenu {
                 presets: Vec::new(),
                 selected: 0,
+            },
+            Screen::TimeControlEditor {
+                rows: vec!["Mode fischer".into(), "Time 120m".into()],
+                selected: 9,
             },
         ] {
             let frame = render(&View {

@@ -81,8 +81,9 @@ impl Session {
                     .alert
                     .clone()
                     .or_else(|| self.set_up_fault().map(|fault| fault.text()));
-                View {
-                    screen: Screen::TimeControlMenu {
+                let screen = match self.editor_rows() {
+                    Some((rows, selected)) => Screen::TimeControlEditor { rows, selected },
+                    None => Screen::TimeControlMenu {
                         presets: self
                             .presets
                             .iter()
@@ -90,6 +91,9 @@ impl Session {
                             .collect(),
                         selected: self.selected,
                     },
+                };
+                View {
+                    screen,
                     alert,
                     ..View::default()
                 }
