@@ -187,7 +187,7 @@ impl Editor {
             increment_mode: MODES[self.mode],
             mode: match budget {
                 ..=600_000 => GameMode::Blitz,
-                ..3_600_000 => GameMode::Rapid,
+                600_001..3_600_000 => GameMode::Rapid,
                 _ => GameMode::Standard,
             },
             // Odds are the configuration's to give; the editor gives times.
