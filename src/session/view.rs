@@ -132,7 +132,8 @@ impl Session {
     /// The first instant after `now`, on the shell's clock, at which
     /// [`Session::view`] differs from `view(now)` with no input in between:
     /// when the running clock's reading next changes (a second, or a tenth
-    /// under 20 s; after any delay still to run), or its flag shows. `None`
+    /// under 20 s; after any delay still to run; in an hourglass, the other
+    /// clock's as it fills), or its flag shows. `None`
     /// when no clock runs, or the running one already reads zero (what
     /// follows, the result, comes through [`Session::handle_timeout`], which
     /// marks the session changed).
@@ -144,10 +145,15 @@ impl Session {
         let t = (now + game.offset).max(game.last);
         // What of the running clock the view holds: its reading and its flag.
         // Counting up, zero is the start, not a flag.
-        let flags = game.referee.rules().increment_mode.has_flag();
+        let mode = game.referee.rules().increment_mode;
+        let flags = mode.has_flag();
+        // In an hourglass the other clock fills as this one empties: its
+        // reading moves too, at instants of its own.
+        let pours = mode == crate::IncrementMode::Hourglass;
         let reading = |at: Millis| {
             let ms = game.referee.remaining(side, at);
-            (face::displayed_ms(ms), flags && ms == 0)
+            let other = pours.then(|| face::displayed_ms(game.referee.remaining(!side, at)));
+            (face::displayed_ms(ms), flags && ms == 0, other)
         };
         let before = reading(t);
         if before.1 {
@@ -336,5 +342,21 @@ mod tests {
         let s = game("10|20/60", IncrementMode::Fischer);
         assert_eq!(s.view(12_000).white_overtime.as_deref(), Some("C20"));
         assert_eq!(s.view(12_000).white_ms, 59_000);
+    }
+
+    #[test]
+    fn in_an_hourglass_the_filling_clock_is_redrawn_when_it_moves() {
+        let mut s = game("60", IncrementMode::Hourglass);
+        s.board(1_300, Input::Lift(Square::E2));
+        s.board(1_400, Input::Place(Square::E4, None));
+        // White pressed after 0.5 s: 59.5 s for him, 60.5 s for Black,
+        // whose sand runs into White's glass. White's reading reaches 1:00
+        // at 2 000, Black's leaves 1:00 a millisecond later: each change
+        // is announced, not only the running clock's.
+        s.press(1_500, Button::Lever(Color::White), 1_500);
+        let changes = check_changes(&s, 1_500, 4);
+        assert_eq!(changes, [2_000, 2_001, 3_000, 3_001]);
+        assert_eq!(s.view(2_000).white_ms, 60_000);
+        assert_eq!(s.view(3_000).white_ms, 61_000);
     }
 }
