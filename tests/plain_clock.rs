@@ -135,3 +135,37 @@ fn a_plain_clock_script_is_ruled_alike_by_sim_and_replay() {
         ]
     );
 }
+
+#[test]
+fn run_logs_the_warning_check_config_gives() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("ninety.toml");
+    std::fs::write(&config, CONFIG.replace("3s+1s", "90+30")).unwrap();
+    let mut daemon = tocada()
+        .args(["run", "--config"])
+        .arg(&config)
+        .env("STATE_DIRECTORY", dir.path())
+        .env("RUST_LOG", "warn")
+        .env_remove("JOURNAL_STREAM")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = daemon.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let found = until(&rx, &mut seen, "\"90+30\" read as 1 min 30 s");
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+    assert!(found, "{seen:#?}");
+}
