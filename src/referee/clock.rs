@@ -97,9 +97,12 @@ impl Clock {
         }
         let (_, main) = self.consumed(ticking, now.saturating_sub(self.since));
         match self.increment_mode {
-            IncrementMode::Upcount if ticking == side => self.remaining(side) + main,
+            // Saturating: an arbiter may set any time (6.10.2).
+            IncrementMode::Upcount if ticking == side => self.remaining(side).saturating_add(main),
             // The hourglass pours what one side uses into the other.
-            IncrementMode::Hourglass if ticking != side => self.remaining(side) + main,
+            IncrementMode::Hourglass if ticking != side => {
+                self.remaining(side).saturating_add(main)
+            }
             _ if ticking == side => self.remaining(side) - main,
             _ => self.remaining(side),
         }
@@ -221,10 +224,14 @@ impl Clock {
             main = 0;
         }
         match self.increment_mode {
-            IncrementMode::Upcount => *self.remaining.get_mut(side) += main,
+            IncrementMode::Upcount => {
+                let shown = self.remaining.get_mut(side);
+                *shown = shown.saturating_add(main);
+            }
             IncrementMode::Hourglass => {
                 *self.remaining.get_mut(side) -= main;
-                *self.remaining.get_mut(side.other()) += main;
+                let other = self.remaining.get_mut(side.other());
+                *other = other.saturating_add(main);
             }
             _ => *self.remaining.get_mut(side) -= main,
         }
@@ -522,6 +529,20 @@ mod tests {
             (70_000, 50_000)
         );
         assert_eq!(c.deadline(), Some(100_000));
+    }
+
+    #[test]
+    fn times_set_near_the_end_of_numbers_do_not_overflow() {
+        for mode in [IncrementMode::Upcount, IncrementMode::Hourglass] {
+            let mut c = clock("60", mode);
+            c.start(Color::White, 0);
+            c.set_remaining(Color::White, u64::MAX - 5, 0);
+            c.set_remaining(Color::Black, u64::MAX - 5, 0);
+            c.advance(1_000);
+            assert!(c.remaining_at(Color::Black, 2_000) >= u64::MAX - 5);
+            c.complete_by_press(Color::White, 3_000);
+            c.advance(9_000);
+        }
     }
 
     #[test]
