@@ -674,7 +674,7 @@ fn edited(presses: &[Button]) -> (tocada::Rules, usize) {
 }
 
 #[test]
-fn the_front_panel_sets_the_fide_rapid_blitz_and_armageddon_controls_in_a_few_presses() {
+fn the_front_panel_sets_the_usual_controls_in_a_few_presses() {
     use Button::{Adjust, Draw, Menu};
     use tocada::GameMode;
     // White sits on the left: his buttons move up and take off, Black's
@@ -701,14 +701,20 @@ fn the_front_panel_sets_the_fide_rapid_blitz_and_armageddon_controls_in_a_few_pr
     assert_eq!(presses, 14);
     // Armageddon's times: White 5 min, Black 4 min, 2 s a move.
     let (armageddon, presses) = edited(&[
-        Menu, next, next, plus, plus, next, next, plus, plus, plus, plus, Menu,
+        Menu, next, next, plus, plus, next, next, next, plus, plus, plus, plus, Menu,
     ]);
     assert_eq!(armageddon.time_control.to_string(), "300+2");
     assert_eq!(
         armageddon.black_time_control.map(|tc| tc.to_string()),
         Some("240+2".to_owned())
     );
-    assert_eq!(presses, 12);
+    assert_eq!(presses, 13);
+    // 60 min, then byo-yomi: 5 periods of 30 s.
+    let (byo_yomi, presses) = edited(&[
+        Menu, next, plus, plus, plus, plus, plus, plus, plus, next, next, next, plus, Menu,
+    ]);
+    assert_eq!(byo_yomi.time_control.to_string(), "3600|5x30");
+    assert_eq!(presses, 14);
 }
 
 #[test]
@@ -727,14 +733,16 @@ fn the_editor_lists_its_rows_and_skips_the_unused() {
                 "Incr +0s".to_owned(),
                 "Moves all".to_owned(),
                 "Then -".to_owned(),
+                "Over -".to_owned(),
                 "Black as White".to_owned(),
             ],
-            selected: 5,
+            selected: 6,
         }
     );
-    // Up again: "Then" means nothing for one period and is skipped.
+    // Up twice: "Then" means nothing for one period and is skipped.
     press(&mut p, 300, Adjust(Color::White));
-    match p.view(300).screen {
+    press(&mut p, 400, Adjust(Color::White));
+    match p.view(400).screen {
         Screen::TimeControlEditor { selected, .. } => assert_eq!(selected, 3),
         other => panic!("{other:?}"),
     }

@@ -23,11 +23,16 @@ const MINUTES: [u64; 14] = [1, 2, 3, 4, 5, 10, 15, 20, 25, 30, 45, 60, 90, 120];
 const SECONDS: [u64; 10] = [0, 1, 2, 3, 5, 10, 15, 20, 30, 60];
 /// Moves of the first period; 0: the whole game.
 const MOVES: [u32; 5] = [0, 40, 30, 35, 60];
+/// Overtime after the last period, in the time control's own text: none,
+/// byo-yomi, Canadian.
+const OVERTIMES: [&str; 6] = ["", "5x30s", "3x1m", "1x30s", "20/5m", "25/10m"];
 
 /// The name the edited control is saved under.
 pub const EDITED: &str = "edited";
 
-/// What the editor's rows set, in the order the adjust buttons step.
+/// What the editor's rows set, in the order the adjust buttons step:
+/// mode, time, increment, moves of the first period, the second period's
+/// time, overtime, Black's time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Row {
     Mode,
@@ -35,15 +40,17 @@ enum Row {
     Increment,
     Moves,
     Then,
+    Overtime,
     Black,
 }
 
-const ROWS: [Row; 6] = [
+const ROWS: [Row; 7] = [
     Row::Mode,
     Row::Minutes,
     Row::Increment,
     Row::Moves,
     Row::Then,
+    Row::Overtime,
     Row::Black,
 ];
 
@@ -56,6 +63,7 @@ pub struct Editor {
     increment: usize,
     moves: usize,
     then: usize,
+    overtime: usize,
     /// Black's minutes: 0 is "as White", else `MINUTES[black - 1]`.
     black: usize,
 }
@@ -71,6 +79,7 @@ impl Default for Editor {
             increment: 0,
             moves: 0,
             then: 9,
+            overtime: 0,
             black: 0,
         }
     }
@@ -102,6 +111,7 @@ impl Editor {
             Row::Increment => step(&mut self.increment, SECONDS.len()),
             Row::Moves => step(&mut self.moves, MOVES.len()),
             Row::Then => step(&mut self.then, MINUTES.len()),
+            Row::Overtime => step(&mut self.overtime, OVERTIMES.len()),
             Row::Black => step(&mut self.black, MINUTES.len() + 1),
         }
     }
@@ -111,8 +121,7 @@ impl Editor {
         let mode = MODES[self.mode];
         match row {
             Row::Mode | Row::Minutes | Row::Black => true,
-            Row::Increment => mode.takes_increments(),
-            Row::Moves => mode.takes_increments(),
+            Row::Increment | Row::Moves | Row::Overtime => mode.takes_increments(),
             Row::Then => mode.takes_increments() && MOVES[self.moves] > 0,
         }
     }
@@ -142,6 +151,10 @@ impl Editor {
                     true => format!("Then {}m", MINUTES[self.then]),
                     false => "Then -".to_owned(),
                 },
+                Row::Overtime => match (self.shown(*row), OVERTIMES[self.overtime]) {
+                    (true, overtime) if !overtime.is_empty() => format!("Over {overtime}"),
+                    _ => "Over -".to_owned(),
+                },
                 Row::Black => match self.black {
                     0 => "Black as White".to_owned(),
                     i => format!("Black {}m", MINUTES[i - 1]),
@@ -162,6 +175,12 @@ impl Editor {
                     inc = SECONDS[self.increment],
                     then = MINUTES[self.then]
                 ),
+            };
+            let text = match OVERTIMES[self.overtime] {
+                overtime if mode.takes_increments() && !overtime.is_empty() => {
+                    format!("{text}|{overtime}")
+                }
+                _ => text,
             };
             text.parse::<TimeControl>()
                 .expect("the editor's values make a valid control")
@@ -209,6 +228,14 @@ mod tests {
         editor.step_row(true);
         // Moves "all": Then is skipped.
         assert_eq!(ROWS[editor.selected()], Row::Moves);
+        editor.step_row(true);
+        assert_eq!(ROWS[editor.selected()], Row::Overtime);
+        editor.step_value(true);
+        assert_eq!(
+            editor.rules(&Rules::default()).time_control.to_string(),
+            "300|5x30"
+        );
+        editor.step_value(false);
         editor.step_row(true);
         assert_eq!(ROWS[editor.selected()], Row::Black);
         editor.row = 0;
