@@ -14,7 +14,8 @@
 //! The clock screen, top to bottom:
 //!
 //! ```text
-//!  White P2            Black FLAG     names; period (stage) from the 2nd on; FLAG
+//!  White P2            Black FLAG     names; period (stage) from the 2nd on,
+//!                                    or overtime (BY3, C12); FLAG
 //!   12:34                0.0         the times, as large as both fit
 //!     ▀▀                             under the running clock, a short marker
 //!  Move 23        ½? White PAUSED    move number, draw offer, pause; or the
@@ -33,6 +34,10 @@
 //! - [`Screen::TimeControlMenu`], before the game: the sides as they sit
 //!   (a draw button swaps them), the presets (the adjust buttons move the
 //!   selection, left up and right down) and "Black's lever starts".
+//! - [`Screen::TimeControlEditor`], opened from the setup screen by Menu:
+//!   the rows of a time control (mode, time, increment, moves, then,
+//!   Black's time), the adjust buttons choosing one, the draw buttons
+//!   stepping it down and up; Menu saves it as the preset `edited`.
 //! - [`Screen::Correction`], while the arbiter has paused the clock (6.10,
 //!   6.11): both times in `h:mm:ss` and the moves each side completed, one
 //!   [`Field`] selected; the adjust buttons choose the field, the draw
@@ -73,6 +78,14 @@ pub enum Screen {
         /// The time controls on offer, by name: "Blitz 3+2".
         presets: Vec<String>,
         /// The index of the one selected; none is marked when out of range.
+        selected: usize,
+    },
+    /// The time-control editor before the game: its rows ("Time 90m"),
+    /// one selected.
+    TimeControlEditor {
+        /// The rows, in order.
+        rows: Vec<String>,
+        /// The index of the selected row.
         selected: usize,
     },
     /// The arbiter's correction of the times and move counts while the
@@ -170,6 +183,12 @@ pub struct View {
     pub white_stage: usize,
     /// Black's stage, from 0.
     pub black_stage: usize,
+    /// White's overtime once his main time has run out, shown where the
+    /// period is: `BY3` (byo-yomi, periods left), `C12` (Canadian, moves to
+    /// make in the period).
+    pub white_overtime: Option<String>,
+    /// Black's overtime.
+    pub black_overtime: Option<String>,
     /// The side whose flag fell first.
     pub flag: Option<Color>,
     /// The side whose draw offer stands.
@@ -220,6 +239,13 @@ impl View {
         match side {
             Color::White => self.white_ms,
             Color::Black => self.black_ms,
+        }
+    }
+
+    fn overtime(&self, side: Color) -> Option<&str> {
+        match side {
+            Color::White => self.white_overtime.as_deref(),
+            Color::Black => self.black_overtime.as_deref(),
         }
     }
 
@@ -283,8 +309,15 @@ pub fn draw<D: DrawTarget<Color = BinaryColor>>(
     target.clear(BinaryColor::Off)?;
     match &view.screen {
         Screen::Clock => draw_clock(view, target),
-        Screen::TimeControlMenu { presets, selected } => {
-            draw_menu(view, presets, *selected, target)
+        Screen::TimeControlMenu { presets, selected } => draw_menu(
+            view,
+            presets,
+            *selected,
+            ("Draw: swap", "Black's lever starts"),
+            target,
+        ),
+        Screen::TimeControlEditor { rows, selected } => {
+            draw_menu(view, rows, *selected, ("Draw: - +", "Menu saves"), target)
         }
         Screen::Correction { field } => draw_correction(view, *field, target),
     }
@@ -583,6 +616,8 @@ fn draw_clock<D: DrawTarget<Color = BinaryColor>>(
         let name = side_name(side);
         let mark: Option<(String, bool)> = if view.flag == Some(side) {
             Some(("FLAG".to_owned(), true))
+        } else if let Some(overtime) = view.overtime(side) {
+            Some((overtime.to_owned(), false))
         } else if view.stage(side) > 0 {
             Some((format!("P{}", view.stage(side) + 1), false))
         } else {
@@ -813,9 +848,10 @@ fn draw_menu<D: DrawTarget<Color = BinaryColor>>(
     view: &View,
     presets: &[String],
     selected: usize,
+    (title, footer): (&str, &str),
     target: &mut D,
 ) -> Result<(), D::Error> {
-    draw_header(view, "Draw: swap", HINT, target)?;
+    draw_header(view, title, HINT, target)?;
     fill(target, 0, 11, WIDTH, 1)?;
     let first = selected.saturating_sub(MENU_ROWS - 1);
     for (row, (i, preset)) in presets
@@ -853,7 +889,7 @@ fn draw_menu<D: DrawTarget<Color = BinaryColor>>(
     }
     text(
         target,
-        "Black's lever starts",
+        footer,
         Point::new(WIDTH / 2, HEIGHT - SMALL.character_size.height as i32),
         SMALL,
         Alignment::Center,
@@ -1080,6 +1116,10 @@ mod tests {
             Screen::TimeControlMenu {
                 presets: Vec::new(),
                 selected: 0,
+            },
+            Screen::TimeControlEditor {
+                rows: vec!["Mode fischer".into(), "Time 120m".into()],
+                selected: 9,
             },
         ] {
             let frame = render(&View {

@@ -145,8 +145,8 @@ pub mod words;
 
 pub use referee::{
     Adjudication, ArbiterWords, Choice, ChoiceOptions, CompletedMove, Effect, Enforcement,
-    GameMode, IncrementMode, Input, Law, Laws, Millis, MoveText, ONE_SCAN_MS, Reason, Referee,
-    Rejection, Rules, Ruling, Stage, TimeControl, TimeWentBackwards,
+    GameMode, IncrementMode, Input, Law, Laws, Millis, MoveText, ONE_SCAN_MS, Overtime, Reason,
+    Referee, Rejection, Rules, Ruling, Stage, TimeControl, TimeWentBackwards,
 };
 pub use shakmaty::KnownOutcome;
 

@@ -14,10 +14,16 @@ use tocada::cli::{Cli, Command};
 /// simulator's; `run` also logs it).
 #[cfg(feature = "sim")]
 fn load_config(path: &std::path::Path) -> Result<tocada::config::Config, ExitCode> {
-    tocada::config::Config::load(path).map_err(|err| {
+    let config = tocada::config::Config::load(path).map_err(|err| {
         eprintln!("tocada: {err}");
         ExitCode::from(err.exit_code())
-    })
+    })?;
+    // As check-config says them: a file that means other than it says is
+    // still played, but not without a word.
+    for warning in config.warnings() {
+        eprintln!("{}: warning: {warning}", path.display());
+    }
+    Ok(config)
 }
 
 fn main() -> ExitCode {

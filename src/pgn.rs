@@ -109,7 +109,13 @@ impl ClockSetting {
     fn is_plain(&self) -> bool {
         self.white == self.black
             && self.draw_odds.is_none()
-            && (self.increment == IncrementMode::Fischer || !has_increment(&self.white))
+            && self.white.overtime().is_none()
+            && match self.increment {
+                IncrementMode::Fischer | IncrementMode::Hourglass => true,
+                // `-` says no flag, not that `[%clk]` is the time used.
+                IncrementMode::Upcount => false,
+                IncrementMode::Bronstein | IncrementMode::Delay => !has_increment(&self.white),
+            }
     }
 
     /// A control in the `TimeControl` grammar (PGN standard 9.6.1). A delay
@@ -118,7 +124,12 @@ impl ClockSetting {
     /// its own.
     fn control_tag(&self, control: &TimeControl) -> String {
         match self.increment {
-            IncrementMode::Fischer => control.to_string(),
+            // Overtime is no part of the standard's grammar: a tag of its own.
+            IncrementMode::Fischer => control.without_overtime().to_string(),
+            // The standard's sandclock (9.6.1): `*` and the seconds of the glass.
+            IncrementMode::Hourglass => format!("*{}", seconds(control.stage(0).time_ms)),
+            // The standard's "no time control": nothing flags.
+            IncrementMode::Upcount => "-".to_owned(),
             IncrementMode::Bronstein | IncrementMode::Delay => control
                 .stages()
                 .iter()
@@ -135,7 +146,9 @@ impl ClockSetting {
     /// or `None` without a delay.
     fn delay_tag(&self, control: &TimeControl) -> Option<String> {
         let mode = match self.increment {
-            IncrementMode::Fischer => return None,
+            IncrementMode::Fischer | IncrementMode::Hourglass | IncrementMode::Upcount => {
+                return None;
+            }
             IncrementMode::Bronstein => "Bronstein",
             IncrementMode::Delay => "delay",
         };
@@ -148,6 +161,17 @@ impl ClockSetting {
             .map(|stage| seconds(stage.increment_ms))
             .collect();
         Some(format!("{mode} {}", per_stage.join(":")))
+    }
+
+    /// `byo-yomi 5x30` or `Canadian 20/300` (seconds, as `TimeControl`
+    /// writes them), or `None` without overtime.
+    fn overtime_tag(&self, control: &TimeControl) -> Option<String> {
+        let overtime = control.overtime()?;
+        Some(if overtime.is_byo_yomi() {
+            format!("byo-yomi {overtime}")
+        } else {
+            format!("Canadian {overtime}")
+        })
     }
 
     /// The tags for the clock, in order.
@@ -166,6 +190,16 @@ impl ClockSetting {
         } else {
             tags.extend(white.map(|delay| ("WhiteTimeDelay", delay)));
             tags.extend(black.map(|delay| ("BlackTimeDelay", delay)));
+        }
+        let (white, black) = (
+            self.overtime_tag(&self.white),
+            self.overtime_tag(&self.black),
+        );
+        if white == black {
+            tags.extend(white.map(|overtime| ("Overtime", overtime)));
+        } else {
+            tags.extend(white.map(|overtime| ("WhiteOvertime", overtime)));
+            tags.extend(black.map(|overtime| ("BlackOvertime", overtime)));
         }
         if let Some(side) = self.draw_odds {
             tags.push(("DrawOdds", crate::words::side_name(side).to_owned()));
@@ -840,6 +874,67 @@ mod tests {
             },
         );
         assert!(record.to_pgn().contains("{White resigns} 0-1"));
+    }
+
+    #[test]
+    fn overtime_has_a_tag_of_its_own_and_words() {
+        let pgn = |tc: &str| {
+            let rules = Rules {
+                time_control: tc.parse().unwrap(),
+                ..Rules::default()
+            };
+            let mut given = tags();
+            given.time_control = rules.time_control.to_string();
+            GameRecord::new(given, None).with_clock(&rules).to_pgn()
+        };
+        let byo = pgn("60m|5x30s");
+        assert!(
+            byo.contains("[TimeControl \"3600\"]\n[Overtime \"byo-yomi 5x30\"]\n"),
+            "{byo}"
+        );
+        assert!(
+            byo.contains("{Clock: 60 min, then byo-yomi: 5 periods of 30 s}"),
+            "{byo}"
+        );
+        let canadian = pgn("60m|20/5m");
+        assert!(
+            canadian.contains("[TimeControl \"3600\"]\n[Overtime \"Canadian 20/300\"]\n"),
+            "{canadian}"
+        );
+        assert!(
+            canadian
+                .contains("{Clock: 60 min, then 20 moves in 5 min, renewed (Canadian overtime)}"),
+            "{canadian}"
+        );
+    }
+
+    #[test]
+    fn an_hourglass_is_the_standards_sandclock_and_upcount_no_time_control() {
+        let pgn = |tc: &str, mode| {
+            let rules = Rules {
+                time_control: tc.parse().unwrap(),
+                increment_mode: mode,
+                ..Rules::default()
+            };
+            let mut given = tags();
+            given.time_control = rules.time_control.to_string();
+            GameRecord::new(given, None).with_clock(&rules).to_pgn()
+        };
+        let hourglass = pgn("180", IncrementMode::Hourglass);
+        assert!(
+            hourglass.contains("[TimeControl \"*180\"]\n[Termination"),
+            "{hourglass}"
+        );
+        assert!(!hourglass.contains("{Clock:"), "{hourglass}");
+        let upcount = pgn("300", IncrementMode::Upcount);
+        assert!(
+            upcount.contains("[TimeControl \"-\"]\n[Termination"),
+            "{upcount}"
+        );
+        assert!(
+            upcount.contains("\n\n{Clock: counting up the time used, no flag}"),
+            "{upcount}"
+        );
     }
 
     #[test]

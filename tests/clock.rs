@@ -302,3 +302,118 @@ fn near_miss_without_a_black_time_control_both_play_the_same_one() {
     assert_eq!(times(&effects), [(300_000 - 10_400 + 2_000, 300_000)]);
     assert_eq!(game.referee.next_deadline(), Some(10_400 + 300_000));
 }
+
+fn with_mode(tc: &str, increment_mode: IncrementMode) -> Rules {
+    Rules {
+        increment_mode,
+        ..rules(tc)
+    }
+}
+
+#[test]
+fn hourglass_the_flag_falls_when_the_sand_has_run_to_the_other_side() {
+    let mut game = Game::started(with_mode("60", IncrementMode::Hourglass));
+    // White presses at 10 400: his 10.4 s went into Black's glass.
+    let effects = game.play_and_press(10_000, "e2e4");
+    assert_eq!(times(&effects), [(49_600, 70_400)]);
+    // Black's 70.4 s run out at 80 800, to the millisecond.
+    assert_eq!(game.referee.next_deadline(), Some(80_800));
+    assert_eq!(game.wait(80_799), []);
+    assert_eq!(game.referee.remaining(WHITE, 80_799), 49_600 + 70_399);
+    let deadline = game.referee.next_deadline().unwrap();
+    game.referee.handle_timeout(deadline).unwrap();
+    let (at, effect) = game.referee.poll_effect().unwrap();
+    assert_eq!((at, effect), (80_800, Effect::Flag { side: BLACK }));
+    assert_eq!(game.referee.remaining(WHITE, 80_800), 120_000);
+}
+
+#[test]
+fn upcount_shows_the_time_used_and_no_flag_ever_falls() {
+    let mut game = Game::started(with_mode("60", IncrementMode::Upcount));
+    assert_eq!(game.referee.next_deadline(), None);
+    let effects = game.play_and_press(100_000, "e2e4");
+    // White used 100.4 s of a "60" control, and plays on.
+    assert_eq!(times(&effects), [(100_400, 0)]);
+    assert_eq!(game.wait(10_000_000), []);
+    assert_eq!(game.referee.next_deadline(), None);
+    assert_eq!(
+        game.referee.remaining(BLACK, 10_000_000),
+        10_000_000 - 100_400
+    );
+}
+
+#[test]
+fn byo_yomi_flags_when_the_last_period_runs_out_to_the_millisecond() {
+    // 20 s main time, then two byo-yomi periods of 5 s.
+    let mut game = Game::started(rules("20|2x5"));
+    assert_eq!(game.referee.next_deadline(), Some(30_000));
+    // White moves 3 s into his first period: it is his again, whole.
+    let effects = game.play_and_press(22_600, "e2e4");
+    assert_eq!(times(&effects), [(5_000, 20_000)]);
+    game.play_and_press(23_000, "e7e5");
+    // Black pressed at 23 400: White has 5 s and one more period of 5 s.
+    assert_eq!(game.referee.next_deadline(), Some(33_400));
+    assert_eq!(game.referee.overtime_left(WHITE, 29_000), Some((1, 1)));
+    assert_eq!(game.wait(33_399), []);
+    let deadline = game.referee.next_deadline().unwrap();
+    game.referee.handle_timeout(deadline).unwrap();
+    let (at, effect) = game.referee.poll_effect().unwrap();
+    assert_eq!((at, effect), (33_400, Effect::Flag { side: WHITE }));
+}
+
+#[test]
+fn canadian_overtime_flags_when_its_moves_are_not_made_in_the_period() {
+    // 10 s main time, then 2 moves in 10 s, renewed.
+    let mut game = Game::started(rules("10|2/10"));
+    game.play_and_press(10_000, "e2e4");
+    // White pressed at 10 400, 0.4 s into his period, one move of two made.
+    game.play_and_press(11_000, "e7e5");
+    assert_eq!(game.referee.overtime_left(WHITE, 11_400), Some((1, 1)));
+    // His period, begun at 10 000, ends at 20 000 whatever he did in it.
+    assert_eq!(game.referee.next_deadline(), Some(11_400 + 9_600));
+    let effects = game.wait(21_000);
+    assert_eq!(effects[0], Effect::Flag { side: WHITE });
+}
+
+#[test]
+fn a_plain_clock_completes_a_turn_with_each_press_and_its_flag_loses() {
+    // A bare king against a queen: on a board, White's flag would draw.
+    let mut game = Game::new(Rules {
+        plain_clock: true,
+        start: fen("4k3/8/8/8/8/8/8/4K2Q b - - 0 1"),
+        ..rules("60+1")
+    });
+    assert_eq!(
+        game.at(0, Input::Press(WHITE)),
+        [Effect::Started { side: BLACK }]
+    );
+    let effects = game.at(5_000, Input::Press(BLACK));
+    let Effect::Move(m) = &effects[0] else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(
+        (m.side, m.number, &*m.san, &*m.uci),
+        (BLACK, 1, "--", "0000")
+    );
+    assert_eq!(times(&effects), [(60_000, 56_000)]);
+    // A press of the clock that does not run does nothing.
+    assert_eq!(game.at(6_000, Input::Press(BLACK)), []);
+    // Black, with his bare king, is not the one who flags: White is, at
+    // 65 000, and loses, position or no position.
+    assert_eq!(game.referee.next_deadline(), Some(65_000));
+    game.referee.handle_timeout(65_000).unwrap();
+    let effects: Vec<_> = std::iter::from_fn(|| game.referee.poll_effect()).collect();
+    assert_eq!(
+        effects,
+        [
+            (65_000, Effect::Flag { side: WHITE }),
+            (
+                65_000,
+                Effect::Result {
+                    outcome: KnownOutcome::Decisive { winner: BLACK },
+                    reason: Reason::Timeout
+                }
+            )
+        ]
+    );
+}

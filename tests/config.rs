@@ -247,7 +247,7 @@ const BAD: &[(&str, &str, &str)] = &[
     (
         "[board]\nkind = \"usb\"",
         "board.kind",
-        "unknown board kind \"usb\": expected one of protocol, mcp23017, dgt, sim",
+        "unknown board kind \"usb\": expected one of protocol, mcp23017, dgt, sim, none",
     ),
     ("[board]\naddress = 0x80", "board.address", "0x08..=0x77"),
     ("[board]\naddress = 0x3C", "board.address", "OLED"),
@@ -456,8 +456,44 @@ fn check_config_warns_of_seconds_written_for_minutes_and_still_accepts_them() {
     assert_eq!(
         stderr.trim_end(),
         format!(
-            "{}: warning: preset \"quick\": time_control = \"15+10\" counts seconds, as PGN \
-             does; for minutes write \"900+10\"",
+            "{}: warning: preset \"quick\": time_control = \"15+10\" read as 15 s + 10 s per \
+             move from move 1, as PGN counts seconds; write \"15m+10s\" for 15 minutes",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn check_config_names_the_reading_of_ninety_plus_thirty_and_takes_units() {
+    // No clock.preset: a file's own presets need not name one.
+    let path = scratch_file(
+        "ninety.toml",
+        "[[preset]]\nname = \"fide\"\ntime_control = \"90+30\"\n\
+         [[preset]]\nname = \"fide units\"\ntime_control = \"40/90m+30s:30m+30s\"\n\
+         [[preset]]\nname = \"armageddon 61\"\ntime_control = \"60/5m:0+2s\"\n\
+         black_time_control = \"60/4m:0+2s\"\ndraw_odds = \"black\"\n",
+    );
+    let output = check_config(&path);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("(power-on fide)"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "  fide units: 40 moves in 90 min + 30 s per move from move 1, then 30 min + 30 s per move"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .contains("White 60 moves in 5 min, then 0 s + 2 s per move; Black 60 moves in 4 min"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "{}: warning: preset \"fide\": time_control = \"90+30\" read as 1 min 30 s + 30 s \
+             per move from move 1, as PGN counts seconds; write \"90m+30s\" for 90 minutes",
             path.display()
         )
     );
@@ -497,7 +533,7 @@ fn check_config_names_the_bad_key_and_exits_78() {
     assert_eq!(
         stderr.trim_end(),
         format!(
-            "{}: board.kind: unknown board kind \"usb\": expected one of protocol, mcp23017, dgt, sim",
+            "{}: board.kind: unknown board kind \"usb\": expected one of protocol, mcp23017, dgt, sim, none",
             path.display()
         )
     );
@@ -610,4 +646,35 @@ fn run_refuses_a_game_store_it_cannot_use_with_ex_config() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(i32::from(EX_CONFIG)), "{stderr}");
     assert!(stderr.contains("schema version 99"), "{stderr}");
+}
+
+#[test]
+fn sim_says_the_warning_check_config_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("ninety.toml");
+    std::fs::write(
+        &config,
+        "[[preset]]\nname = \"fide\"\ntime_control = \"90+30\"\n",
+    )
+    .unwrap();
+    let script = dir.path().join("empty.jsonl");
+    std::fs::write(&script, "{\"t\":0,\"ev\":\"end\"}\n").unwrap();
+    let output = tocada()
+        .args(["sim", "--out"])
+        .arg(dir.path())
+        .arg("--config")
+        .arg(&config)
+        .arg("--script")
+        .arg(&script)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}: warning: preset \"fide\": time_control = \"90+30\" read as 1 min 30 s",
+            config.display()
+        )),
+        "{stderr}"
+    );
 }

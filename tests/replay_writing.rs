@@ -77,8 +77,9 @@ fn time_control() -> impl Strategy<Value = TimeControl> {
         any::<bool>(),
         1u64..=604_800_000,
         0u64..=3_600_000,
+        proptest::option::of((1u32..10, 1u32..40, 1u64..=3_600_000)),
     )
-        .prop_map(|(counted, open, last_time, last_increment)| {
+        .prop_map(|(counted, open, last_time, last_increment, overtime)| {
             let mut stages: Vec<String> = counted
                 .iter()
                 .map(|(moves, time, increment)| {
@@ -92,10 +93,12 @@ fn time_control() -> impl Strategy<Value = TimeControl> {
                     seconds(last_increment)
                 ));
             }
-            stages
-                .join(":")
-                .parse()
-                .expect("a well-formed time control")
+            let mut text = stages.join(":");
+            // Overtime follows a last stage without a move count.
+            if let (true, Some((periods, moves, period))) = (open, overtime) {
+                text.push_str(&format!("|{periods}x{moves}/{}", seconds(period)));
+            }
+            text.parse().expect("a well-formed time control")
         })
 }
 
@@ -123,7 +126,9 @@ fn rules() -> impl Strategy<Value = Rules> {
         prop_oneof![
             Just(IncrementMode::Fischer),
             Just(IncrementMode::Bronstein),
-            Just(IncrementMode::Delay)
+            Just(IncrementMode::Delay),
+            Just(IncrementMode::Hourglass),
+            Just(IncrementMode::Upcount)
         ],
         prop_oneof![
             Just(GameMode::Standard),
@@ -143,6 +148,7 @@ fn rules() -> impl Strategy<Value = Rules> {
         any::<u64>(),
         any::<u64>(),
         start(),
+        any::<bool>(),
     )
         .prop_map(
             |(
@@ -156,6 +162,7 @@ fn rules() -> impl Strategy<Value = Rules> {
                 min_press_gap_ms,
                 knock_window_ms,
                 start,
+                plain_clock,
             )| Rules {
                 time_control,
                 black_time_control,
@@ -167,6 +174,7 @@ fn rules() -> impl Strategy<Value = Rules> {
                 min_press_gap_ms,
                 knock_window_ms,
                 start,
+                plain_clock,
             },
         )
 }

@@ -642,3 +642,132 @@ fn a_fen_with_black_to_move_starts_black_s_clock_on_black_s_lever() {
     assert!(started, "{all:?}");
     assert_eq!(p.referee().and_then(|r| r.ticking()), Some(Color::Black));
 }
+
+#[test]
+fn the_setup_screen_writes_a_delay_as_a_delay_and_both_sides_times() {
+    let config = Config::parse(
+        "[[preset]]\nname = \"US\"\ntime_control = \"90m+5s\"\nincrement = \"delay\"\n\
+         [[preset]]\nname = \"armageddon\"\ntime_control = \"5m+2s\"\n\
+         black_time_control = \"4m+2s\"\ndraw_odds = \"black\"\n\
+         [[preset]]\nname = \"classical\"\ntime_control = \"40/90m+30s:30m+30s\"\n",
+        "t.toml",
+    )
+    .unwrap();
+    let panel = Session::new(&config);
+    match panel.view(0).screen {
+        Screen::TimeControlMenu { presets, .. } => assert_eq!(
+            presets,
+            [
+                "US G/90 d5",
+                "armageddon W5m+2s B4m+2s",
+                "classical 40/90m+30s:30m+30s"
+            ]
+        ),
+        other => panic!("not the setup screen: {other:?}"),
+    }
+}
+
+/// Works the editor from the setup screen with `presses` (Menu opens it,
+/// the last Menu saves), then starts the game: the rules it begins under,
+/// and the presses it took.
+fn edited(presses: &[Button]) -> (tocada::Rules, usize) {
+    let mut p = panel();
+    let mut t = 0;
+    for &button in presses {
+        t += 200;
+        press(&mut p, t, button);
+    }
+    match p.view(t).screen {
+        Screen::TimeControlMenu { presets, selected } => {
+            assert!(presets[selected].starts_with("edited "), "{presets:?}")
+        }
+        other => panic!("the editor did not close: {other:?}"),
+    }
+    let begun = press(&mut p, t + 200, Button::Lever(Color::Black));
+    let rules = begun
+        .into_iter()
+        .find_map(|action| match action {
+            Action::Begin { rules, preset, .. } => {
+                assert_eq!(preset, "edited");
+                Some(*rules)
+            }
+            _ => None,
+        })
+        .expect("the game begins");
+    (rules, presses.len())
+}
+
+#[test]
+fn the_front_panel_sets_the_usual_controls_in_a_few_presses() {
+    use Button::{Adjust, Draw, Menu};
+    use tocada::GameMode;
+    // White sits on the left: his buttons move up and take off, Black's
+    // move down and add. The editor opens on Fischer, 5 min, no increment.
+    let (next, minus, plus) = (Adjust(Color::Black), Draw(Color::White), Draw(Color::Black));
+    let (blitz, presses) = edited(&[Menu, next, minus, minus, next, plus, plus, Menu]);
+    assert_eq!(blitz.time_control.to_string(), "180+2");
+    assert_eq!(blitz.mode, GameMode::Blitz);
+    assert_eq!(presses, 8);
+    let (rapid, presses) = edited(&[
+        Menu, next, plus, plus, next, plus, plus, plus, plus, plus, Menu,
+    ]);
+    assert_eq!(rapid.time_control.to_string(), "900+10");
+    assert_eq!(rapid.mode, GameMode::Rapid);
+    assert_eq!(presses, 11);
+    // 40 moves in 90 min, then 30 min, 30 s a move from move 1: the
+    // minutes and the increment go down round the end of their lists.
+    let (classical, presses) = edited(&[
+        Menu, next, minus, minus, minus, minus, minus, minus, next, minus, minus, next, plus, Menu,
+    ]);
+    assert_eq!(classical.time_control.to_string(), "40/5400+30:1800+30");
+    assert_eq!(classical.black_time_control, None);
+    assert_eq!(classical.mode, GameMode::Standard);
+    assert_eq!(presses, 14);
+    // Armageddon's times: White 5 min, Black 4 min, 2 s a move.
+    let (armageddon, presses) = edited(&[
+        Menu, next, next, plus, plus, next, next, next, plus, plus, plus, plus, Menu,
+    ]);
+    assert_eq!(armageddon.time_control.to_string(), "300+2");
+    assert_eq!(
+        armageddon.black_time_control.map(|tc| tc.to_string()),
+        Some("240+2".to_owned())
+    );
+    assert_eq!(presses, 13);
+    // 60 min, then byo-yomi: 5 periods of 30 s.
+    let (byo_yomi, presses) = edited(&[
+        Menu, next, plus, plus, plus, plus, plus, plus, plus, next, next, next, plus, Menu,
+    ]);
+    assert_eq!(byo_yomi.time_control.to_string(), "3600|5x30");
+    assert_eq!(presses, 14);
+}
+
+#[test]
+fn the_editor_lists_its_rows_and_skips_the_unused() {
+    use Button::{Adjust, Menu};
+    let mut p = panel();
+    press(&mut p, 100, Menu);
+    // Up from the first row goes round to the last.
+    press(&mut p, 200, Adjust(Color::White));
+    assert_eq!(
+        p.view(200).screen,
+        Screen::TimeControlEditor {
+            rows: vec![
+                "Mode fischer".to_owned(),
+                "Time 5m".to_owned(),
+                "Incr +0s".to_owned(),
+                "Moves all".to_owned(),
+                "Then -".to_owned(),
+                "Over -".to_owned(),
+                "Black as White".to_owned(),
+            ],
+            selected: 6,
+        }
+    );
+    // Up twice: "Then" means nothing for one period and is skipped.
+    press(&mut p, 300, Adjust(Color::White));
+    press(&mut p, 400, Adjust(Color::White));
+    match p.view(400).screen {
+        Screen::TimeControlEditor { selected, .. } => assert_eq!(selected, 3),
+        other => panic!("{other:?}"),
+    }
+}

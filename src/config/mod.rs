@@ -168,6 +168,9 @@ pub enum BoardKind {
     Dgt,
     /// The device models instead of hardware, for desktops and tests.
     Sim,
+    /// No sensor board: a plain clock, the levers, the face and the time
+    /// controls alone (each press completes a turn; the flag loses).
+    None,
 }
 
 /// Which board the device models model, with `board.kind = "sim"`
@@ -359,6 +362,9 @@ pub struct Preset {
     pub increment: IncrementMode,
     /// Standard, rapid or blitz: the penalties of appendices A and B.
     pub mode: GameMode,
+    /// Whether the file wrote every time control of the preset with units
+    /// (`90m+30s`): then it says what it means, and no warning asks.
+    pub units: bool,
 }
 
 impl Config {
@@ -449,7 +455,7 @@ impl Config {
     pub fn uses_i2c(&self) -> bool {
         match self.board.kind {
             BoardKind::Sim => false,
-            BoardKind::Dgt => self.i2c.oled,
+            BoardKind::Dgt | BoardKind::None => self.i2c.oled,
             BoardKind::Protocol | BoardKind::Mcp23017 => true,
         }
     }
@@ -491,14 +497,21 @@ impl Config {
     pub fn warnings(&self) -> Vec<ConfigWarning> {
         self.presets
             .iter()
+            .filter(|preset| !preset.units && preset.increment.has_flag())
             .flat_map(|preset| {
                 let white = warning::seconds_for_minutes(
                     &preset.name,
                     "time_control",
                     &preset.time_control,
+                    preset.increment,
                 );
                 let black = preset.black_time_control.as_ref().and_then(|tc| {
-                    warning::seconds_for_minutes(&preset.name, "black_time_control", tc)
+                    warning::seconds_for_minutes(
+                        &preset.name,
+                        "black_time_control",
+                        tc,
+                        preset.increment,
+                    )
                 });
                 white.into_iter().chain(black)
             })
@@ -527,10 +540,12 @@ impl Config {
                 BoardModel::Protocol => "simulated board".to_owned(),
                 BoardModel::Dgt => "simulated DGT board on a pseudo-terminal".to_owned(),
             },
+            BoardKind::None => "no sensor board: a plain clock".to_owned(),
         };
-        let polling = match self.board.interrupt_pin {
-            Some(pin) => format!("interrupt on GPIO{pin}"),
-            None => format!("polled every {} ms", self.board.poll_ms),
+        let polling = match (self.board.kind, self.board.interrupt_pin) {
+            (BoardKind::None, _) => String::new(),
+            (_, Some(pin)) => format!(" (interrupt on GPIO{pin})"),
+            (_, None) => format!(" (polled every {} ms)", self.board.poll_ms),
         };
         let presets: Vec<&str> = self.presets.iter().map(|p| p.name.as_str()).collect();
         let publish = match &self.publish {
@@ -549,7 +564,7 @@ impl Config {
                 self.i2c.bus.display(),
                 self.i2c.oled_address
             ),
-            (false, BoardKind::Dgt) => ", no OLED, no I2C bus".to_owned(),
+            (false, BoardKind::Dgt | BoardKind::None) => ", no OLED, no I2C bus".to_owned(),
             (false, _) => format!(" on {}, no OLED", self.i2c.bus.display()),
         };
         let levers = match (self.clock.levers, self.board.kind, self.board.clock) {
@@ -572,7 +587,7 @@ impl Config {
             _ => levers.to_owned(),
         };
         format!(
-            "{board} ({polling}){panel}; White on the {white} lever{levers}; \
+            "{board}{polling}{panel}; White on the {white} lever{levers}; \
              {enforcement} enforcement{laws}; presets {presets} (power-on {preset}); state in {state}{publish}",
             white = self.clock.white,
             enforcement = self.rules.enforcement,
@@ -653,6 +668,7 @@ impl Preset {
             min_press_gap_ms: rules.min_press_gap_ms,
             knock_window_ms: rules.knock_window_ms,
             start: Chess::default(),
+            plain_clock: false,
         }
     }
 }
@@ -685,11 +701,12 @@ impl fmt::Display for LeverSide {
 
 impl BoardKind {
     /// Every kind, in the order the file's comments list them.
-    pub const ALL: [BoardKind; 4] = [
+    pub const ALL: [BoardKind; 5] = [
         BoardKind::Protocol,
         BoardKind::Mcp23017,
         BoardKind::Dgt,
         BoardKind::Sim,
+        BoardKind::None,
     ];
 
     /// The keyword used in the file.
@@ -699,6 +716,7 @@ impl BoardKind {
             BoardKind::Mcp23017 => "mcp23017",
             BoardKind::Dgt => "dgt",
             BoardKind::Sim => "sim",
+            BoardKind::None => "none",
         }
     }
 
@@ -807,6 +825,7 @@ pub fn default_presets() -> Vec<Preset> {
         draw_odds: None,
         increment: IncrementMode::Fischer,
         mode,
+        units: false,
     };
     vec![
         preset("classical", "40/5400+30:1800+30", GameMode::Standard),

@@ -43,10 +43,12 @@ const LAWS: [Laws; 3] = [
     Laws::Fide2023Unsupervised,
     Laws::Regence1858,
 ];
-const INCREMENTS: [IncrementMode; 3] = [
+const INCREMENTS: [IncrementMode; 5] = [
     IncrementMode::Fischer,
     IncrementMode::Bronstein,
     IncrementMode::Delay,
+    IncrementMode::Hourglass,
+    IncrementMode::Upcount,
 ];
 const MODES: [GameMode; 3] = [GameMode::Standard, GameMode::Rapid, GameMode::Blitz];
 
@@ -120,9 +122,17 @@ impl Checker<'_> {
         clock: RawClock,
         presets: &[Preset],
     ) -> Result<ClockConfig, ConfigError> {
-        let preset = clock
-            .preset
-            .unwrap_or_else(|| ClockConfig::default().preset);
+        // Unnamed, the power-on preset is the default one where the file
+        // keeps it, else the file's first: a file with presets of its own
+        // need not also name one (it used to be refused, the default
+        // "rapid" not among them).
+        let preset = clock.preset.unwrap_or_else(|| {
+            let default = ClockConfig::default().preset;
+            match presets.iter().any(|p| p.name == default) {
+                true => default,
+                false => presets[0].name.clone(),
+            }
+        });
         if !presets.iter().any(|p| p.name == preset) {
             let names: Vec<&str> = presets.iter().map(|p| p.name.as_str()).collect();
             return self.fail(
@@ -256,6 +266,12 @@ impl Checker<'_> {
                 "board.interrupt_pin",
                 "a DGT board has no interrupt line (it sends on its USB serial line): \
                  leave the key out",
+            );
+        }
+        if interrupt_pin.is_some() && kind == BoardKind::None {
+            return self.fail(
+                "board.interrupt_pin",
+                "a plain clock (kind = \"none\") has no board to interrupt: leave the key out",
             );
         }
         if interrupt_pin.is_some() && kind == BoardKind::Mcp23017 {
@@ -465,12 +481,32 @@ impl Checker<'_> {
             return self.fail(&key("name"), "missing: every preset needs a name");
         };
         self.preset_name(&key("name"), &name)?;
-        let Some(time_control) = raw.time_control else {
-            return self.fail(
-                &key("time_control"),
-                "missing: every preset needs a time control",
-            );
+        let increment = match raw.increment.as_deref() {
+            None => IncrementMode::default(),
+            Some(value) => self.keyword(
+                &key("increment"),
+                value,
+                "increment mode",
+                |s| s.parse().ok(),
+                INCREMENTS.map(IncrementMode::as_str),
+            )?,
         };
+        // Upcount counts from zero: it needs no time.
+        let time_control = match (raw.time_control, increment) {
+            (Some(text), _) => text,
+            (None, IncrementMode::Upcount) => TimeControl::default().to_string(),
+            (None, _) => {
+                return self.fail(
+                    &key("time_control"),
+                    "missing: every preset needs a time control",
+                );
+            }
+        };
+        let units = TimeControl::written_with_units(&time_control)
+            && raw
+                .black_time_control
+                .as_deref()
+                .is_none_or(TimeControl::written_with_units);
         let time_control = self.time_control(&key("time_control"), &time_control)?;
         let black_time_control = raw
             .black_time_control
@@ -488,16 +524,25 @@ impl Checker<'_> {
                 )
             })
             .transpose()?;
-        let increment = match raw.increment.as_deref() {
-            None => IncrementMode::default(),
-            Some(value) => self.keyword(
-                &key("increment"),
-                value,
-                "increment mode",
-                |s| s.parse().ok(),
-                INCREMENTS.map(IncrementMode::as_str),
-            )?,
-        };
+        if increment == IncrementMode::Hourglass {
+            for (name, control) in [("time_control", Some(&time_control))]
+                .into_iter()
+                .chain([("black_time_control", black_time_control.as_ref())])
+            {
+                if let Some(control) = control
+                    && (control.stages().len() > 1
+                        || control.stage(0).increment_ms > 0
+                        || control.overtime().is_some())
+                {
+                    return self.fail(
+                        &key(name),
+                        format!(
+                            "an hourglass has one time and no increment, as \"5m\", not \"{control}\""
+                        ),
+                    );
+                }
+            }
+        }
         let mode = match raw.mode.as_deref() {
             None => GameMode::default(),
             Some(value) => self.keyword(
@@ -515,6 +560,7 @@ impl Checker<'_> {
             draw_odds,
             increment,
             mode,
+            units,
         })
     }
 
@@ -678,6 +724,60 @@ mod tests {
             INCREMENTS.map(IncrementMode::as_str)
         );
         assert_eq!(referee_keywords::<GameMode>(), MODES.map(GameMode::as_str));
+    }
+
+    #[test]
+    fn presets_of_its_own_need_no_clock_preset() {
+        let config = |text: &str| parse(text, "t.toml", Path::new("/x"));
+        let own = "[[preset]]\nname = \"g60\"\ntime_control = \"60m\"\n\
+                   [[preset]]\nname = \"g30\"\ntime_control = \"30m\"\n";
+        assert_eq!(config(own).unwrap().clock.preset, "g60");
+        let with_rapid = "[[preset]]\nname = \"g60\"\ntime_control = \"60m\"\n\
+                          [[preset]]\nname = \"rapid\"\ntime_control = \"15m+10s\"\n";
+        assert_eq!(config(with_rapid).unwrap().clock.preset, "rapid");
+        let named = format!("[clock]\npreset = \"rapid\"\n{own}");
+        let err = config(&named).unwrap_err();
+        assert_eq!(err.key(), Some("clock.preset"));
+    }
+
+    #[test]
+    fn units_silence_the_seconds_warning_and_bare_minutes_raise_it() {
+        let warnings = |tc: &str| {
+            parse(
+                &format!("[[preset]]\nname = \"g\"\ntime_control = \"{tc}\"\n"),
+                "t.toml",
+                Path::new("/x"),
+            )
+            .unwrap()
+            .warnings()
+            .len()
+        };
+        assert_eq!(warnings("90+30"), 1);
+        assert_eq!(warnings("90s+30s"), 0);
+        assert_eq!(warnings("90m+30s"), 0);
+        assert_eq!(warnings("5400+30"), 0);
+    }
+
+    #[test]
+    fn an_hourglass_has_one_time_and_upcount_needs_none() {
+        let preset = |text: &str| {
+            parse(
+                &format!("[[preset]]\nname = \"g\"\n{text}"),
+                "t.toml",
+                Path::new("/x"),
+            )
+        };
+        let ok = preset("time_control = \"3m\"\nincrement = \"hourglass\"\n").unwrap();
+        assert_eq!(ok.presets[0].increment, IncrementMode::Hourglass);
+        let err = preset("time_control = \"3m+2s\"\nincrement = \"hourglass\"\n").unwrap_err();
+        assert_eq!(err.key(), Some("preset[0].time_control"));
+        assert!(
+            err.to_string().contains("one time and no increment"),
+            "{err}"
+        );
+        let upcount = preset("increment = \"upcount\"\n").unwrap();
+        assert_eq!(upcount.presets[0].increment, IncrementMode::Upcount);
+        assert!(preset("increment = \"fischer\"\n").is_err());
     }
 
     #[test]

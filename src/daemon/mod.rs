@@ -609,7 +609,7 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                 Ok(shell.run(rx, alarm, shutdown).await)
             }
             #[cfg(target_os = "linux")]
-            BoardKind::Protocol | BoardKind::Mcp23017 | BoardKind::Dgt => {
+            BoardKind::Protocol | BoardKind::Mcp23017 | BoardKind::Dgt | BoardKind::None => {
                 match crate::rig::pi::open(config, link_policy, notifier, tx)
                     .map_err(DaemonError::Hardware)?
                 {
@@ -628,10 +628,15 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                         let shell = with_stdin_levers(shell, config);
                         Ok(shell.run(rx, alarm, shutdown).await)
                     }
+                    AnyPiRig::None(rig) => {
+                        let shell = daemon_shell(config, session, rig, journal, game);
+                        let shell = with_stdin_levers(shell, config);
+                        Ok(shell.run(rx, alarm, shutdown).await)
+                    }
                 }
             }
             #[cfg(not(target_os = "linux"))]
-            BoardKind::Protocol | BoardKind::Mcp23017 | BoardKind::Dgt => {
+            BoardKind::Protocol | BoardKind::Mcp23017 | BoardKind::Dgt | BoardKind::None => {
                 Err(DaemonError::NoHardware)
             }
         }

@@ -17,6 +17,7 @@ pub mod link;
 #[cfg(target_os = "linux")]
 pub mod linux;
 pub mod mcp23017_board;
+pub mod no_board;
 pub mod oled;
 pub mod protocol_board;
 pub mod serial;

@@ -1,8 +1,10 @@
-//! The two clocks: time left, whose clock runs, increments and stages (art. 6).
+//! The two clocks: time left, whose clock runs, increments and stages (art. 6),
+//! and the two modes that are no countdown of one's own: hourglass (the time
+//! one uses goes to the other) and upcount (time used, no flag).
 
 use shakmaty::{ByColor, Color};
 
-use super::{IncrementMode, Millis, TimeControl};
+use super::{IncrementMode, Millis, Overtime, TimeControl};
 
 /// Both players' time, in milliseconds of a monotonic clock passed in.
 ///
@@ -22,6 +24,8 @@ pub(crate) struct Clock {
     turn_used: ByColor<u64>,
     /// Main time consumed since the start, ever growing.
     used: ByColor<u64>,
+    /// Each side's overtime as it stands (byo-yomi, Canadian).
+    overtime: ByColor<OvertimeState>,
     /// Whose clock the levers have set running.
     running: Option<Color>,
     /// Who is charged instead while displaced pieces are re-established (7.4.1).
@@ -31,6 +35,17 @@ pub(crate) struct Clock {
     since: Millis,
 }
 
+/// Where a side stands in his overtime (byo-yomi, Canadian).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct OvertimeState {
+    /// Whether his main time has run out and a period is running.
+    pub in_overtime: bool,
+    /// Periods still to come after the current one.
+    pub periods_after: u32,
+    /// Moves completed in the current period.
+    pub period_moves: u32,
+}
+
 /// What a clock showed when a turn began: what a takeback puts back (the
 /// time each side had, the moves counted, the delay of the turn).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,18 +53,24 @@ pub(crate) struct TurnStart {
     remaining: ByColor<u64>,
     completed: ByColor<u32>,
     delay_left: ByColor<u64>,
+    overtime: ByColor<OvertimeState>,
 }
 
 impl Clock {
     pub fn new(control: ByColor<TimeControl>, increment_mode: IncrementMode) -> Clock {
         Clock {
-            remaining: control.as_ref().map(|control| control.stage(0).time_ms),
+            // Upcount shows the time used, from zero.
+            remaining: control.as_ref().map(|control| match increment_mode {
+                IncrementMode::Upcount => 0,
+                _ => control.stage(0).time_ms,
+            }),
             control,
             increment_mode,
             completed: ByColor::new_with(|_| 0),
             delay_left: ByColor::new_with(|_| 0),
             turn_used: ByColor::new_with(|_| 0),
             used: ByColor::new_with(|_| 0),
+            overtime: ByColor::new_with(|_| OvertimeState::default()),
             running: None,
             charged: None,
             paused: false,
@@ -62,13 +83,27 @@ impl Clock {
         *self.remaining.get(side)
     }
 
-    /// Time left for `side` at `now`, without changing anything.
+    /// Time left for `side` at `now` (in upcount, time used), without
+    /// changing anything.
     pub fn remaining_at(&self, side: Color, now: Millis) -> u64 {
-        match self.ticking() {
-            Some(ticking) if ticking == side => {
-                let (_, main) = self.consumed(side, now.saturating_sub(self.since));
-                self.remaining(side) - main
+        let Some(ticking) = self.ticking() else {
+            return self.remaining(side);
+        };
+        // Periods may begin on the way: run a copy.
+        if self.overtime_of(ticking).is_some() {
+            let mut ahead = self.clone();
+            ahead.advance(now);
+            return ahead.remaining(side);
+        }
+        let (_, main) = self.consumed(ticking, now.saturating_sub(self.since));
+        match self.increment_mode {
+            // Saturating: an arbiter may set any time (6.10.2).
+            IncrementMode::Upcount if ticking == side => self.remaining(side).saturating_add(main),
+            // The hourglass pours what one side uses into the other.
+            IncrementMode::Hourglass if ticking != side => {
+                self.remaining(side).saturating_add(main)
             }
+            _ if ticking == side => self.remaining(side) - main,
             _ => self.remaining(side),
         }
     }
@@ -101,20 +136,55 @@ impl Clock {
         self.paused
     }
 
-    /// The instant the ticking clock reaches zero.
+    /// The instant the ticking clock reaches zero; never in upcount.
     pub fn deadline(&self) -> Option<Millis> {
+        if !self.increment_mode.has_flag() {
+            return None;
+        }
         let side = self.ticking()?;
         let delay = if self.charged.is_none() {
             *self.delay_left.get(side)
         } else {
             0
         };
+        // The periods still to come run after the time on the clock.
+        let periods = match self.overtime_of(side) {
+            Some(overtime) => {
+                let state = self.overtime.get(side);
+                let after = if state.in_overtime {
+                    state.periods_after
+                } else {
+                    overtime.periods
+                };
+                u64::from(after).saturating_mul(overtime.period_ms)
+            }
+            None => 0,
+        };
         // Saturating: an instant near the end of time must not overflow.
         Some(
             self.since
                 .saturating_add(delay)
-                .saturating_add(self.remaining(side)),
+                .saturating_add(self.remaining(side))
+                .saturating_add(periods),
         )
+    }
+
+    /// `side`'s overtime, where his mode has any (not hourglass nor upcount).
+    fn overtime_of(&self, side: Color) -> Option<Overtime> {
+        self.control
+            .get(side)
+            .overtime()
+            .filter(|_| self.increment_mode.takes_increments())
+    }
+
+    /// Where `side` stands in his overtime at `now`, without changing
+    /// anything: `None` before it begins.
+    pub fn overtime_at(&self, side: Color, now: Millis) -> Option<(Overtime, OvertimeState)> {
+        let overtime = self.overtime_of(side)?;
+        let mut ahead = self.clone();
+        ahead.advance(now);
+        let state = *ahead.overtime.get(side);
+        state.in_overtime.then_some((overtime, state))
     }
 
     /// Accounts the time from the last accounting to `now` to the ticking side.
@@ -123,9 +193,48 @@ impl Clock {
         let elapsed = now.saturating_sub(self.since);
         self.since = self.since.max(now);
         let Some(side) = self.ticking() else { return };
-        let (delay, main) = self.consumed(side, elapsed);
+        let (delay, mut main) = self.consumed(side, elapsed);
         *self.delay_left.get_mut(side) -= delay;
-        *self.remaining.get_mut(side) -= main;
+        // Past the main time, period after period until the last runs out.
+        if let Some(overtime) = self.overtime_of(side) {
+            let mut left = elapsed - delay;
+            loop {
+                let take = self.remaining(side).min(left);
+                *self.remaining.get_mut(side) -= take;
+                *self.turn_used.get_mut(side) += take;
+                *self.used.get_mut(side) += take;
+                left -= take;
+                // At zero the next period begins at once, not a
+                // millisecond later: the face never shows a 0 that is no flag.
+                if self.remaining(side) > 0 {
+                    break;
+                }
+                let state = self.overtime.get_mut(side);
+                if !state.in_overtime {
+                    state.in_overtime = true;
+                    state.periods_after = overtime.periods - 1;
+                } else if state.periods_after > 0 {
+                    state.periods_after -= 1;
+                } else {
+                    break;
+                }
+                state.period_moves = 0;
+                *self.remaining.get_mut(side) = overtime.period_ms;
+            }
+            main = 0;
+        }
+        match self.increment_mode {
+            IncrementMode::Upcount => {
+                let shown = self.remaining.get_mut(side);
+                *shown = shown.saturating_add(main);
+            }
+            IncrementMode::Hourglass => {
+                *self.remaining.get_mut(side) -= main;
+                let other = self.remaining.get_mut(side.other());
+                *other = other.saturating_add(main);
+            }
+            _ => *self.remaining.get_mut(side) -= main,
+        }
         *self.turn_used.get_mut(side) += main;
         *self.used.get_mut(side) += main;
     }
@@ -138,7 +247,12 @@ impl Clock {
         } else {
             0
         };
-        (delay, self.remaining(side).min(elapsed - delay))
+        // Counting up has no zero to stop at.
+        let limit = match self.increment_mode {
+            IncrementMode::Upcount => u64::MAX,
+            _ => self.remaining(side),
+        };
+        (delay, limit.min(elapsed - delay))
     }
 
     /// Main time `side` has consumed since the start.
@@ -174,7 +288,7 @@ impl Clock {
         let bonus = match self.increment_mode {
             IncrementMode::Fischer => stage.increment_ms,
             IncrementMode::Bronstein => (*self.turn_used.get(side)).min(stage.increment_ms),
-            IncrementMode::Delay => 0,
+            IncrementMode::Delay | IncrementMode::Hourglass | IncrementMode::Upcount => 0,
         };
         *self.remaining.get_mut(side) += bonus;
         self.count_move(side);
@@ -188,8 +302,23 @@ impl Clock {
     pub fn count_move(&mut self, side: Color) {
         let completed = self.completed.get_mut(side);
         *completed = completed.saturating_add(1);
-        let earned = self.control.get(side).stage_time_earned(*completed);
-        *self.remaining.get_mut(side) += earned;
+        let completed = *completed;
+        // Enough moves within a period earn a fresh one.
+        if let Some(overtime) = self.overtime_of(side) {
+            let state = self.overtime.get_mut(side);
+            if state.in_overtime {
+                state.period_moves += 1;
+                if state.period_moves >= overtime.moves {
+                    state.period_moves = 0;
+                    *self.remaining.get_mut(side) = overtime.period_ms;
+                }
+            }
+        }
+        // Neither the hourglass nor upcount has stages.
+        if self.increment_mode.takes_increments() {
+            let earned = self.control.get(side).stage_time_earned(completed);
+            *self.remaining.get_mut(side) += earned;
+        }
     }
 
     /// `side`'s last move was completed by the end of the game: it counts,
@@ -199,10 +328,15 @@ impl Clock {
         *completed = completed.saturating_add(1);
     }
 
-    /// Gives `side` extra time (7.5.5).
+    /// Gives `side` extra time (7.5.5): in upcount, takes it off his time
+    /// used.
     pub fn add(&mut self, side: Color, ms: u64, now: Millis) {
         self.advance(now);
-        *self.remaining.get_mut(side) += ms;
+        let remaining = self.remaining.get_mut(side);
+        *remaining = match self.increment_mode {
+            IncrementMode::Upcount => remaining.saturating_sub(ms),
+            _ => *remaining + ms,
+        };
     }
 
     /// The arbiter sets `side`'s main time (6.10.2). Nothing else changes:
@@ -224,6 +358,15 @@ impl Clock {
     /// player. Returns the time moved.
     pub fn transfer(&mut self, from: Color, to: Color, ms: u64, now: Millis) -> u64 {
         self.advance(now);
+        if self.increment_mode == IncrementMode::Upcount {
+            // The clocks show time used: it moves as it is.
+            let ms = ms.min(self.remaining(from)).min(*self.used.get(from));
+            *self.remaining.get_mut(from) -= ms;
+            *self.used.get_mut(from) -= ms;
+            *self.remaining.get_mut(to) += ms;
+            *self.used.get_mut(to) += ms;
+            return ms;
+        }
         let ms = ms.min(self.remaining(to)).min(*self.used.get(from));
         *self.remaining.get_mut(from) += ms;
         *self.used.get_mut(from) -= ms;
@@ -255,6 +398,7 @@ impl Clock {
             remaining: self.remaining,
             completed: self.completed,
             delay_left: self.delay_left,
+            overtime: self.overtime,
         }
     }
 
@@ -266,6 +410,7 @@ impl Clock {
         self.remaining = start.remaining;
         self.completed = start.completed;
         self.delay_left = start.delay_left;
+        self.overtime = start.overtime;
         self.turn_used = ByColor::new_with(|_| 0);
         self.running = Some(side);
         self.charged = None;
@@ -362,6 +507,111 @@ mod tests {
         c.complete_by_press(Color::White, 1_000);
         // Black's own delay holds his countdown: 2 s, not White's 5.
         assert_eq!(c.deadline(), Some(1_000 + 2_000 + 240_000));
+    }
+
+    #[test]
+    fn the_hourglass_pours_what_one_side_uses_into_the_other() {
+        let mut c = clock("60", IncrementMode::Hourglass);
+        c.start(Color::White, 0);
+        assert_eq!(c.deadline(), Some(60_000));
+        assert_eq!(c.remaining_at(Color::Black, 10_000), 70_000);
+        assert_eq!(c.remaining_at(Color::White, 10_000), 50_000);
+        c.complete_by_press(Color::White, 10_000);
+        assert_eq!(
+            (c.remaining(Color::White), c.remaining(Color::Black)),
+            (50_000, 70_000)
+        );
+        // Black's 70 s run out at 80 s, unless he presses.
+        assert_eq!(c.deadline(), Some(80_000));
+        c.complete_by_press(Color::Black, 30_000);
+        assert_eq!(
+            (c.remaining(Color::White), c.remaining(Color::Black)),
+            (70_000, 50_000)
+        );
+        assert_eq!(c.deadline(), Some(100_000));
+    }
+
+    #[test]
+    fn times_set_near_the_end_of_numbers_do_not_overflow() {
+        for mode in [IncrementMode::Upcount, IncrementMode::Hourglass] {
+            let mut c = clock("60", mode);
+            c.start(Color::White, 0);
+            c.set_remaining(Color::White, u64::MAX - 5, 0);
+            c.set_remaining(Color::Black, u64::MAX - 5, 0);
+            c.advance(1_000);
+            assert!(c.remaining_at(Color::Black, 2_000) >= u64::MAX - 5);
+            c.complete_by_press(Color::White, 3_000);
+            c.advance(9_000);
+        }
+    }
+
+    #[test]
+    fn upcount_counts_the_time_used_and_never_flags() {
+        let mut c = clock("60+5", IncrementMode::Upcount);
+        assert_eq!(c.remaining(Color::White), 0);
+        c.start(Color::White, 0);
+        assert_eq!(c.deadline(), None);
+        assert_eq!(c.remaining_at(Color::White, 7_500), 7_500);
+        c.complete_by_press(Color::White, 7_500);
+        // No increment: the time used is what it was.
+        assert_eq!(c.remaining(Color::White), 7_500);
+        c.advance(10_000_000);
+        assert_eq!(c.remaining(Color::Black), 10_000_000 - 7_500);
+        assert_eq!(c.deadline(), None);
+    }
+
+    #[test]
+    fn byo_yomi_gives_the_period_back_whole_for_a_move_within_it() {
+        let mut c = clock("10|3x5", IncrementMode::Fischer);
+        c.start(Color::White, 0);
+        // 10 s main, then three periods of 5 s: the flag at 25 s.
+        assert_eq!(c.deadline(), Some(25_000));
+        // At 12 s White is 2 s into his first period.
+        assert_eq!(c.remaining_at(Color::White, 12_000), 3_000);
+        assert_eq!(c.overtime_at(Color::White, 9_999), None);
+        let (_, state) = c.overtime_at(Color::White, 10_000).unwrap();
+        assert_eq!((state.in_overtime, state.periods_after), (true, 2));
+        // At 17 s he is 2 s into his second period; he moves.
+        c.complete_by_press(Color::White, 17_000);
+        assert_eq!(c.remaining(Color::White), 5_000);
+        let (_, state) = c.overtime_at(Color::White, 17_000).unwrap();
+        assert_eq!(state.periods_after, 1);
+        c.complete_by_press(Color::Black, 18_000);
+        // His two periods left, 5 s each, from 18 s.
+        assert_eq!(c.deadline(), Some(28_000));
+    }
+
+    #[test]
+    fn canadian_overtime_renews_the_period_after_its_moves() {
+        let mut c = clock("10|2/20", IncrementMode::Fischer);
+        c.start(Color::White, 0);
+        assert_eq!(c.deadline(), Some(30_000));
+        c.complete_by_press(Color::White, 15_000);
+        // One move of two made in the period: its time runs on, not renewed.
+        assert_eq!(c.remaining(Color::White), 15_000);
+        c.complete_by_press(Color::Black, 16_000);
+        assert_eq!(c.deadline(), Some(31_000));
+        c.complete_by_press(Color::White, 20_000);
+        // The second: a fresh 20 s, what was left of the old one gone.
+        assert_eq!(c.remaining(Color::White), 20_000);
+        c.complete_by_press(Color::Black, 21_000);
+        assert_eq!(c.deadline(), Some(41_000));
+    }
+
+    #[test]
+    fn an_increment_only_stage_lives_on_its_increment() {
+        // Armageddon +2 s from move 61: 60 moves in 5 min, then 2 s a move.
+        let mut c = clock("2/60:0+2", IncrementMode::Fischer);
+        c.start(Color::White, 0);
+        c.complete_by_press(Color::White, 1_000);
+        c.complete_by_press(Color::Black, 2_000);
+        c.complete_by_press(Color::White, 3_000);
+        // 60 s - 2 s used, no increment in the first stage, nothing earned.
+        assert_eq!(c.remaining(Color::White), 58_000);
+        c.complete_by_press(Color::Black, 4_000);
+        c.complete_by_press(Color::White, 5_000);
+        // The third move is in the second stage: +2 s.
+        assert_eq!(c.remaining(Color::White), 59_000);
     }
 
     #[test]

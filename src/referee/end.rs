@@ -14,7 +14,9 @@ impl Referee {
     /// The result when `side` loses by time or illegal moves: a draw if the
     /// opponent could not mate by any series of legal moves (6.9, 7.5.5).
     pub(super) fn loss_for(&self, side: Color) -> KnownOutcome {
-        if dead::cannot_mate(&self.play.position, side.other()) {
+        // A plain clock sees no position: the flag loses (6.9 as a clock
+        // alone can apply it).
+        if !self.rules.plain_clock && dead::cannot_mate(&self.play.position, side.other()) {
             KnownOutcome::Draw
         } else {
             KnownOutcome::Decisive {

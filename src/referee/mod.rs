@@ -64,7 +64,7 @@ pub use input::Input;
 pub use law::{Law, ParseLawError};
 pub use reading::ONE_SCAN_MS;
 pub use rules::{Enforcement, GameMode, IncrementMode, Laws, Rules, UnknownKeyword};
-pub use time_control::{ParseTimeControlError, Stage, TimeControl};
+pub use time_control::{Overtime, ParseTimeControlError, Stage, TimeControl};
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -287,6 +287,21 @@ impl Referee {
     /// The stage of the time control `side` is playing in, from 0.
     pub fn stage(&self, side: Color) -> usize {
         self.clock.stage_index(side)
+    }
+
+    /// `side`'s overtime at `now`, once his main time has run out: the
+    /// periods left counting the one running, and the moves still to make
+    /// in it for a fresh one. `None` before overtime, or without any.
+    pub fn overtime_left(&self, side: Color, now: Millis) -> Option<(u32, u32)> {
+        let at = match self.early_place {
+            Some(early) => early.at(),
+            None => now.max(self.now),
+        };
+        let (overtime, state) = self.clock.overtime_at(side, at)?;
+        Some((
+            state.periods_after + 1,
+            overtime.moves.saturating_sub(state.period_moves),
+        ))
     }
 
     /// Whether `side`'s clock runs for a move he has made on the board and

@@ -4,7 +4,7 @@
 use shakmaty::{Bitboard, ByColor, Color, Position, Role};
 
 use super::claim::Claimable;
-use super::effect::{Effect, Reason};
+use super::effect::{CompletedMove, Effect, MoveText, Reason};
 use super::footprint::{hands_needed, occupancy_after};
 use super::law::Law;
 use super::rules::{Enforcement, Laws};
@@ -75,6 +75,10 @@ impl Referee {
             return;
         }
         self.presses.last = Some((now, side));
+        if self.rules.plain_clock {
+            self.press_plain(side);
+            return;
+        }
         let strict = self.rules.enforcement == Enforcement::Strict;
         if self.hands_full(side) {
             // A legal move on the board but for his own pieces off their
@@ -184,6 +188,23 @@ impl Referee {
     }
 
     /// A press by the player whose clock runs when he has made no move on the board.
+    /// A plain clock's press (no sensor board): the turn is complete, a
+    /// move nobody saw (`--`, UCI's null move `0000`), and the other clock
+    /// starts.
+    fn press_plain(&mut self, side: Color) {
+        let number = self.clock.completed(side).saturating_add(1);
+        self.clock.complete_by_press(side, self.now);
+        self.play.turn_began = self.clock.turn_start();
+        self.emit(Effect::Move(CompletedMove {
+            side,
+            number,
+            uci: MoveText::new("0000").unwrap_or_default(),
+            san: MoveText::new("--").unwrap_or_default(),
+            white_ms: self.clock.remaining(Color::White),
+            black_ms: self.clock.remaining(Color::Black),
+        }));
+    }
+
     pub(super) fn press_without_move(&mut self, side: Color) {
         // 1858, 10ª: an enemy piece moved, for the opponent to judge; 20ª:
         // the pieces touched to castle where castling is not allowed.

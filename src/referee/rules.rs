@@ -7,8 +7,9 @@ use shakmaty::fen::Fen;
 use shakmaty::{Chess, Color, EnPassantMode};
 
 use super::TimeControl;
+use super::time_control::{seconds_text, units_text};
 
-/// What `+N` in a time control means.
+/// What `+N` in a time control means, and how the clocks count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum IncrementMode {
     /// N seconds added when a move is completed by the press, from move 1.
@@ -18,6 +19,81 @@ pub enum IncrementMode {
     Bronstein,
     /// US delay: the countdown starts N seconds after the clock starts.
     Delay,
+    /// Hourglass (sandclock, PGN's `*N`): the time one player uses is
+    /// added to his opponent's; the flag falls when a clock reaches zero.
+    /// No increment, one stage.
+    Hourglass,
+    /// Upcount (a DGT 3000's "upcount"): each clock counts the time its
+    /// player has used, up from zero; no flag ever falls. The time control's
+    /// times are not used.
+    Upcount,
+}
+
+impl IncrementMode {
+    /// Whether the clocks count down to a flag (every mode but upcount).
+    pub const fn has_flag(self) -> bool {
+        !matches!(self, IncrementMode::Upcount)
+    }
+
+    /// Whether the `+N` and the stages of a time control mean anything
+    /// (not in hourglass nor upcount, which have neither).
+    pub const fn takes_increments(self) -> bool {
+        !matches!(self, IncrementMode::Hourglass | IncrementMode::Upcount)
+    }
+
+    /// `control` as a clock's face names it under this mode, its increment written as
+    /// what it is: a Fischer increment as `90m+30s`, a US delay and a
+    /// Bronstein delay as US Chess writes them, `G/90 d5` and `G/90 b5`
+    /// (`40/120 SD/30 d5` for stages), never as a `+` a player reads as an
+    /// increment.
+    pub fn label(self, control: &TimeControl) -> String {
+        let mark = match self {
+            IncrementMode::Fischer => return control.with_units(),
+            IncrementMode::Delay => 'd',
+            IncrementMode::Bronstein => 'b',
+            IncrementMode::Hourglass => {
+                return format!("hourglass {}", units_text(control.stage(0).time_ms));
+            }
+            IncrementMode::Upcount => return "count up".to_owned(),
+        };
+        // US Chess counts minutes; anything else keeps its units.
+        let minutes = |ms: u64| {
+            if ms.is_multiple_of(60_000) {
+                (ms / 60_000).to_string()
+            } else {
+                units_text(ms)
+            }
+        };
+        let mut text = String::new();
+        let mut delay = None;
+        for (i, stage) in control.stages().iter().enumerate() {
+            if i > 0 {
+                text.push(' ');
+            }
+            match stage.moves {
+                Some(n) => text.push_str(&format!("{n}/{}", minutes(stage.time_ms))),
+                None if i == 0 => text.push_str(&format!("G/{}", minutes(stage.time_ms))),
+                None => text.push_str(&format!("SD/{}", minutes(stage.time_ms))),
+            }
+            // One delay for the whole game is written once, at the end.
+            if control
+                .stages()
+                .iter()
+                .all(|s| s.increment_ms == stage.increment_ms)
+            {
+                delay = Some(stage.increment_ms);
+            } else if stage.increment_ms > 0 {
+                text.push_str(&format!(" {mark}{}", seconds_text(stage.increment_ms)));
+            }
+        }
+        if let Some(ms) = delay.filter(|ms| *ms > 0) {
+            text.push_str(&format!(" {mark}{}", seconds_text(ms)));
+        }
+        if let Some(overtime) = control.overtime() {
+            text.push_str(&format!(" |{overtime}"));
+        }
+        text
+    }
 }
 
 /// The kind of game, for the penalties of appendices A and B.
@@ -103,7 +179,7 @@ pub enum Laws {
     Regence1858,
 }
 
-keyword_enum!(IncrementMode, "increment mode", Fischer => "fischer", Bronstein => "bronstein", Delay => "delay");
+keyword_enum!(IncrementMode, "increment mode", Fischer => "fischer", Bronstein => "bronstein", Delay => "delay", Hourglass => "hourglass", Upcount => "upcount");
 keyword_enum!(GameMode, "mode", Standard => "standard", Rapid => "rapid", Blitz => "blitz");
 keyword_enum!(Enforcement, "enforcement", Strict => "strict", Claim => "claim", Record => "record");
 keyword_enum!(Laws, "laws", Fide2023 => "fide-2023", Fide2023Unsupervised => "fide-2023-unsupervised", Regence1858 => "regence-1858");
@@ -156,6 +232,11 @@ pub struct Rules {
     pub knock_window_ms: u64,
     /// The position on the board when the game starts.
     pub start: Chess,
+    /// A plain clock, with no sensor board (`board.kind = "none"`): each
+    /// press of the running clock's lever completes a turn, written `--`
+    /// (a move nobody saw), and only the clock's rules apply: the flag
+    /// loses (6.9, the position unknown).
+    pub plain_clock: bool,
 }
 
 impl Rules {
@@ -186,6 +267,7 @@ impl Default for Rules {
             laws: Laws::default(),
             min_press_gap_ms: 100,
             knock_window_ms: 2000,
+            plain_clock: false,
             start: Chess::default(),
         }
     }
@@ -208,6 +290,7 @@ impl PartialEq for Rules {
             min_press_gap_ms,
             knock_window_ms,
             start: _,
+            plain_clock,
         } = self;
         *time_control == other.time_control
             && *black_time_control == other.black_time_control
@@ -218,6 +301,7 @@ impl PartialEq for Rules {
             && *laws == other.laws
             && *min_press_gap_ms == other.min_press_gap_ms
             && *knock_window_ms == other.knock_window_ms
+            && *plain_clock == other.plain_clock
             && self.start_fen() == other.start_fen()
     }
 }

@@ -110,6 +110,12 @@ impl<P: crate::hardware::serial::SerialPort> BoardSerial for crate::hardware::dg
 /// (`daemon::board_identity`).
 pub const DGT_SERIAL_BASE: u64 = 0x0d67_0000_0000_0000;
 
+impl BoardSerial for crate::hardware::no_board::NoBoard {
+    fn serial(&self) -> Option<u64> {
+        None
+    }
+}
+
 impl<I2C> BoardSerial for Mcp23017Board<I2C> {
     fn serial(&self) -> Option<u64> {
         None

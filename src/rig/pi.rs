@@ -25,6 +25,7 @@ use crate::hardware::gpio::{GpioButtons, GpioBuzzer, GpioInterrupt};
 use crate::hardware::link::{BoardLink, LinkPolicy};
 use crate::hardware::linux::{I2cdev, OpenError, open_i2c};
 use crate::hardware::mcp23017_board::Mcp23017Board;
+use crate::hardware::no_board::NoBoard;
 use crate::hardware::oled::Oled;
 use crate::hardware::protocol_board::ProtocolBoard;
 use crate::hardware::serial::{SerialPort, Tty, TtyError};
@@ -118,6 +119,8 @@ pub enum AnyPiRig {
     Mcp23017(PiRig<Mcp23017Board<PiBus>>),
     /// A DGT e-board on a USB serial line.
     Dgt(PiRig<DgtBoard<Tty>>),
+    /// No board: a plain clock.
+    None(PiRig<NoBoard>),
 }
 
 /// Opens the configured hardware and starts watching the front controls
@@ -200,6 +203,7 @@ pub fn open(
             };
             AnyPiRig::Dgt(parts.rig(BoardLink::new(driver, policy)))
         }
+        (BoardKind::None, _) => AnyPiRig::None(parts.rig(BoardLink::new(NoBoard::new(), policy))),
         (BoardKind::Mcp23017, _) => {
             AnyPiRig::Mcp23017(parts.rig(BoardLink::new(Mcp23017Board::new(i2c(bus)?), policy)))
         }

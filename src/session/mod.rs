@@ -40,6 +40,7 @@ use crate::pgn::{GameRecord, Tags};
 use crate::{Effect, Input, KnownOutcome, Millis, Referee, Rules, words};
 
 pub mod controls;
+pub mod editor;
 mod input;
 pub mod setup;
 pub mod view;
@@ -214,6 +215,8 @@ pub struct Session {
     actions: VecDeque<Action>,
     /// The face must be redrawn.
     changed: bool,
+    /// The time-control editor, while open on the setup screen.
+    editor: Option<editor::Editor>,
 }
 
 impl Session {
@@ -225,6 +228,7 @@ impl Session {
             .map(|p| {
                 let mut rules = p.rules(&config.rules);
                 rules.start = config.start.clone();
+                rules.plain_clock = config.board.kind == crate::config::BoardKind::None;
                 (p.name.clone(), rules)
             })
             .collect();
@@ -245,6 +249,7 @@ impl Session {
             pieces: None,
             actions: VecDeque::new(),
             changed: true,
+            editor: None,
         }
     }
 
@@ -672,6 +677,17 @@ impl Session {
     }
 
     fn setup_press(&mut self, button: Button, at: Millis) {
+        // Left moves up and takes one off, right moves down and adds.
+        let right = !self.is_left_of(button);
+        if let Some(editor) = self.editor.as_mut() {
+            match button {
+                Button::Adjust(_) => editor.step_row(right),
+                Button::Draw(_) => editor.step_value(right),
+                Button::Menu => self.save_edited(),
+                Button::Lever(_) => {}
+            }
+            return;
+        }
         match button {
             Button::Lever(Color::Black) => {
                 // 7.3: the clock starts only on the game's start.
@@ -696,8 +712,37 @@ impl Session {
                 };
             }
             Button::Draw(_) => self.black_left = !self.black_left,
-            Button::Menu => {}
+            Button::Menu => self.editor = Some(editor::Editor::default()),
         }
+    }
+
+    /// Whether `button` is on the left of the clock as the sides sit.
+    fn is_left_of(&self, button: Button) -> bool {
+        match button {
+            Button::Adjust(side) | Button::Draw(side) | Button::Lever(side) => self.is_left(side),
+            Button::Menu => false,
+        }
+    }
+
+    /// Closes the editor, its control saved as the preset `edited`, on the
+    /// selected preset's other rules, and selected.
+    fn save_edited(&mut self) {
+        let Some(editor) = self.editor.take() else {
+            return;
+        };
+        let base = self
+            .presets
+            .get(self.selected)
+            .map(|(_, rules)| rules.clone())
+            .unwrap_or_default();
+        self.select_rules(editor::EDITED, editor.rules(&base));
+    }
+
+    /// The editor's rows and selected row, while it is open.
+    pub fn editor_rows(&self) -> Option<(Vec<String>, usize)> {
+        self.editor
+            .as_ref()
+            .map(|editor| (editor.rows(), editor.selected()))
     }
 
     fn begin(&mut self, at: Millis) {
@@ -871,8 +916,17 @@ fn adjudication_text((outcome, armed): (KnownOutcome, bool)) -> String {
     }
 }
 
+/// A preset as the setup screen lists it: its name and its control as a
+/// clock writes it, a delay as a delay (`G/90 d5`) and each side's time
+/// when they differ (`W5m+2s B4m+2s`).
 fn preset_label(name: &str, rules: &Rules) -> String {
-    format!("{name} {}", rules.time_control)
+    let white = rules.increment_mode.label(&rules.time_control);
+    match &rules.black_time_control {
+        Some(black) if *black != rules.time_control => {
+            format!("{name} W{white} B{}", rules.increment_mode.label(black))
+        }
+        _ => format!("{name} {white}"),
+    }
 }
 
 /// The `Restored` action for a game rebuilt up to `last`.

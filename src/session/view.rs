@@ -22,11 +22,13 @@ pub fn from_referee(referee: &Referee, now: Millis, alert: Option<String>) -> Vi
     let white_ms = referee.remaining(Color::White, now);
     let black_ms = referee.remaining(Color::Black, now);
     let result = referee.result();
+    // Counting up, zero is the start, not a flag.
+    let flags = referee.rules().increment_mode.has_flag();
     // From the exact times: a clock showing 0.0 has not flagged until zero.
     let flag = match result {
         Some((KnownOutcome::Decisive { winner }, Reason::Timeout)) => Some(!winner),
-        _ if white_ms == 0 => Some(Color::White),
-        _ if black_ms == 0 => Some(Color::Black),
+        _ if flags && white_ms == 0 => Some(Color::White),
+        _ if flags && black_ms == 0 => Some(Color::Black),
         _ => None,
     };
     let result = result.map(|(outcome, reason)| words::result_text(outcome, reason));
@@ -41,6 +43,8 @@ pub fn from_referee(referee: &Referee, now: Millis, alert: Option<String>) -> Vi
         black_moves: referee.moves_completed(Color::Black),
         white_stage: referee.stage(Color::White),
         black_stage: referee.stage(Color::Black),
+        white_overtime: overtime_mark(referee, Color::White, now),
+        black_overtime: overtime_mark(referee, Color::Black, now),
         flag,
         draw_offer: referee.draw_offer(),
         paused: referee.is_paused(),
@@ -51,6 +55,19 @@ pub fn from_referee(referee: &Referee, now: Millis, alert: Option<String>) -> Vi
         screen: Screen::Clock,
         black_left: false,
     }
+}
+
+/// `side`'s overtime as the face marks it: `BY3`, byo-yomi periods left
+/// counting the one running; `C12`, Canadian moves still to make in the
+/// period. `None` before his main time has run out.
+fn overtime_mark(referee: &Referee, side: Color, now: Millis) -> Option<String> {
+    let overtime = referee.rules().time_control_of(side).overtime()?;
+    let (periods, moves) = referee.overtime_left(side, now)?;
+    Some(if overtime.is_byo_yomi() {
+        format!("BY{periods}")
+    } else {
+        format!("C{moves}")
+    })
 }
 
 impl Session {
@@ -64,8 +81,9 @@ impl Session {
                     .alert
                     .clone()
                     .or_else(|| self.set_up_fault().map(|fault| fault.text()));
-                View {
-                    screen: Screen::TimeControlMenu {
+                let screen = match self.editor_rows() {
+                    Some((rows, selected)) => Screen::TimeControlEditor { rows, selected },
+                    None => Screen::TimeControlMenu {
                         presets: self
                             .presets
                             .iter()
@@ -73,6 +91,9 @@ impl Session {
                             .collect(),
                         selected: self.selected,
                     },
+                };
+                View {
+                    screen,
                     alert,
                     ..View::default()
                 }
@@ -111,7 +132,8 @@ impl Session {
     /// The first instant after `now`, on the shell's clock, at which
     /// [`Session::view`] differs from `view(now)` with no input in between:
     /// when the running clock's reading next changes (a second, or a tenth
-    /// under 20 s; after any delay still to run), or its flag shows. `None`
+    /// under 20 s; after any delay still to run; in an hourglass, the other
+    /// clock's as it fills), or its flag shows. `None`
     /// when no clock runs, or the running one already reads zero (what
     /// follows, the result, comes through [`Session::handle_timeout`], which
     /// marks the session changed).
@@ -122,16 +144,24 @@ impl Session {
         let side = game.referee.ticking()?;
         let t = (now + game.offset).max(game.last);
         // What of the running clock the view holds: its reading and its flag.
+        // Counting up, zero is the start, not a flag.
+        let mode = game.referee.rules().increment_mode;
+        let flags = mode.has_flag();
+        // In an hourglass the other clock fills as this one empties: its
+        // reading moves too, at instants of its own.
+        let pours = mode == crate::IncrementMode::Hourglass;
         let reading = |at: Millis| {
             let ms = game.referee.remaining(side, at);
-            (face::displayed_ms(ms), ms == 0)
+            let other = pours.then(|| face::displayed_ms(game.referee.remaining(!side, at)));
+            (face::displayed_ms(ms), flags && ms == 0, other)
         };
         let before = reading(t);
         if before.1 {
             return None;
         }
-        // The reading only moves one way as time passes, whatever the delay
-        // or increment mode, so search for its first change: double the
+        // The reading moves one way as time passes, whatever the delay or
+        // increment mode (down, or up counting up; an overtime period that
+        // begins is a change in itself), so search for its first change: double the
         // step until it has changed, then halve the gap. The referee alone
         // knows the clock's rules; asking it keeps them in one place.
         let mut step: Millis = 1;
@@ -284,5 +314,49 @@ mod tests {
         assert_eq!(view.alert, None);
         let other = from_referee(referee, 2_000, Some("Draw declined".to_owned()));
         assert_eq!(other.alert.as_deref(), Some("Draw declined"));
+    }
+
+    #[test]
+    fn upcount_starts_at_zero_without_a_flag_and_counts_up() {
+        let s = game("60", IncrementMode::Upcount);
+        assert_eq!(s.view(1_000).flag, None);
+        assert_eq!(s.view(1_000).white_ms, 0);
+        let changes = check_changes(&s, 1_000, 3);
+        // Tenths under 20 s, as a countdown shows them.
+        assert_eq!(changes, [1_100, 1_200, 1_300]);
+        assert_eq!(s.view(100_000).white_ms, 99_000);
+        assert_eq!(s.view(100_000).flag, None);
+    }
+
+    #[test]
+    fn overtime_is_marked_where_the_period_is() {
+        // 10 s main from 1 000, then three byo-yomi periods of 5 s.
+        let s = game("10|3x5", IncrementMode::Fischer);
+        assert_eq!(s.view(10_999).white_overtime, None);
+        let view = s.view(11_000);
+        assert_eq!(
+            (view.white_overtime.as_deref(), view.white_ms, view.flag),
+            (Some("BY3"), 5_000, None)
+        );
+        assert_eq!(s.view(16_000).white_overtime.as_deref(), Some("BY2"));
+        let s = game("10|20/60", IncrementMode::Fischer);
+        assert_eq!(s.view(12_000).white_overtime.as_deref(), Some("C20"));
+        assert_eq!(s.view(12_000).white_ms, 59_000);
+    }
+
+    #[test]
+    fn in_an_hourglass_the_filling_clock_is_redrawn_when_it_moves() {
+        let mut s = game("60", IncrementMode::Hourglass);
+        s.board(1_300, Input::Lift(Square::E2));
+        s.board(1_400, Input::Place(Square::E4, None));
+        // White pressed after 0.5 s: 59.5 s for him, 60.5 s for Black,
+        // whose sand runs into White's glass. White's reading reaches 1:00
+        // at 2 000, Black's leaves 1:00 a millisecond later: each change
+        // is announced, not only the running clock's.
+        s.press(1_500, Button::Lever(Color::White), 1_500);
+        let changes = check_changes(&s, 1_500, 4);
+        assert_eq!(changes, [2_000, 2_001, 3_000, 3_001]);
+        assert_eq!(s.view(2_000).white_ms, 60_000);
+        assert_eq!(s.view(3_000).white_ms, 61_000);
     }
 }

@@ -329,6 +329,16 @@ pub fn choice_text(options: &[Choice], marked: usize) -> String {
 /// "15 min + 10 s per move from move 1", "40 moves in 90 min + 30 s per
 /// move from move 1, then 30 min + 30 s per move".
 pub fn time_control_text(time_control: &TimeControl, increment: IncrementMode) -> String {
+    match increment {
+        IncrementMode::Hourglass => {
+            return format!(
+                "{} hourglass, the time one uses given to the other",
+                span_text(time_control.stage(0).time_ms)
+            );
+        }
+        IncrementMode::Upcount => return "counting up the time used, no flag".to_owned(),
+        _ => {}
+    }
     let stages = time_control.stages();
     let mut text = String::new();
     for (i, stage) in stages.iter().enumerate() {
@@ -346,11 +356,30 @@ pub fn time_control_text(time_control: &TimeControl, increment: IncrementMode) -
                 IncrementMode::Fischer => format!(" + {each} per move"),
                 IncrementMode::Bronstein => format!(", up to {each} a move given back (Bronstein)"),
                 IncrementMode::Delay => format!(", {each} delay a move"),
+                IncrementMode::Hourglass | IncrementMode::Upcount => String::new(),
             });
         }
     }
     if stages.last().is_some_and(|stage| stage.moves.is_some()) {
         text.push_str(", repeated");
+    }
+    match time_control.overtime() {
+        Some(overtime) if overtime.is_byo_yomi() => text.push_str(&format!(
+            ", then byo-yomi: {} period{} of {}",
+            overtime.periods,
+            if overtime.periods == 1 { "" } else { "s" },
+            span_text(overtime.period_ms)
+        )),
+        Some(overtime) => text.push_str(&format!(
+            ", then {}{} moves in {}, renewed (Canadian overtime)",
+            match overtime.periods {
+                1 => String::new(),
+                n => format!("{n} periods of "),
+            },
+            overtime.moves,
+            span_text(overtime.period_ms)
+        )),
+        None => {}
     }
     text
 }

@@ -358,6 +358,13 @@ pub fn face_words(view: &crate::face::View) -> Vec<String> {
                 lines.push(format!("{mark}{preset}"));
             }
         }
+        Screen::TimeControlEditor { rows, selected } => {
+            lines.push("Time control editor (Menu saves):".to_owned());
+            for (i, row) in rows.iter().enumerate() {
+                let mark = if i == *selected { "▸ " } else { "  " };
+                lines.push(format!("{mark}{row}"));
+            }
+        }
         Screen::Correction { field } => {
             lines.push(format!("White {}", clock_text(view.white_ms)));
             lines.push(format!("Black {}", clock_text(view.black_ms)));

@@ -267,6 +267,7 @@ fn setup(wire: WireLine) -> Result<Rules, ParseLineError> {
         min_press_gap_ms: wire.min_press_gap_ms.unwrap_or(defaults.min_press_gap_ms),
         knock_window_ms: wire.knock_window_ms.unwrap_or(defaults.knock_window_ms),
         start,
+        plain_clock: wire.plain_clock.unwrap_or(defaults.plain_clock),
     })
 }
 

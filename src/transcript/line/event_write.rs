@@ -71,6 +71,8 @@ fn setup_wire(t: Millis, rules: &Rules) -> WireLine {
         min_press_gap_ms: Some(rules.min_press_gap_ms),
         knock_window_ms: Some(rules.knock_window_ms),
         fen: (fen != Rules::default().start_fen()).then(|| fen.to_string()),
+        // Only when set: every game on a sensor board keeps its line.
+        plain_clock: rules.plain_clock.then_some(true),
         ..bare_wire(t, "setup")
     }
 }

@@ -222,8 +222,44 @@ fn setup_every_field() {
             "fischer",
         ),
         (r#"{"t":0,"ev":"setup","increment_mode":"delay"}"#, "delay"),
+        (
+            r#"{"t":0,"ev":"setup","increment_mode":"hourglass"}"#,
+            "hourglass",
+        ),
+        (
+            r#"{"t":0,"ev":"setup","increment_mode":"upcount"}"#,
+            "upcount",
+        ),
     ] {
         assert_eq!(rules(line).increment_mode.as_str(), mode);
+    }
+    // Written as read: the clock modes round-trip through the setup line.
+    // And overtime, in the time control's own text.
+    let overtime = Line {
+        t: 0,
+        event: Event::Setup(Box::new(Rules {
+            time_control: "60m|5x30s".parse().unwrap(),
+            black_time_control: Some("60m|20/5m".parse().unwrap()),
+            ..Rules::default()
+        })),
+    };
+    assert!(
+        line_to_json(&overtime)
+            .contains(r#""time_control":"3600|5x30","black_time_control":"3600|20/300""#),
+        "{}",
+        line_to_json(&overtime)
+    );
+    assert_eq!(parse(&line_to_json(&overtime)), overtime);
+    for mode in [IncrementMode::Hourglass, IncrementMode::Upcount] {
+        let written = Line {
+            t: 0,
+            event: Event::Setup(Box::new(Rules {
+                increment_mode: mode,
+                time_control: "60/5m:0+2s".parse().unwrap(),
+                ..Rules::default()
+            })),
+        };
+        assert_eq!(parse(&line_to_json(&written)), written);
     }
     assert_eq!(
         rules(r#"{"t":0,"ev":"setup","mode":"blitz","enforcement":"record"}"#).mode,
@@ -674,12 +710,25 @@ fn setup_written_with_every_rule() {
         min_press_gap_ms: 0,
         knock_window_ms: 1_234,
         start: position("4k3/8/8/8/8/8/4P3/4K3 b - - 7 42").unwrap(),
+        plain_clock: false,
     });
     assert_eq!(
         line_to_json(&armageddon),
         r#"{"t":0,"ev":"setup","time_control":"300+2","black_time_control":"240+2","draw_odds":"black","increment_mode":"delay","mode":"blitz","enforcement":"record","laws":"fide-2023-unsupervised","min_press_gap_ms":0,"knock_window_ms":1234,"fen":"4k3/8/8/8/8/8/4P3/4K3 b - - 7 42"}"#
     );
     assert_eq!(parse(&line_to_json(&armageddon)), armageddon);
+
+    // A plain clock says so; a game on a board keeps its line as it was.
+    let plain = setup(Rules {
+        plain_clock: true,
+        ..Rules::default()
+    });
+    assert!(
+        line_to_json(&plain).ends_with(r#""knock_window_ms":2000,"plain_clock":true}"#),
+        "{}",
+        line_to_json(&plain)
+    );
+    assert_eq!(parse(&line_to_json(&plain)), plain);
 }
 
 #[test]

@@ -49,6 +49,8 @@ pub(super) struct WireLine {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) fen: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) plain_clock: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) result: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) reason: Option<String>,
@@ -72,6 +74,7 @@ impl WireLine {
             ("increment_mode", self.increment_mode.is_some()),
             ("mode", self.mode.is_some()),
             ("fen", self.fen.is_some()),
+            ("plain_clock", self.plain_clock.is_some()),
             ("enforcement", self.enforcement.is_some()),
             ("laws", self.laws.is_some()),
             ("min_press_gap_ms", self.min_press_gap_ms.is_some()),
@@ -99,6 +102,7 @@ pub(super) fn fields_of(ev: &str) -> Option<&'static [&'static str]> {
             "laws",
             "min_press_gap_ms",
             "knock_window_ms",
+            "plain_clock",
         ],
         "press" | "adjust" | "draw" | "decline" | "resign" | "claim" => &["side"],
         "lift" | "touch" | "untouch" => &["sq"],
