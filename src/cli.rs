@@ -72,6 +72,10 @@ pub enum Command {
         /// the standard one; the simulated board is set up with it.
         #[arg(long, value_name = "FEN", value_parser = crate::config::parse_start)]
         fen: Option<shakmaty::Chess>,
+        /// The language of the face and the log: `en`, `es`, `fr` or `de`
+        /// (the configuration's `face.language` when absent).
+        #[arg(long, value_name = "LANG", value_parser = ["en", "es", "fr", "de"])]
+        language: Option<String>,
     },
     /// Check a configuration file: a summary and each preset in words, and
     /// exit 0 when it is valid (with warnings on stderr for what is probably

@@ -55,6 +55,7 @@ fn main() -> ExitCode {
             db,
             board,
             fen,
+            language,
         } => {
             let mut config = match config {
                 Some(path) => match load_config(&path) {
@@ -73,6 +74,13 @@ fn main() -> ExitCode {
             }
             if let Some(start) = fen {
                 config.start = start;
+            }
+            // clap has checked the value.
+            if let Some(language) = language
+                .as_deref()
+                .and_then(tocada::face::Language::from_keyword)
+            {
+                config.face.language = language;
             }
             let store = match &db {
                 Some(path) => tocada::store::Store::open(path),

@@ -32,6 +32,7 @@ use std::time::Duration;
 
 use shakmaty::{Chess, Color};
 
+use crate::face::Language;
 use crate::hardware::buttons::ButtonPins;
 use crate::hardware::mcp23017_board;
 use crate::protocol;
@@ -72,6 +73,8 @@ pub struct Config {
     pub pins: PinsConfig,
     /// `[state]`: where the game records are kept.
     pub state: StateConfig,
+    /// `[face]`: the players' language.
+    pub face: FaceConfig,
     /// `[[preset]]`: the time controls offered in the menu, in file order.
     pub presets: Vec<Preset>,
     /// `[publish]`: where `tocada-publish` sends the games; `None` (no
@@ -290,6 +293,15 @@ pub struct PinsConfig {
     pub buzzer: Option<u8>,
     /// Edges closer together than this on one pin are contact bounce.
     pub debounce_ms: u64,
+}
+
+/// `[face]`: what the face says, and in which language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FaceConfig {
+    /// `face.language`: `"en"` (the default), `"es"`, `"fr"` or `"de"`.
+    /// Every word the face and the simulator show is in it; the records
+    /// (replay lines, PGN) stay in English.
+    pub language: Language,
 }
 
 /// `[state]`: the daemon's persistent files.
@@ -557,6 +569,7 @@ impl Default for Config {
             i2c: I2cConfig::default(),
             pins: PinsConfig::default(),
             state: StateConfig::default(),
+            face: FaceConfig::default(),
             presets: default_presets(),
             publish: None,
             start: Chess::default(),

@@ -35,8 +35,9 @@ use shakmaty::{Bitboard, Color, Position};
 
 use crate::config::Config;
 use crate::controls::{Button, LinkChange};
-use crate::face::Field;
+use crate::face::{Field, Language};
 use crate::pgn::{GameRecord, Tags};
+use crate::words::Notice;
 use crate::{Effect, Input, KnownOutcome, Millis, Referee, Rules, words};
 
 pub mod controls;
@@ -214,6 +215,8 @@ pub struct Session {
     actions: VecDeque<Action>,
     /// The face must be redrawn.
     changed: bool,
+    /// The players' language (`face.language`): the face's words.
+    language: Language,
 }
 
 impl Session {
@@ -245,7 +248,13 @@ impl Session {
             pieces: None,
             actions: VecDeque::new(),
             changed: true,
+            language: config.face.language,
         }
+    }
+
+    /// The players' language, which every text on the face is in.
+    pub fn language(&self) -> Language {
+        self.language
     }
 
     /// Adds `rules` as a preset named `name` and selects it (a script's
@@ -281,7 +290,7 @@ impl Session {
         self.alert = decisions
             .iter()
             .rev()
-            .find_map(|(_, e)| words::alert_for(e));
+            .find_map(|(_, e)| words::alert_for(e, self.language));
         self.game = Some(GameOnClock {
             referee,
             preset: saved.preset.to_owned(),
@@ -307,7 +316,7 @@ impl Session {
             if let Some(game) = self.game.as_mut() {
                 game.restored = true;
             }
-            self.alert = Some(words::RESTARTED.to_owned());
+            self.alert = Some(Notice::Restarted.text(self.language).to_owned());
         }
         if let Some(game) = self.game.as_ref() {
             self.actions.push_back(restored_action(game, last));
@@ -416,8 +425,8 @@ impl Session {
                 // Nothing ruled: the announcement stands (4.2.1), and the
                 // face says it was heard, unless it shows what to put back.
                 self.alert = match before {
-                    Some(kept) if words::is_instruction(&kept) => Some(kept),
-                    _ => Some(words::adjusting(side)),
+                    Some(kept) if words::is_instruction(&kept, self.language) => Some(kept),
+                    _ => Some(words::adjusting(side, self.language)),
                 };
                 self.changed = true;
             }
@@ -453,14 +462,15 @@ impl Session {
                 match game.controls.paused(&game.referee, t, input, left) {
                     Correction::Field(field) => {
                         self.alert = match field {
-                            Field::Adjudicate => {
-                                Some(adjudication_text(game.controls.adjudication()))
-                            }
+                            Field::Adjudicate => Some(adjudication_text(
+                                game.controls.adjudication(),
+                                self.language,
+                            )),
                             _ => None,
                         };
                     }
                     Correction::Propose(outcome, armed) => {
-                        self.alert = Some(adjudication_text((outcome, armed)));
+                        self.alert = Some(adjudication_text((outcome, armed), self.language));
                     }
                     Correction::Give(input @ Input::Adjudicate(_)) => self.feed(t, input),
                     Correction::Give(input) => self.correct(t, input),
@@ -684,7 +694,7 @@ impl Session {
                 self.begin(at);
             }
             Button::Lever(Color::White) => {
-                self.alert = Some(words::BLACKS_LEVER_STARTS.to_owned());
+                self.alert = Some(Notice::BlacksLeverStarts.text(self.language).to_owned());
                 self.buzz(Buzz::Short);
             }
             Button::Adjust(side) => {
@@ -702,7 +712,7 @@ impl Session {
 
     fn begin(&mut self, at: Millis) {
         let Some((preset, rules)) = self.presets.get(self.selected).cloned() else {
-            self.alert = Some(words::NO_TIME_CONTROL.to_owned());
+            self.alert = Some(Notice::NoTimeControl.text(self.language).to_owned());
             return;
         };
         self.actions.push_back(Action::Begin {
@@ -750,7 +760,7 @@ impl Session {
         {
             self.buzz(Buzz::Short);
             if matches!(input, Input::Waive | Input::TakeBack) {
-                self.alert = Some(words::NOTHING_TO_DO.to_owned());
+                self.alert = Some(Notice::NothingToDo.text(self.language).to_owned());
             }
         }
     }
@@ -763,7 +773,7 @@ impl Session {
         game.over = true;
         let action = finish_action(game);
         self.actions.push_back(action);
-        self.alert = Some(words::GAME_ABANDONED.to_owned());
+        self.alert = Some(Notice::GameAbandoned.text(self.language).to_owned());
     }
 
     /// Gives the game's referee `input` at `t` (game time), records it and
@@ -797,7 +807,7 @@ impl Session {
             match &effect {
                 Effect::Move(_) | Effect::Resumed | Effect::Started { .. } => self.alert = None,
                 other => {
-                    if let Some(alert) = words::alert_for(other) {
+                    if let Some(alert) = words::alert_for(other, self.language) {
                         self.alert = Some(alert);
                     }
                 }
@@ -849,11 +859,15 @@ impl Session {
 
 /// What the *Adjudicate* field shows: the result proposed, or asks to
 /// confirm it.
-fn adjudication_text((outcome, armed): (KnownOutcome, bool)) -> String {
+fn adjudication_text((outcome, armed): (KnownOutcome, bool), language: Language) -> String {
     if armed {
-        format!("{} {}?", words::CONFIRM, outcome.as_str())
+        words::confirm(outcome.as_str(), language)
     } else {
-        format!("{} {}", Field::Adjudicate.label(), outcome.as_str())
+        format!(
+            "{} {}",
+            Field::Adjudicate.label_in(language),
+            outcome.as_str()
+        )
     }
 }
 

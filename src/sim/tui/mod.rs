@@ -80,7 +80,7 @@ pub fn run(config: &Config, store: Store) -> io::Result<()> {
 async fn session(config: &Config, store: Store, terminal: &mut DefaultTerminal) -> io::Result<()> {
     let world =
         crate::daemon::model_world(config, config.start.board()).map_err(io::Error::other)?;
-    let log = Log::new();
+    let log = Log::in_language(config.face.language);
     let (published, snapshots) = watch::channel(ShownGame::default());
     let start = Instant::now();
     let (shell, tx, rx) = crate::daemon::on_models(&world, config, start, store);

@@ -314,6 +314,8 @@ const MIN_WORDS_WIDTH: u16 = 20;
 /// the face's pixels still lets one read.
 pub fn face_words(view: &crate::face::View) -> Vec<String> {
     use crate::face::{Screen, clock_text};
+    let words = view.language.face();
+    let side_name = |side: Color| view.language.side(side);
     let mut lines = Vec::new();
     match &view.screen {
         Screen::Clock => {
@@ -324,7 +326,8 @@ pub fn face_words(view: &crate::face::View) -> Vec<String> {
                 };
                 let mut line = format!("{:<6}{:>8}", side_name(side), clock_text(ms));
                 if view.flag == Some(side) {
-                    line.push_str(" FLAG");
+                    line.push(' ');
+                    line.push_str(words.flag);
                 } else if view.running == Some(side) {
                     line.push_str(" ◂");
                 }
@@ -333,19 +336,19 @@ pub fn face_words(view: &crate::face::View) -> Vec<String> {
             if let Some(result) = &view.result {
                 lines.push(result.clone());
             } else if view.board_disconnected {
-                lines.push(crate::face::BOARD_DISCONNECTED.to_owned());
+                lines.push(words.board_disconnected.to_owned());
             } else {
-                let mut status = vec![format!("Move {}", view.move_number)];
+                let mut status = vec![format!("{} {}", words.move_number, view.move_number)];
                 if let Some(side) = view.draw_offer {
                     status.push(format!("½? {}", side_name(side)));
                 }
                 if view.paused {
-                    status.push("PAUSED".to_owned());
+                    status.push(words.paused.to_owned());
                 }
                 lines.push(status.join(" · "));
             }
             if view.games_unsaved && !view.board_disconnected {
-                lines.push(crate::face::GAMES_NOT_SAVED.to_owned());
+                lines.push(words.games_not_saved.to_owned());
             }
         }
         Screen::TimeControlMenu { presets, selected } => {
@@ -356,10 +359,13 @@ pub fn face_words(view: &crate::face::View) -> Vec<String> {
             }
         }
         Screen::Correction { field } => {
-            lines.push(format!("White {}", clock_text(view.white_ms)));
-            lines.push(format!("Black {}", clock_text(view.black_ms)));
-            lines.push(format!("Moves {} / {}", view.white_moves, view.black_moves));
-            lines.push(format!("▸ {}", field.label()));
+            lines.push(format!("{} {}", words.white, clock_text(view.white_ms)));
+            lines.push(format!("{} {}", words.black, clock_text(view.black_ms)));
+            lines.push(format!(
+                "{}{} / {}",
+                words.moves, view.white_moves, view.black_moves
+            ));
+            lines.push(format!("▸ {}", field.label_in(view.language)));
         }
     }
     if let Some(alert) = &view.alert {
