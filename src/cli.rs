@@ -81,9 +81,14 @@ pub enum Command {
     /// exit 0 when it is valid (with warnings on stderr for what is probably
     /// not meant), else the key at fault on stderr and exit 78 (EX_CONFIG).
     CheckConfig {
-        /// The file to check.
-        #[arg(default_value = crate::config::DEFAULT_PATH)]
-        file: PathBuf,
+        /// The file to check (/etc/tocada/tocada.toml if neither this nor
+        /// `--config` is given).
+        #[arg(value_name = "FILE", conflicts_with = "config")]
+        file: Option<PathBuf>,
+        /// The file to check, as `run --config FILE` names it: the same
+        /// as FILE.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
     },
     /// Publish this clock's games to the hall's MQTT broker, as `[publish]` in
     /// the configuration says: runs tocada-publish, installed beside tocada,

@@ -611,3 +611,17 @@ fn run_refuses_a_game_store_it_cannot_use_with_ex_config() {
     assert_eq!(out.status.code(), Some(i32::from(EX_CONFIG)), "{stderr}");
     assert!(stderr.contains("schema version 99"), "{stderr}");
 }
+
+#[test]
+fn check_config_takes_the_file_as_run_names_it_too() {
+    let good = scratch_file("either-form.toml", "[face]\nlanguage = \"es\"\n");
+    let bad = scratch_file("either-form-bad.toml", "[face]\nlanguage = \"xx\"\n");
+    for form in [&["check-config"][..], &["check-config", "--config"][..]] {
+        let out = tocada().args(form).arg(&good).output().unwrap();
+        assert!(out.status.success(), "{form:?}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("either-form.toml: ok"));
+        let out = tocada().args(form).arg(&bad).output().unwrap();
+        assert_eq!(out.status.code(), Some(78), "{form:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("face.language"));
+    }
+}

@@ -1048,3 +1048,66 @@ fn a_bad_push_url_or_a_missing_token_file_is_named_by_its_key() {
         }
     }
 }
+
+#[test]
+fn check_config_reads_the_credentials_file_as_run_does_in_either_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let credentials = dir.path().join("hall.credentials");
+    let path = dir.path().join("hall.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "hall = \"open\"\nbroker = \"mqtt://127.0.0.1:1\"\nlisten = \"127.0.0.1:0\"\nstore = \"{}/hall.sqlite\"\ncredentials = \"{}\"\n[[arbiter]]\nname = \"ana\"\npassword_hash = \"{}\"\n",
+            dir.path().display(),
+            credentials.display(),
+            arbiter_hash()
+        ),
+    )
+    .unwrap();
+    // The credentials file is missing: both say so, with 78 (check-config
+    // said "ok" here before).
+    for args in [
+        vec!["check-config".into(), path.clone().into_os_string()],
+        vec![
+            "check-config".into(),
+            "--config".into(),
+            path.clone().into_os_string(),
+        ],
+        vec![
+            "run".into(),
+            "--config".into(),
+            path.clone().into_os_string(),
+        ],
+    ] {
+        let out = hall_command().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(78), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("credentials"), "{args:?}: {stderr}");
+    }
+    // A file that is not one user:password line is refused the same way.
+    std::fs::write(&credentials, "no colon here\n").unwrap();
+    let out = hall_command()
+        .arg("check-config")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(78));
+    std::fs::write(&credentials, "hall:secret\n").unwrap();
+    for form in [&["check-config"][..], &["check-config", "--config"][..]] {
+        let out = hall_command().args(form).arg(&path).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{form:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains(": ok: hall \"open\""));
+    }
+    // Both forms at once are refused by the command line.
+    let out = hall_command()
+        .args(["check-config", "--config"])
+        .arg(&path)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

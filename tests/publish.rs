@@ -1005,3 +1005,70 @@ fn a_mark_from_another_store_starts_over_with_a_warning() {
     assert!(log.contains("a new store"), "{log}");
     check_clock(&hall, &clock);
 }
+
+#[test]
+fn check_config_checks_what_publishing_reads_in_either_form() {
+    use tocada::exit::{EX_CONFIG, EX_NOINPUT};
+
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("publisher");
+    fs::create_dir(&state).unwrap();
+    let credentials = dir.path().join("credentials");
+    let path = dir.path().join("tocada.toml");
+    fs::write(
+        &path,
+        format!(
+            "[board]\nkind = \"sim\"\n[publish]\nbroker = \"mqtt://127.0.0.1:1883\"\nhall = \"{HALL}\"\nboard = 9\ncredentials = \"{}\"\n",
+            credentials.display()
+        ),
+    )
+    .unwrap();
+    let check = |form: &[&str]| {
+        let out = publish_command()
+            .arg("--state")
+            .arg(&state)
+            .args(form)
+            .arg(&path)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let forms: [&[&str]; 2] = [&["check-config"], &["check-config", "--config"]];
+    // The credentials file is missing: the exit status publishing would
+    // stop with, before any connection.
+    for form in forms {
+        let (code, _, stderr) = check(form);
+        assert_eq!(code, Some(EX_NOINPUT.into()), "{form:?}: {stderr}");
+        assert!(stderr.contains("publish.credentials"), "{stderr}");
+    }
+    fs::write(&credentials, "no-colon\n").unwrap();
+    let (code, _, stderr) = check(forms[0]);
+    assert_eq!(code, Some(EX_CONFIG.into()), "{stderr}");
+    fs::write(&credentials, "clock-9:pw-9\n").unwrap();
+    for form in forms {
+        let (code, stdout, stderr) = check(form);
+        assert_eq!(code, Some(0), "{form:?}: {stderr}");
+        assert!(
+            stdout.contains(": ok: publishing to mqtt://127.0.0.1:1883"),
+            "{stdout}"
+        );
+    }
+    // The old top-level form with the command after it.
+    let out = publish_command()
+        .arg("--state")
+        .arg(&state)
+        .arg("--config")
+        .arg(&path)
+        .arg("check-config")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
