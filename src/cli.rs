@@ -43,7 +43,10 @@ pub enum Command {
     },
     #[cfg(feature = "sim")]
     /// The whole clock on this computer, with the hardware simulated: in the
-    /// terminal, or headless from a script.
+    /// terminal, or headless from a script. Not in the Debian package (built
+    /// without feature `sim`): `cargo run --release -- sim` from the source.
+    /// In the terminal, `pgn` prints the game so far as PGN, and quitting
+    /// writes it (see the book's simulator chapter).
     Sim {
         /// Play this replay-format script in simulated time, headless,
         /// printing the decisions; `{"t":..,"ev":"face","png":"F.png"}`

@@ -561,26 +561,6 @@ fn check_config_names_the_key_and_hash_password_reads_stdin() {
     assert_eq!(empty.status.code(), Some(65));
 }
 
-/// `packaging/tocada-hall.1`, written from the command line by clap_mangen;
-/// `TOCADA_BLESS=1 cargo test --test hall man_page` writes it anew.
-#[test]
-fn the_committed_man_page_is_what_the_command_line_gives() {
-    use clap::CommandFactory;
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/packaging/tocada-hall.1");
-    let mut page = Vec::new();
-    clap_mangen::Man::new(tocada::hall::cli::HallCli::command())
-        .render(&mut page)
-        .unwrap();
-    let page = String::from_utf8(page).unwrap();
-    if std::env::var_os("TOCADA_BLESS").is_some() {
-        std::fs::write(path, &page).unwrap();
-    }
-    assert!(
-        std::fs::read_to_string(path).unwrap_or_default() == page,
-        "packaging/tocada-hall.1 is out of date: run TOCADA_BLESS=1 cargo test --test hall man_page"
-    );
-}
-
 /// `chromium` and `chromedriver` (Debian's `chromium` and
 /// `chromium-driver`), if both are installed.
 fn browser_programs() -> Option<(PathBuf, PathBuf)> {

@@ -854,30 +854,6 @@ fn tocada_publish_runs_the_publisher_with_its_arguments() {
     );
 }
 
-/// `packaging/tocada-publish.1`, the program's man page in the package,
-/// is what its command line gives (clap_mangen); `TOCADA_BLESS=1 cargo test
-/// --test publish man_page` writes it anew.
-#[test]
-fn the_publishers_man_page_is_its_command_line() {
-    use clap::CommandFactory;
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("packaging/tocada-publish.1");
-    let mut page = Vec::new();
-    clap_mangen::Man::new(tocada::publish::PublishCli::command())
-        .render(&mut page)
-        .unwrap();
-    let page = String::from_utf8(page).unwrap();
-    if std::env::var_os("TOCADA_BLESS").is_some() {
-        fs::write(&path, &page).unwrap();
-    }
-    let committed = fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == page,
-        "{} is stale: TOCADA_BLESS=1 cargo test --test publish man_page",
-        path.display()
-    );
-    assert!(page.contains("from\\-start"), "{page}");
-}
-
 /// The shipped configuration documents `[publish]` commented out (off by
 /// default), and uncommented it is a valid section.
 #[test]
