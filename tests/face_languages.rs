@@ -287,7 +287,8 @@ fn faults(placed: &[Placed]) -> Vec<String> {
             faults.push(format!("cut: {:?}", p.text));
         }
         let end = p.area.top_left + p.area.size - Point::new(1, 1);
-        if !p.area.is_zero_sized() && !(panel.contains(p.area.top_left) && panel.contains(end)) {
+        let inside = panel.contains(p.area.top_left) && panel.contains(end);
+        if !inside && !p.area.is_zero_sized() {
             faults.push(format!("off the panel: {:?} at {:?}", p.text, p.area));
         }
     }

@@ -252,6 +252,13 @@ impl Session {
         }
     }
 
+    /// The game on the clock as PGN so far (its result `*` while it is
+    /// played), as the store gets it when it ends; `None` on the setup
+    /// screen.
+    pub fn pgn(&self) -> Option<String> {
+        self.game.as_ref().map(|game| game_record(game).to_pgn())
+    }
+
     /// The players' language, which every text on the face is in.
     pub fn language(&self) -> Language {
         self.language
@@ -892,8 +899,8 @@ fn restored_action(game: &GameOnClock, last: Millis) -> Action {
     })
 }
 
-/// The `Finish` action for `game`: its result and its PGN so far.
-fn finish_action(game: &GameOnClock) -> Action {
+/// The game's record as PGN so far: what the store gets when it ends.
+fn game_record(game: &GameOnClock) -> GameRecord {
     let rules = game.referee.rules();
     let tags = Tags {
         event: format!("tocada {}", game.preset),
@@ -906,6 +913,12 @@ fn finish_action(game: &GameOnClock) -> Action {
     };
     let mut record = GameRecord::new(tags, crate::pgn::start_fen(rules)).with_clock(rules);
     record.record_all(&game.decisions, &game.restarts);
+    record
+}
+
+/// The `Finish` action for `game`: its result and its PGN so far.
+fn finish_action(game: &GameOnClock) -> Action {
+    let record = game_record(game);
     // The score's own result token, so the stored result and the PGN's
     // cannot disagree.
     Action::Finish {

@@ -641,6 +641,7 @@ mod tests {
             position: Some(position),
             ticking: Some(Color::Black),
             view: View::default(),
+            pgn: None,
         };
         let log = [LogEntry {
             kind: EntryKind::Move,
@@ -694,6 +695,7 @@ mod tests {
                 alert: Some("Only the player having the move may adjust pieces".to_owned()),
                 ..View::default()
             },
+            pgn: None,
         };
         let rows = render(120, 40, &screen(&pixels, &snapshot, &physical, &[]));
         let all = rows.join("\n");
