@@ -926,6 +926,35 @@ fn make_hall_writes_the_brokers_users_and_acl_and_each_clocks_credentials() {
         assert!(passwd.contains(&format!("{}:$7$", user.user)), "{passwd}");
         assert!(!passwd.contains(&user.password), "hashed");
     }
+    // Mosquitto reads the broker's files as its own user: mode 0640, and
+    // the group mosquitto where it exists and this user may give it (root,
+    // as in CI); the passwords in clear stay the owner's alone.
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let mosquitto_gid = Command::new("getent")
+        .args(["group", "mosquitto"])
+        .output()
+        .ok()
+        .and_then(|out| {
+            let line = String::from_utf8_lossy(&out.stdout).into_owned();
+            line.split(':')
+                .nth(2)
+                .and_then(|gid| gid.trim().parse::<u32>().ok())
+        });
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0");
+    for file in ["tocada.passwd", "tocada.acl"] {
+        let meta = fs::metadata(dir.path().join(file)).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o640, "{file}");
+        if let (Some(gid), true) = (mosquitto_gid, root) {
+            assert_eq!(meta.gid(), gid, "{file}: group mosquitto");
+        }
+    }
+    for file in ["hall.credentials", "clocks/board-1.credentials"] {
+        let meta = fs::metadata(dir.path().join(file)).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600, "{file}");
+    }
     let refused = Command::new(&script)
         .args(["a/b", "3"])
         .arg(dir.path())
