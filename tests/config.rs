@@ -619,7 +619,9 @@ fn check_config_takes_the_file_as_run_names_it_too() {
     for form in [&["check-config"][..], &["check-config", "--config"][..]] {
         let out = tocada().args(form).arg(&good).output().unwrap();
         assert!(out.status.success(), "{form:?}");
-        assert!(String::from_utf8_lossy(&out.stdout).contains("either-form.toml: ok"));
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(stdout.contains("either-form.toml: ok"), "{stdout}");
+        assert!(stdout.contains("; the face in es"), "{stdout}");
         let out = tocada().args(form).arg(&bad).output().unwrap();
         assert_eq!(out.status.code(), Some(78), "{form:?}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("face.language"));

@@ -527,7 +527,7 @@ impl Config {
                  read, which tocada does not do yet)"
             }
         };
-        format!(
+        let summary = format!(
             "{board} ({polling}){panel}; White on the {white} lever{levers}; \
              {enforcement} enforcement{laws}; presets {presets} (power-on {preset}); state in {state}{publish}",
             white = self.clock.white,
@@ -541,7 +541,12 @@ impl Config {
             presets = presets.join(", "),
             preset = self.clock.preset,
             state = self.state.directory.display(),
-        )
+        );
+        // Said only when not English, as every summary before it read.
+        match self.face.language {
+            Language::English => summary,
+            language => format!("{summary}; the face in {}", language.as_str()),
+        }
     }
 }
 
