@@ -463,6 +463,55 @@ fn clock_started(side: Color, language: Language) -> String {
     }
 }
 
+/// Where the game stands, as the simulator titles its board: "White to
+/// move", "Black to move · paused", "White moved, not pressed", "game
+/// over", or before a game "set up for a game".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// No game: the pieces wait for one.
+    SetUp,
+    /// This side is to move.
+    ToMove(Color),
+    /// This side is to move, the clock paused.
+    ToMovePaused(Color),
+    /// This side moved on the board and has not pressed.
+    MovedNotPressed(Color),
+    /// The game is over.
+    GameOver,
+}
+
+impl Standing {
+    /// In `language`.
+    pub fn text(self, language: Language) -> String {
+        use Language::*;
+        use Standing::*;
+        let side = |s: Color| language.side(s);
+        match (self, language) {
+            (SetUp, English) => "set up for a game".to_owned(),
+            (SetUp, Spanish) => "listo para una partida".to_owned(),
+            (SetUp, French) => "en place pour une partie".to_owned(),
+            (SetUp, German) => "bereit für eine Partie".to_owned(),
+            (ToMove(s), English) => format!("{} to move", side(s)),
+            (ToMove(s), Spanish) => format!("juegan {}", side(s)),
+            (ToMove(s), French) => format!("trait aux {}", side(s)),
+            (ToMove(s), German) => format!("{} am Zug", side(s)),
+            (ToMovePaused(s), _) => format!(
+                "{} · {}",
+                ToMove(s).text(language),
+                language.face().paused.to_lowercase()
+            ),
+            (MovedNotPressed(s), English) => format!("{} moved, not pressed", side(s)),
+            (MovedNotPressed(s), Spanish) => format!("{} movieron, sin pulsar", side(s)),
+            (MovedNotPressed(s), French) => format!("{} ont joué, sans appuyer", side(s)),
+            (MovedNotPressed(s), German) => format!("{} zog, nicht gedrückt", side(s)),
+            (GameOver, English) => "game over".to_owned(),
+            (GameOver, Spanish) => "partida terminada".to_owned(),
+            (GameOver, French) => "partie terminée".to_owned(),
+            (GameOver, German) => "Partie beendet".to_owned(),
+        }
+    }
+}
+
 /// An effect in words for an arbiter's log (the hall's): the face's alert
 /// when it has one, else the words for what the face says otherwise.
 pub fn log_text(effect: &Effect, language: Language) -> String {
@@ -945,6 +994,38 @@ mod tests {
         assert_eq!(
             result_text(KnownOutcome::Draw, Reason::Agreement, Language::English),
             "½-½ agreed"
+        );
+    }
+
+    #[test]
+    fn the_simulators_board_title_in_each_language() {
+        let english: Vec<String> = [
+            Standing::SetUp,
+            Standing::ToMove(Color::White),
+            Standing::ToMovePaused(Color::Black),
+            Standing::MovedNotPressed(Color::White),
+            Standing::GameOver,
+        ]
+        .iter()
+        .map(|s| s.text(Language::English))
+        .collect();
+        assert_eq!(
+            english,
+            [
+                "set up for a game",
+                "White to move",
+                "Black to move · paused",
+                "White moved, not pressed",
+                "game over"
+            ]
+        );
+        assert_eq!(
+            Standing::ToMovePaused(Color::Black).text(Language::Spanish),
+            "juegan Negras · pausa"
+        );
+        assert_eq!(
+            Standing::ToMove(Color::White).text(Language::German),
+            "Weiß am Zug"
         );
     }
 

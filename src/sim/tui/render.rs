@@ -33,8 +33,8 @@ use super::command::HELP;
 use super::log::{EntryKind, LogEntry};
 use super::oled::Pixels;
 use crate::daemon::ShownGame;
-use crate::face::side_name;
 use crate::models::ssd1306::{HEIGHT, WIDTH};
+use crate::words::Standing;
 
 /// A line for the person at the keyboard: an error in red, or a note.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -408,19 +408,17 @@ fn draw_board(frame: &mut Frame<'_>, screen: &SimScreen<'_>, square: (u16, u16),
     let (expected, title) = match screen.snapshot.position.as_ref() {
         Some(position) => {
             let turn = position.turn();
-            let title = match screen.snapshot.ticking {
-                _ if view.result.is_some() => "game over".to_owned(),
-                _ if view.paused => format!("{} to move · paused", side_name(turn)),
+            let standing = match screen.snapshot.ticking {
+                _ if view.result.is_some() => Standing::GameOver,
+                _ if view.paused => Standing::ToMovePaused(turn),
                 // A move made on the board and not yet completed: the
                 // position has it, the clock still runs for its maker.
-                Some(running) if running != turn => {
-                    format!("{} moved, not pressed", side_name(running))
-                }
-                _ => format!("{} to move", side_name(turn)),
+                Some(running) if running != turn => Standing::MovedNotPressed(running),
+                _ => Standing::ToMove(turn),
             };
-            (position.board(), title)
+            (position.board(), standing.text(view.language))
         }
-        None => (&start, "set up for a game".to_owned()),
+        None => (&start, Standing::SetUp.text(view.language)),
     };
     // The box may be as narrow as the smallest board: the state alone then.
     let full = format!(" Board · {title} ");
@@ -471,7 +469,11 @@ fn draw_clock(frame: &mut Frame<'_>, screen: &SimScreen<'_>, area: Rect) {
     let lines = vec![
         Line::from(vec![
             label("Levers  "),
-            Span::raw(format!("← {}  {} →", side_name(left), side_name(right))),
+            Span::raw(format!(
+                "← {}  {} →",
+                view.language.side(left),
+                view.language.side(right)
+            )),
         ]),
         Line::from(vec![label("Buzzer  "), buzzer]),
         Line::from(vec![label("Board   "), board]),
