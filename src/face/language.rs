@@ -106,7 +106,7 @@ const SPANISH: FaceWords = FaceWords {
     games_not_saved: "Partidas sin guardar",
     draw_swaps: "Cambiar",
     blacks_lever_starts: "Empiezan las negras",
-    arbiter: "Árbitro",
+    arbiter: "Árb.",
     moves: "Jug. ",
     fields: [
         "Minutos blancas",
@@ -142,7 +142,7 @@ const FRENCH: FaceWords = FaceWords {
     paused: "PAUSE",
     board_disconnected: "Échiquier déconnecté",
     games_not_saved: "Parties non sauvées",
-    draw_swaps: "Nulle: inv.",
+    draw_swaps: "Inverser",
     blacks_lever_starts: "Les Noirs démarrent",
     arbiter: "Arbitre",
     moves: "Coups ",
