@@ -45,8 +45,8 @@ pub enum Command {
     /// The whole clock on this computer, with the hardware simulated: in the
     /// terminal, or headless from a script. Not in the Debian package (built
     /// without feature `sim`): `cargo run --release -- sim` from the source.
-    /// In the terminal, `pgn` prints the game so far as PGN, and quitting
-    /// writes it (see the book's simulator chapter).
+    /// In the terminal, `pgn [FILE]` writes the games so far as PGN, and
+    /// quitting writes them too (tocada-sim.pgn where it was started).
     Sim {
         /// Play this replay-format script in simulated time, headless,
         /// printing the decisions; `{"t":..,"ev":"face","png":"F.png"}`
