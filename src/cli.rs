@@ -43,7 +43,10 @@ pub enum Command {
     },
     #[cfg(feature = "sim")]
     /// The whole clock on this computer, with the hardware simulated: in the
-    /// terminal, or headless from a script.
+    /// terminal, or headless from a script. Not in the Debian package (built
+    /// without feature `sim`): `cargo run --release -- sim` from the source.
+    /// In the terminal, `pgn [FILE]` writes the games so far as PGN, and
+    /// quitting writes them too (tocada-sim.pgn where it was started).
     Sim {
         /// Play this replay-format script in simulated time, headless,
         /// printing the decisions; `{"t":..,"ev":"face","png":"F.png"}`
@@ -72,14 +75,23 @@ pub enum Command {
         /// the standard one; the simulated board is set up with it.
         #[arg(long, value_name = "FEN", value_parser = crate::config::parse_start)]
         fen: Option<shakmaty::Chess>,
+        /// The language of the face and the log: `en`, `es`, `fr` or `de`
+        /// (the configuration's `face.language` when absent).
+        #[arg(long, value_name = "LANG", value_parser = ["en", "es", "fr", "de"])]
+        language: Option<String>,
     },
     /// Check a configuration file: a summary and each preset in words, and
     /// exit 0 when it is valid (with warnings on stderr for what is probably
     /// not meant), else the key at fault on stderr and exit 78 (EX_CONFIG).
     CheckConfig {
-        /// The file to check.
-        #[arg(default_value = crate::config::DEFAULT_PATH)]
-        file: PathBuf,
+        /// The file to check (/etc/tocada/tocada.toml if neither this nor
+        /// `--config` is given).
+        #[arg(value_name = "FILE", conflicts_with = "config")]
+        file: Option<PathBuf>,
+        /// The file to check, as `run --config FILE` names it: the same
+        /// as FILE.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
     },
     /// Publish this clock's games to the hall's MQTT broker, as `[publish]` in
     /// the configuration says: runs tocada-publish, installed beside tocada,

@@ -116,3 +116,79 @@ pub const CODES: [(u8, &str, &str); 10] = [
         "run, sim --config, check-config: the configuration file is missing, unreadable, not UTF-8 or bad; run: a state directory or game store it cannot use (missing, not a directory, read-only, another program's, a newer tocada's, damaged), or a DGT board's serial device that is there but is no serial line or may not be opened (a board not plugged in yet is waited for); publish: no [publish] section, or a credentials file that is not one line user:password; systemd does not restart",
     ),
 ];
+
+/// `tocada-hall`'s exit codes and when each is returned, for its man page
+/// (`packaging/tocada-hall.1`); argument errors exit 2 as for `tocada`.
+pub const HALL_CODES: [(u8, &str, &str); 5] = [
+    (
+        0,
+        "success",
+        "run: stopped by SIGTERM or SIGINT; check-config: the configuration and every file it names are good, so run starts with them; hash-password: the hash is printed",
+    ),
+    (
+        FAILURE,
+        "failure",
+        "run: the runtime cannot start; hash-password: the hash cannot be computed",
+    ),
+    (
+        EX_DATAERR,
+        "EX_DATAERR",
+        "hash-password: no password on the first line of standard input",
+    ),
+    (
+        EX_IOERR,
+        "EX_IOERR",
+        "run: the hall's store cannot be opened, the listen address cannot be bound, or the web server fails; hash-password: standard input cannot be read",
+    ),
+    (
+        EX_CONFIG,
+        "EX_CONFIG",
+        "run, check-config: the configuration is missing, unreadable or bad (the key at fault is named), or a file it names cannot be used: the broker's credentials (missing, or not one line user:password), the push's token file or push.url cannot be pushed to; systemd does not restart",
+    ),
+];
+
+/// `tocada-publish`'s exit codes and when each is returned, for its man
+/// page (`packaging/tocada-publish.1`); argument errors exit 2.
+pub const PUBLISH_CODES: [(u8, &str, &str); 9] = [
+    (
+        0,
+        "success",
+        "stopped by SIGTERM or SIGINT; check-config: the publisher would start with this configuration, its credentials and its state directory",
+    ),
+    (FAILURE, "failure", "the runtime cannot start"),
+    (
+        EX_DATAERR,
+        "EX_DATAERR",
+        "the game store is not a tocada game store, or a newer tocada's; the publisher's state file is damaged (remove it to publish again from the game in progress)",
+    ),
+    (
+        EX_NOINPUT,
+        "EX_NOINPUT",
+        "the credentials file (publish.credentials) or the game store cannot be opened",
+    ),
+    (
+        EX_CANTCREAT,
+        "EX_CANTCREAT",
+        "the state directory is not a directory, or the state file cannot be written",
+    ),
+    (
+        EX_IOERR,
+        "EX_IOERR",
+        "reading the state file or the game store failed midway",
+    ),
+    (
+        EX_TEMPFAIL,
+        "EX_TEMPFAIL",
+        "the game store is locked by another process (try again)",
+    ),
+    (
+        EX_CONFIG,
+        "EX_CONFIG",
+        "the configuration is missing, unreadable or bad, has no [publish] section, or its credentials file is not one line user:password; systemd does not restart",
+    ),
+    (
+        EX_UNAVAILABLE,
+        "EX_UNAVAILABLE",
+        "(tocada publish only) tocada-publish is not installed beside tocada nor on PATH",
+    ),
+];

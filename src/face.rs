@@ -55,6 +55,9 @@ use shakmaty::Color;
 pub use crate::frame::Frame;
 
 mod glyphs;
+mod language;
+
+pub use language::{FaceWords, Language};
 
 /// Width of the panel in pixels.
 pub const WIDTH: i32 = crate::frame::WIDTH as i32;
@@ -147,6 +150,11 @@ impl Field {
         Field::ALL[(self as usize + Field::ALL.len() - 1) % Field::ALL.len()]
     }
 
+    /// The field in words in `language`: "Segundos blancas".
+    pub fn label_in(self, language: Language) -> &'static str {
+        language.face().fields[self as usize]
+    }
+
     /// The field in words: "White seconds".
     pub fn label(self) -> &'static str {
         match self {
@@ -208,6 +216,9 @@ pub struct View {
     /// Black's clock is on the left and White's on the right, because each
     /// clock sits over its own player's lever. False: White on the left.
     pub black_left: bool,
+    /// The language of the face's own words; the alert and the result
+    /// come already in it.
+    pub language: Language,
 }
 
 /// A side by name, as the face labels its clock: "White".
@@ -294,6 +305,29 @@ pub fn duration_text(ms: u64) -> String {
     }
 }
 
+/// A text the face drew, and where: what [`placed_texts`] lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placed {
+    /// The words drawn, as fitted: a `~` at the end marks a cut.
+    pub text: String,
+    /// The rows and columns its glyphs' cells take, in the face's
+    /// coordinates (when drawn doubled, at half scale).
+    pub area: Rectangle,
+}
+
+thread_local! {
+    /// The texts drawn while [`placed_texts`] listens.
+    static PLACED: std::cell::RefCell<Option<Vec<Placed>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Every text the face draws for `view`, in drawing order: so a test can
+/// tell that nothing was cut, ran off the panel or overlapped.
+pub fn placed_texts(view: &View) -> Vec<Placed> {
+    PLACED.with(|placed| *placed.borrow_mut() = Some(Vec::new()));
+    let _ = render(view);
+    PLACED.with(|placed| placed.borrow_mut().take().unwrap_or_default())
+}
+
 /// The face of `view`, as the panel should show it.
 pub fn render(view: &View) -> Frame {
     let mut frame = Frame::new();
@@ -313,7 +347,10 @@ pub fn draw<D: DrawTarget<Color = BinaryColor>>(
             view,
             presets,
             *selected,
-            ("Draw: swap", "Black's lever starts"),
+            (
+                view.language.face().draw_swaps,
+                view.language.face().blacks_lever_starts,
+            ),
             target,
         ),
         Screen::TimeControlEditor { rows, selected } => {
@@ -411,6 +448,16 @@ fn text<D: DrawTarget<Color = BinaryColor>>(
         .alignment(alignment)
         .baseline(baseline)
         .build();
+    PLACED.with(|placed| {
+        if let Some(placed) = placed.borrow_mut().as_mut() {
+            let style = MonoTextStyle::new(font, BinaryColor::On);
+            let area = Text::with_text_style(s, at, style, text_style).bounding_box();
+            placed.push(Placed {
+                text: s.to_owned(),
+                area,
+            });
+        }
+    });
     if !inverted && !s.contains('\n') {
         return glyphs::draw_lit(target, s, at, font, text_style);
     }
@@ -418,25 +465,20 @@ fn text<D: DrawTarget<Color = BinaryColor>>(
     Ok(())
 }
 
-/// Words the alert line drops or shortens when it is too long.
-const ABBREVIATIONS: [(&str, &str); 5] = [
-    ("move the ", ""),
-    (" the ", " "),
-    ("Illegal move", "Illegal"),
-    ("disconnected", "lost"),
-    ("Draw offer", "½?"),
-];
-
-fn abbreviate(s: &str) -> String {
-    ABBREVIATIONS
+/// `s` with the words the alert line drops or shortens when it is too
+/// long in `language` ([`FaceWords::abbreviations`]).
+fn abbreviate(s: &str, language: Language) -> String {
+    language
+        .face()
+        .abbreviations
         .iter()
         .fold(s.to_owned(), |s, (long, short)| s.replace(long, short))
 }
 
 /// Fits `s` into `width` pixels: in the larger line fonts, then shortened,
 /// then in the smallest font, and at last cut, with `~` marking the cut.
-fn fit_line(s: &str, width: i32) -> (String, &'static MonoFont<'static>) {
-    let short = abbreviate(s);
+fn fit_line(s: &str, width: i32, language: Language) -> (String, &'static MonoFont<'static>) {
+    let short = abbreviate(s, language);
     let tries = [(s, 0), (s, 1), (&*short, 0), (&*short, 1), (&*short, 2)];
     for (text, font) in tries {
         if text_width(LINE_FONTS[font], text) <= width {
@@ -454,14 +496,14 @@ fn fit_line(s: &str, width: i32) -> (String, &'static MonoFont<'static>) {
 /// lines of the smallest font, broken between words, the second cut with
 /// `~` only if even that is too little. The rows under the status row hold
 /// two lines of it.
-fn fit_alert(s: &str) -> (Vec<String>, &'static MonoFont<'static>) {
-    let (one, font) = fit_line(s, WIDTH);
+fn fit_alert(s: &str, language: Language) -> (Vec<String>, &'static MonoFont<'static>) {
+    let (one, font) = fit_line(s, WIDTH, language);
     if !one.ends_with('~') {
         return (vec![one], font);
     }
     let font = LINE_FONTS[LINE_FONTS.len() - 1];
     let per_line = (WIDTH / text_width(font, "x")) as usize;
-    let short = abbreviate(s);
+    let short = abbreviate(s, language);
     let mut first = String::new();
     let mut rest = short.as_str();
     for (i, _) in short.match_indices(' ') {
@@ -611,20 +653,33 @@ fn draw_clock<D: DrawTarget<Color = BinaryColor>>(
     let font = time_font(&times[0], &times[1]);
     let (left_x, right_x) = time_positions(font.width(&times[0]), font.width(&times[1]));
 
-    for (i, side) in sides.into_iter().enumerate() {
-        // The name, then FLAG or the period.
-        let name = side_name(side);
-        let mark: Option<(String, bool)> = if view.flag == Some(side) {
-            Some(("FLAG".to_owned(), true))
+    // The names, then FLAG, the overtime or the period; a period or an
+    // overtime gives way to a flag when long names leave no room for both
+    // (Spanish: "Blancas CAÍDA").
+    let mark = |side: Color, periods: bool| -> Option<(String, bool)> {
+        if view.flag == Some(side) {
+            Some((view.language.face().flag.to_owned(), true))
+        } else if !periods {
+            None
         } else if let Some(overtime) = view.overtime(side) {
             Some((overtime.to_owned(), false))
         } else if view.stage(side) > 0 {
             Some((format!("P{}", view.stage(side) + 1), false))
         } else {
             None
-        };
-        let label_width =
-            text_width(SMALL, name) + mark.as_ref().map_or(0, |(m, _)| 6 + text_width(SMALL, m));
+        }
+    };
+    let label_width = |side: Color, mark: &Option<(String, bool)>| {
+        text_width(SMALL, view.language.side(side))
+            + mark.as_ref().map_or(0, |(m, _)| 6 + text_width(SMALL, m))
+    };
+    let mut marks = sides.map(|side| mark(side, true));
+    if label_width(sides[0], &marks[0]) + label_width(sides[1], &marks[1]) + 6 > WIDTH - 2 {
+        marks = sides.map(|side| mark(side, false));
+    }
+    for (i, (side, mark)) in sides.into_iter().zip(marks).enumerate() {
+        let name = view.language.side(side);
+        let label_width = label_width(side, &mark);
         let start = if i == 0 { 1 } else { WIDTH - 1 - label_width };
         text(
             target,
@@ -673,9 +728,9 @@ fn draw_clock<D: DrawTarget<Color = BinaryColor>>(
     // The status row.
     if view.board_disconnected || view.games_unsaved {
         let words = if view.board_disconnected {
-            BOARD_DISCONNECTED
+            view.language.face().board_disconnected
         } else {
-            GAMES_NOT_SAVED
+            view.language.face().games_not_saved
         };
         text(
             target,
@@ -687,7 +742,7 @@ fn draw_clock<D: DrawTarget<Color = BinaryColor>>(
             true,
         )?;
     } else if let Some(result) = &view.result {
-        let (s, f) = fit_line(result, WIDTH);
+        let (s, f) = fit_line(result, WIDTH, view.language);
         text(
             target,
             &s,
@@ -700,13 +755,13 @@ fn draw_clock<D: DrawTarget<Color = BinaryColor>>(
     } else {
         let mut right = Vec::new();
         if let Some(side) = view.draw_offer {
-            right.push(format!("½? {}", side_name(side)));
+            right.push(format!("½? {}", view.language.side(side)));
         }
         if view.paused {
-            right.push("PAUSED".to_owned());
+            right.push(view.language.face().paused.to_owned());
         }
         let right = right.join(" ");
-        let moves = format!("Move {}", view.move_number);
+        let moves = format!("{} {}", view.language.face().move_number, view.move_number);
         if text_width(SMALL, &right) + text_width(SMALL, &moves) + 6 <= WIDTH {
             text(
                 target,
@@ -731,7 +786,7 @@ fn draw_clock<D: DrawTarget<Color = BinaryColor>>(
 
     // The alert line.
     if let Some(alert) = &view.alert {
-        let (lines, f) = fit_alert(alert);
+        let (lines, f) = fit_alert(alert, view.language);
         let height = f.character_size.height as i32;
         let n = lines.len() as i32;
         // One line sits no higher than ALERT_TOP; two take the rows from
@@ -781,7 +836,7 @@ fn draw_header<D: DrawTarget<Color = BinaryColor>>(
     let [left, right] = view.sides();
     text(
         target,
-        side_name(left),
+        view.language.side(left),
         Point::new(1, 0),
         SMALL,
         Alignment::Left,
@@ -790,7 +845,7 @@ fn draw_header<D: DrawTarget<Color = BinaryColor>>(
     )?;
     text(
         target,
-        side_name(right),
+        view.language.side(right),
         Point::new(WIDTH - 1, 0),
         SMALL,
         Alignment::Right,
@@ -875,7 +930,7 @@ fn draw_menu<D: DrawTarget<Color = BinaryColor>>(
                 BinaryColor::Off,
             )?;
         }
-        let (s, f) = fit_line(preset, WIDTH - 2 * MENU_TEXT_X);
+        let (s, f) = fit_line(preset, WIDTH - 2 * MENU_TEXT_X, view.language);
         let top = y + (MENU_ROW - f.character_size.height as i32) / 2;
         text(
             target,
@@ -954,7 +1009,7 @@ fn draw_correction<D: DrawTarget<Color = BinaryColor>>(
     target: &mut D,
 ) -> Result<(), D::Error> {
     let half = WIDTH / 2;
-    draw_header(view, "Arbiter", SMALL, target)?;
+    draw_header(view, view.language.face().arbiter, SMALL, target)?;
     let sides = view.sides();
     let times = sides.map(|side| minutes_and_seconds(view.time(side)));
     let width = |font: &MonoFont, (m, s): &(String, String)| {
@@ -1000,7 +1055,7 @@ fn draw_correction<D: DrawTarget<Color = BinaryColor>>(
 
         // "Moves 41", or the bare count when a huge one leaves no room.
         let count = view.moves(side).to_string();
-        let (label, font) = ["Moves ", ""]
+        let (label, font) = [view.language.face().moves, ""]
             .into_iter()
             .flat_map(|label| LINE_FONTS.map(|font| (label, font)))
             .find(|&(label, font)| text_width(font, label) + text_width(font, &count) <= half - 4)
@@ -1020,10 +1075,11 @@ fn draw_correction<D: DrawTarget<Color = BinaryColor>>(
     // The arbiter's acts share the line: the selected one by name, or what
     // the panel says about it (the result proposed, the act done).
     let end = match field {
-        Field::Waive | Field::TakeBack | Field::Adjudicate => {
-            view.alert.as_deref().unwrap_or(field.label())
-        }
-        _ => "End game",
+        Field::Waive | Field::TakeBack | Field::Adjudicate => view
+            .alert
+            .as_deref()
+            .unwrap_or(field.label_in(view.language)),
+        _ => Field::EndGame.label_in(view.language),
     };
     draw_segment(
         target,
@@ -1039,7 +1095,10 @@ fn draw_correction<D: DrawTarget<Color = BinaryColor>>(
 
     // Left to right as the buttons sit: the left one steps back or takes
     // one off, the right one steps on or adds one.
-    for (row, hint) in ["Adjust: prev/next field", "Draw: -/+   Menu: resume"]
+    for (row, hint) in view
+        .language
+        .face()
+        .correction_hints
         .into_iter()
         .enumerate()
     {
@@ -1221,30 +1280,33 @@ mod tests {
 
     #[test]
     fn long_lines_are_cut_to_fit() {
-        let (s, f) = fit_line("Touch-move: move the g1 knight", WIDTH);
+        let (s, f) = fit_line("Touch-move: move the g1 knight", WIDTH, Language::English);
         assert_eq!(
             (s.as_str(), f.character_size.width),
             ("Touch-move: g1 knight", 6)
         );
-        let (s, f) = fit_line("Illegal move: Black +2:00", WIDTH);
+        let (s, f) = fit_line("Illegal move: Black +2:00", WIDTH, Language::English);
         assert_eq!(
             (s.as_str(), f.character_size.width),
             ("Illegal move: Black +2:00", 5)
         );
-        let (s, f) = fit_line(&"x".repeat(50), WIDTH);
+        let (s, f) = fit_line(&"x".repeat(50), WIDTH, Language::English);
         assert!(text_width(f, &s) <= WIDTH && s.ends_with('~'));
     }
 
     #[test]
     fn a_long_alert_takes_two_lines_rather_than_being_cut() {
-        let (lines, f) = fit_alert("Only the player having the move may adjust pieces");
+        let (lines, f) = fit_alert(
+            "Only the player having the move may adjust pieces",
+            Language::English,
+        );
         assert_eq!(lines, ["Only player having move may", "adjust pieces"]);
         assert!(lines.iter().all(|l| text_width(f, l) <= WIDTH));
         // What fits on one line stays on one, in the largest font it fits.
-        let (lines, f) = fit_alert("Only Black may adjust");
+        let (lines, f) = fit_alert("Only Black may adjust", Language::English);
         assert_eq!((lines.len(), f.character_size.width), (1, 6));
         // Too long even for two lines: the second is cut, and says so.
-        let (lines, _) = fit_alert(&"word ".repeat(20));
+        let (lines, _) = fit_alert(&"word ".repeat(20), Language::English);
         assert_eq!(lines.len(), 2);
         assert!(lines[1].ends_with('~'), "{lines:?}");
     }

@@ -5,6 +5,7 @@
 //! exit code, always one of [`tocada::exit`]'s.
 
 use std::io::{self, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -61,6 +62,7 @@ fn main() -> ExitCode {
             db,
             board,
             fen,
+            language,
         } => {
             let mut config = match config {
                 Some(path) => match load_config(&path) {
@@ -86,6 +88,13 @@ fn main() -> ExitCode {
             }
             if let Some(start) = fen {
                 config.start = start;
+            }
+            // clap has checked the value.
+            if let Some(language) = language
+                .as_deref()
+                .and_then(tocada::face::Language::from_keyword)
+            {
+                config.face.language = language;
             }
             let store = match &db {
                 Some(path) => tocada::store::Store::open(path),
@@ -143,35 +152,12 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::CheckConfig { file } => match tocada::config::Config::load(&file) {
-            Ok(config) => {
-                // Written, not printed: a reader that goes away (`| head -1`)
-                // is a write error, as for replay and export, not a panic.
-                let mut out = io::stdout().lock();
-                let written = writeln!(out, "{}: ok: {}", file.display(), config.summary())
-                    .and_then(|()| {
-                        config
-                            .presets
-                            .iter()
-                            .try_for_each(|preset| writeln!(out, "  {}", preset.describe()))
-                    })
-                    .and_then(|()| out.flush());
-                for warning in config.warnings() {
-                    eprintln!("{}: warning: {warning}", file.display());
-                }
-                match written {
-                    Ok(()) => ExitCode::SUCCESS,
-                    Err(err) => {
-                        eprintln!("tocada check-config: {err}");
-                        ExitCode::from(tocada::exit::EX_IOERR)
-                    }
-                }
-            }
-            Err(err) => {
-                eprintln!("{err}");
-                ExitCode::from(err.exit_code())
-            }
-        },
+        Command::CheckConfig { file, config } => {
+            let file = file
+                .or(config)
+                .unwrap_or_else(|| PathBuf::from(tocada::config::DEFAULT_PATH));
+            check_config(&file)
+        }
         Command::Publish { args } => {
             let err = tocada::cli::exec_sibling("tocada-publish", &args);
             eprintln!("tocada publish: {err}");
@@ -190,6 +176,40 @@ fn main() -> ExitCode {
                     ExitCode::from(err.exit_code())
                 }
             }
+        }
+    }
+}
+
+/// `tocada check-config`: a summary and each preset in words, 0; or the
+/// key at fault and 78.
+fn check_config(file: &std::path::Path) -> ExitCode {
+    match tocada::config::Config::load(file) {
+        Ok(config) => {
+            // Written, not printed: a reader that goes away (`| head -1`)
+            // is a write error, as for replay and export, not a panic.
+            let mut out = io::stdout().lock();
+            let written = writeln!(out, "{}: ok: {}", file.display(), config.summary())
+                .and_then(|()| {
+                    config
+                        .presets
+                        .iter()
+                        .try_for_each(|preset| writeln!(out, "  {}", preset.describe()))
+                })
+                .and_then(|()| out.flush());
+            for warning in config.warnings() {
+                eprintln!("{}: warning: {warning}", file.display());
+            }
+            match written {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(err) => {
+                    eprintln!("tocada check-config: {err}");
+                    ExitCode::from(tocada::exit::EX_IOERR)
+                }
+            }
+        }
+        Err(err) => {
+            eprintln!("{err}");
+            ExitCode::from(err.exit_code())
         }
     }
 }

@@ -678,3 +678,19 @@ fn sim_says_the_warning_check_config_says() {
         "{stderr}"
     );
 }
+
+#[test]
+fn check_config_takes_the_file_as_run_names_it_too() {
+    let good = scratch_file("either-form.toml", "[face]\nlanguage = \"es\"\n");
+    let bad = scratch_file("either-form-bad.toml", "[face]\nlanguage = \"xx\"\n");
+    for form in [&["check-config"][..], &["check-config", "--config"][..]] {
+        let out = tocada().args(form).arg(&good).output().unwrap();
+        assert!(out.status.success(), "{form:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(stdout.contains("either-form.toml: ok"), "{stdout}");
+        assert!(stdout.contains("; the face in es"), "{stdout}");
+        let out = tocada().args(form).arg(&bad).output().unwrap();
+        assert_eq!(out.status.code(), Some(78), "{form:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("face.language"));
+    }
+}

@@ -238,7 +238,7 @@ fn the_face_announces_a_correction() {
         completed: 20,
     };
     assert_eq!(
-        tocada::words::alert_for(&effect).as_deref(),
+        tocada::words::alert_for(&effect, tocada::words::Language::English).as_deref(),
         Some("Set: White 25:00")
     );
 }

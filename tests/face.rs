@@ -15,7 +15,7 @@ use tocada::face::{self, Field, Frame, Screen, View};
 use tocada::hardware::oled::{self, Oled};
 use tocada::models::ssd1306::SharedSsd1306;
 use tocada::session::view::from_referee;
-use tocada::words::alert_for;
+use tocada::words::{Language, alert_for};
 use tocada::{Effect, Input, Law, Referee, Rules, Ruling};
 
 const SCALE: u32 = 2;
@@ -97,7 +97,7 @@ fn touch_move() -> View {
     View {
         running: Some(Color::White),
         move_number: 12,
-        alert: alert_for(&Effect::Violation(ruling)),
+        alert: alert_for(&Effect::Violation(ruling), Language::English),
         ..clock(754_000, 1_201_000)
     }
 }
@@ -151,7 +151,7 @@ fn views() -> Vec<(&'static str, View)> {
                 move_number: 38,
                 white_stage: 1,
                 black_stage: 0,
-                alert: alert_for(&Effect::Flag { side: Color::Black }),
+                alert: alert_for(&Effect::Flag { side: Color::Black }, Language::English),
                 result: Some("1-0 on time".into()),
                 ..clock(1_803_000, 0)
             },
@@ -256,11 +256,14 @@ fn views() -> Vec<(&'static str, View)> {
             View {
                 running: Some(Color::Black),
                 move_number: 7,
-                alert: alert_for(&Effect::Violation(Ruling {
-                    side: Color::White,
-                    law: Law::Adjust,
-                    detail: "Only the player having the move may adjust pieces".into(),
-                })),
+                alert: alert_for(
+                    &Effect::Violation(Ruling {
+                        side: Color::White,
+                        law: Law::Adjust,
+                        detail: "Only the player having the move may adjust pieces".into(),
+                    }),
+                    Language::English,
+                ),
                 ..clock(601_000, 587_000)
             },
         ),
@@ -269,7 +272,7 @@ fn views() -> Vec<(&'static str, View)> {
             View {
                 running: Some(Color::White),
                 move_number: 7,
-                alert: Some(tocada::words::adjusting(Color::White)),
+                alert: Some(tocada::words::adjusting(Color::White, Language::English)),
                 ..clock(601_000, 587_000)
             },
         ),

@@ -561,26 +561,6 @@ fn check_config_names_the_key_and_hash_password_reads_stdin() {
     assert_eq!(empty.status.code(), Some(65));
 }
 
-/// `packaging/tocada-hall.1`, written from the command line by clap_mangen;
-/// `TOCADA_BLESS=1 cargo test --test hall man_page` writes it anew.
-#[test]
-fn the_committed_man_page_is_what_the_command_line_gives() {
-    use clap::CommandFactory;
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/packaging/tocada-hall.1");
-    let mut page = Vec::new();
-    clap_mangen::Man::new(tocada::hall::cli::HallCli::command())
-        .render(&mut page)
-        .unwrap();
-    let page = String::from_utf8(page).unwrap();
-    if std::env::var_os("TOCADA_BLESS").is_some() {
-        std::fs::write(path, &page).unwrap();
-    }
-    assert!(
-        std::fs::read_to_string(path).unwrap_or_default() == page,
-        "packaging/tocada-hall.1 is out of date: run TOCADA_BLESS=1 cargo test --test hall man_page"
-    );
-}
-
 /// `chromium` and `chromedriver` (Debian's `chromium` and
 /// `chromium-driver`), if both are installed.
 fn browser_programs() -> Option<(PathBuf, PathBuf)> {
@@ -1047,4 +1027,67 @@ fn a_bad_push_url_or_a_missing_token_file_is_named_by_its_key() {
             assert!(stderr.contains(key), "{command}: {key}: {stderr}");
         }
     }
+}
+
+#[test]
+fn check_config_reads_the_credentials_file_as_run_does_in_either_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let credentials = dir.path().join("hall.credentials");
+    let path = dir.path().join("hall.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "hall = \"open\"\nbroker = \"mqtt://127.0.0.1:1\"\nlisten = \"127.0.0.1:0\"\nstore = \"{}/hall.sqlite\"\ncredentials = \"{}\"\n[[arbiter]]\nname = \"ana\"\npassword_hash = \"{}\"\n",
+            dir.path().display(),
+            credentials.display(),
+            arbiter_hash()
+        ),
+    )
+    .unwrap();
+    // The credentials file is missing: both say so, with 78 (check-config
+    // said "ok" here before).
+    for args in [
+        vec!["check-config".into(), path.clone().into_os_string()],
+        vec![
+            "check-config".into(),
+            "--config".into(),
+            path.clone().into_os_string(),
+        ],
+        vec![
+            "run".into(),
+            "--config".into(),
+            path.clone().into_os_string(),
+        ],
+    ] {
+        let out = hall_command().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(78), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("credentials"), "{args:?}: {stderr}");
+    }
+    // A file that is not one user:password line is refused the same way.
+    std::fs::write(&credentials, "no colon here\n").unwrap();
+    let out = hall_command()
+        .arg("check-config")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(78));
+    std::fs::write(&credentials, "hall:secret\n").unwrap();
+    for form in [&["check-config"][..], &["check-config", "--config"][..]] {
+        let out = hall_command().args(form).arg(&path).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{form:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains(": ok: hall \"open\""));
+    }
+    // Both forms at once are refused by the command line.
+    let out = hall_command()
+        .args(["check-config", "--config"])
+        .arg(&path)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }

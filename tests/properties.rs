@@ -173,3 +173,43 @@ proptest! {
         prop_assert_eq!(referee.next_deadline(), None);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// The face says a ruling in the players' language by reading the
+    /// referee's sentence back (`tocada::words::ruling`): every sentence
+    /// the referee writes, under every profile of the laws, must be one it
+    /// knows, or a Spanish clock would show it in English.
+    #[test]
+    fn every_ruling_the_referee_writes_is_said_in_every_language(
+        laws in prop_oneof![
+            Just(tocada::Laws::Fide2023),
+            Just(tocada::Laws::Fide2023Unsupervised),
+            Just(tocada::Laws::Regence1858),
+        ],
+        steps in prop::collection::vec((0u64..4_000, step()), 1..150),
+    ) {
+        use tocada::words::ruling::Sentence;
+        let mut referee = Referee::new(Rules { laws, ..Rules::default() });
+        let mut now: Millis = 0;
+        for (dt, step) in &steps {
+            for input in expand(&referee, step) {
+                now += dt / 4 + 1;
+                referee.handle(now, input).unwrap();
+                while let Some((_, effect)) = referee.poll_effect() {
+                    if let Effect::Violation(r) | Effect::Warning(r) = effect
+                        && !r.detail.is_empty()
+                    {
+                        prop_assert!(
+                            Sentence::read(&r.detail).is_some(),
+                            "a sentence the face cannot say again: {:?} ({})",
+                            r.detail,
+                            r.law
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

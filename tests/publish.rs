@@ -854,30 +854,6 @@ fn tocada_publish_runs_the_publisher_with_its_arguments() {
     );
 }
 
-/// `packaging/tocada-publish.1`, the program's man page in the package,
-/// is what its command line gives (clap_mangen); `TOCADA_BLESS=1 cargo test
-/// --test publish man_page` writes it anew.
-#[test]
-fn the_publishers_man_page_is_its_command_line() {
-    use clap::CommandFactory;
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("packaging/tocada-publish.1");
-    let mut page = Vec::new();
-    clap_mangen::Man::new(tocada::publish::PublishCli::command())
-        .render(&mut page)
-        .unwrap();
-    let page = String::from_utf8(page).unwrap();
-    if std::env::var_os("TOCADA_BLESS").is_some() {
-        fs::write(&path, &page).unwrap();
-    }
-    let committed = fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == page,
-        "{} is stale: TOCADA_BLESS=1 cargo test --test publish man_page",
-        path.display()
-    );
-    assert!(page.contains("from\\-start"), "{page}");
-}
-
 /// The shipped configuration documents `[publish]` commented out (off by
 /// default), and uncommented it is a valid section.
 #[test]
@@ -950,6 +926,35 @@ fn make_hall_writes_the_brokers_users_and_acl_and_each_clocks_credentials() {
         assert!(passwd.contains(&format!("{}:$7$", user.user)), "{passwd}");
         assert!(!passwd.contains(&user.password), "hashed");
     }
+    // Mosquitto reads the broker's files as its own user: mode 0640, and
+    // the group mosquitto where it exists and this user may give it (root,
+    // as in CI); the passwords in clear stay the owner's alone.
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let mosquitto_gid = Command::new("getent")
+        .args(["group", "mosquitto"])
+        .output()
+        .ok()
+        .and_then(|out| {
+            let line = String::from_utf8_lossy(&out.stdout).into_owned();
+            line.split(':')
+                .nth(2)
+                .and_then(|gid| gid.trim().parse::<u32>().ok())
+        });
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0");
+    for file in ["tocada.passwd", "tocada.acl"] {
+        let meta = fs::metadata(dir.path().join(file)).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o640, "{file}");
+        if let (Some(gid), true) = (mosquitto_gid, root) {
+            assert_eq!(meta.gid(), gid, "{file}: group mosquitto");
+        }
+    }
+    for file in ["hall.credentials", "clocks/board-1.credentials"] {
+        let meta = fs::metadata(dir.path().join(file)).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600, "{file}");
+    }
     let refused = Command::new(&script)
         .args(["a/b", "3"])
         .arg(dir.path())
@@ -1004,4 +1009,71 @@ fn a_mark_from_another_store_starts_over_with_a_warning() {
     let log = publisher.into_inner().unwrap().stop();
     assert!(log.contains("a new store"), "{log}");
     check_clock(&hall, &clock);
+}
+
+#[test]
+fn check_config_checks_what_publishing_reads_in_either_form() {
+    use tocada::exit::{EX_CONFIG, EX_NOINPUT};
+
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("publisher");
+    fs::create_dir(&state).unwrap();
+    let credentials = dir.path().join("credentials");
+    let path = dir.path().join("tocada.toml");
+    fs::write(
+        &path,
+        format!(
+            "[board]\nkind = \"sim\"\n[publish]\nbroker = \"mqtt://127.0.0.1:1883\"\nhall = \"{HALL}\"\nboard = 9\ncredentials = \"{}\"\n",
+            credentials.display()
+        ),
+    )
+    .unwrap();
+    let check = |form: &[&str]| {
+        let out = publish_command()
+            .arg("--state")
+            .arg(&state)
+            .args(form)
+            .arg(&path)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let forms: [&[&str]; 2] = [&["check-config"], &["check-config", "--config"]];
+    // The credentials file is missing: the exit status publishing would
+    // stop with, before any connection.
+    for form in forms {
+        let (code, _, stderr) = check(form);
+        assert_eq!(code, Some(EX_NOINPUT.into()), "{form:?}: {stderr}");
+        assert!(stderr.contains("publish.credentials"), "{stderr}");
+    }
+    fs::write(&credentials, "no-colon\n").unwrap();
+    let (code, _, stderr) = check(forms[0]);
+    assert_eq!(code, Some(EX_CONFIG.into()), "{stderr}");
+    fs::write(&credentials, "clock-9:pw-9\n").unwrap();
+    for form in forms {
+        let (code, stdout, stderr) = check(form);
+        assert_eq!(code, Some(0), "{form:?}: {stderr}");
+        assert!(
+            stdout.contains(": ok: publishing to mqtt://127.0.0.1:1883"),
+            "{stdout}"
+        );
+    }
+    // The old top-level form with the command after it.
+    let out = publish_command()
+        .arg("--state")
+        .arg(&state)
+        .arg("--config")
+        .arg(&path)
+        .arg("check-config")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -51,6 +51,9 @@ impl Session {
             .prefix(&format!("tocada-sim-{test}-"))
             .tempdir()
             .expect("a temporary directory");
+        // Started in the temporary directory: quitting writes the games
+        // there (tocada-sim.pgn), not into the checkout.
+        let cwd = dir.path().display().to_string();
         let session = Session {
             socket: dir.path().join("tmux"),
             _dir: dir,
@@ -60,6 +63,8 @@ impl Session {
         let started = session.tmux(&[
             "new-session",
             "-d",
+            "-c",
+            &cwd,
             "-x",
             "200",
             "-y",
@@ -377,6 +382,15 @@ fn a_game_typed_move_by_move() {
         "the terminal is restored:\n{}",
         after.0
     );
+    // The game, written as PGN where the simulator was started, and said.
+    let history = sim.tmux(&["capture-pane", "-p", "-S", "-"]);
+    let history = String::from_utf8_lossy(&history.stdout);
+    assert!(
+        history.contains("tocada sim: 1 game(s) written as PGN to tocada-sim.pgn"),
+        "{history}"
+    );
+    let pgn = std::fs::read_to_string(sim._dir.path().join("tocada-sim.pgn")).unwrap();
+    assert!(pgn.contains("Nf3") && pgn.contains("1-0"), "{pgn}");
 }
 
 #[test]

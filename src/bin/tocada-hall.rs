@@ -17,46 +17,50 @@ fn main() -> ExitCode {
         config: PathBuf::from(DEFAULT_PATH),
     }) {
         Command::Run { config } => run(config),
-        Command::CheckConfig {
-            config: config_path,
-        } => match HallConfig::load(&config_path) {
-            Ok(config) => {
-                // The token file is read at start: checked here too, so a
-                // missing one is found before the round.
-                if let Some(push) = &config.push
-                    && let Err(why) = tocada::hall::config::read_token(&push.token_file)
-                {
-                    eprintln!(
-                        "tocada-hall: {}: push.token_file: {why}",
-                        config_path.display()
-                    );
-                    return ExitCode::from(tocada::exit::EX_CONFIG);
-                }
-                println!(
-                    "{}: ok: hall {:?}, broker {}:{}, listening on {}, {} arbiter(s), {} board(s) paired, public PGN {}",
-                    config_path.display(),
-                    config.hall,
-                    config.broker.host,
-                    config.broker.port,
-                    config.listen,
-                    config.arbiters.len(),
-                    config.round.pairings.len(),
-                    if config.public_pgn { "on" } else { "off" },
-                );
-                if let Some(push) = &config.push {
-                    println!(
-                        "pushing the round's PGN to {} every {} s",
-                        push.url, push.every_s
-                    );
-                }
-                ExitCode::SUCCESS
-            }
-            Err(err) => {
-                eprintln!("tocada-hall: {err}");
-                ExitCode::from(err.exit_code())
-            }
-        },
+        Command::CheckConfig { file, config } => {
+            let config_path = file
+                .or(config)
+                .unwrap_or_else(|| PathBuf::from(DEFAULT_PATH));
+            check_config(&config_path)
+        }
         Command::HashPassword => hash_from_stdin(),
+    }
+}
+
+/// `tocada-hall check-config`: what `run` reads before it starts, read the
+/// same way, so that "ok" means `run` starts.
+fn check_config(config_path: &std::path::Path) -> ExitCode {
+    match HallConfig::load(config_path) {
+        Ok(config) => {
+            // The credentials and the token are read at start: read here
+            // the same way, so a missing one is found before the round.
+            if let Err(err) = tocada::hall::runner::check(&config) {
+                eprintln!("tocada-hall: {}: {err}", config_path.display());
+                return ExitCode::from(err.exit_code());
+            }
+            println!(
+                "{}: ok: hall {:?}, broker {}:{}, listening on {}, {} arbiter(s), {} board(s) paired, public PGN {}",
+                config_path.display(),
+                config.hall,
+                config.broker.host,
+                config.broker.port,
+                config.listen,
+                config.arbiters.len(),
+                config.round.pairings.len(),
+                if config.public_pgn { "on" } else { "off" },
+            );
+            if let Some(push) = &config.push {
+                println!(
+                    "pushing the round's PGN to {} every {} s",
+                    push.url, push.every_s
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(err) => {
+            eprintln!("tocada-hall: {err}");
+            ExitCode::from(err.exit_code())
+        }
     }
 }
 

@@ -10,10 +10,32 @@ use clap::Parser;
 use tocada::broker::Credentials;
 use tocada::config::{self, Config};
 use tocada::exit::{EX_CANTCREAT, EX_CONFIG, FAILURE};
-use tocada::publish::{self, Options, PublishCli, PublishError, STATE_DIRECTORY};
+use tocada::publish::{self, Options, PublishCli, PublishCommand, PublishError, STATE_DIRECTORY};
 
 fn main() -> ExitCode {
-    let args = PublishCli::parse();
+    let mut args = PublishCli::parse();
+    if let Some(PublishCommand::CheckConfig { file, config }) = args.command.take() {
+        if let Some(path) = file.or(config) {
+            args.config = path;
+        }
+        return match options(&args) {
+            Ok(options) => {
+                println!(
+                    "{}: ok: publishing to {} under {}, from the store {}, state in {}",
+                    args.config.display(),
+                    options.broker,
+                    options.address.root(),
+                    options.store.display(),
+                    options.state_directory.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err((code, message)) => {
+                eprintln!("tocada-publish: {message}");
+                ExitCode::from(code)
+            }
+        };
+    }
     tocada::logging::init(None);
     match options(&args) {
         Ok(options) => run(options),

@@ -32,6 +32,7 @@ use std::time::Duration;
 
 use shakmaty::{Chess, Color};
 
+use crate::face::Language;
 use crate::hardware::buttons::ButtonPins;
 use crate::hardware::mcp23017_board;
 use crate::protocol;
@@ -72,6 +73,8 @@ pub struct Config {
     pub pins: PinsConfig,
     /// `[state]`: where the game records are kept.
     pub state: StateConfig,
+    /// `[face]`: the players' language.
+    pub face: FaceConfig,
     /// `[[preset]]`: the time controls offered in the menu, in file order.
     pub presets: Vec<Preset>,
     /// `[publish]`: where `tocada-publish` sends the games; `None` (no
@@ -340,6 +343,15 @@ pub struct PinsConfig {
     pub debounce_ms: u64,
 }
 
+/// `[face]`: what the face says, and in which language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FaceConfig {
+    /// `face.language`: `"en"` (the default), `"es"`, `"fr"` or `"de"`.
+    /// Every word the face and the simulator show is in it; the records
+    /// (replay lines, PGN) stay in English.
+    pub language: Language,
+}
+
 /// `[state]`: the daemon's persistent files.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StateConfig {
@@ -586,7 +598,7 @@ impl Config {
             }
             _ => levers.to_owned(),
         };
-        format!(
+        let summary = format!(
             "{board}{polling}{panel}; White on the {white} lever{levers}; \
              {enforcement} enforcement{laws}; presets {presets} (power-on {preset}); state in {state}{publish}",
             white = self.clock.white,
@@ -600,7 +612,12 @@ impl Config {
             presets = presets.join(", "),
             preset = self.clock.preset,
             state = self.state.directory.display(),
-        )
+        );
+        // Said only when not English, as every summary before it read.
+        match self.face.language {
+            Language::English => summary,
+            language => format!("{summary}; the face in {}", language.as_str()),
+        }
     }
 }
 
@@ -628,6 +645,7 @@ impl Default for Config {
             i2c: I2cConfig::default(),
             pins: PinsConfig::default(),
             state: StateConfig::default(),
+            face: FaceConfig::default(),
             presets: default_presets(),
             publish: None,
             start: Chess::default(),

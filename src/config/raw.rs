@@ -20,10 +20,18 @@ pub(super) struct RawConfig {
     pub i2c: Option<RawI2c>,
     pub pins: Option<RawPins>,
     pub state: Option<RawState>,
+    pub face: Option<RawFace>,
     /// `[[preset]]` tables; `None` keeps the default presets.
     pub preset: Option<Vec<RawPreset>>,
     /// `[publish]`; `None` publishes nothing.
     pub publish: Option<RawPublish>,
+}
+
+/// `[face]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [face] table")]
+pub(super) struct RawFace {
+    pub language: Option<String>,
 }
 
 /// `[clock]`.

@@ -12,12 +12,15 @@ use shakmaty::Color;
 
 use super::file;
 use super::raw::{
-    Address, Integer, RawBoard, RawClock, RawConfig, RawI2c, RawPins, RawPreset, RawRules, RawState,
+    Address, Integer, RawBoard, RawClock, RawConfig, RawFace, RawI2c, RawPins, RawPreset, RawRules,
+    RawState,
 };
 use super::{
-    BoardClock, BoardConfig, BoardKind, BoardModel, ClockConfig, Config, ConfigError, I2cConfig,
+    BoardClock, BoardConfig, BoardKind, BoardModel, ClockConfig, Config, ConfigError, FaceConfig,
+    I2cConfig,
     LeverSide, Levers, PinsConfig, Preset, RulesConfig, StateConfig, StdinPace, default_presets,
 };
+use crate::face::Language;
 use crate::words;
 use crate::{Enforcement, GameMode, IncrementMode, Laws, TimeControl};
 
@@ -80,6 +83,7 @@ impl Checker<'_> {
         let board = self.board(raw.board.unwrap_or_default(), &i2c)?;
         let pins = self.pins(raw.pins.unwrap_or_default(), &board, &i2c)?;
         let state = self.state(raw.state.unwrap_or_default(), state_directory)?;
+        let face = self.face(raw.face.unwrap_or_default())?;
         let presets = match raw.preset {
             Some(raw) => self.presets(raw)?,
             None => default_presets(),
@@ -96,6 +100,7 @@ impl Checker<'_> {
             i2c,
             pins,
             state,
+            face,
             presets,
             publish,
             start: shakmaty::Chess::default(),
@@ -445,6 +450,20 @@ impl Checker<'_> {
         Ok(checked)
     }
 
+    fn face(&self, face: RawFace) -> Result<FaceConfig, ConfigError> {
+        let language = match face.language.as_deref() {
+            None => FaceConfig::default().language,
+            Some(value) => self.keyword(
+                "face.language",
+                value,
+                "language",
+                Language::from_keyword,
+                Language::ALL.map(Language::as_str),
+            )?,
+        };
+        Ok(FaceConfig { language })
+    }
+
     fn state(&self, state: RawState, default: &Path) -> Result<StateConfig, ConfigError> {
         let directory = match state.directory {
             None => default.to_path_buf(),
@@ -778,6 +797,22 @@ mod tests {
         let upcount = preset("increment = \"upcount\"\n").unwrap();
         assert_eq!(upcount.presets[0].increment, IncrementMode::Upcount);
         assert!(preset("increment = \"fischer\"\n").is_err());
+    }
+
+    #[test]
+    fn the_face_speaks_the_configured_language() {
+        let config = parse("", "t.toml", Path::new("/x")).unwrap();
+        assert_eq!(config.face.language, Language::English);
+        for language in Language::ALL {
+            let text = format!("[face]\nlanguage = \"{}\"", language.as_str());
+            let config = parse(&text, "t.toml", Path::new("/x")).unwrap();
+            assert_eq!(config.face.language, language);
+        }
+        let err = parse("[face]\nlanguage = \"spanish\"", "t.toml", Path::new("/x")).unwrap_err();
+        assert_eq!(err.key(), Some("face.language"));
+        assert!(err.to_string().contains("en, es, fr, de"), "{err}");
+        let err = parse("[face]\nlang = \"es\"", "t.toml", Path::new("/x")).unwrap_err();
+        assert!(err.to_string().contains("lang"), "{err}");
     }
 
     #[test]

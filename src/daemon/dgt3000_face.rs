@@ -76,6 +76,10 @@ pub fn clock_pages(message: &str) -> Vec<[u8; wire::TEXT_LEN]> {
         if FILLER.contains(&word) {
             continue;
         }
+        // The clock shows ASCII: a Spanish, French or German face's
+        // accented letters lose their accents rather than become `?`.
+        let plain = plain_letters(word);
+        let word = plain.as_str();
         let short = SHORTER
             .iter()
             .find(|(long, _)| *long == word)
@@ -119,6 +123,38 @@ pub fn clock_pages(message: &str) -> Vec<[u8; wire::TEXT_LEN]> {
     pages
 }
 
+/// `word` with the accented letters of the face's languages written
+/// without their accents (`ß` as `ss`); anything else left as it is.
+fn plain_letters(word: &str) -> String {
+    let mut plain = String::with_capacity(word.len());
+    for c in word.chars() {
+        let base = match c {
+            'á' | 'à' | 'â' | 'ä' => 'a',
+            'é' | 'è' | 'ê' | 'ë' => 'e',
+            'í' | 'ì' | 'î' | 'ï' => 'i',
+            'ó' | 'ò' | 'ô' | 'ö' => 'o',
+            'ú' | 'ù' | 'û' | 'ü' => 'u',
+            'ñ' => 'n',
+            'ç' => 'c',
+            'Á' | 'À' | 'Â' | 'Ä' => 'A',
+            'É' | 'È' | 'Ê' | 'Ë' => 'E',
+            'Í' | 'Î' | 'Ï' => 'I',
+            'Ó' | 'Ô' | 'Ö' => 'O',
+            'Ú' | 'Û' | 'Ü' => 'U',
+            'Ñ' => 'N',
+            'Ç' => 'C',
+            'ß' => {
+                plain.push_str("ss");
+                continue;
+            }
+            '¿' | '¡' => continue,
+            other => other,
+        };
+        plain.push(base);
+    }
+    plain
+}
+
 /// What the face says in words, and how it is shown on the clock.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Message {
@@ -153,7 +189,7 @@ fn message_of(view: &View) -> Option<Message> {
             beeps: false,
         });
     };
-    let waits = crate::words::is_instruction(alert)
+    let waits = crate::words::is_instruction(alert, view.language)
         || alert.starts_with("Promote")
         || alert.starts_with("Choice")
         || (view.draw_offer.is_some() && alert.starts_with("Draw offer"));
@@ -255,6 +291,14 @@ impl ClockFace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_face_in_another_language_loses_its_accents_not_its_letters() {
+        assert_eq!(pages("Pieza tocada: Cf3"), ["Pieza", "tocada:", "Cf3"]);
+        assert_eq!(pages("¿Tablas? Árbitro"), ["Tablas?", "Arbitro"]);
+        assert_eq!(pages("Weiß"), ["Weiss"]);
+        assert_eq!(pages("Échec"), ["Echec"]);
+    }
 
     fn pages(message: &str) -> Vec<String> {
         clock_pages(message)

@@ -34,6 +34,8 @@ pub struct ShownGame {
     pub ticking: Option<Color>,
     /// What the face shows.
     pub view: View,
+    /// The game as PGN so far; `None` on the setup screen.
+    pub pgn: Option<String>,
 }
 
 /// What the panel shows and what is on its way to it.
@@ -176,6 +178,7 @@ impl Drawing {
             position: referee.map(|r| r.position().clone()),
             ticking: referee.and_then(|r| r.ticking()),
             view: view.clone(),
+            pgn: session.pgn(),
         };
         watch.send_if_modified(|shown| {
             let changed = *shown != snapshot;

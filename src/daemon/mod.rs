@@ -324,7 +324,8 @@ fn restore_games(config: &Config, session: &mut Session) -> Result<Games, Daemon
                     for line in &aside {
                         tracing::error!(game = saved.id, line, "stored line set aside");
                     }
-                    session.notice(crate::words::restarted_set_aside(aside.len()));
+                    let language = session.language();
+                    session.notice(crate::words::restarted_set_aside(aside.len(), language));
                 }
                 let off_ms = time_off(
                     saved.started_at,

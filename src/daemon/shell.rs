@@ -678,7 +678,8 @@ impl<R: Rig> Shell<R> {
                                 reason: crate::Reason::Adjudicated(_),
                                 ..
                             }
-                    ) && let Some(words) = crate::words::alert_for(&effect)
+                    ) && let Some(words) =
+                        crate::words::alert_for(&effect, crate::words::Language::English)
                     {
                         tracing::info!(t, "{words}");
                     }

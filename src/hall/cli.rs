@@ -27,12 +27,18 @@ pub enum Command {
         #[arg(long, default_value = DEFAULT_PATH)]
         config: PathBuf,
     },
-    /// Check the hall's configuration and exit: 0 if it is good, 78 with
-    /// the key at fault if not.
+    /// Check the hall's configuration and every file it names (the
+    /// broker's credentials, the push's token) as `run` reads them, and
+    /// exit: 0 if `run` would start with them, 78 with the key at fault if
+    /// not.
     CheckConfig {
-        /// The hall's configuration.
-        #[arg(long, default_value = DEFAULT_PATH)]
-        config: PathBuf,
+        /// The hall's configuration (/etc/tocada/hall.toml if neither this
+        /// nor `--config` is given).
+        #[arg(value_name = "FILE", conflicts_with = "config")]
+        file: Option<PathBuf>,
+        /// The same, as `run --config FILE` names it.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
     },
     /// Read a password on standard input (its first line) and print its
     /// argon2 hash, for `password_hash` in the configuration.

@@ -168,7 +168,10 @@ impl ReportedGame {
     /// once the game is over.
     pub fn result(&self) -> Option<(&'static str, String)> {
         let (outcome, reason) = self.feed.referee()?.result()?;
-        Some((outcome.as_str(), words::result_text(outcome, reason)))
+        Some((
+            outcome.as_str(),
+            words::result_text(outcome, reason, words::Language::English),
+        ))
     }
 
     /// Whose flag fell, if one did.
@@ -204,7 +207,7 @@ impl ReportedGame {
             .map(|(index, (t, effect))| RulingEntry {
                 index,
                 t: *t,
-                text: words::log_text(effect),
+                text: words::log_text(effect, words::Language::English),
                 effect: effect_to_value(*t, effect),
             })
             .collect()

@@ -524,7 +524,7 @@ impl Hall {
                         t: typed.as_ref().map_or(0, |(t, _)| *t),
                         text: typed.map_or_else(
                             |_| "ruling".to_owned(),
-                            |(_, effect)| words::log_text(&effect),
+                            |(_, effect)| words::log_text(&effect, words::Language::English),
                         ),
                         effect,
                         acknowledged_by: None,

@@ -54,22 +54,19 @@ impl fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
-/// Runs the hall of `config` until SIGTERM or Ctrl-C. `ready` is called
-/// with the address the web side listens on once it does.
-pub async fn run(
-    config: HallConfig,
-    ready: impl FnOnce(std::net::SocketAddr),
-) -> Result<(), RunError> {
-    run_until(config, ready, shutdown()).await
+/// What `tocada-hall check-config` checks beyond the configuration
+/// itself: the files it names and the push's URL, read exactly as
+/// [`run`] reads them before it starts, so that a configuration it passes
+/// does not stop `run` with [`EX_CONFIG`].
+pub fn check(config: &HallConfig) -> Result<(), RunError> {
+    read_files(config).map(drop)
 }
 
-/// Runs the hall of `config` until `stop` completes (the tests' way to
-/// stop one).
-pub async fn run_until(
-    config: HallConfig,
-    ready: impl FnOnce(std::net::SocketAddr),
-    stop: impl std::future::Future<Output = ()> + Send + 'static,
-) -> Result<(), RunError> {
+/// The broker's credentials and the push's target, read from the files the
+/// configuration names.
+fn read_files(
+    config: &HallConfig,
+) -> Result<(Option<Credentials>, Option<push::Target>), RunError> {
     let credentials = match &config.credentials {
         Some(path) => Some(
             Credentials::load(path, "credentials")
@@ -89,6 +86,26 @@ pub async fn run_until(
         }),
         None => None,
     };
+    Ok((credentials, push_target))
+}
+
+/// Runs the hall of `config` until SIGTERM or Ctrl-C. `ready` is called
+/// with the address the web side listens on once it does.
+pub async fn run(
+    config: HallConfig,
+    ready: impl FnOnce(std::net::SocketAddr),
+) -> Result<(), RunError> {
+    run_until(config, ready, shutdown()).await
+}
+
+/// Runs the hall of `config` until `stop` completes (the tests' way to
+/// stop one).
+pub async fn run_until(
+    config: HallConfig,
+    ready: impl FnOnce(std::net::SocketAddr),
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), RunError> {
+    let (credentials, push_target) = read_files(&config)?;
     if let Some(dir) = config.store.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|err| RunError::Store(format!("{}: {err}", dir.display())))?;

@@ -35,4 +35,26 @@ pub struct PublishCli {
     /// not only from the game in progress on.
     #[arg(long)]
     pub from_start: bool,
+    /// What to do: publish (no command), or check the configuration.
+    #[command(subcommand)]
+    pub command: Option<PublishCommand>,
+}
+
+/// `tocada-publish`'s commands; without one it publishes.
+#[derive(Debug, clap::Subcommand)]
+pub enum PublishCommand {
+    /// Check the configuration's `[publish]` section and every file it
+    /// names (the credentials) and the state directory, as publishing
+    /// reads them, and exit: 0 if the publisher would start with them, the
+    /// exit status it would stop with if not (78 for the configuration).
+    CheckConfig {
+        /// The clock's configuration (the top-level `--config`, else
+        /// /etc/tocada/tocada.toml, if neither this nor `--config` is
+        /// given here).
+        #[arg(value_name = "FILE", conflicts_with = "config")]
+        file: Option<PathBuf>,
+        /// The same, as the top-level `--config FILE` names it.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
 }

@@ -34,7 +34,7 @@ pub mod follower;
 pub mod progress;
 pub mod runner;
 
-pub use cli::{PublishCli, STATE_DIRECTORY};
+pub use cli::{PublishCli, PublishCommand, STATE_DIRECTORY};
 pub use follower::{Follower, Mark, Pushed};
 pub use progress::{PROGRESS_FILE, Progress, ProgressError};
 pub use runner::{Options, PublishError, run};

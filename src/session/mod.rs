@@ -35,8 +35,9 @@ use shakmaty::{Bitboard, Color, Position};
 
 use crate::config::Config;
 use crate::controls::{Button, LinkChange};
-use crate::face::Field;
+use crate::face::{Field, Language};
 use crate::pgn::{GameRecord, Tags};
+use crate::words::Notice;
 use crate::{Effect, Input, KnownOutcome, Millis, Referee, Rules, words};
 
 pub mod controls;
@@ -217,6 +218,8 @@ pub struct Session {
     changed: bool,
     /// The time-control editor, while open on the setup screen.
     editor: Option<editor::Editor>,
+    /// The players' language (`face.language`): the face's words.
+    language: Language,
 }
 
 impl Session {
@@ -250,7 +253,20 @@ impl Session {
             actions: VecDeque::new(),
             changed: true,
             editor: None,
+            language: config.face.language,
         }
+    }
+
+    /// The game on the clock as PGN so far (its result `*` while it is
+    /// played), as the store gets it when it ends; `None` on the setup
+    /// screen.
+    pub fn pgn(&self) -> Option<String> {
+        self.game.as_ref().map(|game| game_record(game).to_pgn())
+    }
+
+    /// The players' language, which every text on the face is in.
+    pub fn language(&self) -> Language {
+        self.language
     }
 
     /// Adds `rules` as a preset named `name` and selects it (a script's
@@ -286,7 +302,7 @@ impl Session {
         self.alert = decisions
             .iter()
             .rev()
-            .find_map(|(_, e)| words::alert_for(e));
+            .find_map(|(_, e)| words::alert_for(e, self.language));
         self.game = Some(GameOnClock {
             referee,
             preset: saved.preset.to_owned(),
@@ -312,7 +328,7 @@ impl Session {
             if let Some(game) = self.game.as_mut() {
                 game.restored = true;
             }
-            self.alert = Some(words::RESTARTED.to_owned());
+            self.alert = Some(Notice::Restarted.text(self.language).to_owned());
         }
         if let Some(game) = self.game.as_ref() {
             self.actions.push_back(restored_action(game, last));
@@ -421,8 +437,8 @@ impl Session {
                 // Nothing ruled: the announcement stands (4.2.1), and the
                 // face says it was heard, unless it shows what to put back.
                 self.alert = match before {
-                    Some(kept) if words::is_instruction(&kept) => Some(kept),
-                    _ => Some(words::adjusting(side)),
+                    Some(kept) if words::is_instruction(&kept, self.language) => Some(kept),
+                    _ => Some(words::adjusting(side, self.language)),
                 };
                 self.changed = true;
             }
@@ -458,14 +474,15 @@ impl Session {
                 match game.controls.paused(&game.referee, t, input, left) {
                     Correction::Field(field) => {
                         self.alert = match field {
-                            Field::Adjudicate => {
-                                Some(adjudication_text(game.controls.adjudication()))
-                            }
+                            Field::Adjudicate => Some(adjudication_text(
+                                game.controls.adjudication(),
+                                self.language,
+                            )),
                             _ => None,
                         };
                     }
                     Correction::Propose(outcome, armed) => {
-                        self.alert = Some(adjudication_text((outcome, armed)));
+                        self.alert = Some(adjudication_text((outcome, armed), self.language));
                     }
                     Correction::Give(input @ Input::Adjudicate(_)) => self.feed(t, input),
                     Correction::Give(input) => self.correct(t, input),
@@ -700,7 +717,7 @@ impl Session {
                 self.begin(at);
             }
             Button::Lever(Color::White) => {
-                self.alert = Some(words::BLACKS_LEVER_STARTS.to_owned());
+                self.alert = Some(Notice::BlacksLeverStarts.text(self.language).to_owned());
                 self.buzz(Buzz::Short);
             }
             Button::Adjust(side) => {
@@ -747,7 +764,7 @@ impl Session {
 
     fn begin(&mut self, at: Millis) {
         let Some((preset, rules)) = self.presets.get(self.selected).cloned() else {
-            self.alert = Some(words::NO_TIME_CONTROL.to_owned());
+            self.alert = Some(Notice::NoTimeControl.text(self.language).to_owned());
             return;
         };
         self.actions.push_back(Action::Begin {
@@ -799,7 +816,7 @@ impl Session {
         {
             self.buzz(Buzz::Short);
             if matches!(input, Input::Waive | Input::TakeBack) {
-                self.alert = Some(words::NOTHING_TO_DO.to_owned());
+                self.alert = Some(Notice::NothingToDo.text(self.language).to_owned());
             }
         }
     }
@@ -812,7 +829,7 @@ impl Session {
         game.over = true;
         let action = finish_action(game);
         self.actions.push_back(action);
-        self.alert = Some(words::GAME_ABANDONED.to_owned());
+        self.alert = Some(Notice::GameAbandoned.text(self.language).to_owned());
     }
 
     /// Gives the game's referee `input` at `t` (game time), records it and
@@ -846,7 +863,7 @@ impl Session {
             match &effect {
                 Effect::Move(_) | Effect::Resumed | Effect::Started { .. } => self.alert = None,
                 other => {
-                    if let Some(alert) = words::alert_for(other) {
+                    if let Some(alert) = words::alert_for(other, self.language) {
                         self.alert = Some(alert);
                     }
                 }
@@ -908,11 +925,15 @@ impl Session {
 
 /// What the *Adjudicate* field shows: the result proposed, or asks to
 /// confirm it.
-fn adjudication_text((outcome, armed): (KnownOutcome, bool)) -> String {
+fn adjudication_text((outcome, armed): (KnownOutcome, bool), language: Language) -> String {
     if armed {
-        format!("{} {}?", words::CONFIRM, outcome.as_str())
+        words::confirm(outcome.as_str(), language)
     } else {
-        format!("{} {}", Field::Adjudicate.label(), outcome.as_str())
+        format!(
+            "{} {}",
+            Field::Adjudicate.label_in(language),
+            outcome.as_str()
+        )
     }
 }
 
@@ -946,8 +967,8 @@ fn restored_action(game: &GameOnClock, last: Millis) -> Action {
     })
 }
 
-/// The `Finish` action for `game`: its result and its PGN so far.
-fn finish_action(game: &GameOnClock) -> Action {
+/// The game's record as PGN so far: what the store gets when it ends.
+fn game_record(game: &GameOnClock) -> GameRecord {
     let rules = game.referee.rules();
     let tags = Tags {
         event: format!("tocada {}", game.preset),
@@ -960,6 +981,12 @@ fn finish_action(game: &GameOnClock) -> Action {
     };
     let mut record = GameRecord::new(tags, crate::pgn::start_fen(rules)).with_clock(rules);
     record.record_all(&game.decisions, &game.restarts);
+    record
+}
+
+/// The `Finish` action for `game`: its result and its PGN so far.
+fn finish_action(game: &GameOnClock) -> Action {
+    let record = game_record(game);
     // The score's own result token, so the stored result and the PGN's
     // cannot disagree.
     Action::Finish {

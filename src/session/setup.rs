@@ -89,11 +89,20 @@ pub fn check(start: &Board, occupied: Bitboard, pieces: Option<&Board>) -> Optio
 }
 
 impl SetUpFault {
-    /// The face's words for it.
+    /// The face's words for it, in English.
     pub fn text(&self) -> String {
+        self.text_in(words::Language::English)
+    }
+
+    /// The face's words for it in `language`.
+    pub fn text_in(&self, language: words::Language) -> String {
         match self {
-            SetUpFault::TurnedQuarter => words::BOARD_TURNED_QUARTER.to_owned(),
-            SetUpFault::Pieces(d) => words::set_up_text(&d.missing, &d.extra, &d.swapped, &d.wrong),
+            SetUpFault::TurnedQuarter => {
+                words::Notice::BoardTurnedQuarter.text(language).to_owned()
+            }
+            SetUpFault::Pieces(d) => {
+                words::set_up_text(&d.missing, &d.extra, &d.swapped, &d.wrong, language)
+            }
         }
     }
 }

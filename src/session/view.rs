@@ -10,7 +10,7 @@
 use shakmaty::{Color, KnownOutcome};
 
 use super::{Session, preset_label};
-use crate::face::{self, Screen, View};
+use crate::face::{self, Language, Screen, View};
 use crate::{Millis, Reason, Referee, words};
 
 /// The clock screen as `referee` stands at `now` (game time), with an alert
@@ -19,6 +19,17 @@ use crate::{Millis, Reason, Referee, words};
 /// board's connection and the sides' places are not the referee's business:
 /// set `board_disconnected` and `black_left` afterwards.
 pub fn from_referee(referee: &Referee, now: Millis, alert: Option<String>) -> View {
+    from_referee_in(referee, now, alert, Language::English)
+}
+
+/// [`from_referee`], the result said in `language` and the face's own
+/// words in it too.
+pub fn from_referee_in(
+    referee: &Referee,
+    now: Millis,
+    alert: Option<String>,
+    language: Language,
+) -> View {
     let white_ms = referee.remaining(Color::White, now);
     let black_ms = referee.remaining(Color::Black, now);
     let result = referee.result();
@@ -31,7 +42,7 @@ pub fn from_referee(referee: &Referee, now: Millis, alert: Option<String>) -> Vi
         _ if flags && black_ms == 0 => Some(Color::Black),
         _ => None,
     };
-    let result = result.map(|(outcome, reason)| words::result_text(outcome, reason));
+    let result = result.map(|(outcome, reason)| words::result_text(outcome, reason, language));
     // The result has the status row: the alert line does not say it again.
     let alert = alert.filter(|alert| Some(alert) != result.as_ref());
     View {
@@ -54,6 +65,7 @@ pub fn from_referee(referee: &Referee, now: Millis, alert: Option<String>) -> Vi
         result,
         screen: Screen::Clock,
         black_left: false,
+        language,
     }
 }
 
@@ -80,7 +92,10 @@ impl Session {
                 let alert = self
                     .alert
                     .clone()
-                    .or_else(|| self.set_up_fault().map(|fault| fault.text()));
+                    .or_else(|| {
+                        self.set_up_fault()
+                            .map(|fault| fault.text_in(self.language))
+                    });
                 let screen = match self.editor_rows() {
                     Some((rows, selected)) => Screen::TimeControlEditor { rows, selected },
                     None => Screen::TimeControlMenu {
@@ -106,16 +121,20 @@ impl Session {
                     game.referee.promotion_pending(),
                     game.referee.choice_pending(),
                 ) {
-                    (Some((_, role)), _) => Some(words::promotion_text(role)),
+                    (Some((_, role)), _) => Some(words::promotion_text(role, self.language)),
                     // The 1858 laws: the chooser's options, the marked one
                     // in brackets, after the law that gives them.
                     (None, Some((_, law, options))) => Some(format!(
                         "{law} {}",
-                        words::choice_text(options.as_slice(), game.controls.choice_mark())
+                        words::choice_text(
+                            options.as_slice(),
+                            game.controls.choice_mark(),
+                            self.language
+                        )
                     )),
                     (None, None) => self.alert.clone(),
                 };
-                let mut view = from_referee(&game.referee, t, alert);
+                let mut view = from_referee_in(&game.referee, t, alert, self.language);
                 if game.referee.is_paused() && !game.over {
                     view.screen = Screen::Correction {
                         field: game.controls.field(),
@@ -125,6 +144,7 @@ impl Session {
             }
         };
         view.black_left = self.black_left;
+        view.language = self.language;
         view.board_disconnected = self.board_disconnected;
         view
     }
@@ -212,6 +232,21 @@ mod tests {
         s.press(1_000, Button::Lever(Color::Black), 1_000);
         assert!(s.is_ticking());
         s
+    }
+
+    #[test]
+    fn a_spanish_session_shows_its_face_and_alerts_in_spanish() {
+        let mut config = Config::default();
+        config.face.language = Language::Spanish;
+        let mut s = Session::new(&config);
+        // White's lever on the setup screen: the game waits for Black's.
+        s.press(500, Button::Lever(Color::White), 500);
+        let view = s.view(500);
+        assert_eq!(view.language, Language::Spanish);
+        assert_eq!(view.alert.as_deref(), Some("Empiezan las negras"));
+        s.press(1_000, Button::Lever(Color::Black), 1_000);
+        assert!(s.is_ticking());
+        assert_eq!(s.view(1_000).language, Language::Spanish);
     }
 
     /// For instants from `from` on: the view just before the announced
@@ -308,7 +343,11 @@ mod tests {
         let mut s = game("300+0", IncrementMode::Fischer);
         s.handle(2_000, SessionInput::Referee(Input::Resign(Color::White)));
         let referee = s.referee().unwrap();
-        let said = words::result_text(referee.result().unwrap().0, referee.result().unwrap().1);
+        let said = words::result_text(
+            referee.result().unwrap().0,
+            referee.result().unwrap().1,
+            Language::English,
+        );
         let view = from_referee(referee, 2_000, Some(said.clone()));
         assert_eq!(view.result.as_deref(), Some(said.as_str()));
         assert_eq!(view.alert, None);

@@ -54,6 +54,10 @@ pub enum SimCommand {
     Plug,
     /// The pieces are set up for a new game (between games only).
     SetUp,
+    /// Write this session's games as PGN (the one in play so far, its
+    /// result `*`) to a file: the one named, else the last one named, else
+    /// [`PGN_FILE`]. Quitting writes them there too.
+    Pgn(Option<String>),
     /// Show or hide the list of commands.
     Help,
     /// Leave the simulator.
@@ -91,6 +95,14 @@ pub enum CommandError {
     NoGame,
     /// The move is shaped right but not legal in the position.
     Illegal(String),
+    /// A pawn's move to the last rank typed without the piece it becomes.
+    NeedsPromotion(String),
+    /// The pieces on the board are not the game's position (pieces lifted,
+    /// knocked or put down by hand): the side to move.
+    BoardDiffers(Color),
+    /// This side made a move on the board and has not pressed its lever:
+    /// the next move waits for the press.
+    NotPressed(Color),
     /// The game is over: nothing more is played in it.
     GameOver,
     /// The hands are still busy with this.
@@ -123,6 +135,31 @@ impl fmt::Display for CommandError {
                 f.write_str("no game yet: Black's lever starts one (the face shows which)")
             }
             CommandError::Illegal(m) => write!(f, "{m} is not legal in this position"),
+            CommandError::NeedsPromotion(m) => {
+                let uci = m.len() == 4 && m.parse::<UciMove>().is_ok();
+                if uci {
+                    write!(
+                        f,
+                        "{m} promotes a pawn: to which piece? type {m}q, {m}r, {m}b or {m}n"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "{m} promotes a pawn: to which piece? type {m}=Q, {m}=R, {m}=B or {m}=N"
+                    )
+                }
+            }
+            CommandError::BoardDiffers(side) => write!(
+                f,
+                "the pieces are not where the game has them: a move made by hand waits for \
+                 {}'s lever (Space), pieces off their squares for place; then type the move",
+                words::side_name(*side)
+            ),
+            CommandError::NotPressed(side) => write!(
+                f,
+                "{} moved and has not pressed: press the lever (Space) before the next move",
+                words::side_name(*side)
+            ),
             CommandError::GameOver => {
                 f.write_str("the game is over: menu (F5) leaves it, setup sets up the pieces")
             }
@@ -135,6 +172,10 @@ impl fmt::Display for CommandError {
 }
 
 impl std::error::Error for CommandError {}
+
+/// Where `pgn` and quitting write the session's games when no file was
+/// named: in the directory the simulator was started from.
+pub const PGN_FILE: &str = "tocada-sim.pgn";
 
 /// Every command word with what it takes, for the help screen.
 pub const HELP: &[(&str, &str)] = &[
@@ -172,6 +213,10 @@ pub const HELP: &[(&str, &str)] = &[
     ("auto on|off", "press the mover's lever after a typed move"),
     ("unplug  plug", "pull the board's cable out, put it back"),
     ("setup", "set the pieces up for a new game (between games)"),
+    (
+        "pgn [FILE]",
+        "write the games so far as PGN (tocada-sim.pgn; quit writes it too)",
+    ),
     ("help", "show or hide this list"),
     ("quit", "leave (Ctrl-C too)"),
 ];
@@ -203,6 +248,7 @@ pub fn parse(line: &str) -> Result<SimCommand, CommandError> {
         "unplug" => "unplug",
         "plug" => "plug",
         "setup" => "setup",
+        "pgn" => "pgn",
         "help" | "?" => "help",
         "quit" | "exit" => "quit",
         _ => {
@@ -251,6 +297,11 @@ pub fn parse(line: &str) -> Result<SimCommand, CommandError> {
         "unplug" => none(SimCommand::Unplug),
         "plug" => none(SimCommand::Plug),
         "setup" => none(SimCommand::SetUp),
+        "pgn" => match rest.as_slice() {
+            [] => Ok(SimCommand::Pgn(None)),
+            [file] => Ok(SimCommand::Pgn(Some((*file).to_owned()))),
+            _ => Err(CommandError::TooMany { command }),
+        },
         "help" => none(SimCommand::Help),
         _ => none(SimCommand::Quit),
     }
@@ -288,7 +339,26 @@ fn parse_promotion(word: &str) -> Result<SimCommand, CommandError> {
 
 /// The move `text` (UCI first, then SAN) means in `position`, if legal.
 pub fn resolve_move(position: &Chess, text: &str) -> Result<Move, CommandError> {
-    let illegal = || CommandError::Illegal(text.to_owned());
+    let illegal = || {
+        // The move with a queen would be legal: the piece is what is missing.
+        let promoted = match text.parse::<UciMove>() {
+            Ok(_) => format!("{text}q")
+                .parse::<UciMove>()
+                .is_ok_and(|uci| uci.to_move(position).is_ok()),
+            Err(_) => {
+                let (san, check) = match text.find(['+', '#']) {
+                    Some(i) => text.split_at(i),
+                    None => (text, ""),
+                };
+                gesture::parse_san(position, &format!("{san}=Q{check}")).is_ok()
+            }
+        };
+        if promoted {
+            CommandError::NeedsPromotion(text.to_owned())
+        } else {
+            CommandError::Illegal(text.to_owned())
+        }
+    };
     if let Ok(uci) = text.parse::<UciMove>() {
         return uci.to_move(position).map_err(|_| illegal());
     }
@@ -324,6 +394,8 @@ mod tests {
             ("unplug", SimCommand::Unplug),
             ("plug", SimCommand::Plug),
             ("setup", SimCommand::SetUp),
+            ("pgn", SimCommand::Pgn(None)),
+            ("pgn game.pgn", SimCommand::Pgn(Some("game.pgn".to_owned()))),
             ("help", SimCommand::Help),
             ("?", SimCommand::Help),
             ("quit", SimCommand::Quit),
@@ -372,6 +444,7 @@ mod tests {
             ("auto maybe", CommandError::BadSwitch("maybe".to_owned())),
             ("menu now", CommandError::TooMany { command: "menu" }),
             ("quit please", CommandError::TooMany { command: "quit" }),
+            ("pgn a b", CommandError::TooMany { command: "pgn" }),
             ("é2é4", CommandError::Unknown("é2é4".to_owned())),
         ];
         for (text, expected) in cases {
@@ -386,6 +459,9 @@ mod tests {
             CommandError::Unknown("x".to_owned()),
             CommandError::NoGame,
             CommandError::Illegal("e2e5".to_owned()),
+            CommandError::NeedsPromotion("b7a8".to_owned()),
+            CommandError::BoardDiffers(Color::White),
+            CommandError::NotPressed(Color::White),
             CommandError::GameOver,
             CommandError::Busy("making e2e4".to_owned()),
             CommandError::InGame,
@@ -432,6 +508,37 @@ mod tests {
         assert_eq!(
             resolve_move(&promote, "e7e8n").unwrap().promotion(),
             Some(Role::Knight)
+        );
+    }
+
+    #[test]
+    fn a_promotion_typed_without_its_piece_asks_for_it() {
+        let promote: Chess = "r7/1P6/8/8/8/8/8/k6K w - - 0 1"
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        let asked = resolve_move(&promote, "b7a8").unwrap_err();
+        assert_eq!(asked, CommandError::NeedsPromotion("b7a8".to_owned()));
+        assert_eq!(
+            asked.to_string(),
+            "b7a8 promotes a pawn: to which piece? type b7a8q, b7a8r, b7a8b or b7a8n"
+        );
+        let asked = resolve_move(&promote, "bxa8").unwrap_err();
+        assert_eq!(asked, CommandError::NeedsPromotion("bxa8".to_owned()));
+        assert!(asked.to_string().contains("bxa8=Q"), "{asked}");
+        assert_eq!(
+            resolve_move(&promote, "b7b8").unwrap_err(),
+            CommandError::NeedsPromotion("b7b8".to_owned())
+        );
+        // What no piece would make legal stays illegal.
+        assert_eq!(
+            resolve_move(&promote, "b7c8"),
+            Err(CommandError::Illegal("b7c8".to_owned()))
+        );
+        assert_eq!(
+            resolve_move(&promote, "b7a8q").unwrap().promotion(),
+            Some(Role::Queen)
         );
     }
 }

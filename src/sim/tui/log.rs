@@ -10,7 +10,7 @@ use std::rc::Rc;
 use shakmaty::Color;
 
 use crate::daemon::{Decisions, GameRestored};
-use crate::face::{clock_text, duration_text};
+use crate::face::{Language, clock_text, duration_text};
 use crate::{Effect, Millis, words};
 
 /// The log keeps this many entries; older ones are dropped.
@@ -42,12 +42,17 @@ pub struct LogEntry {
 /// The log's entries, oldest first, shared between the daemon's output and
 /// the screen.
 #[derive(Debug, Clone, Default)]
-pub struct Log(Rc<RefCell<VecDeque<LogEntry>>>);
+pub struct Log(Rc<RefCell<VecDeque<LogEntry>>>, Language);
 
 impl Log {
-    /// An empty log.
+    /// An empty log, in English.
     pub fn new() -> Log {
         Log::default()
+    }
+
+    /// An empty log that words the decisions in `language`.
+    pub fn in_language(language: Language) -> Log {
+        Log(Rc::default(), language)
     }
 
     /// Adds an entry, dropping the oldest beyond [`CAPACITY`].
@@ -74,19 +79,19 @@ impl Log {
 /// logged in plain words.
 impl Decisions for Log {
     fn decision(&mut self, t: Millis, effect: &Effect) {
-        let (kind, text) = describe(t, effect);
+        let (kind, text) = describe(t, effect, self.1);
         self.push(kind, text);
     }
 
     fn restored(&mut self, game: &GameRestored) {
-        self.push(EntryKind::Decision, describe_restored(game));
+        self.push(EntryKind::Decision, describe_restored(game, self.1));
     }
 }
 
 /// An effect in plain words, after the game time it happened at: a move as
 /// on a score sheet with both clocks, a ruling with its article
 /// ([`words::transcript_text`]).
-pub fn describe(t: Millis, effect: &Effect) -> (EntryKind, String) {
+pub fn describe(t: Millis, effect: &Effect, language: Language) -> (EntryKind, String) {
     let kind = match effect {
         Effect::Move(_) => EntryKind::Move,
         Effect::Violation(_)
@@ -96,20 +101,26 @@ pub fn describe(t: Millis, effect: &Effect) -> (EntryKind, String) {
         | Effect::Flag { .. } => EntryKind::Ruling,
         _ => EntryKind::Decision,
     };
-    let words = words::transcript_text(effect);
+    let words = words::transcript_text(effect, language);
     (kind, format!("{:>8}  {words}", duration_text(t)))
 }
 
 /// A game taken up after a restart, in plain words: paused, with both
 /// clocks and the moves made.
-pub fn describe_restored(game: &GameRestored) -> String {
+pub fn describe_restored(game: &GameRestored, language: Language) -> String {
+    let restored = match language {
+        Language::English => "Game restored, paused after {} plies",
+        Language::Spanish => "Partida restaurada, en pausa tras {} medias jugadas",
+        Language::French => "Partie restaurée, en pause après {} demi-coups",
+        Language::German => "Partie wiederhergestellt, pausiert nach {} Halbzügen",
+    }
+    .replace("{}", &game.moves.to_string());
     format!(
-        "{:>8}  Game restored, paused after {} plies: {} {}  {} {}",
+        "{:>8}  {restored}: {} {}  {} {}",
         duration_text(game.t),
-        game.moves,
-        words::side_name(Color::White),
+        language.side(Color::White),
         clock_text(game.white_ms),
-        words::side_name(Color::Black),
+        language.side(Color::Black),
         clock_text(game.black_ms),
     )
 }
@@ -131,7 +142,7 @@ mod tests {
             white_ms: 905_000,
             black_ms: 899_400,
         });
-        let (kind, text) = describe(65_000, &effect);
+        let (kind, text) = describe(65_000, &effect, Language::English);
         assert_eq!(kind, EntryKind::Move);
         assert_eq!(text, "    1:05  1...   e5        White 15:05  Black 14:59");
     }
@@ -143,7 +154,7 @@ mod tests {
             law: Law::TouchedOwn,
             detail: "Touch-move: move the g1 knight".to_owned(),
         });
-        let (kind, text) = describe(3_000, &effect);
+        let (kind, text) = describe(3_000, &effect, Language::English);
         assert_eq!(kind, EntryKind::Ruling);
         assert!(
             text.ends_with("Violation (White, 4.3.1): Touch-move: move the g1 knight"),
@@ -155,6 +166,7 @@ mod tests {
                 side: Color::Black,
                 squares: vec![shakmaty::Square::D4],
             },
+            Language::English,
         );
         assert!(text.ends_with("restore d4"), "{text}");
         let (_, text) = describe(
@@ -163,6 +175,7 @@ mod tests {
                 side: Color::White,
                 ms: 700,
             },
+            Language::English,
         );
         assert!(
             text.ends_with("Board restored (White charged 0.7 s)"),
@@ -177,9 +190,37 @@ mod tests {
             law: Law::TouchedOwn,
             upheld: true,
         };
-        let (kind, text) = describe(4_300, &claim);
+        let (kind, text) = describe(4_300, &claim, Language::English);
         assert_eq!(kind, EntryKind::Decision);
         assert_eq!(text, "    0:04  Claim 4.3.1 upheld: Black");
+    }
+
+    #[test]
+    fn the_log_speaks_the_players_language() {
+        let effect = Effect::Violation(Ruling {
+            side: Color::White,
+            law: Law::TouchedOwn,
+            detail: "Touch-move: move the g1 knight".to_owned(),
+        });
+        let (_, text) = describe(3_000, &effect, Language::Spanish);
+        assert!(
+            text.ends_with("Infracción (Blancas, 4.3.1): Pieza tocada: mueva el caballo de g1"),
+            "{text}"
+        );
+        let mv = Effect::Move(CompletedMove {
+            side: Color::White,
+            number: 2,
+            uci: MoveText::new("g1f3").expect("a UCI move"),
+            san: MoveText::new("Nf3").expect("a SAN move"),
+            white_ms: 905_000,
+            black_ms: 899_400,
+        });
+        let (_, text) = describe(0, &mv, Language::German);
+        assert!(text.contains("2.     Sf3"), "{text}");
+        assert!(text.ends_with("Weiß 15:05  Schwarz 14:59"), "{text}");
+        let mut log = Log::in_language(Language::French);
+        log.decision(0, &Effect::Started { side: Color::White });
+        assert_eq!(log.last(1)[0].text, "    0:00  Pendule des Blancs lancée");
     }
 
     #[test]

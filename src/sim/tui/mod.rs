@@ -73,14 +73,24 @@ pub fn run(config: &Config, store: Store) -> io::Result<()> {
     };
     let result = LocalSet::new().block_on(&runtime, session(config, store, &mut terminal));
     ratatui::restore();
-    result
+    // Where the games went, on the terminal given back.
+    result.map(|said| {
+        if let Some(said) = said {
+            println!("tocada sim: {said}");
+        }
+    })
 }
 
 /// The daemon and the screen, until the user quits or something fails.
-async fn session(config: &Config, store: Store, terminal: &mut DefaultTerminal) -> io::Result<()> {
+/// Returns what became of the session's games (written as PGN on quit).
+async fn session(
+    config: &Config,
+    store: Store,
+    terminal: &mut DefaultTerminal,
+) -> io::Result<Option<String>> {
     let world =
         crate::daemon::model_world(config, config.start.board()).map_err(io::Error::other)?;
-    let log = Log::new();
+    let log = Log::in_language(config.face.language);
     let (published, snapshots) = watch::channel(ShownGame::default());
     let start = Instant::now();
     let (shell, tx, rx) = crate::daemon::on_models(&world, config, start, store);
@@ -132,7 +142,14 @@ async fn session(config: &Config, store: Store, terminal: &mut DefaultTerminal) 
     if daemon_running {
         let _ = daemon.await;
     }
-    result
+    app.sample();
+    let path = app.pgn_file.clone();
+    let said = match app.write_pgn(&path) {
+        Ok(0) => None,
+        Ok(n) => Some(format!("{n} game(s) written as PGN to {path}")),
+        Err(err) => Some(format!("the games could not be written to {path}: {err}")),
+    };
+    result.map(|()| said)
 }
 
 /// Reads the keyboard on a thread of its own (crossterm's read blocks) and
@@ -231,6 +248,10 @@ struct App {
     quit: bool,
     /// Where `setup` puts the pieces: the game's start (`--fen`'s).
     start_board: Board,
+    /// The PGN of the games of this session that have left the clock.
+    games: Vec<String>,
+    /// Where `pgn` and quitting write the games.
+    pgn_file: String,
 }
 
 impl App {
@@ -265,13 +286,50 @@ impl App {
             unplugged: false,
             quit: false,
             start_board: config.start.board().clone(),
+            games: Vec::new(),
+            pgn_file: command::PGN_FILE.to_owned(),
         }
+    }
+
+    /// Every game of this session as PGN, the one on the clock last.
+    fn all_pgn(&self) -> Vec<String> {
+        self.games
+            .iter()
+            .chain(self.snapshot.pgn.as_ref())
+            .cloned()
+            .collect()
+    }
+
+    /// Writes every game of this session to `path` as PGN, replacing it;
+    /// how many. Nothing is written when no game was played.
+    fn write_pgn(&self, path: &str) -> io::Result<usize> {
+        let games = self.all_pgn();
+        if games.is_empty() {
+            return Ok(0);
+        }
+        let mut text = String::new();
+        for game in &games {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(game.trim_end());
+            text.push('\n');
+        }
+        std::fs::write(path, text)?;
+        Ok(games.len())
     }
 
     /// Takes in what changed since the last frame.
     fn sample(&mut self) {
         if self.snapshots.has_changed().unwrap_or(false) {
+            let before = self.snapshot.pgn.take();
             self.snapshot = self.snapshots.borrow_and_update().clone();
+            // A game left the clock: its PGN is kept for `pgn` and the quit.
+            if self.snapshot.pgn.is_none()
+                && let Some(left) = before
+            {
+                self.games.push(left);
+            }
         }
         if self
             .hand
@@ -479,6 +537,7 @@ impl App {
                     Some(i) => Some(self.held.remove(i).1),
                     None => self.held.pop().map(|(_, piece)| piece),
                 };
+                let held = piece.is_some();
                 let piece = piece.or_else(|| {
                     let turn = self
                         .snapshot
@@ -488,6 +547,13 @@ impl App {
                     Some(turn.pawn())
                 });
                 self.world.place(now, sq, piece);
+                if !held && let Some(piece) = piece {
+                    self.note(format!(
+                        "no piece was held: a {} {} from beside the board is put on {sq}",
+                        crate::words::side_keyword(piece.color),
+                        format!("{:?}", piece.role).to_lowercase()
+                    ));
+                }
             }
             SimCommand::Touch(sq) => {
                 if self.world.piece_at(sq).is_none() {
@@ -496,7 +562,13 @@ impl App {
                 }
                 self.world.touch(now, sq);
             }
-            SimCommand::Untouch(sq) => self.world.untouch(now, sq),
+            SimCommand::Untouch(sq) => {
+                if self.world.piece_at(sq).is_none() {
+                    self.refuse(format!("there is no piece on {sq} to let go of"));
+                    return Ok(());
+                }
+                self.world.untouch(now, sq);
+            }
             SimCommand::Lever(side) => self.control(Control::Lever(side)),
             SimCommand::Menu => self.control(Control::Menu),
             SimCommand::Draw(player) => {
@@ -517,6 +589,12 @@ impl App {
                     "typed moves leave the lever alone: Space presses it"
                 });
             }
+            SimCommand::Unplug if self.unplugged => {
+                self.refuse("the board's cable is already out: plug puts it back");
+            }
+            SimCommand::Plug if !self.unplugged => {
+                self.refuse("the board's cable is already in");
+            }
             SimCommand::Unplug => {
                 self.world.unplug();
                 self.unplugged = true;
@@ -527,6 +605,19 @@ impl App {
                 self.unplugged = false;
             }
             SimCommand::SetUp => self.set_up()?,
+            SimCommand::Pgn(file) => {
+                if let Some(file) = file {
+                    self.pgn_file = file;
+                }
+                let path = self.pgn_file.clone();
+                match self.write_pgn(&path) {
+                    Ok(0) => self.refuse("no game yet: nothing to write as PGN"),
+                    Ok(n) => self.note(format!(
+                        "{n} game(s) written as PGN to {path} (the one in play with result *); quit writes them there again"
+                    )),
+                    Err(err) => self.refuse(format!("cannot write {path}: {err}")),
+                }
+            }
             SimCommand::Help => self.show_help = !self.show_help,
             SimCommand::Quit => self.quit = true,
         }
@@ -555,6 +646,22 @@ impl App {
         let position = self.game_position()?;
         if self.snapshot.view.result.is_some() {
             return Err(CommandError::GameOver);
+        }
+        // A move made on the board waits for its press: the position has
+        // it, and the next one would be played on a clock still running for
+        // its maker, and not be taken.
+        if let Some(running) = self.snapshot.ticking
+            && running != position.turn()
+        {
+            return Err(CommandError::NotPressed(running));
+        }
+        // The hands plan from the game's position: on a board that is not
+        // it, the move would be something else.
+        if Square::ALL
+            .into_iter()
+            .any(|sq| self.world.piece_at(sq) != position.board().piece_at(sq))
+        {
+            return Err(CommandError::BoardDiffers(position.turn()));
         }
         let m = command::resolve_move(&position, text)?;
         let lever = Button::Lever(self.wired(self.side_of(position.turn())));
@@ -699,6 +806,74 @@ mod tests {
                 bus.board().piece_at(Square::E4).map(|p| p.role),
                 Some(Role::Pawn)
             );
+        });
+    }
+
+    #[test]
+    fn typed_commands_say_why_they_are_not_done_and_pgn_writes_the_games() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("games.pgn").display().to_string();
+        with_daemon(|world, tx, start, snapshots| async move {
+            let config = Config::default();
+            let mut app = App::new(world, tx, start, snapshots, Log::new(), &config);
+            let settle = async || tokio::time::sleep(Duration::from_millis(1_100)).await;
+            let said = |app: &App| {
+                app.message
+                    .as_ref()
+                    .map(|m| m.text.clone())
+                    .unwrap_or_default()
+            };
+            // No game yet: nothing to write, and it says so.
+            app.execute(SimCommand::Pgn(Some(file.clone()))).unwrap();
+            assert!(said(&app).contains("no game yet"), "{}", said(&app));
+            assert!(!std::path::Path::new(&file).exists());
+            // Black's lever, on the right, starts the game.
+            app.execute(SimCommand::Lever(LeverSide::Right)).unwrap();
+            settle().await;
+            app.sample();
+            // White moves by hand and does not press: the game has the move,
+            // White's clock still runs. A typed move (Black's e7e5 was
+            // made, pressed and dropped without a word) waits for the
+            // press, and says so.
+            app.execute(SimCommand::Lift(Square::E2)).unwrap();
+            app.execute(SimCommand::Place(Square::E4)).unwrap();
+            settle().await;
+            app.sample();
+            for typed in ["e7e5", "Nf3"] {
+                let refused = app.execute(SimCommand::Move(typed.to_owned()));
+                assert_eq!(refused, Err(CommandError::NotPressed(Color::White)));
+                assert!(refused.unwrap_err().to_string().contains("press the lever"));
+            }
+            app.execute(SimCommand::Lever(LeverSide::Left)).unwrap();
+            settle().await;
+            app.sample();
+            app.execute(SimCommand::Move("e7e5".to_owned())).unwrap();
+            tokio::time::sleep(Duration::from_millis(1_500)).await;
+            app.sample();
+            assert_eq!(app.snapshot.ticking, Some(Color::White), "Black pressed");
+            // A piece off its square: a typed move says why it waits.
+            app.execute(SimCommand::Knock(Square::A2)).unwrap();
+            settle().await;
+            app.sample();
+            assert_eq!(
+                app.execute(SimCommand::Move("Nf3".to_owned())),
+                Err(CommandError::BoardDiffers(Color::White))
+            );
+            app.execute(SimCommand::Place(Square::A2)).unwrap();
+            // Plugging a plugged cable does nothing, and says why.
+            app.execute(SimCommand::Plug).unwrap();
+            assert!(said(&app).contains("already in"), "{}", said(&app));
+            // The game so far, as PGN, where the person said.
+            app.execute(SimCommand::Pgn(None)).unwrap();
+            assert!(said(&app).contains("1 game(s) written"), "{}", said(&app));
+            let pgn = std::fs::read_to_string(&file).unwrap();
+            assert!(pgn.contains("1. e4"), "{pgn}");
+            assert!(pgn.contains("e5"), "{pgn}");
+            assert!(pgn.trim_end().ends_with('*'), "{pgn}");
+            // Quitting writes them to the same file.
+            std::fs::remove_file(&file).unwrap();
+            assert_eq!(app.write_pgn(&app.pgn_file.clone()).unwrap(), 1);
+            assert!(std::fs::read_to_string(&file).unwrap().contains("1. e4"));
         });
     }
 

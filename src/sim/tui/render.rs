@@ -33,8 +33,8 @@ use super::command::HELP;
 use super::log::{EntryKind, LogEntry};
 use super::oled::Pixels;
 use crate::daemon::ShownGame;
-use crate::face::side_name;
 use crate::models::ssd1306::{HEIGHT, WIDTH};
+use crate::words::Standing;
 
 /// A line for the person at the keyboard: an error in red, or a note.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -317,6 +317,8 @@ const MIN_WORDS_WIDTH: u16 = 20;
 /// the face's pixels still lets one read.
 pub fn face_words(view: &crate::face::View) -> Vec<String> {
     use crate::face::{Screen, clock_text};
+    let words = view.language.face();
+    let side_name = |side: Color| view.language.side(side);
     let mut lines = Vec::new();
     match &view.screen {
         Screen::Clock => {
@@ -327,7 +329,8 @@ pub fn face_words(view: &crate::face::View) -> Vec<String> {
                 };
                 let mut line = format!("{:<6}{:>8}", side_name(side), clock_text(ms));
                 if view.flag == Some(side) {
-                    line.push_str(" FLAG");
+                    line.push(' ');
+                    line.push_str(words.flag);
                 } else if view.running == Some(side) {
                     line.push_str(" ◂");
                 }
@@ -336,19 +339,19 @@ pub fn face_words(view: &crate::face::View) -> Vec<String> {
             if let Some(result) = &view.result {
                 lines.push(result.clone());
             } else if view.board_disconnected {
-                lines.push(crate::face::BOARD_DISCONNECTED.to_owned());
+                lines.push(words.board_disconnected.to_owned());
             } else {
-                let mut status = vec![format!("Move {}", view.move_number)];
+                let mut status = vec![format!("{} {}", words.move_number, view.move_number)];
                 if let Some(side) = view.draw_offer {
                     status.push(format!("½? {}", side_name(side)));
                 }
                 if view.paused {
-                    status.push("PAUSED".to_owned());
+                    status.push(words.paused.to_owned());
                 }
                 lines.push(status.join(" · "));
             }
             if view.games_unsaved && !view.board_disconnected {
-                lines.push(crate::face::GAMES_NOT_SAVED.to_owned());
+                lines.push(words.games_not_saved.to_owned());
             }
         }
         Screen::TimeControlMenu { presets, selected } => {
@@ -366,10 +369,13 @@ pub fn face_words(view: &crate::face::View) -> Vec<String> {
             }
         }
         Screen::Correction { field } => {
-            lines.push(format!("White {}", clock_text(view.white_ms)));
-            lines.push(format!("Black {}", clock_text(view.black_ms)));
-            lines.push(format!("Moves {} / {}", view.white_moves, view.black_moves));
-            lines.push(format!("▸ {}", field.label()));
+            lines.push(format!("{} {}", words.white, clock_text(view.white_ms)));
+            lines.push(format!("{} {}", words.black, clock_text(view.black_ms)));
+            lines.push(format!(
+                "{}{} / {}",
+                words.moves, view.white_moves, view.black_moves
+            ));
+            lines.push(format!("▸ {}", field.label_in(view.language)));
         }
     }
     if let Some(alert) = &view.alert {
@@ -412,19 +418,17 @@ fn draw_board(frame: &mut Frame<'_>, screen: &SimScreen<'_>, square: (u16, u16),
     let (expected, title) = match screen.snapshot.position.as_ref() {
         Some(position) => {
             let turn = position.turn();
-            let title = match screen.snapshot.ticking {
-                _ if view.result.is_some() => "game over".to_owned(),
-                _ if view.paused => format!("{} to move · paused", side_name(turn)),
+            let standing = match screen.snapshot.ticking {
+                _ if view.result.is_some() => Standing::GameOver,
+                _ if view.paused => Standing::ToMovePaused(turn),
                 // A move made on the board and not yet completed: the
                 // position has it, the clock still runs for its maker.
-                Some(running) if running != turn => {
-                    format!("{} moved, not pressed", side_name(running))
-                }
-                _ => format!("{} to move", side_name(turn)),
+                Some(running) if running != turn => Standing::MovedNotPressed(running),
+                _ => Standing::ToMove(turn),
             };
-            (position.board(), title)
+            (position.board(), standing.text(view.language))
         }
-        None => (&start, "set up for a game".to_owned()),
+        None => (&start, Standing::SetUp.text(view.language)),
     };
     // The box may be as narrow as the smallest board: the state alone then.
     let full = format!(" Board · {title} ");
@@ -475,7 +479,11 @@ fn draw_clock(frame: &mut Frame<'_>, screen: &SimScreen<'_>, area: Rect) {
     let lines = vec![
         Line::from(vec![
             label("Levers  "),
-            Span::raw(format!("← {}  {} →", side_name(left), side_name(right))),
+            Span::raw(format!(
+                "← {}  {} →",
+                view.language.side(left),
+                view.language.side(right)
+            )),
         ]),
         match screen.dgt3000 {
             Some(display) => Line::from(vec![
@@ -679,6 +687,7 @@ mod tests {
             position: Some(position),
             ticking: Some(Color::Black),
             view: View::default(),
+            pgn: None,
         };
         let log = [LogEntry {
             kind: EntryKind::Move,
@@ -732,6 +741,7 @@ mod tests {
                 alert: Some("Only the player having the move may adjust pieces".to_owned()),
                 ..View::default()
             },
+            pgn: None,
         };
         let rows = render(120, 40, &screen(&pixels, &snapshot, &physical, &[]));
         let all = rows.join("\n");
