@@ -24,6 +24,57 @@ pub const MAX_PAYLOAD: usize = 64 * 1024;
 /// only wait forever for the events before it.
 pub const MAX_SEQ: i64 = 10_000_000;
 
+/// The highest game id taken: a clock's store numbers its games from 1, a
+/// game every few minutes for years stays far below it. A larger one
+/// (`i64::MAX`) would stand above every real game forever.
+pub const MAX_GAME: i64 = 1_000_000_000;
+
+/// The most time a clock may show in a retained state, ms: 24 hours, more
+/// than any time control gives.
+pub const MAX_CLOCK_MS: u64 = 24 * 3600 * 1000;
+
+/// The most moves (plies) a retained state may list.
+pub const MAX_STATE_MOVES: usize = 2000;
+
+/// The most bytes of a dropped message's reason kept for the log and the
+/// counters' detail: a reason that quotes a 60 kB payload is cut to this,
+/// with the full length said.
+pub const REASON_BYTES: usize = 200;
+
+/// Per-board quotas: what one clock may make the hall hold, so that a
+/// clock that floods harms only its own board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quotas {
+    /// Games a board may have in the hall; events of a further game are
+    /// counted and dropped (`quota_games`).
+    pub games_per_board: usize,
+    /// Events a board may have held back (waiting for an earlier one) in
+    /// all its games; more are counted and dropped (`quota_held`).
+    pub held_per_board: usize,
+}
+
+impl Default for Quotas {
+    fn default() -> Self {
+        Quotas {
+            games_per_board: 200,
+            held_per_board: 10_000,
+        }
+    }
+}
+
+/// `text` cut to [`REASON_BYTES`] on a character boundary, with its full
+/// length said when it was cut.
+pub fn capped(text: &str) -> String {
+    if text.len() <= REASON_BYTES {
+        return text.to_owned();
+    }
+    let mut end = REASON_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &text[..end], text.len())
+}
+
 /// Who plays on a board this round.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Pairing {
@@ -54,11 +105,19 @@ pub enum Dropped {
     TooLarge,
     /// The payload is not the topic's JSON message.
     Payload(String),
-    /// `seq` below 0 or over [`MAX_SEQ`], or a game id below 0.
+    /// `seq` below 0 or over [`MAX_SEQ`], or a game id below 0 or over
+    /// [`MAX_GAME`].
     Seq,
     /// The event's line is not a replay line, or disagrees with the
     /// message's `t`.
     Line(String),
+    /// A retained state that cannot be a clock's ([`Hall::receive`]): why.
+    State(String),
+    /// Over the board's quota of games ([`Quotas::games_per_board`]).
+    QuotaGames,
+    /// Over the board's quota of held-back events
+    /// ([`Quotas::held_per_board`]).
+    QuotaHeld,
 }
 
 impl Dropped {
@@ -71,6 +130,9 @@ impl Dropped {
             Dropped::Payload(_) => "payload",
             Dropped::Seq => "seq",
             Dropped::Line(_) => "line",
+            Dropped::State(_) => "state",
+            Dropped::QuotaGames => "quota_games",
+            Dropped::QuotaHeld => "quota_held",
         }
     }
 }
@@ -81,9 +143,12 @@ impl std::fmt::Display for Dropped {
             Dropped::Topic => f.write_str("not a hall topic"),
             Dropped::OtherHall => f.write_str("another hall's topic"),
             Dropped::TooLarge => write!(f, "payload over {MAX_PAYLOAD} bytes"),
-            Dropped::Payload(why) => write!(f, "bad payload: {why}"),
+            Dropped::Payload(why) => write!(f, "bad payload: {}", capped(why)),
             Dropped::Seq => write!(f, "seq or game out of range"),
-            Dropped::Line(why) => write!(f, "bad line: {why}"),
+            Dropped::Line(why) => write!(f, "bad line: {}", capped(why)),
+            Dropped::State(why) => write!(f, "bad state: {}", capped(why)),
+            Dropped::QuotaGames => f.write_str("over the board's quota of games"),
+            Dropped::QuotaHeld => f.write_str("over the board's quota of held-back events"),
         }
     }
 }
@@ -234,6 +299,7 @@ pub struct Hall {
     boards: BTreeMap<u32, Board>,
     counters: Counters,
     version: u64,
+    quotas: Quotas,
 }
 
 impl Hall {
@@ -251,6 +317,7 @@ impl Hall {
             boards: BTreeMap::new(),
             counters: Counters::default(),
             version: 0,
+            quotas: Quotas::default(),
         };
         for (board, game, seq, line) in hall.store.events()? {
             hall.board_mut(board)
@@ -261,7 +328,9 @@ impl Hall {
         }
         for (board, state, status) in hall.store.boards()? {
             let entry = hall.board_mut(board);
-            entry.state = state.and_then(|s| serde_json::from_str(&s).ok());
+            entry.state = state
+                .and_then(|s| serde_json::from_str(&s).ok())
+                .filter(|s| check_state(s).is_ok());
             entry.online = status.map(|s| s == ONLINE);
         }
         for (board, game, ruling, arbiter) in hall.store.acks()? {
@@ -276,6 +345,11 @@ impl Hall {
         let entry = self.boards.entry(board).or_default();
         entry.version = version;
         entry
+    }
+
+    /// Sets the per-board quotas (the defaults until then).
+    pub fn set_quotas(&mut self, quotas: Quotas) {
+        self.quotas = quotas;
     }
 
     /// The hall's name.
@@ -337,7 +411,8 @@ impl Hall {
                     Ok(message) => message,
                     Err(err) => return dropped(Dropped::Payload(err.to_string())),
                 };
-                if !(0..=MAX_SEQ).contains(&message.seq) || message.game < 0 {
+                if !(0..=MAX_SEQ).contains(&message.seq) || !(0..=MAX_GAME).contains(&message.game)
+                {
                     return dropped(Dropped::Seq);
                 }
                 if !message.line.is_object() {
@@ -354,6 +429,9 @@ impl Hall {
                     }
                     Ok(None) => return dropped(Dropped::Line("empty".to_owned())),
                     Err(err) => return dropped(Dropped::Line(err.to_string())),
+                }
+                if let Some(over) = self.over_quota(board, message.game, message.seq) {
+                    return dropped(over);
                 }
                 if !self.store.insert_event(
                     board,
@@ -383,9 +461,23 @@ impl Hall {
                     Ok(state) => state,
                     Err(err) => return dropped(Dropped::Payload(err.to_string())),
                 };
-                let newer = match &self.boards.get(&board).and_then(|b| b.state.as_ref()) {
-                    Some(kept) => (state.game, state.seq) > (kept.game, kept.seq),
-                    None => true,
+                if let Err(why) = check_state(&state) {
+                    return dropped(Dropped::State(why));
+                }
+                let newer = match self.boards.get(&board) {
+                    Some(Board {
+                        state: Some(kept),
+                        games,
+                        ..
+                    }) => {
+                        // A kept state ahead of every game the hall has
+                        // events of is the clock's word alone: a state of
+                        // a lower game replaces it, so no id sticks.
+                        let unconfirmed = games.keys().next_back().is_none_or(|g| kept.game > *g);
+                        (unconfirmed && state.game < kept.game)
+                            || (state.game, state.seq) > (kept.game, kept.seq)
+                    }
+                    _ => true,
                 };
                 if !newer {
                     return Ok(Ingested::StaleState { board });
@@ -411,6 +503,22 @@ impl Hall {
                 Ok(Ingested::Status { board, online })
             }
         }
+    }
+
+    /// Whether an event of `game`, `seq` on `board` would take the board
+    /// over its quotas: a new game beyond [`Quotas::games_per_board`], or
+    /// one more held-back event beyond [`Quotas::held_per_board`].
+    fn over_quota(&self, board: u32, game: i64, seq: i64) -> Option<Dropped> {
+        let entry = self.boards.get(&board)?;
+        let Some(known) = entry.games.get(&game) else {
+            if entry.games.len() >= self.quotas.games_per_board {
+                return Some(Dropped::QuotaGames);
+            }
+            return None;
+        };
+        let held: usize = entry.games.values().map(ReportedGame::pending).sum();
+        let next = known.lines().len() as i64;
+        (seq > next && held >= self.quotas.held_per_board).then_some(Dropped::QuotaHeld)
     }
 
     /// The boards the hall knows, in order.
@@ -464,14 +572,17 @@ impl Hall {
         view.online = entry.online;
         view.version = entry.version;
         let current = entry.current();
-        // The game rebuilt from its events, when the hall has it from the
-        // start at least as far as the clock's retained state goes.
-        let complete = current.filter(|(id, game)| {
-            !game.lines().is_empty()
-                && entry.state.as_ref().is_none_or(|s| {
-                    s.game < *id || (s.game == *id && game.last_seq() >= Some(s.seq))
-                })
-        });
+        // The game rebuilt from its events whenever the hall has any line
+        // of one: a retained state is the clock's own account, unchecked
+        // against the laws, so it never stands in for events the hall has
+        // (a forged one would replace a finished game on the page). It
+        // shows only a board the hall has no event of yet.
+        let complete = entry
+            .games
+            .iter()
+            .rev()
+            .find(|(_, game)| !game.lines().is_empty())
+            .map(|(id, game)| (*id, game));
         match (complete, &entry.state) {
             (Some((id, game)), _) => {
                 let moves = game.moves();
@@ -530,7 +641,8 @@ impl Hall {
                         acknowledged_by: None,
                     }
                 });
-                view.result = state.result.clone();
+                // The result only ever from the events: a state's word
+                // for it is not shown.
                 view.from_state = true;
                 if let Some((_, game)) = current {
                     view.waiting = game.pending();
@@ -652,6 +764,39 @@ impl Hall {
         }
         out
     }
+}
+
+/// Whether a retained state can be a clock's: its game and seq in range,
+/// a FEN shakmaty reads as a legal position, clocks of at most
+/// [`MAX_CLOCK_MS`], at most [`MAX_STATE_MOVES`] moves each of SAN's
+/// letters, and a result, if any, one of PGN's. Otherwise why not.
+fn check_state(state: &BoardState) -> Result<(), String> {
+    if !(0..=MAX_GAME).contains(&state.game) || !(0..=MAX_SEQ).contains(&state.seq) {
+        return Err("game or seq out of range".to_owned());
+    }
+    let fen: shakmaty::fen::Fen = state
+        .fen
+        .parse()
+        .map_err(|err| format!("FEN {}: {err}", capped(&state.fen)))?;
+    fen.into_position::<shakmaty::Chess>(shakmaty::CastlingMode::Standard)
+        .map_err(|err| format!("FEN {}: {err}", capped(&state.fen)))?;
+    if state.white_ms > MAX_CLOCK_MS || state.black_ms > MAX_CLOCK_MS {
+        return Err(format!("a clock over {MAX_CLOCK_MS} ms"));
+    }
+    if state.moves.len() > MAX_STATE_MOVES
+        || state
+            .moves
+            .iter()
+            .any(|m| m.is_empty() || m.len() > 10 || m.parse::<shakmaty::san::SanPlus>().is_err())
+    {
+        return Err("moves that are not SAN".to_owned());
+    }
+    if let Some(result) = &state.result
+        && !["1-0", "0-1", "1/2-1/2", "*"].contains(&result.as_str())
+    {
+        return Err(format!("result {}", capped(result)));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -868,6 +1013,132 @@ mod tests {
         assert_eq!((ruling.t, ruling.text.as_str()), (61_000, "Flag: Black"));
         // Board 3 is in the pairings without a message yet.
         assert_eq!(hall.boards(), [3, 7]);
+    }
+
+    fn state(game: i64, fen: &str, white_ms: u64, result: Option<&str>) -> Vec<u8> {
+        serde_json::to_vec(&BoardState {
+            game,
+            seq: 900,
+            fen: fen.to_owned(),
+            white_ms,
+            black_ms: 1000,
+            running: None,
+            last_ruling: None,
+            result: result.map(str::to_owned),
+            moves: vec!["e4".to_owned()],
+        })
+        .unwrap()
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    #[test]
+    fn a_forged_state_never_replaces_the_events_nor_sticks() {
+        let lines = game_lines();
+        let mut hall = hall();
+        for (seq, line) in lines.iter().enumerate() {
+            hall.receive(EVENTS, &message(5, seq as i64, line), 1)
+                .unwrap();
+        }
+        const STATE: &str = "tocada/open/3/state";
+        let refused =
+            |hall: &mut Hall, payload: Vec<u8>| match hall.receive(STATE, &payload, 2).unwrap() {
+                Ingested::Dropped(Dropped::State(_)) => {}
+                other => panic!("{other:?}"),
+            };
+        // An HTML FEN, a 27 777-hour clock, a made-up result, i64::MAX.
+        refused(
+            &mut hall,
+            state(99, "<script>alert(1)</script>", 1000, None),
+        );
+        refused(&mut hall, state(99, START, 27_777 * 3600 * 1000, None));
+        refused(&mut hall, state(99, START, 1000, Some("2-0")));
+        refused(&mut hall, state(i64::MAX, START, 1000, None));
+        // A well-formed state of a game the hall has no event of is kept,
+        // but the page still shows the events' game.
+        assert_eq!(
+            hall.receive(STATE, &state(99, START, 1000, Some("1-0")), 3)
+                .unwrap(),
+            Ingested::State { board: 3 }
+        );
+        let view = hall.board_view(3).unwrap();
+        assert_eq!(view.game, Some(5));
+        assert!(!view.from_state);
+        assert_eq!(view.moves, 6);
+        assert_eq!(view.result, None);
+        // Unconfirmed by events, it does not stick: a lower game replaces it.
+        assert_eq!(
+            hall.receive(STATE, &state(6, START, 1000, None), 4)
+                .unwrap(),
+            Ingested::State { board: 3 }
+        );
+        // A board known only by its state never shows a result from it.
+        hall.receive(
+            "tocada/open/8/state",
+            &state(2, START, 1000, Some("1-0")),
+            5,
+        )
+        .unwrap();
+        let view = hall.board_view(8).unwrap();
+        assert!(view.from_state);
+        assert_eq!((view.game, view.result), (Some(2), None));
+    }
+
+    #[test]
+    fn a_board_over_its_quotas_loses_only_its_own_events() {
+        let mut hall = hall();
+        hall.set_quotas(Quotas {
+            games_per_board: 3,
+            held_per_board: 4,
+        });
+        let setup = r#"{"t":0,"ev":"setup","time_control":"60+0"}"#;
+        let pause = r#"{"t":0,"ev":"pause"}"#;
+        for game in 1..=3 {
+            assert!(matches!(
+                hall.receive(EVENTS, &message(game, 0, setup), 1).unwrap(),
+                Ingested::Event { .. }
+            ));
+        }
+        assert_eq!(
+            hall.receive(EVENTS, &message(4, 0, setup), 1).unwrap(),
+            Ingested::Dropped(Dropped::QuotaGames)
+        );
+        // Held back: seq 2.. wait for seq 1.
+        for seq in 2..6 {
+            assert!(matches!(
+                hall.receive(EVENTS, &message(1, seq, pause), 1).unwrap(),
+                Ingested::Event { fed: 0, .. }
+            ));
+        }
+        assert_eq!(
+            hall.receive(EVENTS, &message(2, 7, pause), 1).unwrap(),
+            Ingested::Dropped(Dropped::QuotaHeld)
+        );
+        // The next event in order still goes in and unblocks the held.
+        assert!(matches!(
+            hall.receive(EVENTS, &message(1, 1, pause), 1).unwrap(),
+            Ingested::Event { fed: 5, .. }
+        ));
+        // Another board is untouched by board 3's quotas.
+        assert!(matches!(
+            hall.receive("tocada/open/4/events", &message(4, 0, setup), 1)
+                .unwrap(),
+            Ingested::Event { fed: 1, .. }
+        ));
+        assert_eq!(hall.counters().dropped.get("quota_games"), Some(&1));
+        assert_eq!(hall.counters().dropped.get("quota_held"), Some(&1));
+    }
+
+    #[test]
+    fn a_dropped_reason_quotes_at_most_a_few_hundred_bytes() {
+        let mut hall = hall();
+        let huge = format!(r#"{{"t":0,"ev":"{}"}}"#, "x".repeat(60_000));
+        let Ingested::Dropped(why) = hall.receive(EVENTS, &message(1, 0, &huge), 1).unwrap() else {
+            panic!("taken");
+        };
+        let text = why.to_string();
+        assert!(text.len() < REASON_BYTES + 100, "{} bytes", text.len());
+        assert!(text.contains("bytes)"), "{text}");
     }
 
     #[test]

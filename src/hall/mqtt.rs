@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 
-use super::ingest::{Ingested, MAX_PAYLOAD};
+use super::ingest::{Ingested, REASON_BYTES};
 use super::web::{Shared, wall_ms};
 use crate::broadcast::hall_filter;
 use crate::broker::Credentials;
@@ -32,6 +32,16 @@ pub struct Subscription {
     /// The hall's login at the broker, if it needs one.
     pub credentials: Option<Credentials>,
 }
+
+/// The largest MQTT packet the hall takes from the broker, bytes: four
+/// times the shipped broker's `max_packet_size` (64 KiB,
+/// `packaging/mosquitto/tocada.conf`), so that nothing the broker delivers
+/// can fail the hall's connection. A packet over it would (rumqttc drops
+/// the connection), and with a persistent session the broker would hand
+/// the same packet over again at every reconnection, stopping every
+/// board: under it, a payload over [`super::MAX_PAYLOAD`] is counted and
+/// dropped like any bad message.
+pub const MAX_INCOMING_PACKET: usize = 256 * 1024;
 
 /// How long to wait before connecting again after the broker is lost.
 const RETRY: Duration = Duration::from_secs(1);
@@ -55,7 +65,7 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
         .set_clean_session(false)
         .set_manual_acks(true)
         .set_keep_alive(Duration::from_secs(15))
-        .set_max_packet_size(MAX_PAYLOAD + 1024, MAX_PAYLOAD + 1024)
+        .set_max_packet_size(MAX_INCOMING_PACKET, 4096)
         .set_inflight(100);
     if let Some(login) = &subscription.credentials {
         options.set_credentials(login.user.clone(), login.password.clone());
@@ -104,7 +114,15 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
                 match taken {
                     Ok(ingested) => {
                         if let Ingested::Dropped(why) = &ingested {
-                            tracing::warn!(topic = %publish.topic, "message dropped: {why}");
+                            // The payload's head only: a 60 kB message is
+                            // not a 60 kB log line.
+                            let head = &publish.payload[..publish.payload.len().min(REASON_BYTES)];
+                            tracing::warn!(
+                                topic = %super::capped(&publish.topic),
+                                bytes = publish.payload.len(),
+                                head = %String::from_utf8_lossy(head),
+                                "message dropped: {why}"
+                            );
                         }
                         unacked.push_back(publish);
                         shared.notify();

@@ -29,6 +29,28 @@ pub struct Mosquitto {
     dir: tempfile::TempDir,
     port: u16,
     child: Option<Child>,
+    shipped: bool,
+}
+
+/// The settings of the shipped `packaging/mosquitto/tocada.conf` other
+/// than where it listens and where its password file and ACL are: its
+/// limits and client-id binding, as a hall's broker runs them.
+pub fn shipped_settings() -> Vec<String> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/packaging/mosquitto/tocada.conf"
+    );
+    std::fs::read_to_string(path)
+        .expect("packaging/mosquitto/tocada.conf")
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .filter(|line| {
+            let key = line.split_whitespace().next().unwrap_or("");
+            !["listener", "allow_anonymous", "password_file", "acl_file"].contains(&key)
+        })
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The ACL of a hall, the way `packaging/mosquitto/acl.example` writes it:
@@ -80,6 +102,18 @@ impl Mosquitto {
         Mosquitto::start(&logins, &clock_acl(hall, &clocks, "hall"))
     }
 
+    /// [`Mosquitto::for_hall`] with the shipped configuration's settings
+    /// ([`shipped_settings`]): its packet limit, client ids bound to the
+    /// user, its queues.
+    pub fn for_hall_shipped(hall: &str, boards: &[u32]) -> Mosquitto {
+        let mut broker = Mosquitto::for_hall(hall, boards);
+        broker.stop();
+        broker.shipped = true;
+        broker.write_config();
+        broker.spawn();
+        broker
+    }
+
     /// Starts a broker on a free loopback port that accepts only `users`
     /// (name, password) and enforces `acl` (Mosquitto's `acl_file`
     /// format), and waits until it accepts connections. Panics, with the
@@ -108,6 +142,7 @@ impl Mosquitto {
             dir,
             port,
             child: None,
+            shipped: false,
         };
         broker.write_config();
         broker.spawn();
@@ -199,6 +234,12 @@ impl Mosquitto {
             port = self.port,
             dir = dir.display(),
         );
+        let mut config = config;
+        if self.shipped {
+            for line in shipped_settings() {
+                writeln!(config, "{line}").unwrap();
+            }
+        }
         std::fs::write(dir.join("mosquitto.conf"), config).unwrap();
     }
 
