@@ -10,7 +10,9 @@ use shakmaty::Color;
 
 use super::game::{Added, ReportedGame, RulingEntry};
 use super::store::HallStore;
-use crate::broadcast::{BoardAddress, BoardState, EventMessage, OFFLINE, ONLINE, Running, Topic};
+use crate::broadcast::{
+    BoardAddress, BoardState, EventMessage, OFFLINE, ONLINE, ResendRequest, Running, Topic,
+};
 use crate::pgn::Tags;
 use crate::transcript::{self, parse_line};
 use crate::words;
@@ -61,6 +63,14 @@ impl Default for Quotas {
         }
     }
 }
+
+/// How long a board must lack events before the hall asks its clock to
+/// send them again, ms: longer than a reordering or a state that arrives
+/// just before the events it sums up.
+pub const RESEND_AFTER_MS: u64 = 2000;
+
+/// The least time between two requests to one clock, ms.
+pub const RESEND_EVERY_MS: u64 = 5000;
 
 /// `text` cut to [`REASON_BYTES`] on a character boundary, with its full
 /// length said when it was cut.
@@ -183,6 +193,12 @@ pub enum Ingested {
         /// The board.
         board: u32,
     },
+    /// A request to send events again, on a clock's `…/resend` (the
+    /// hall's own, seen again through its subscription): nothing to take.
+    Resend {
+        /// The board.
+        board: u32,
+    },
     /// The publisher's connection: online or not.
     Status {
         /// The board.
@@ -205,6 +221,9 @@ pub struct Counters {
     pub states: u64,
     /// Messages dropped, by reason ([`Dropped::name`]).
     pub dropped: BTreeMap<&'static str, u64>,
+    /// Requests to a clock to send its events again
+    /// ([`Hall::resend_requests`]).
+    pub resends: u64,
 }
 
 #[derive(Debug, Default)]
@@ -216,9 +235,43 @@ struct Board {
     acks: HashMap<(i64, usize), String>,
     /// Bumped at every change: the page asks for what changed since.
     version: u64,
+    /// Since when events the clock published are missing, ms.
+    behind_since: Option<u64>,
+    /// When the hall last asked the clock to send them again, ms.
+    asked_at: Option<u64>,
 }
 
 impl Board {
+    /// The first event the hall lacks of what the clock published, if it
+    /// knows of one: the gap before events held back in a game, else the
+    /// events a retained state of the newest game counts that the hall
+    /// does not have.
+    fn missing(&self) -> Option<ResendRequest> {
+        if let Some((id, game)) = self.games.iter().rev().find(|(_, g)| g.pending() > 0) {
+            return Some(ResendRequest {
+                game: *id,
+                seq: game.lines().len() as i64,
+            });
+        }
+        let state = self.state.as_ref()?;
+        if self
+            .games
+            .keys()
+            .next_back()
+            .is_some_and(|g| *g > state.game)
+        {
+            return None;
+        }
+        let have = self
+            .games
+            .get(&state.game)
+            .map_or(0, |g| g.lines().len() as i64);
+        (have <= state.seq).then_some(ResendRequest {
+            game: state.game,
+            seq: have,
+        })
+    }
+
     /// The game on the board now: the newest one the hall has lines of.
     fn current(&self) -> Option<(i64, &ReportedGame)> {
         self.games.iter().next_back().map(|(id, game)| (*id, game))
@@ -388,6 +441,7 @@ impl Hall {
             Ingested::State { .. } | Ingested::StaleState { .. } | Ingested::Status { .. } => {
                 self.counters.states += 1
             }
+            Ingested::Resend { .. } => {}
             Ingested::Dropped(why) => *self.counters.dropped.entry(why.name()).or_default() += 1,
         }
         Ok(ingested)
@@ -487,6 +541,7 @@ impl Hall {
                 self.board_mut(board).state = Some(state);
                 Ok(Ingested::State { board })
             }
+            Topic::Resend => Ok(Ingested::Resend { board }),
             Topic::Status => {
                 let online = match payload {
                     p if p == ONLINE.as_bytes() => true,
@@ -503,6 +558,31 @@ impl Hall {
                 Ok(Ingested::Status { board, online })
             }
         }
+    }
+
+    /// The clocks to ask, at `now_ms`, to send their events again, and
+    /// from where: each board that has lacked events for
+    /// [`RESEND_AFTER_MS`], at most once every [`RESEND_EVERY_MS`]. The
+    /// runner publishes each on the board's `…/resend`.
+    pub fn resend_requests(&mut self, now_ms: u64) -> Vec<(u32, ResendRequest)> {
+        let mut out = Vec::new();
+        for (board, entry) in &mut self.boards {
+            let Some(request) = entry.missing() else {
+                entry.behind_since = None;
+                continue;
+            };
+            let since = *entry.behind_since.get_or_insert(now_ms);
+            let due = now_ms.saturating_sub(since) >= RESEND_AFTER_MS
+                && entry
+                    .asked_at
+                    .is_none_or(|at| now_ms.saturating_sub(at) >= RESEND_EVERY_MS);
+            if due {
+                entry.asked_at = Some(now_ms);
+                out.push((*board, request));
+            }
+        }
+        self.counters.resends += out.len() as u64;
+        out
     }
 
     /// Whether an event of `game`, `seq` on `board` would take the board
@@ -1127,6 +1207,46 @@ mod tests {
         ));
         assert_eq!(hall.counters().dropped.get("quota_games"), Some(&1));
         assert_eq!(hall.counters().dropped.get("quota_held"), Some(&1));
+    }
+
+    #[test]
+    fn a_board_that_lacks_events_asks_its_clock_again_and_not_too_often() {
+        let lines = game_lines();
+        let mut hall = hall();
+        // Events 0 and 1, then 4: 2 and 3 lost.
+        for seq in [0, 1, 4] {
+            hall.receive(EVENTS, &message(5, seq, &lines[seq as usize]), 0)
+                .unwrap();
+        }
+        assert_eq!(hall.resend_requests(0), []);
+        assert_eq!(hall.resend_requests(RESEND_AFTER_MS - 1), []);
+        let want = ResendRequest { game: 5, seq: 2 };
+        assert_eq!(hall.resend_requests(RESEND_AFTER_MS), [(3, want)]);
+        assert_eq!(hall.resend_requests(RESEND_AFTER_MS + 1), []);
+        assert_eq!(
+            hall.resend_requests(RESEND_AFTER_MS + RESEND_EVERY_MS),
+            [(3, want)]
+        );
+        for seq in 2..lines.len() {
+            hall.receive(EVENTS, &message(5, seq as i64, &lines[seq]), 9)
+                .unwrap();
+        }
+        assert_eq!(hall.resend_requests(60_000), []);
+        // A retained state of a later game the hall has no event of: all
+        // of it is asked for; its own request seen again is nothing.
+        let later = state(6, START, 1000, None);
+        hall.receive("tocada/open/3/state", &later, 60_000).unwrap();
+        hall.resend_requests(60_000);
+        assert_eq!(
+            hall.resend_requests(60_000 + RESEND_AFTER_MS),
+            [(3, ResendRequest { game: 6, seq: 0 })]
+        );
+        assert_eq!(
+            hall.receive("tocada/open/3/resend", br#"{"game":6,"seq":0}"#, 1)
+                .unwrap(),
+            Ingested::Resend { board: 3 }
+        );
+        assert_eq!(hall.counters().resends, 3);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 
 use super::ingest::{Ingested, REASON_BYTES};
 use super::web::{Shared, wall_ms};
-use crate::broadcast::hall_filter;
+use crate::broadcast::{BoardAddress, hall_filter};
 use crate::broker::Credentials;
 
 /// How to reach the broker.
@@ -80,6 +80,10 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
     // dropped (a dropped ack holds one of the broker's in-flight slots for
     // the hall until the next connection, and enough of them stall it).
     let mut unacked: VecDeque<rumqttc::Publish> = VecDeque::new();
+    // Once a second: the clocks whose events the hall lacks are asked for
+    // them again (a broker's queue that overflowed drops them silently).
+    let mut ticks = tokio::time::interval(Duration::from_secs(1));
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         while let Some(publish) = unacked.front() {
             match client.try_ack(publish) {
@@ -93,7 +97,16 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
                 }
             }
         }
-        match eventloop.poll().await {
+        let polled = tokio::select! {
+            polled = eventloop.poll() => polled,
+            _ = ticks.tick() => {
+                if connected {
+                    ask_again(&client, &subscription.hall, &shared);
+                }
+                continue;
+            }
+        };
+        match polled {
             Ok(Event::Incoming(Packet::ConnAck(ack))) => {
                 connected = true;
                 tracing::info!(
@@ -144,6 +157,29 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
                 connected = false;
                 tokio::time::sleep(RETRY).await;
             }
+        }
+    }
+}
+
+/// Publishes the hall's requests to send events again, each on its
+/// board's `…/resend`.
+fn ask_again(client: &AsyncClient, hall: &str, shared: &Shared) {
+    let requests = shared.hall().resend_requests(wall_ms());
+    for (board, request) in requests {
+        let Ok(address) = BoardAddress::new(hall, board) else {
+            continue;
+        };
+        let payload = serde_json::to_vec(&request).unwrap_or_default();
+        tracing::info!(
+            board,
+            game = request.game,
+            seq = request.seq,
+            "asking the clock to send its events again"
+        );
+        if let Err(err) =
+            client.try_publish(address.resend_topic(), QoS::AtLeastOnce, false, payload)
+        {
+            tracing::warn!(board, "cannot ask the clock again: {err}");
         }
     }
 }

@@ -30,6 +30,7 @@ pub struct Mosquitto {
     port: u16,
     child: Option<Child>,
     shipped: bool,
+    extra: Vec<String>,
 }
 
 /// The settings of the shipped `packaging/mosquitto/tocada.conf` other
@@ -55,13 +56,23 @@ pub fn shipped_settings() -> Vec<String> {
 
 /// The ACL of a hall, the way `packaging/mosquitto/acl.example` writes it:
 /// each clock's user may write only under its own board's tree
-/// `tocada/<hall>/<board>/#`, and the hall's user may read the whole hall.
+/// `tocada/<hall>/<board>/#` and read only the hall's requests to it,
+/// `…/resend`; the hall's user may read the whole hall and write those
+/// requests.
 pub fn clock_acl(hall: &str, clocks: &[(&str, u32)], hall_user: &str) -> String {
     let mut acl = String::new();
     for (user, board) in clocks {
-        writeln!(acl, "user {user}\ntopic write tocada/{hall}/{board}/#\n").unwrap();
+        writeln!(
+            acl,
+            "user {user}\ntopic write tocada/{hall}/{board}/#\ntopic read tocada/{hall}/{board}/resend\n"
+        )
+        .unwrap();
     }
-    writeln!(acl, "user {hall_user}\ntopic read tocada/{hall}/#").unwrap();
+    writeln!(
+        acl,
+        "user {hall_user}\ntopic read tocada/{hall}/#\ntopic write tocada/{hall}/+/resend"
+    )
+    .unwrap();
     acl
 }
 
@@ -106,9 +117,16 @@ impl Mosquitto {
     /// ([`shipped_settings`]): its packet limit, client ids bound to the
     /// user, its queues.
     pub fn for_hall_shipped(hall: &str, boards: &[u32]) -> Mosquitto {
+        Mosquitto::for_hall_shipped_with(hall, boards, &[])
+    }
+
+    /// [`Mosquitto::for_hall_shipped`], then the settings `extra` (each a
+    /// line of mosquitto.conf, overriding the shipped one of its name).
+    pub fn for_hall_shipped_with(hall: &str, boards: &[u32], extra: &[&str]) -> Mosquitto {
         let mut broker = Mosquitto::for_hall(hall, boards);
         broker.stop();
         broker.shipped = true;
+        broker.extra = extra.iter().map(|line| (*line).to_owned()).collect();
         broker.write_config();
         broker.spawn();
         broker
@@ -143,6 +161,7 @@ impl Mosquitto {
             port,
             child: None,
             shipped: false,
+            extra: Vec::new(),
         };
         broker.write_config();
         broker.spawn();
@@ -240,6 +259,9 @@ impl Mosquitto {
                 writeln!(config, "{line}").unwrap();
             }
         }
+        for line in &self.extra {
+            writeln!(config, "{line}").unwrap();
+        }
         std::fs::write(dir.join("mosquitto.conf"), config).unwrap();
     }
 
@@ -308,9 +330,9 @@ mod tests {
         let acl = clock_acl("open", &[("clock-1", 1), ("clock-2", 2)], "hall");
         assert_eq!(
             acl,
-            "user clock-1\ntopic write tocada/open/1/#\n\n\
-             user clock-2\ntopic write tocada/open/2/#\n\n\
-             user hall\ntopic read tocada/open/#\n"
+            "user clock-1\ntopic write tocada/open/1/#\ntopic read tocada/open/1/resend\n\n\
+             user clock-2\ntopic write tocada/open/2/#\ntopic read tocada/open/2/resend\n\n\
+             user hall\ntopic read tocada/open/#\ntopic write tocada/open/+/resend\n"
         );
     }
 }
