@@ -549,8 +549,8 @@ fn run() -> ExitCode {
     // 6. A forged retained state of board 1 (game 99, an HTML FEN, a
     // 27 777-hour clock, a made-up result), and one of i64::MAX.
     for (game, fen, ms) in [
-        (99, "<b>x</b>", 1000),
-        (99, "8/8/8/8/8/8/8/K6k w - - 0 1", 27_777 * 3_600_000),
+        (99, "<b>x</b>", 1000u64),
+        (99, "8/8/8/8/8/8/8/K6k w - - 0 1", 27_777u64 * 3_600_000),
         (i64::MAX, "8/8/8/8/8/8/8/K6k w - - 0 1", 1000),
     ] {
         let state = serde_json::json!({"game": game, "seq": 1, "fen": fen, "white_ms": ms,

@@ -1227,8 +1227,8 @@ mod tests {
             hall.resend_requests(RESEND_AFTER_MS + RESEND_EVERY_MS),
             [(3, want)]
         );
-        for seq in 2..lines.len() {
-            hall.receive(EVENTS, &message(5, seq as i64, &lines[seq]), 9)
+        for (seq, line) in lines.iter().enumerate().skip(2) {
+            hall.receive(EVENTS, &message(5, seq as i64, line), 9)
                 .unwrap();
         }
         assert_eq!(hall.resend_requests(60_000), []);

@@ -387,12 +387,12 @@ impl Publisher {
                 }
                 return true;
             }
-            Event::Incoming(Packet::Publish(publish)) => {
-                if publish.topic == self.options.address.resend_topic().as_bytes() {
-                    match serde_json::from_slice::<ResendRequest>(&publish.payload) {
-                        Ok(request) => self.rewind(request),
-                        Err(err) => tracing::warn!("a request to resend that is not one: {err}"),
-                    }
+            Event::Incoming(Packet::Publish(publish))
+                if publish.topic == self.options.address.resend_topic().as_bytes() =>
+            {
+                match serde_json::from_slice::<ResendRequest>(&publish.payload) {
+                    Ok(request) => self.rewind(request),
+                    Err(err) => tracing::warn!("a request to resend that is not one: {err}"),
                 }
             }
             Event::Outgoing(Outgoing::Publish(pkid)) => {
