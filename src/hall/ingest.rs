@@ -239,6 +239,8 @@ struct Board {
     behind_since: Option<u64>,
     /// When the hall last asked the clock to send them again, ms.
     asked_at: Option<u64>,
+    /// Each game's facts, fixed when the hall first heard of it.
+    facts: HashMap<i64, Tags>,
 }
 
 impl Board {
@@ -379,6 +381,25 @@ impl Hall {
                 .or_default()
                 .add(seq, line);
         }
+        for (board, game, tags) in hall.store.facts()? {
+            hall.board_mut(board).facts.insert(game, tags);
+        }
+        // Games stored before facts were (an older store): fixed now, as
+        // the configuration has them, and never again.
+        let unfixed: Vec<(u32, i64)> = hall
+            .boards
+            .iter()
+            .flat_map(|(board, entry)| {
+                entry
+                    .games
+                    .keys()
+                    .filter(|game| !entry.facts.contains_key(game))
+                    .map(|game| (*board, *game))
+            })
+            .collect();
+        for (board, game) in unfixed {
+            hall.fix_facts(board, game)?;
+        }
         for (board, state, status) in hall.store.boards()? {
             let entry = hall.board_mut(board);
             entry.state = state
@@ -486,6 +507,13 @@ impl Hall {
                 }
                 if let Some(over) = self.over_quota(board, message.game, message.seq) {
                     return dropped(over);
+                }
+                let new_game = self
+                    .boards
+                    .get(&board)
+                    .is_none_or(|entry| !entry.facts.contains_key(&message.game));
+                if new_game {
+                    self.fix_facts(board, message.game)?;
                 }
                 if !self.store.insert_event(
                     board,
@@ -665,6 +693,11 @@ impl Hall {
             .map(|(id, game)| (*id, game));
         match (complete, &entry.state) {
             (Some((id, game)), _) => {
+                // The players of the game shown, as fixed at its start.
+                if let Some(facts) = entry.facts.get(&id) {
+                    view.white = facts.white.clone();
+                    view.black = facts.black.clone();
+                }
                 let moves = game.moves();
                 let rulings = self.rulings_of(board, id, game);
                 view.game = Some(id);
@@ -806,6 +839,23 @@ impl Hall {
         Ok(true)
     }
 
+    /// Fixes the facts of `game` on `board` as the round stands now.
+    fn fix_facts(&mut self, board: u32, game: i64) -> rusqlite::Result<()> {
+        let tags = self.tags(board);
+        self.store.fix_facts(board, game, &tags)?;
+        self.board_mut(board).facts.entry(game).or_insert(tags);
+        Ok(())
+    }
+
+    /// A game's facts: as fixed at its start, else as the round stands.
+    fn game_tags(&self, board: u32, game: i64) -> Tags {
+        self.boards
+            .get(&board)
+            .and_then(|entry| entry.facts.get(&game))
+            .cloned()
+            .unwrap_or_else(|| self.tags(board))
+    }
+
     fn tags(&self, board: u32) -> Tags {
         let mut tags = self.round.tags.clone();
         if let Some(pairing) = self.round.pairings.get(&board) {
@@ -817,12 +867,12 @@ impl Hall {
 
     /// The PGN of game `game` on `board` (its current game if `None`).
     pub fn pgn(&mut self, board: u32, game: Option<i64>) -> Option<String> {
-        let tags = self.tags(board);
-        let entry = self.boards.get_mut(&board)?;
-        let game = match game {
-            Some(id) => entry.games.get_mut(&id)?,
-            None => entry.games.values_mut().next_back()?,
+        let id = match game {
+            Some(id) => id,
+            None => *self.boards.get(&board)?.games.keys().next_back()?,
         };
+        let tags = self.game_tags(board, id);
+        let game = self.boards.get_mut(&board)?.games.get_mut(&id)?;
         if game.lines().is_empty() {
             return None;
         }
@@ -1247,6 +1297,49 @@ mod tests {
             Ingested::Resend { board: 3 }
         );
         assert_eq!(hall.counters().resends, 3);
+    }
+
+    #[test]
+    fn a_games_facts_are_fixed_at_its_start_and_a_later_round_never_rewrites_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hall.sqlite");
+        let round = |number: &str, white: &str, black: &str| {
+            let mut round = Round::default();
+            round.tags.event = "Club open".to_owned();
+            round.tags.round = number.to_owned();
+            round.pairings.insert(
+                3,
+                Pairing {
+                    white: white.to_owned(),
+                    black: black.to_owned(),
+                },
+            );
+            round
+        };
+        let lines = game_lines();
+        {
+            let mut hall =
+                Hall::open("open", &path, round("3", "Morphy, Paul", "Isouard")).unwrap();
+            for (seq, line) in lines.iter().enumerate() {
+                hall.receive(EVENTS, &message(5, seq as i64, line), 1)
+                    .unwrap();
+            }
+        }
+        // The organiser edits the round and its pairings; the hall restarts.
+        let mut hall = Hall::open("open", &path, round("4", "Anderssen", "Kieseritzky")).unwrap();
+        let pgn = hall.pgn(3, Some(5)).unwrap();
+        assert!(pgn.contains("[Round \"3\"]"), "{pgn}");
+        assert!(pgn.contains("[White \"Morphy, Paul\"]"), "{pgn}");
+        assert!(pgn.contains("[Black \"Isouard\"]"), "{pgn}");
+        assert_eq!(hall.board_view(3).unwrap().white, "Morphy, Paul");
+        // The board's next game is round 4's.
+        hall.receive(EVENTS, &message(6, 0, &lines[0]), 2).unwrap();
+        let pgn = hall.pgn(3, None).unwrap();
+        assert!(pgn.contains("[Round \"4\"]"), "{pgn}");
+        assert!(pgn.contains("[White \"Anderssen\"]"), "{pgn}");
+        assert_eq!(hall.board_view(3).unwrap().white, "Anderssen");
+        // And round 3's game still its own.
+        assert!(hall.pgn(3, Some(5)).unwrap().contains("[Round \"3\"]"));
     }
 
     #[test]
