@@ -33,6 +33,7 @@
 //! [limits]                                # optional: these are the defaults
 //! games_per_board = 200                   # games a board may have
 //! held_per_board = 10000                  # events held back for an earlier one
+//! events_per_board = 100000               # events a board may have in all
 //! login_hashes = 2                        # password checks at once
 //! login_free_failures = 3                 # failed logins before any wait
 //! login_backoff_max_s = 60                # the longest wait after failures
@@ -87,6 +88,7 @@ struct Raw {
 struct RawLimits {
     games_per_board: usize,
     held_per_board: usize,
+    events_per_board: usize,
     login_hashes: usize,
     login_free_failures: u32,
     login_backoff_max_s: u64,
@@ -101,6 +103,7 @@ impl Default for RawLimits {
         RawLimits {
             games_per_board: limits.quotas.games_per_board,
             held_per_board: limits.quotas.held_per_board,
+            events_per_board: limits.quotas.events_per_board,
             login_hashes: limits.login_hashes,
             login_free_failures: limits.backoff.free_failures,
             login_backoff_max_s: limits.backoff.max_ms / 1000,
@@ -474,6 +477,7 @@ impl HallConfig {
         };
         positive("games_per_board", l.games_per_board as u64, 1_000_000)?;
         positive("held_per_board", l.held_per_board as u64, 10_000_000)?;
+        positive("events_per_board", l.events_per_board as u64, 100_000_000)?;
         positive("login_hashes", l.login_hashes as u64, 64)?;
         positive("login_backoff_max_s", l.login_backoff_max_s, 86_400)?;
         positive("connections", l.connections as u64, 1_000_000)?;
@@ -487,6 +491,7 @@ impl HallConfig {
             quotas: Quotas {
                 games_per_board: l.games_per_board,
                 held_per_board: l.held_per_board,
+                events_per_board: l.events_per_board,
             },
             login_hashes: l.login_hashes,
             backoff: BackoffPolicy {

@@ -53,6 +53,10 @@ pub struct Quotas {
     /// Events a board may have held back (waiting for an earlier one) in
     /// all its games; more are counted and dropped (`quota_held`).
     pub held_per_board: usize,
+    /// Events a board may have in the hall in all (the hall keeps every
+    /// line of its games in memory, about 1 kB each); more are counted and
+    /// dropped (`quota_events`).
+    pub events_per_board: usize,
 }
 
 impl Default for Quotas {
@@ -60,6 +64,7 @@ impl Default for Quotas {
         Quotas {
             games_per_board: 200,
             held_per_board: 10_000,
+            events_per_board: 100_000,
         }
     }
 }
@@ -128,6 +133,8 @@ pub enum Dropped {
     /// Over the board's quota of held-back events
     /// ([`Quotas::held_per_board`]).
     QuotaHeld,
+    /// Over the board's quota of events ([`Quotas::events_per_board`]).
+    QuotaEvents,
 }
 
 impl Dropped {
@@ -143,6 +150,7 @@ impl Dropped {
             Dropped::State(_) => "state",
             Dropped::QuotaGames => "quota_games",
             Dropped::QuotaHeld => "quota_held",
+            Dropped::QuotaEvents => "quota_events",
         }
     }
 }
@@ -159,6 +167,7 @@ impl std::fmt::Display for Dropped {
             Dropped::State(why) => write!(f, "bad state: {}", capped(why)),
             Dropped::QuotaGames => f.write_str("over the board's quota of games"),
             Dropped::QuotaHeld => f.write_str("over the board's quota of held-back events"),
+            Dropped::QuotaEvents => f.write_str("over the board's quota of events"),
         }
     }
 }
@@ -241,6 +250,8 @@ struct Board {
     asked_at: Option<u64>,
     /// Each game's facts, fixed when the hall first heard of it.
     facts: HashMap<i64, Tags>,
+    /// Events stored of all its games.
+    events: usize,
 }
 
 impl Board {
@@ -375,11 +386,9 @@ impl Hall {
             quotas: Quotas::default(),
         };
         for (board, game, seq, line) in hall.store.events()? {
-            hall.board_mut(board)
-                .games
-                .entry(game)
-                .or_default()
-                .add(seq, line);
+            let entry = hall.board_mut(board);
+            entry.events += 1;
+            entry.games.entry(game).or_default().add(seq, line);
         }
         for (board, game, tags) in hall.store.facts()? {
             hall.board_mut(board).facts.insert(game, tags);
@@ -526,6 +535,7 @@ impl Hall {
                     return Ok(Ingested::Duplicate { board });
                 }
                 let entry = self.board_mut(board);
+                entry.events += 1;
                 let game = entry.games.entry(message.game).or_default();
                 let fed = match game.add(message.seq, line) {
                     Added::Fed(n) => n,
@@ -618,6 +628,9 @@ impl Hall {
     /// one more held-back event beyond [`Quotas::held_per_board`].
     fn over_quota(&self, board: u32, game: i64, seq: i64) -> Option<Dropped> {
         let entry = self.boards.get(&board)?;
+        if entry.events >= self.quotas.events_per_board {
+            return Some(Dropped::QuotaEvents);
+        }
         let Some(known) = entry.games.get(&game) else {
             if entry.games.len() >= self.quotas.games_per_board {
                 return Some(Dropped::QuotaGames);
@@ -1220,6 +1233,7 @@ mod tests {
         hall.set_quotas(Quotas {
             games_per_board: 3,
             held_per_board: 4,
+            events_per_board: 10,
         });
         let setup = r#"{"t":0,"ev":"setup","time_control":"60+0"}"#;
         let pause = r#"{"t":0,"ev":"pause"}"#;
@@ -1255,8 +1269,20 @@ mod tests {
                 .unwrap(),
             Ingested::Event { fed: 1, .. }
         ));
+        // Board 3 has 8 events now: two more, then no more.
+        for seq in 6..8 {
+            assert!(matches!(
+                hall.receive(EVENTS, &message(1, seq, pause), 1).unwrap(),
+                Ingested::Event { fed: 1, .. }
+            ));
+        }
+        assert_eq!(
+            hall.receive(EVENTS, &message(1, 8, pause), 1).unwrap(),
+            Ingested::Dropped(Dropped::QuotaEvents)
+        );
         assert_eq!(hall.counters().dropped.get("quota_games"), Some(&1));
         assert_eq!(hall.counters().dropped.get("quota_held"), Some(&1));
+        assert_eq!(hall.counters().dropped.get("quota_events"), Some(&1));
     }
 
     #[test]
