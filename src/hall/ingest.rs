@@ -54,7 +54,7 @@ pub struct Quotas {
     /// all its games; more are counted and dropped (`quota_held`).
     pub held_per_board: usize,
     /// Events a board may have in the hall in all (the hall keeps every
-    /// line of its games in memory, about 1 kB each); more are counted and
+    /// line of its games in memory, about 1.2 kB each); more are counted and
     /// dropped (`quota_events`).
     pub events_per_board: usize,
 }
