@@ -108,6 +108,12 @@ impl BoardAddress {
         format!("{}/status", self.root())
     }
 
+    /// `tocada/<hall>/<board>/resend`: the hall asks this clock's
+    /// publisher to send its events again from a place ([`ResendRequest`]).
+    pub fn resend_topic(&self) -> String {
+        format!("{}/resend", self.root())
+    }
+
     /// The board a topic of this tree belongs to, and which of its topics
     /// it is: `("tocada/hall-a/12/events")` → board 12, [`Topic::Events`].
     pub fn parse_topic(topic: &str) -> Option<(BoardAddress, Topic)> {
@@ -126,6 +132,7 @@ impl BoardAddress {
             "events" => Topic::Events,
             "state" => Topic::State,
             "status" => Topic::Status,
+            "resend" => Topic::Resend,
             _ => return None,
         };
         if levels.next().is_some() {
@@ -144,6 +151,22 @@ pub enum Topic {
     State,
     /// `…/status`: [`ONLINE`] or [`OFFLINE`].
     Status,
+    /// `…/resend`: a [`ResendRequest`], from the hall to the clock.
+    Resend,
+}
+
+/// The hall's request to a clock's publisher, on `…/resend`: send every
+/// event again from `seq` of `game` on. The hall asks when it lacks
+/// events the clock has published (a gap, or a retained state ahead of
+/// its events): a broker's queue for the hall that overflowed while
+/// another clock flooded it drops them after the clock was told they
+/// were taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResendRequest {
+    /// The game.
+    pub game: i64,
+    /// The first event missing.
+    pub seq: i64,
 }
 
 /// The subscription that takes every clock of a hall.

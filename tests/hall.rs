@@ -128,6 +128,8 @@ impl Clock {
             MqttOptions::new(format!("clock-{board}-{user}"), "127.0.0.1", broker.port());
         options.set_credentials(format!("clock-{user}"), format!("pw-{user}"));
         options.set_keep_alive(Duration::from_secs(30));
+        // rumqttc's own limit (10 kB) would keep an oversized message in.
+        options.set_max_packet_size(1 << 20, 1 << 20);
         let (client, mut connection) = Client::new(options, 10_000);
         let closing = Arc::new(AtomicBool::new(false));
         let stop = Arc::clone(&closing);
@@ -1090,4 +1092,327 @@ fn check_config_reads_the_credentials_file_as_run_does_in_either_form() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+// Issue 22 §1: no single clock or visitor can stop the hall.
+
+/// A broker with the shipped configuration's settings for `clocks`.
+fn shipped_broker(clocks: &[u32]) -> Mosquitto {
+    Mosquitto::for_hall_shipped(HALL, clocks)
+}
+
+/// Connects with `user`'s password under `client_id` (a clean session),
+/// waits for the broker's answer and disconnects: what an attacker with
+/// one clock's password would try. Whether the broker accepted.
+fn connect_once(broker: &Mosquitto, user: u32, client_id: &str) -> bool {
+    let mut options = MqttOptions::new(client_id, "127.0.0.1", broker.port());
+    options.set_credentials(format!("clock-{user}"), format!("pw-{user}"));
+    options.set_clean_session(true);
+    let (client, mut connection) = Client::new(options, 10);
+    let mut accepted = false;
+    for event in connection.iter().take(5) {
+        match event {
+            Ok(rumqttc::Event::Incoming(rumqttc::Packet::ConnAck(ack))) => {
+                accepted = ack.code == rumqttc::ConnectReturnCode::Success;
+                break;
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    let _ = client.disconnect();
+    for _ in connection.iter().take(3) {}
+    accepted
+}
+
+/// Whether board `board`'s PGN becomes the game of `lines` within 30 s.
+fn board_has_game(hall: &HallProcess, board: u32, lines: &[String]) -> bool {
+    let expected = pgn_from_lines(lines, tags(board)).unwrap();
+    let path = format!("/pgn/{board}");
+    eventually(Duration::from_secs(30), || {
+        get(hall.addr, &path, None).body == expected
+    })
+}
+
+#[test]
+fn the_shipped_broker_keeps_packets_below_the_halls_limit() {
+    let settings = support::mosquitto::shipped_settings();
+    let broker_max: usize = settings
+        .iter()
+        .find_map(|line| line.strip_prefix("max_packet_size "))
+        .expect("the shipped tocada.conf sets max_packet_size")
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(broker_max < tocada::hall::mqtt::MAX_INCOMING_PACKET);
+    assert!(broker_max >= tocada::hall::MAX_PAYLOAD);
+    assert!(settings.contains(&"use_username_as_clientid true".to_owned()));
+}
+
+#[test]
+fn an_oversized_message_is_counted_and_dropped_and_every_other_board_goes_on() {
+    if !have_broker() {
+        return;
+    }
+    // A broker without a packet limit of its own delivers 100 kB: the
+    // hall takes it, counts it and drops it (before, its connection failed
+    // and the broker handed the same message over at every reconnection).
+    let broker = broker(&[1, 2]);
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), &broker, true);
+    let hall = start_hall(&config);
+    let poison = Clock::connect(&broker, 1, 1);
+    poison.publish(vec![b'x'; 100_000]);
+    let (lines, effects) = real_game(1, 5);
+    let clock = Clock::connect(&broker, 2, 2);
+    clock.publish_game(3, &lines, &effects);
+    assert!(
+        board_has_game(&hall, 2, &lines),
+        "board 2 stopped after board 1's oversized message:\n{}",
+        hall.log()
+    );
+    let log = hall.log();
+    assert!(
+        log.contains("too_large") || log.contains("payload over"),
+        "{log}"
+    );
+    assert!(!log.contains("lost the broker"), "{log}");
+    // The logged line quotes a few hundred bytes of it, not 100 kB.
+    let longest = log.lines().map(str::len).max().unwrap_or(0);
+    assert!(longest < 2000, "a log line of {longest} bytes");
+    // A restart with the same persistent session: nothing handed over
+    // forever, board 2's game is all there.
+    hall.stop();
+    let hall = start_hall(&config);
+    assert!(board_has_game(&hall, 2, &lines), "{}", hall.log());
+    poison.close();
+    clock.close();
+
+    // The shipped broker refuses it outright: the clock is disconnected,
+    // the hall never sees it, board 2 goes on.
+    let broker = shipped_broker(&[1, 2]);
+    let dir = tempfile::tempdir().unwrap();
+    let hall = start_hall(&write_config(dir.path(), &broker, true));
+    let poison = Clock::connect(&broker, 1, 1);
+    poison.publish(vec![b'x'; 70_000]);
+    let clock = Clock::connect(&broker, 2, 2);
+    clock.publish_game(3, &lines, &effects);
+    assert!(board_has_game(&hall, 2, &lines), "{}", hall.log());
+    assert!(!hall.log().contains("too_large"), "{}", hall.log());
+    poison.close();
+    clock.close();
+}
+
+#[test]
+fn one_clocks_password_cannot_take_over_the_halls_session_or_another_clocks() {
+    if !have_broker() {
+        return;
+    }
+    let broker = shipped_broker(&[1, 2]);
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), &broker, true);
+    let hall = start_hall(&config);
+    hall.stop();
+    // While the hall is away, board 2's game is queued for its session.
+    let (lines, effects) = real_game(2, 9);
+    let clock = Clock::connect(&broker, 2, 2);
+    clock.publish_game(4, &lines, &effects);
+    // Clock 1's password under the hall's client id and under the hall's
+    // user name, each a clean session: before, the first threw the hall's
+    // queue away.
+    for id in ["tocada-hall-open", "hall"] {
+        connect_once(&broker, 1, id);
+    }
+    let hall = start_hall(&config);
+    assert!(
+        board_has_game(&hall, 2, &lines),
+        "the hall's queued events were lost:\n{}",
+        hall.log()
+    );
+    // Clock 1's password under clock 2's client ids: clock 2's connection
+    // stays, its will does not fire, and what it publishes next arrives.
+    let (cookie, _) = log_in(hall.addr);
+    let status = BoardAddress::new(HALL, 2).unwrap().status_topic();
+    clock
+        .client
+        .publish(status.clone(), QoS::AtLeastOnce, true, "online")
+        .unwrap();
+    for id in ["clock-2", "clock-2-2", "tocada-open-2"] {
+        connect_once(&broker, 1, id);
+    }
+    let (more, more_effects) = real_game(0, 3);
+    clock.publish_game(5, &more, &more_effects);
+    assert!(board_has_game(&hall, 2, &more), "{}", hall.log());
+    let boards = get(hall.addr, "/arbiter/boards", Some(&cookie)).body;
+    let boards: serde_json::Value = serde_json::from_str(&boards).unwrap();
+    let board_2 = boards["boards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["board"] == 2)
+        .unwrap()
+        .clone();
+    assert_eq!(board_2["online"], true, "{board_2}");
+    assert!(
+        !broker.log().contains("Client clock-2 already connected"),
+        "{}",
+        broker.log()
+    );
+    clock.close();
+}
+
+#[test]
+fn forged_logins_cost_no_hash_and_failures_back_off_until_they_expire() {
+    if !have_broker() {
+        return;
+    }
+    let broker = broker(&[1]);
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_hall_config(
+        dir.path(),
+        HALL,
+        &broker.url(),
+        arbiter_hash(),
+        true,
+        "Hall test",
+        "[limits]\nlogin_backoff_max_s = 2\nlogin_free_failures = 3\nconnections_per_address = 1000\n",
+    );
+    let hall = start_hall(&config);
+    let addr = hall.addr;
+    // 400 concurrent posts with a token of their own making, cookie and
+    // form agreeing: refused before any hash, memory flat.
+    let started = Instant::now();
+    let forged: Vec<u16> = std::thread::scope(|scope| {
+        let posts: Vec<_> = (0..400)
+            .map(|i| {
+                scope.spawn(move || {
+                    let token = format!("{i:080x}");
+                    let cookie = format!("tocada_login={token}");
+                    post(
+                        addr,
+                        "/login",
+                        Some(&cookie),
+                        &format!("name=ana&password=guess{i}&csrf={token}"),
+                    )
+                    .status
+                })
+            })
+            .collect();
+        posts.into_iter().map(|p| p.join().unwrap()).collect()
+    });
+    assert!(forged.iter().all(|s| *s == 403), "{forged:?}");
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let peak = hall.peak_rss_kib();
+    assert!(peak < 200 * 1024, "peak RSS {peak} KiB");
+    // Real forms, wrong passwords: three free failures, then a wait that
+    // refuses even the right password.
+    let statuses: Vec<u16> = (0..5)
+        .map(|_| http::log_in(addr, "ana", "wrong").status)
+        .collect();
+    assert_eq!(&statuses[..3], [401, 401, 401], "{statuses:?}");
+    assert_eq!(statuses[4], 429, "{statuses:?}");
+    let refused = http::log_in(addr, "ana", PASSWORD);
+    assert_eq!(refused.status, 429, "{refused:?}");
+    assert!(refused.header("retry-after").is_some());
+    // Concurrent real forms: never more than a few hashes at once, the
+    // rest answered at once.
+    let burst: Vec<u16> = std::thread::scope(|scope| {
+        let posts: Vec<_> = (0..40)
+            .map(|i| scope.spawn(move || http::log_in(addr, &format!("x{i}"), "wrong").status))
+            .collect();
+        posts.into_iter().map(|p| p.join().unwrap()).collect()
+    });
+    assert!(
+        burst.iter().all(|s| [401, 429, 503].contains(s)),
+        "{burst:?}"
+    );
+    // The attack over, the wait expires and the right password works.
+    std::thread::sleep(Duration::from_millis(2500));
+    let good = http::log_in(addr, "ana", PASSWORD);
+    assert_eq!(good.status, 303, "{good:?}\n{}", hall.log());
+}
+
+#[test]
+fn half_sent_requests_time_out_and_leave_the_page_answering() {
+    if !have_broker() {
+        return;
+    }
+    use std::io::Write;
+    let broker = broker(&[1]);
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_hall_config(
+        dir.path(),
+        HALL,
+        &broker.url(),
+        arbiter_hash(),
+        true,
+        "Hall test",
+        "[limits]\nheader_timeout_s = 2\nconnections_per_address = 50\n",
+    );
+    let hall = start_hall(&config);
+    // 300 half-sent requests from another loopback address.
+    let attacker: std::net::IpAddr = [127, 0, 0, 2].into();
+    let mut open: Vec<std::net::TcpStream> = Vec::new();
+    for _ in 0..300 {
+        let socket = connect_from(attacker, hall.addr);
+        let mut stream = socket;
+        let _ = stream.write_all(b"GET /pgn/round HTTP/1.1\r\nHost: hall.test\r\nX-Slow: ");
+        open.push(stream);
+    }
+    // The page still answers everyone else, at once.
+    let started = Instant::now();
+    let page = get(hall.addr, "/login", None);
+    assert_eq!(page.status, 200);
+    assert!(started.elapsed() < Duration::from_secs(2));
+    // Beyond the cap per address, connections are closed as they come;
+    // the rest are closed when their headers' time runs out (2 s).
+    assert!(closed_within(
+        open.last_mut().unwrap(),
+        Duration::from_secs(1)
+    ));
+    assert!(closed_within(&mut open[0], Duration::from_secs(6)));
+    assert_eq!(get(hall.addr, "/login", None).status, 200);
+}
+
+/// Whether the other end closes `stream` within `within` (whatever it
+/// says first, hyper's 408 for one).
+fn closed_within(stream: &mut std::net::TcpStream, within: Duration) -> bool {
+    use std::io::Read;
+    let deadline = Instant::now() + within;
+    let mut buffer = [0u8; 512];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        stream.set_read_timeout(Some(left)).unwrap();
+        match stream.read(&mut buffer) {
+            Ok(0) => return true,
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return false;
+            }
+            Err(_) => return true,
+        }
+    }
+}
+
+/// A TCP connection to `to` from the address `from` (any loopback
+/// address is this machine's).
+fn connect_from(from: std::net::IpAddr, to: SocketAddr) -> std::net::TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(SocketAddr::new(from, 0)).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let stream = runtime.block_on(socket.connect(to)).unwrap();
+    let stream = stream.into_std().unwrap();
+    stream.set_nonblocking(false).unwrap();
+    stream
 }

@@ -332,3 +332,84 @@ fn the_hall_has_every_event_of_every_game_the_clocks_played_through_a_broker_res
         started.elapsed()
     );
 }
+
+/// Publishes `count` events of game 1 on board `board`'s topic with its
+/// clock's password, as fast as the broker takes them, and waits until it
+/// took them all: a clock that floods.
+fn flood(broker: &Mosquitto, board: u32, first: usize, count: usize) {
+    use rumqttc::{Client, Event, MqttOptions, Packet, QoS};
+    let mut options = MqttOptions::new(format!("flood-{board}"), "127.0.0.1", broker.port());
+    options.set_credentials(format!("clock-{board}"), format!("pw-{board}"));
+    options.set_inflight(100);
+    let (client, mut connection) = Client::new(options, count + 10);
+    let topic = tocada::broadcast::BoardAddress::new(HALL, board)
+        .unwrap()
+        .events_topic();
+    for seq in first..first + count {
+        let payload =
+            format!(r#"{{"game":1,"seq":{seq},"t":0,"line":{{"t":0,"ev":"pause"}},"effects":[]}}"#);
+        client
+            .publish(topic.clone(), QoS::AtLeastOnce, false, payload)
+            .unwrap();
+    }
+    let mut acked = 0;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    for event in connection.iter() {
+        if let Ok(Event::Incoming(Packet::PubAck(_))) = event {
+            acked += 1;
+        }
+        if acked == count || Instant::now() > deadline {
+            break;
+        }
+    }
+    assert_eq!(acked, count, "the broker took the flood");
+    let _ = client.disconnect();
+}
+
+#[test]
+fn a_flooding_clock_loses_only_its_own_events_across_a_hall_restart() {
+    if mosquitto_program().is_none() {
+        eprintln!("mosquitto is not installed (apt-get install mosquitto): test skipped");
+        return;
+    }
+    // The shipped configuration, its queue per client cut from 100 000 to
+    // 300 so that a flood of a few thousand overflows it in seconds.
+    let broker = Mosquitto::for_hall_shipped_with(HALL, &[1, 2], &["max_queued_messages 300"]);
+    let dir = tempfile::tempdir().unwrap();
+    let hall = start_hall(&broker, dir.path());
+    let clock = Clock::start(&broker, 2);
+    hall.stop();
+    // While the hall is away, board 1 floods its queue at the broker full,
+    // then board 2 plays a whole game, and board 1 floods on: the broker
+    // drops board 2's events after telling its publisher it took them.
+    flood(&broker, 1, 0, 2000);
+    clock.play(&shortest_game_script(8), Duration::ZERO, || {});
+    flood(&broker, 1, 2000, 2000);
+    let hall = start_hall(&broker, dir.path());
+    let store = Store::open_read_only(&clock.store()).unwrap();
+    let finished = store.finished_since(None).unwrap();
+    assert_eq!(finished.len(), 1);
+    for game in finished {
+        let path = format!("/pgn/2/{}", game.id);
+        let arrived = eventually(Duration::from_secs(60), || {
+            movetext(&get(hall.addr, &path, None).body) == movetext(&game.pgn)
+        });
+        assert!(
+            arrived,
+            "board 2's game is not the store's:\n{}\nhall log:\n{}\npublisher log:\n{}",
+            get(hall.addr, &path, None).body,
+            hall.log(),
+            clock.publisher_log()
+        );
+    }
+    let log = hall.log();
+    assert!(
+        log.contains("asking the clock to send its events again"),
+        "{log}"
+    );
+    assert!(
+        clock.publisher_log().contains("the hall lacks events"),
+        "{}",
+        clock.publisher_log()
+    );
+}

@@ -174,6 +174,217 @@ impl Logins {
     }
 }
 
+/// How long a login form's token is good for, ms.
+pub const FORM_TOKEN_MS: u64 = 3600 * 1000;
+
+/// The hall's own key for its login forms' tokens: drawn at start, never
+/// stored, so a token is good only on the hall that issued it, and only
+/// since it last started.
+pub struct FormKey {
+    key: [u8; 32],
+}
+
+impl fmt::Debug for FormKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("FormKey(..)")
+    }
+}
+
+impl FormKey {
+    /// A key from the operating system's randomness.
+    pub fn random() -> Result<FormKey, AuthError> {
+        let mut key = [0u8; 32];
+        getrandom::fill(&mut key).map_err(AuthError::Randomness)?;
+        Ok(FormKey { key })
+    }
+
+    fn mac(&self, nonce: &[u8], issued_ms: u64) -> [u8; 16] {
+        use blake2::digest::{KeyInit, Mac};
+        let mut mac = <blake2::Blake2bMac512 as KeyInit>::new_from_slice(&self.key)
+            .expect("a 32-byte key is a BLAKE2b key");
+        mac.update(b"tocada-hall login form");
+        mac.update(nonce);
+        mac.update(&issued_ms.to_be_bytes());
+        let tag = mac.finalize().into_bytes();
+        let mut out = [0u8; 16];
+        out.copy_from_slice(&tag[..16]);
+        out
+    }
+
+    /// A key of zeros, for a machine without randomness (the hall then
+    /// logs it): tokens are still checked, but could be forged.
+    pub fn zero() -> FormKey {
+        FormKey { key: [0; 32] }
+    }
+
+    /// A login form's token issued at `now_ms`: a random nonce, the
+    /// instant, and the hall's MAC of both, in hex (80 characters).
+    pub fn issue(&self, now_ms: u64) -> Result<String, AuthError> {
+        let mut nonce = [0u8; 16];
+        getrandom::fill(&mut nonce).map_err(AuthError::Randomness)?;
+        let mut bytes = Vec::with_capacity(40);
+        bytes.extend_from_slice(&nonce);
+        bytes.extend_from_slice(&now_ms.to_be_bytes());
+        bytes.extend_from_slice(&self.mac(&nonce, now_ms));
+        Ok(hex(&bytes))
+    }
+
+    /// Whether `token` is one this key issued within [`FORM_TOKEN_MS`]
+    /// before `now_ms`: a forged one costs the hall no password hash.
+    pub fn verify(&self, token: &str, now_ms: u64) -> bool {
+        let Some(bytes) = unhex(token).filter(|b| b.len() == 40) else {
+            return false;
+        };
+        let (nonce, rest) = bytes.split_at(16);
+        let (issued, tag) = rest.split_at(8);
+        let issued = u64::from_be_bytes(issued.try_into().unwrap_or([0xff; 8]));
+        issued <= now_ms
+            && now_ms - issued <= FORM_TOKEN_MS
+            && same_token(&hex(tag), &hex(&self.mac(nonce, issued)))
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) || text.len() > 256 {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// The login's throttle, sans-IO: failed logins back off exponentially,
+/// per address and per name, in a table of bounded size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BackoffPolicy {
+    /// Failures let through before any wait.
+    pub free_failures: u32,
+    /// The first wait, ms; each further failure doubles it.
+    pub first_ms: u64,
+    /// The longest wait, ms.
+    pub max_ms: u64,
+    /// Addresses and names remembered at most; the stalest go first.
+    pub capacity: usize,
+}
+
+impl Default for BackoffPolicy {
+    fn default() -> Self {
+        BackoffPolicy {
+            free_failures: 3,
+            first_ms: 1000,
+            max_ms: 60_000,
+            capacity: 4096,
+        }
+    }
+}
+
+/// What a login attempt is throttled by: where it came from, and whom it
+/// names.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Attempt {
+    /// The client's address.
+    Address(std::net::IpAddr),
+    /// The name typed (at most 64 bytes of it).
+    Name(String),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Failures {
+    count: u32,
+    last_ms: u64,
+    until_ms: u64,
+}
+
+/// Failed logins, by address and by name.
+#[derive(Debug, Default)]
+pub struct Backoff {
+    policy: BackoffPolicy,
+    failures: HashMap<Attempt, Failures>,
+}
+
+impl Backoff {
+    /// An empty table under `policy`.
+    pub fn new(policy: BackoffPolicy) -> Backoff {
+        Backoff {
+            policy,
+            failures: HashMap::new(),
+        }
+    }
+
+    /// The name as a key: names longer than any arbiter's are cut.
+    pub fn name(name: &str) -> Attempt {
+        let mut end = name.len().min(64);
+        while !name.is_char_boundary(end) {
+            end -= 1;
+        }
+        Attempt::Name(name[..end].to_owned())
+    }
+
+    /// How long `attempt` must still wait at `now_ms`, ms (0: go on).
+    pub fn wait_ms(&self, attempt: &Attempt, now_ms: u64) -> u64 {
+        self.failures
+            .get(attempt)
+            .map_or(0, |f| f.until_ms.saturating_sub(now_ms))
+    }
+
+    /// Counts a failure of `attempt` at `now_ms`.
+    pub fn fail(&mut self, attempt: Attempt, now_ms: u64) {
+        let policy = self.policy;
+        if !self.failures.contains_key(&attempt) && self.failures.len() >= policy.capacity {
+            // Forget first whoever no longer waits, else the stalest.
+            self.failures.retain(|_, f| f.until_ms > now_ms);
+            if self.failures.len() >= policy.capacity
+                && let Some(stalest) = self
+                    .failures
+                    .iter()
+                    .min_by_key(|(_, f)| f.last_ms)
+                    .map(|(k, _)| k.clone())
+            {
+                self.failures.remove(&stalest);
+            }
+        }
+        let entry = self.failures.entry(attempt).or_insert(Failures {
+            count: 0,
+            last_ms: now_ms,
+            until_ms: 0,
+        });
+        // A long quiet spell forgives: counting starts again.
+        if now_ms.saturating_sub(entry.last_ms) > policy.max_ms.saturating_mul(4) {
+            entry.count = 0;
+        }
+        entry.count = entry.count.saturating_add(1);
+        entry.last_ms = now_ms;
+        if entry.count > policy.free_failures {
+            let doublings = (entry.count - policy.free_failures - 1).min(32);
+            let wait = policy
+                .first_ms
+                .saturating_mul(1u64 << doublings)
+                .min(policy.max_ms);
+            entry.until_ms = now_ms.saturating_add(wait);
+        }
+    }
+
+    /// Forgets `attempt`'s failures (after a good login).
+    pub fn forgive(&mut self, attempt: &Attempt) {
+        self.failures.remove(attempt);
+    }
+
+    /// How many addresses and names it remembers.
+    pub fn len(&self) -> usize {
+        self.failures.len()
+    }
+
+    /// Whether it remembers none.
+    pub fn is_empty(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
 /// Compares two tokens in time independent of where they differ.
 pub fn same_token(a: &str, b: &str) -> bool {
     a.len() == b.len()
@@ -214,5 +425,63 @@ mod tests {
         sessions.close(&token);
         assert!(sessions.get(&token, 1).is_none());
         assert!(same_token("abc", "abc") && !same_token("abc", "abd") && !same_token("ab", "abc"));
+    }
+
+    #[test]
+    fn a_form_token_is_good_only_from_its_own_hall_and_for_an_hour() {
+        let key = FormKey::random().unwrap();
+        let token = key.issue(1000).unwrap();
+        assert_eq!(token.len(), 80);
+        assert!(key.verify(&token, 1000));
+        assert!(key.verify(&token, 1000 + FORM_TOKEN_MS));
+        assert!(!key.verify(&token, 1001 + FORM_TOKEN_MS));
+        assert!(!key.verify(&token, 999));
+        // Another hall's key, a forged tag, garbage.
+        assert!(!FormKey::random().unwrap().verify(&token, 1000));
+        let mut forged = token.clone();
+        forged.replace_range(79.., if token.ends_with('0') { "1" } else { "0" });
+        assert!(!key.verify(&forged, 1000));
+        for bad in ["", "zz", &"0".repeat(80), &"0".repeat(64), "é"] {
+            assert!(!key.verify(bad, 1000), "{bad}");
+        }
+    }
+
+    #[test]
+    fn failures_back_off_exponentially_within_a_bounded_table() {
+        let policy = BackoffPolicy {
+            free_failures: 2,
+            first_ms: 1000,
+            max_ms: 8000,
+            capacity: 100,
+        };
+        let mut backoff = Backoff::new(policy);
+        let ana = Backoff::name("ana");
+        let mut waits = Vec::new();
+        for _ in 0..7 {
+            backoff.fail(ana.clone(), 0);
+            waits.push(backoff.wait_ms(&ana, 0));
+        }
+        assert_eq!(waits, [0, 0, 1000, 2000, 4000, 8000, 8000]);
+        assert_eq!(backoff.wait_ms(&ana, 5000), 3000);
+        assert_eq!(backoff.wait_ms(&ana, 8000), 0);
+        assert_eq!(backoff.wait_ms(&Backoff::name("bea"), 0), 0);
+        backoff.forgive(&ana);
+        assert_eq!(backoff.wait_ms(&ana, 0), 0);
+        // 10 000 forged addresses: the table stays at its capacity, and
+        // the newest still wait.
+        for i in 0..10_000u32 {
+            let address = Attempt::Address(std::net::IpAddr::from(i.to_be_bytes()));
+            for _ in 0..3 {
+                backoff.fail(address.clone(), u64::from(i));
+            }
+        }
+        assert!(backoff.len() <= 100, "{}", backoff.len());
+        let last = Attempt::Address(std::net::IpAddr::from(9_999u32.to_be_bytes()));
+        assert!(backoff.wait_ms(&last, 9_999) > 0);
+        // A name is cut to 64 bytes, on a character's boundary.
+        assert_eq!(
+            Backoff::name(&"é".repeat(40)),
+            Attempt::Name("é".repeat(32))
+        );
     }
 }

@@ -29,6 +29,17 @@
 //! url = "http://relay.lan:8081/api/broadcast/round/ROUNDID/push"  # http only
 //! token_file = "/etc/tocada/hall.push-token"   # one line: the bearer token
 //! every_s = 5                             # at most one push per 5 s
+//!
+//! [limits]                                # optional: these are the defaults
+//! games_per_board = 200                   # games a board may have
+//! held_per_board = 10000                  # events held back for an earlier one
+//! events_per_board = 100000               # events a board may have in all
+//! login_hashes = 2                        # password checks at once
+//! login_free_failures = 3                 # failed logins before any wait
+//! login_backoff_max_s = 60                # the longest wait after failures
+//! connections = 1024                      # HTTP connections open at once
+//! connections_per_address = 64            # ... from one address
+//! header_timeout_s = 10                   # to send a request's headers
 //! ```
 
 use std::collections::BTreeMap;
@@ -38,7 +49,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::ingest::{Pairing, Round};
+use super::auth::BackoffPolicy;
+use super::ingest::{Pairing, Quotas, Round};
 use crate::broadcast::BoardAddress;
 use crate::broker::BrokerUrl;
 use crate::config::ConfigError;
@@ -67,6 +79,71 @@ struct Raw {
     #[serde(default)]
     board: Vec<RawBoard>,
     push: Option<RawPush>,
+    #[serde(default)]
+    limits: RawLimits,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawLimits {
+    games_per_board: usize,
+    held_per_board: usize,
+    events_per_board: usize,
+    login_hashes: usize,
+    login_free_failures: u32,
+    login_backoff_max_s: u64,
+    connections: usize,
+    connections_per_address: usize,
+    header_timeout_s: u64,
+}
+
+impl Default for RawLimits {
+    fn default() -> Self {
+        let limits = Limits::default();
+        RawLimits {
+            games_per_board: limits.quotas.games_per_board,
+            held_per_board: limits.quotas.held_per_board,
+            events_per_board: limits.quotas.events_per_board,
+            login_hashes: limits.login_hashes,
+            login_free_failures: limits.backoff.free_failures,
+            login_backoff_max_s: limits.backoff.max_ms / 1000,
+            connections: limits.connections,
+            connections_per_address: limits.connections_per_address,
+            header_timeout_s: limits.header_timeout.as_secs(),
+        }
+    }
+}
+
+/// What one clock or one visitor may take of the hall (`[limits]`), so
+/// that none can stop it: docs/src/hall.md says why each is what it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Per-board quotas of games and held-back events.
+    pub quotas: Quotas,
+    /// Password checks (argon2, 19 MiB each) at once; a login beyond them
+    /// is answered 503 at once, never queued.
+    pub login_hashes: usize,
+    /// Failed logins' back-off, per address and per name.
+    pub backoff: BackoffPolicy,
+    /// HTTP connections open at once; more are closed as they come.
+    pub connections: usize,
+    /// HTTP connections open at once from one address.
+    pub connections_per_address: usize,
+    /// The time a client has to send a request's headers.
+    pub header_timeout: std::time::Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            quotas: Quotas::default(),
+            login_hashes: 2,
+            backoff: BackoffPolicy::default(),
+            connections: 1024,
+            connections_per_address: 64,
+            header_timeout: std::time::Duration::from_secs(10),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -169,6 +246,8 @@ pub struct HallConfig {
     pub arbiters: Vec<Arbiter>,
     /// Where to push the round's PGN, if anywhere.
     pub push: Option<Push>,
+    /// What one clock or one visitor may take of the hall.
+    pub limits: Limits,
 }
 
 /// Checks a push URL: `http://host[:port]/path`. `https://` is refused:
@@ -385,7 +464,48 @@ impl HallConfig {
                 })
             }
         };
+        let l = raw.limits;
+        let positive = |key: &str, value: u64, max: u64| {
+            if value == 0 || value > max {
+                Err(at(
+                    &format!("limits.{key}"),
+                    format!("{value} is not from 1 to {max}"),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        positive("games_per_board", l.games_per_board as u64, 1_000_000)?;
+        positive("held_per_board", l.held_per_board as u64, 10_000_000)?;
+        positive("events_per_board", l.events_per_board as u64, 100_000_000)?;
+        positive("login_hashes", l.login_hashes as u64, 64)?;
+        positive("login_backoff_max_s", l.login_backoff_max_s, 86_400)?;
+        positive("connections", l.connections as u64, 1_000_000)?;
+        positive(
+            "connections_per_address",
+            l.connections_per_address as u64,
+            1_000_000,
+        )?;
+        positive("header_timeout_s", l.header_timeout_s, 3600)?;
+        let limits = Limits {
+            quotas: Quotas {
+                games_per_board: l.games_per_board,
+                held_per_board: l.held_per_board,
+                events_per_board: l.events_per_board,
+            },
+            login_hashes: l.login_hashes,
+            backoff: BackoffPolicy {
+                free_failures: l.login_free_failures,
+                max_ms: l.login_backoff_max_s * 1000,
+                first_ms: (l.login_backoff_max_s * 1000).min(1000),
+                ..BackoffPolicy::default()
+            },
+            connections: l.connections,
+            connections_per_address: l.connections_per_address,
+            header_timeout: std::time::Duration::from_secs(l.header_timeout_s),
+        };
         Ok(HallConfig {
+            limits,
             hall: raw.hall,
             broker,
             credentials: raw.credentials,

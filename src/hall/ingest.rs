@@ -10,7 +10,9 @@ use shakmaty::Color;
 
 use super::game::{Added, ReportedGame, RulingEntry};
 use super::store::HallStore;
-use crate::broadcast::{BoardAddress, BoardState, EventMessage, OFFLINE, ONLINE, Running, Topic};
+use crate::broadcast::{
+    BoardAddress, BoardState, EventMessage, OFFLINE, ONLINE, ResendRequest, Running, Topic,
+};
 use crate::pgn::Tags;
 use crate::transcript::{self, parse_line};
 use crate::words;
@@ -23,6 +25,70 @@ pub const MAX_PAYLOAD: usize = 64 * 1024;
 /// half second stays far below it; a larger one is garbage that would
 /// only wait forever for the events before it.
 pub const MAX_SEQ: i64 = 10_000_000;
+
+/// The highest game id taken: a clock's store numbers its games from 1, a
+/// game every few minutes for years stays far below it. A larger one
+/// (`i64::MAX`) would stand above every real game forever.
+pub const MAX_GAME: i64 = 1_000_000_000;
+
+/// The most time a clock may show in a retained state, ms: 24 hours, more
+/// than any time control gives.
+pub const MAX_CLOCK_MS: u64 = 24 * 3600 * 1000;
+
+/// The most moves (plies) a retained state may list.
+pub const MAX_STATE_MOVES: usize = 2000;
+
+/// The most bytes of a dropped message's reason kept for the log and the
+/// counters' detail: a reason that quotes a 60 kB payload is cut to this,
+/// with the full length said.
+pub const REASON_BYTES: usize = 200;
+
+/// Per-board quotas: what one clock may make the hall hold, so that a
+/// clock that floods harms only its own board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quotas {
+    /// Games a board may have in the hall; events of a further game are
+    /// counted and dropped (`quota_games`).
+    pub games_per_board: usize,
+    /// Events a board may have held back (waiting for an earlier one) in
+    /// all its games; more are counted and dropped (`quota_held`).
+    pub held_per_board: usize,
+    /// Events a board may have in the hall in all (the hall keeps every
+    /// line of its games in memory, about 1.2 kB each); more are counted and
+    /// dropped (`quota_events`).
+    pub events_per_board: usize,
+}
+
+impl Default for Quotas {
+    fn default() -> Self {
+        Quotas {
+            games_per_board: 200,
+            held_per_board: 10_000,
+            events_per_board: 100_000,
+        }
+    }
+}
+
+/// How long a board must lack events before the hall asks its clock to
+/// send them again, ms: longer than a reordering or a state that arrives
+/// just before the events it sums up.
+pub const RESEND_AFTER_MS: u64 = 2000;
+
+/// The least time between two requests to one clock, ms.
+pub const RESEND_EVERY_MS: u64 = 5000;
+
+/// `text` cut to [`REASON_BYTES`] on a character boundary, with its full
+/// length said when it was cut.
+pub fn capped(text: &str) -> String {
+    if text.len() <= REASON_BYTES {
+        return text.to_owned();
+    }
+    let mut end = REASON_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &text[..end], text.len())
+}
 
 /// Who plays on a board this round.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -54,11 +120,21 @@ pub enum Dropped {
     TooLarge,
     /// The payload is not the topic's JSON message.
     Payload(String),
-    /// `seq` below 0 or over [`MAX_SEQ`], or a game id below 0.
+    /// `seq` below 0 or over [`MAX_SEQ`], or a game id below 0 or over
+    /// [`MAX_GAME`].
     Seq,
     /// The event's line is not a replay line, or disagrees with the
     /// message's `t`.
     Line(String),
+    /// A retained state that cannot be a clock's ([`Hall::receive`]): why.
+    State(String),
+    /// Over the board's quota of games ([`Quotas::games_per_board`]).
+    QuotaGames,
+    /// Over the board's quota of held-back events
+    /// ([`Quotas::held_per_board`]).
+    QuotaHeld,
+    /// Over the board's quota of events ([`Quotas::events_per_board`]).
+    QuotaEvents,
 }
 
 impl Dropped {
@@ -71,6 +147,10 @@ impl Dropped {
             Dropped::Payload(_) => "payload",
             Dropped::Seq => "seq",
             Dropped::Line(_) => "line",
+            Dropped::State(_) => "state",
+            Dropped::QuotaGames => "quota_games",
+            Dropped::QuotaHeld => "quota_held",
+            Dropped::QuotaEvents => "quota_events",
         }
     }
 }
@@ -81,9 +161,13 @@ impl std::fmt::Display for Dropped {
             Dropped::Topic => f.write_str("not a hall topic"),
             Dropped::OtherHall => f.write_str("another hall's topic"),
             Dropped::TooLarge => write!(f, "payload over {MAX_PAYLOAD} bytes"),
-            Dropped::Payload(why) => write!(f, "bad payload: {why}"),
+            Dropped::Payload(why) => write!(f, "bad payload: {}", capped(why)),
             Dropped::Seq => write!(f, "seq or game out of range"),
-            Dropped::Line(why) => write!(f, "bad line: {why}"),
+            Dropped::Line(why) => write!(f, "bad line: {}", capped(why)),
+            Dropped::State(why) => write!(f, "bad state: {}", capped(why)),
+            Dropped::QuotaGames => f.write_str("over the board's quota of games"),
+            Dropped::QuotaHeld => f.write_str("over the board's quota of held-back events"),
+            Dropped::QuotaEvents => f.write_str("over the board's quota of events"),
         }
     }
 }
@@ -118,6 +202,12 @@ pub enum Ingested {
         /// The board.
         board: u32,
     },
+    /// A request to send events again, on a clock's `…/resend` (the
+    /// hall's own, seen again through its subscription): nothing to take.
+    Resend {
+        /// The board.
+        board: u32,
+    },
     /// The publisher's connection: online or not.
     Status {
         /// The board.
@@ -140,6 +230,9 @@ pub struct Counters {
     pub states: u64,
     /// Messages dropped, by reason ([`Dropped::name`]).
     pub dropped: BTreeMap<&'static str, u64>,
+    /// Requests to a clock to send its events again
+    /// ([`Hall::resend_requests`]).
+    pub resends: u64,
 }
 
 #[derive(Debug, Default)]
@@ -151,9 +244,47 @@ struct Board {
     acks: HashMap<(i64, usize), String>,
     /// Bumped at every change: the page asks for what changed since.
     version: u64,
+    /// Since when events the clock published are missing, ms.
+    behind_since: Option<u64>,
+    /// When the hall last asked the clock to send them again, ms.
+    asked_at: Option<u64>,
+    /// Each game's facts, fixed when the hall first heard of it.
+    facts: HashMap<i64, Tags>,
+    /// Events stored of all its games.
+    events: usize,
 }
 
 impl Board {
+    /// The first event the hall lacks of what the clock published, if it
+    /// knows of one: the gap before events held back in a game, else the
+    /// events a retained state of the newest game counts that the hall
+    /// does not have.
+    fn missing(&self) -> Option<ResendRequest> {
+        if let Some((id, game)) = self.games.iter().rev().find(|(_, g)| g.pending() > 0) {
+            return Some(ResendRequest {
+                game: *id,
+                seq: game.lines().len() as i64,
+            });
+        }
+        let state = self.state.as_ref()?;
+        if self
+            .games
+            .keys()
+            .next_back()
+            .is_some_and(|g| *g > state.game)
+        {
+            return None;
+        }
+        let have = self
+            .games
+            .get(&state.game)
+            .map_or(0, |g| g.lines().len() as i64);
+        (have <= state.seq).then_some(ResendRequest {
+            game: state.game,
+            seq: have,
+        })
+    }
+
     /// The game on the board now: the newest one the hall has lines of.
     fn current(&self) -> Option<(i64, &ReportedGame)> {
         self.games.iter().next_back().map(|(id, game)| (*id, game))
@@ -234,6 +365,7 @@ pub struct Hall {
     boards: BTreeMap<u32, Board>,
     counters: Counters,
     version: u64,
+    quotas: Quotas,
 }
 
 impl Hall {
@@ -251,17 +383,37 @@ impl Hall {
             boards: BTreeMap::new(),
             counters: Counters::default(),
             version: 0,
+            quotas: Quotas::default(),
         };
         for (board, game, seq, line) in hall.store.events()? {
-            hall.board_mut(board)
-                .games
-                .entry(game)
-                .or_default()
-                .add(seq, line);
+            let entry = hall.board_mut(board);
+            entry.events += 1;
+            entry.games.entry(game).or_default().add(seq, line);
+        }
+        for (board, game, tags) in hall.store.facts()? {
+            hall.board_mut(board).facts.insert(game, tags);
+        }
+        // Games stored before facts were (an older store): fixed now, as
+        // the configuration has them, and never again.
+        let unfixed: Vec<(u32, i64)> = hall
+            .boards
+            .iter()
+            .flat_map(|(board, entry)| {
+                entry
+                    .games
+                    .keys()
+                    .filter(|game| !entry.facts.contains_key(game))
+                    .map(|game| (*board, *game))
+            })
+            .collect();
+        for (board, game) in unfixed {
+            hall.fix_facts(board, game)?;
         }
         for (board, state, status) in hall.store.boards()? {
             let entry = hall.board_mut(board);
-            entry.state = state.and_then(|s| serde_json::from_str(&s).ok());
+            entry.state = state
+                .and_then(|s| serde_json::from_str(&s).ok())
+                .filter(|s| check_state(s).is_ok());
             entry.online = status.map(|s| s == ONLINE);
         }
         for (board, game, ruling, arbiter) in hall.store.acks()? {
@@ -276,6 +428,11 @@ impl Hall {
         let entry = self.boards.entry(board).or_default();
         entry.version = version;
         entry
+    }
+
+    /// Sets the per-board quotas (the defaults until then).
+    pub fn set_quotas(&mut self, quotas: Quotas) {
+        self.quotas = quotas;
     }
 
     /// The hall's name.
@@ -314,6 +471,7 @@ impl Hall {
             Ingested::State { .. } | Ingested::StaleState { .. } | Ingested::Status { .. } => {
                 self.counters.states += 1
             }
+            Ingested::Resend { .. } => {}
             Ingested::Dropped(why) => *self.counters.dropped.entry(why.name()).or_default() += 1,
         }
         Ok(ingested)
@@ -337,7 +495,8 @@ impl Hall {
                     Ok(message) => message,
                     Err(err) => return dropped(Dropped::Payload(err.to_string())),
                 };
-                if !(0..=MAX_SEQ).contains(&message.seq) || message.game < 0 {
+                if !(0..=MAX_SEQ).contains(&message.seq) || !(0..=MAX_GAME).contains(&message.game)
+                {
                     return dropped(Dropped::Seq);
                 }
                 if !message.line.is_object() {
@@ -355,6 +514,16 @@ impl Hall {
                     Ok(None) => return dropped(Dropped::Line("empty".to_owned())),
                     Err(err) => return dropped(Dropped::Line(err.to_string())),
                 }
+                if let Some(over) = self.over_quota(board, message.game, message.seq) {
+                    return dropped(over);
+                }
+                let new_game = self
+                    .boards
+                    .get(&board)
+                    .is_none_or(|entry| !entry.facts.contains_key(&message.game));
+                if new_game {
+                    self.fix_facts(board, message.game)?;
+                }
                 if !self.store.insert_event(
                     board,
                     message.game,
@@ -366,6 +535,7 @@ impl Hall {
                     return Ok(Ingested::Duplicate { board });
                 }
                 let entry = self.board_mut(board);
+                entry.events += 1;
                 let game = entry.games.entry(message.game).or_default();
                 let fed = match game.add(message.seq, line) {
                     Added::Fed(n) => n,
@@ -383,9 +553,23 @@ impl Hall {
                     Ok(state) => state,
                     Err(err) => return dropped(Dropped::Payload(err.to_string())),
                 };
-                let newer = match &self.boards.get(&board).and_then(|b| b.state.as_ref()) {
-                    Some(kept) => (state.game, state.seq) > (kept.game, kept.seq),
-                    None => true,
+                if let Err(why) = check_state(&state) {
+                    return dropped(Dropped::State(why));
+                }
+                let newer = match self.boards.get(&board) {
+                    Some(Board {
+                        state: Some(kept),
+                        games,
+                        ..
+                    }) => {
+                        // A kept state ahead of every game the hall has
+                        // events of is the clock's word alone: a state of
+                        // a lower game replaces it, so no id sticks.
+                        let unconfirmed = games.keys().next_back().is_none_or(|g| kept.game > *g);
+                        (unconfirmed && state.game < kept.game)
+                            || (state.game, state.seq) > (kept.game, kept.seq)
+                    }
+                    _ => true,
                 };
                 if !newer {
                     return Ok(Ingested::StaleState { board });
@@ -395,6 +579,7 @@ impl Hall {
                 self.board_mut(board).state = Some(state);
                 Ok(Ingested::State { board })
             }
+            Topic::Resend => Ok(Ingested::Resend { board }),
             Topic::Status => {
                 let online = match payload {
                     p if p == ONLINE.as_bytes() => true,
@@ -411,6 +596,50 @@ impl Hall {
                 Ok(Ingested::Status { board, online })
             }
         }
+    }
+
+    /// The clocks to ask, at `now_ms`, to send their events again, and
+    /// from where: each board that has lacked events for
+    /// [`RESEND_AFTER_MS`], at most once every [`RESEND_EVERY_MS`]. The
+    /// runner publishes each on the board's `…/resend`.
+    pub fn resend_requests(&mut self, now_ms: u64) -> Vec<(u32, ResendRequest)> {
+        let mut out = Vec::new();
+        for (board, entry) in &mut self.boards {
+            let Some(request) = entry.missing() else {
+                entry.behind_since = None;
+                continue;
+            };
+            let since = *entry.behind_since.get_or_insert(now_ms);
+            let due = now_ms.saturating_sub(since) >= RESEND_AFTER_MS
+                && entry
+                    .asked_at
+                    .is_none_or(|at| now_ms.saturating_sub(at) >= RESEND_EVERY_MS);
+            if due {
+                entry.asked_at = Some(now_ms);
+                out.push((*board, request));
+            }
+        }
+        self.counters.resends += out.len() as u64;
+        out
+    }
+
+    /// Whether an event of `game`, `seq` on `board` would take the board
+    /// over its quotas: a new game beyond [`Quotas::games_per_board`], or
+    /// one more held-back event beyond [`Quotas::held_per_board`].
+    fn over_quota(&self, board: u32, game: i64, seq: i64) -> Option<Dropped> {
+        let entry = self.boards.get(&board)?;
+        if entry.events >= self.quotas.events_per_board {
+            return Some(Dropped::QuotaEvents);
+        }
+        let Some(known) = entry.games.get(&game) else {
+            if entry.games.len() >= self.quotas.games_per_board {
+                return Some(Dropped::QuotaGames);
+            }
+            return None;
+        };
+        let held: usize = entry.games.values().map(ReportedGame::pending).sum();
+        let next = known.lines().len() as i64;
+        (seq > next && held >= self.quotas.held_per_board).then_some(Dropped::QuotaHeld)
     }
 
     /// The boards the hall knows, in order.
@@ -464,16 +693,24 @@ impl Hall {
         view.online = entry.online;
         view.version = entry.version;
         let current = entry.current();
-        // The game rebuilt from its events, when the hall has it from the
-        // start at least as far as the clock's retained state goes.
-        let complete = current.filter(|(id, game)| {
-            !game.lines().is_empty()
-                && entry.state.as_ref().is_none_or(|s| {
-                    s.game < *id || (s.game == *id && game.last_seq() >= Some(s.seq))
-                })
-        });
+        // The game rebuilt from its events whenever the hall has any line
+        // of one: a retained state is the clock's own account, unchecked
+        // against the laws, so it never stands in for events the hall has
+        // (a forged one would replace a finished game on the page). It
+        // shows only a board the hall has no event of yet.
+        let complete = entry
+            .games
+            .iter()
+            .rev()
+            .find(|(_, game)| !game.lines().is_empty())
+            .map(|(id, game)| (*id, game));
         match (complete, &entry.state) {
             (Some((id, game)), _) => {
+                // The players of the game shown, as fixed at its start.
+                if let Some(facts) = entry.facts.get(&id) {
+                    view.white = facts.white.clone();
+                    view.black = facts.black.clone();
+                }
                 let moves = game.moves();
                 let rulings = self.rulings_of(board, id, game);
                 view.game = Some(id);
@@ -530,7 +767,8 @@ impl Hall {
                         acknowledged_by: None,
                     }
                 });
-                view.result = state.result.clone();
+                // The result only ever from the events: a state's word
+                // for it is not shown.
                 view.from_state = true;
                 if let Some((_, game)) = current {
                     view.waiting = game.pending();
@@ -614,6 +852,23 @@ impl Hall {
         Ok(true)
     }
 
+    /// Fixes the facts of `game` on `board` as the round stands now.
+    fn fix_facts(&mut self, board: u32, game: i64) -> rusqlite::Result<()> {
+        let tags = self.tags(board);
+        self.store.fix_facts(board, game, &tags)?;
+        self.board_mut(board).facts.entry(game).or_insert(tags);
+        Ok(())
+    }
+
+    /// A game's facts: as fixed at its start, else as the round stands.
+    fn game_tags(&self, board: u32, game: i64) -> Tags {
+        self.boards
+            .get(&board)
+            .and_then(|entry| entry.facts.get(&game))
+            .cloned()
+            .unwrap_or_else(|| self.tags(board))
+    }
+
     fn tags(&self, board: u32) -> Tags {
         let mut tags = self.round.tags.clone();
         if let Some(pairing) = self.round.pairings.get(&board) {
@@ -625,12 +880,12 @@ impl Hall {
 
     /// The PGN of game `game` on `board` (its current game if `None`).
     pub fn pgn(&mut self, board: u32, game: Option<i64>) -> Option<String> {
-        let tags = self.tags(board);
-        let entry = self.boards.get_mut(&board)?;
-        let game = match game {
-            Some(id) => entry.games.get_mut(&id)?,
-            None => entry.games.values_mut().next_back()?,
+        let id = match game {
+            Some(id) => id,
+            None => *self.boards.get(&board)?.games.keys().next_back()?,
         };
+        let tags = self.game_tags(board, id);
+        let game = self.boards.get_mut(&board)?.games.get_mut(&id)?;
         if game.lines().is_empty() {
             return None;
         }
@@ -652,6 +907,39 @@ impl Hall {
         }
         out
     }
+}
+
+/// Whether a retained state can be a clock's: its game and seq in range,
+/// a FEN shakmaty reads as a legal position, clocks of at most
+/// [`MAX_CLOCK_MS`], at most [`MAX_STATE_MOVES`] moves each of SAN's
+/// letters, and a result, if any, one of PGN's. Otherwise why not.
+fn check_state(state: &BoardState) -> Result<(), String> {
+    if !(0..=MAX_GAME).contains(&state.game) || !(0..=MAX_SEQ).contains(&state.seq) {
+        return Err("game or seq out of range".to_owned());
+    }
+    let fen: shakmaty::fen::Fen = state
+        .fen
+        .parse()
+        .map_err(|err| format!("FEN {}: {err}", capped(&state.fen)))?;
+    fen.into_position::<shakmaty::Chess>(shakmaty::CastlingMode::Standard)
+        .map_err(|err| format!("FEN {}: {err}", capped(&state.fen)))?;
+    if state.white_ms > MAX_CLOCK_MS || state.black_ms > MAX_CLOCK_MS {
+        return Err(format!("a clock over {MAX_CLOCK_MS} ms"));
+    }
+    if state.moves.len() > MAX_STATE_MOVES
+        || state
+            .moves
+            .iter()
+            .any(|m| m.is_empty() || m.len() > 10 || m.parse::<shakmaty::san::SanPlus>().is_err())
+    {
+        return Err("moves that are not SAN".to_owned());
+    }
+    if let Some(result) = &state.result
+        && !["1-0", "0-1", "1/2-1/2", "*"].contains(&result.as_str())
+    {
+        return Err(format!("result {}", capped(result)));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -868,6 +1156,228 @@ mod tests {
         assert_eq!((ruling.t, ruling.text.as_str()), (61_000, "Flag: Black"));
         // Board 3 is in the pairings without a message yet.
         assert_eq!(hall.boards(), [3, 7]);
+    }
+
+    fn state(game: i64, fen: &str, white_ms: u64, result: Option<&str>) -> Vec<u8> {
+        serde_json::to_vec(&BoardState {
+            game,
+            seq: 900,
+            fen: fen.to_owned(),
+            white_ms,
+            black_ms: 1000,
+            running: None,
+            last_ruling: None,
+            result: result.map(str::to_owned),
+            moves: vec!["e4".to_owned()],
+        })
+        .unwrap()
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    #[test]
+    fn a_forged_state_never_replaces_the_events_nor_sticks() {
+        let lines = game_lines();
+        let mut hall = hall();
+        for (seq, line) in lines.iter().enumerate() {
+            hall.receive(EVENTS, &message(5, seq as i64, line), 1)
+                .unwrap();
+        }
+        const STATE: &str = "tocada/open/3/state";
+        let refused =
+            |hall: &mut Hall, payload: Vec<u8>| match hall.receive(STATE, &payload, 2).unwrap() {
+                Ingested::Dropped(Dropped::State(_)) => {}
+                other => panic!("{other:?}"),
+            };
+        // An HTML FEN, a 27 777-hour clock, a made-up result, i64::MAX.
+        refused(
+            &mut hall,
+            state(99, "<script>alert(1)</script>", 1000, None),
+        );
+        refused(&mut hall, state(99, START, 27_777 * 3600 * 1000, None));
+        refused(&mut hall, state(99, START, 1000, Some("2-0")));
+        refused(&mut hall, state(i64::MAX, START, 1000, None));
+        // A well-formed state of a game the hall has no event of is kept,
+        // but the page still shows the events' game.
+        assert_eq!(
+            hall.receive(STATE, &state(99, START, 1000, Some("1-0")), 3)
+                .unwrap(),
+            Ingested::State { board: 3 }
+        );
+        let view = hall.board_view(3).unwrap();
+        assert_eq!(view.game, Some(5));
+        assert!(!view.from_state);
+        assert_eq!(view.moves, 6);
+        assert_eq!(view.result, None);
+        // Unconfirmed by events, it does not stick: a lower game replaces it.
+        assert_eq!(
+            hall.receive(STATE, &state(6, START, 1000, None), 4)
+                .unwrap(),
+            Ingested::State { board: 3 }
+        );
+        // A board known only by its state never shows a result from it.
+        hall.receive(
+            "tocada/open/8/state",
+            &state(2, START, 1000, Some("1-0")),
+            5,
+        )
+        .unwrap();
+        let view = hall.board_view(8).unwrap();
+        assert!(view.from_state);
+        assert_eq!((view.game, view.result), (Some(2), None));
+    }
+
+    #[test]
+    fn a_board_over_its_quotas_loses_only_its_own_events() {
+        let mut hall = hall();
+        hall.set_quotas(Quotas {
+            games_per_board: 3,
+            held_per_board: 4,
+            events_per_board: 10,
+        });
+        let setup = r#"{"t":0,"ev":"setup","time_control":"60+0"}"#;
+        let pause = r#"{"t":0,"ev":"pause"}"#;
+        for game in 1..=3 {
+            assert!(matches!(
+                hall.receive(EVENTS, &message(game, 0, setup), 1).unwrap(),
+                Ingested::Event { .. }
+            ));
+        }
+        assert_eq!(
+            hall.receive(EVENTS, &message(4, 0, setup), 1).unwrap(),
+            Ingested::Dropped(Dropped::QuotaGames)
+        );
+        // Held back: seq 2.. wait for seq 1.
+        for seq in 2..6 {
+            assert!(matches!(
+                hall.receive(EVENTS, &message(1, seq, pause), 1).unwrap(),
+                Ingested::Event { fed: 0, .. }
+            ));
+        }
+        assert_eq!(
+            hall.receive(EVENTS, &message(2, 7, pause), 1).unwrap(),
+            Ingested::Dropped(Dropped::QuotaHeld)
+        );
+        // The next event in order still goes in and unblocks the held.
+        assert!(matches!(
+            hall.receive(EVENTS, &message(1, 1, pause), 1).unwrap(),
+            Ingested::Event { fed: 5, .. }
+        ));
+        // Another board is untouched by board 3's quotas.
+        assert!(matches!(
+            hall.receive("tocada/open/4/events", &message(4, 0, setup), 1)
+                .unwrap(),
+            Ingested::Event { fed: 1, .. }
+        ));
+        // Board 3 has 8 events now: two more, then no more.
+        for seq in 6..8 {
+            assert!(matches!(
+                hall.receive(EVENTS, &message(1, seq, pause), 1).unwrap(),
+                Ingested::Event { fed: 1, .. }
+            ));
+        }
+        assert_eq!(
+            hall.receive(EVENTS, &message(1, 8, pause), 1).unwrap(),
+            Ingested::Dropped(Dropped::QuotaEvents)
+        );
+        assert_eq!(hall.counters().dropped.get("quota_games"), Some(&1));
+        assert_eq!(hall.counters().dropped.get("quota_held"), Some(&1));
+        assert_eq!(hall.counters().dropped.get("quota_events"), Some(&1));
+    }
+
+    #[test]
+    fn a_board_that_lacks_events_asks_its_clock_again_and_not_too_often() {
+        let lines = game_lines();
+        let mut hall = hall();
+        // Events 0 and 1, then 4: 2 and 3 lost.
+        for seq in [0, 1, 4] {
+            hall.receive(EVENTS, &message(5, seq, &lines[seq as usize]), 0)
+                .unwrap();
+        }
+        assert_eq!(hall.resend_requests(0), []);
+        assert_eq!(hall.resend_requests(RESEND_AFTER_MS - 1), []);
+        let want = ResendRequest { game: 5, seq: 2 };
+        assert_eq!(hall.resend_requests(RESEND_AFTER_MS), [(3, want)]);
+        assert_eq!(hall.resend_requests(RESEND_AFTER_MS + 1), []);
+        assert_eq!(
+            hall.resend_requests(RESEND_AFTER_MS + RESEND_EVERY_MS),
+            [(3, want)]
+        );
+        for (seq, line) in lines.iter().enumerate().skip(2) {
+            hall.receive(EVENTS, &message(5, seq as i64, line), 9)
+                .unwrap();
+        }
+        assert_eq!(hall.resend_requests(60_000), []);
+        // A retained state of a later game the hall has no event of: all
+        // of it is asked for; its own request seen again is nothing.
+        let later = state(6, START, 1000, None);
+        hall.receive("tocada/open/3/state", &later, 60_000).unwrap();
+        hall.resend_requests(60_000);
+        assert_eq!(
+            hall.resend_requests(60_000 + RESEND_AFTER_MS),
+            [(3, ResendRequest { game: 6, seq: 0 })]
+        );
+        assert_eq!(
+            hall.receive("tocada/open/3/resend", br#"{"game":6,"seq":0}"#, 1)
+                .unwrap(),
+            Ingested::Resend { board: 3 }
+        );
+        assert_eq!(hall.counters().resends, 3);
+    }
+
+    #[test]
+    fn a_games_facts_are_fixed_at_its_start_and_a_later_round_never_rewrites_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hall.sqlite");
+        let round = |number: &str, white: &str, black: &str| {
+            let mut round = Round::default();
+            round.tags.event = "Club open".to_owned();
+            round.tags.round = number.to_owned();
+            round.pairings.insert(
+                3,
+                Pairing {
+                    white: white.to_owned(),
+                    black: black.to_owned(),
+                },
+            );
+            round
+        };
+        let lines = game_lines();
+        {
+            let mut hall =
+                Hall::open("open", &path, round("3", "Morphy, Paul", "Isouard")).unwrap();
+            for (seq, line) in lines.iter().enumerate() {
+                hall.receive(EVENTS, &message(5, seq as i64, line), 1)
+                    .unwrap();
+            }
+        }
+        // The organiser edits the round and its pairings; the hall restarts.
+        let mut hall = Hall::open("open", &path, round("4", "Anderssen", "Kieseritzky")).unwrap();
+        let pgn = hall.pgn(3, Some(5)).unwrap();
+        assert!(pgn.contains("[Round \"3\"]"), "{pgn}");
+        assert!(pgn.contains("[White \"Morphy, Paul\"]"), "{pgn}");
+        assert!(pgn.contains("[Black \"Isouard\"]"), "{pgn}");
+        assert_eq!(hall.board_view(3).unwrap().white, "Morphy, Paul");
+        // The board's next game is round 4's.
+        hall.receive(EVENTS, &message(6, 0, &lines[0]), 2).unwrap();
+        let pgn = hall.pgn(3, None).unwrap();
+        assert!(pgn.contains("[Round \"4\"]"), "{pgn}");
+        assert!(pgn.contains("[White \"Anderssen\"]"), "{pgn}");
+        assert_eq!(hall.board_view(3).unwrap().white, "Anderssen");
+        // And round 3's game still its own.
+        assert!(hall.pgn(3, Some(5)).unwrap().contains("[Round \"3\"]"));
+    }
+
+    #[test]
+    fn a_dropped_reason_quotes_at_most_a_few_hundred_bytes() {
+        let mut hall = hall();
+        let huge = format!(r#"{{"t":0,"ev":"{}"}}"#, "x".repeat(60_000));
+        let Ingested::Dropped(why) = hall.receive(EVENTS, &message(1, 0, &huge), 1).unwrap() else {
+            panic!("taken");
+        };
+        let text = why.to_string();
+        assert!(text.len() < REASON_BYTES + 100, "{} bytes", text.len());
+        assert!(text.contains("bytes)"), "{text}");
     }
 
     #[test]

@@ -24,13 +24,18 @@ pub mod ingest;
 pub mod mqtt;
 pub mod push;
 pub mod runner;
+pub mod serve;
 pub mod store;
 pub mod web;
 
-pub use auth::{AuthError, HashError, Logins, hash_password, verify_password};
-pub use config::HallConfig;
+pub use auth::{
+    Attempt, AuthError, Backoff, BackoffPolicy, FormKey, HashError, Logins, hash_password,
+    verify_password,
+};
+pub use config::{HallConfig, Limits};
 pub use game::{Added, ReportedGame, RulingEntry};
 pub use ingest::{
-    BoardView, Counters, Dropped, Hall, Ingested, MAX_PAYLOAD, MAX_SEQ, Pairing, Round, RulingView,
+    BoardView, Counters, Dropped, Hall, Ingested, MAX_CLOCK_MS, MAX_GAME, MAX_PAYLOAD, MAX_SEQ,
+    Pairing, Quotas, Round, RulingView, capped,
 };
 pub use store::HallStore;

@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 
-use super::ingest::{Ingested, MAX_PAYLOAD};
+use super::ingest::{Ingested, REASON_BYTES};
 use super::web::{Shared, wall_ms};
-use crate::broadcast::hall_filter;
+use crate::broadcast::{BoardAddress, hall_filter};
 use crate::broker::Credentials;
 
 /// How to reach the broker.
@@ -32,6 +32,16 @@ pub struct Subscription {
     /// The hall's login at the broker, if it needs one.
     pub credentials: Option<Credentials>,
 }
+
+/// The largest MQTT packet the hall takes from the broker, bytes: four
+/// times the shipped broker's `max_packet_size` (64 KiB,
+/// `packaging/mosquitto/tocada.conf`), so that nothing the broker delivers
+/// can fail the hall's connection. A packet over it would (rumqttc drops
+/// the connection), and with a persistent session the broker would hand
+/// the same packet over again at every reconnection, stopping every
+/// board: under it, a payload over [`super::MAX_PAYLOAD`] is counted and
+/// dropped like any bad message.
+pub const MAX_INCOMING_PACKET: usize = 256 * 1024;
 
 /// How long to wait before connecting again after the broker is lost.
 const RETRY: Duration = Duration::from_secs(1);
@@ -55,7 +65,7 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
         .set_clean_session(false)
         .set_manual_acks(true)
         .set_keep_alive(Duration::from_secs(15))
-        .set_max_packet_size(MAX_PAYLOAD + 1024, MAX_PAYLOAD + 1024)
+        .set_max_packet_size(MAX_INCOMING_PACKET, 4096)
         .set_inflight(100);
     if let Some(login) = &subscription.credentials {
         options.set_credentials(login.user.clone(), login.password.clone());
@@ -70,6 +80,10 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
     // dropped (a dropped ack holds one of the broker's in-flight slots for
     // the hall until the next connection, and enough of them stall it).
     let mut unacked: VecDeque<rumqttc::Publish> = VecDeque::new();
+    // Once a second: the clocks whose events the hall lacks are asked for
+    // them again (a broker's queue that overflowed drops them silently).
+    let mut ticks = tokio::time::interval(Duration::from_secs(1));
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         while let Some(publish) = unacked.front() {
             match client.try_ack(publish) {
@@ -83,7 +97,16 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
                 }
             }
         }
-        match eventloop.poll().await {
+        let polled = tokio::select! {
+            polled = eventloop.poll() => polled,
+            _ = ticks.tick() => {
+                if connected {
+                    ask_again(&client, &subscription.hall, &shared);
+                }
+                continue;
+            }
+        };
+        match polled {
             Ok(Event::Incoming(Packet::ConnAck(ack))) => {
                 connected = true;
                 tracing::info!(
@@ -104,7 +127,15 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
                 match taken {
                     Ok(ingested) => {
                         if let Ingested::Dropped(why) = &ingested {
-                            tracing::warn!(topic = %publish.topic, "message dropped: {why}");
+                            // The payload's head only: a 60 kB message is
+                            // not a 60 kB log line.
+                            let head = &publish.payload[..publish.payload.len().min(REASON_BYTES)];
+                            tracing::warn!(
+                                topic = %super::capped(&publish.topic),
+                                bytes = publish.payload.len(),
+                                head = %String::from_utf8_lossy(head),
+                                "message dropped: {why}"
+                            );
                         }
                         unacked.push_back(publish);
                         shared.notify();
@@ -126,6 +157,29 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
                 connected = false;
                 tokio::time::sleep(RETRY).await;
             }
+        }
+    }
+}
+
+/// Publishes the hall's requests to send events again, each on its
+/// board's `…/resend`.
+fn ask_again(client: &AsyncClient, hall: &str, shared: &Shared) {
+    let requests = shared.hall().resend_requests(wall_ms());
+    for (board, request) in requests {
+        let Ok(address) = BoardAddress::new(hall, board) else {
+            continue;
+        };
+        let payload = serde_json::to_vec(&request).unwrap_or_default();
+        tracing::info!(
+            board,
+            game = request.game,
+            seq = request.seq,
+            "asking the clock to send its events again"
+        );
+        if let Err(err) =
+            client.try_publish(address.resend_topic(), QoS::AtLeastOnce, false, payload)
+        {
+            tracing::warn!(board, "cannot ask the clock again: {err}");
         }
     }
 }

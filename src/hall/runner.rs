@@ -3,13 +3,13 @@
 //! SIGTERM or Ctrl-C.
 
 use std::fmt;
-use std::future::IntoFuture;
 use std::sync::Arc;
 
 use super::config::{HallConfig, read_token};
 use super::ingest::Hall;
 use super::mqtt::{self, Subscription};
 use super::push;
+use super::serve::{ServeLimits, serve};
 use super::web::{Shared, router};
 use crate::broker::Credentials;
 use crate::exit::{EX_CONFIG, EX_IOERR};
@@ -112,7 +112,12 @@ pub async fn run_until(
     }
     let hall = Hall::open(&config.hall, &config.store, config.round.clone())
         .map_err(|err| RunError::Store(format!("{}: {err}", config.store.display())))?;
-    let shared = Shared::new(hall, config.arbiters.clone(), config.public_pgn);
+    let shared = Shared::with_limits(
+        hall,
+        config.arbiters.clone(),
+        config.public_pgn,
+        &config.limits,
+    );
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|err| RunError::Listen(format!("{}: {err}", config.listen)))?;
@@ -135,23 +140,24 @@ pub async fn run_until(
     ready(address);
     // Graceful, but not forever: a live page's event stream never ends
     // by itself, so open connections get two seconds after the stop.
-    let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = axum::serve(listener, router(shared)).with_graceful_shutdown(async move {
-        stop.await;
-        let _ = stopping.send(());
-    });
-    let served = tokio::select! {
-        served = server.into_future() => served,
-        _ = async {
-            let _ = stopped.await;
-            tokio::time::sleep(std::time::Duration::from_secs(2)).await;
-        } => Ok(()),
+    let limits = ServeLimits {
+        connections: config.limits.connections,
+        per_address: config.limits.connections_per_address,
+        header_timeout: config.limits.header_timeout,
     };
+    serve(
+        listener,
+        router(shared),
+        limits,
+        stop,
+        std::time::Duration::from_secs(2),
+    )
+    .await;
     mqtt.abort();
     if let Some(pusher) = pusher {
         pusher.abort();
     }
-    served.map_err(|err| RunError::Serve(err.to_string()))
+    Ok(())
 }
 
 async fn shutdown() {

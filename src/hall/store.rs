@@ -1,11 +1,14 @@
 //! The hall's own SQLite store: every event of every board as it arrived,
 //! one row per (hall, board, game, seq), the boards' retained states and
-//! statuses, and the arbiters' acknowledgements. A restarted hall rebuilds
-//! every game from it.
+//! statuses, the arbiters' acknowledgements, and each game's facts as they
+//! stood when it started (the players, the event, the round). A restarted
+//! hall rebuilds every game from it.
 
 use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::pgn::Tags;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS event (
@@ -24,6 +27,18 @@ CREATE TABLE IF NOT EXISTS board (
     state TEXT,
     status TEXT,
     PRIMARY KEY (hall, board)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS facts (
+    hall TEXT NOT NULL,
+    board INTEGER NOT NULL,
+    game INTEGER NOT NULL,
+    event TEXT NOT NULL,
+    site TEXT NOT NULL,
+    date TEXT NOT NULL,
+    round TEXT NOT NULL,
+    white TEXT NOT NULL,
+    black TEXT NOT NULL,
+    PRIMARY KEY (hall, board, game)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS ack (
     hall TEXT NOT NULL,
@@ -45,6 +60,10 @@ pub type StoredAck = (u32, i64, usize, String);
 
 /// A board's stored row: its number, retained state (JSON) and status.
 pub type StoredBoard = (u32, Option<String>, Option<String>);
+
+/// A game's facts as stored: board, game and its tags (the time control
+/// left empty: it is the game's own).
+pub type StoredFacts = (u32, i64, Tags);
 
 /// The hall's database.
 #[derive(Debug)]
@@ -156,6 +175,46 @@ impl HallStore {
             .prepare("SELECT board, state, status FROM board WHERE hall = ?1 ORDER BY board")?;
         let rows = statement.query_map([&self.hall], |row| {
             Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })?;
+        rows.collect()
+    }
+
+    /// Fixes a game's facts (its players, event, site, date, round) as
+    /// they stand when the hall first hears of it; `false` if they were
+    /// fixed already, which they then stay.
+    pub fn fix_facts(&self, board: u32, game: i64, tags: &Tags) -> rusqlite::Result<bool> {
+        let n = self
+            .conn
+            .prepare_cached(
+                "INSERT OR IGNORE INTO facts (hall, board, game, event, site, date, round, white, black)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?
+            .execute(params![
+                self.hall, board, game, tags.event, tags.site, tags.date, tags.round, tags.white,
+                tags.black
+            ])?;
+        Ok(n == 1)
+    }
+
+    /// Every game's fixed facts.
+    pub fn facts(&self) -> rusqlite::Result<Vec<StoredFacts>> {
+        let mut statement = self.conn.prepare(
+            "SELECT board, game, event, site, date, round, white, black FROM facts WHERE hall = ?1",
+        )?;
+        let rows = statement.query_map([&self.hall], |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                Tags {
+                    event: row.get(2)?,
+                    site: row.get(3)?,
+                    date: row.get(4)?,
+                    round: row.get(5)?,
+                    white: row.get(6)?,
+                    black: row.get(7)?,
+                    time_control: String::new(),
+                },
+            ))
         })?;
         rows.collect()
     }

@@ -25,7 +25,7 @@ use axum::Form;
 use axum::Json;
 use axum::Router;
 use axum::extract::rejection::FormRejection;
-use axum::extract::{Path, State};
+use axum::extract::{DefaultBodyLimit, Extension, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -33,9 +33,10 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use tokio::sync::watch;
 
-use super::auth::{Logins, random_token, same_token, verify_password};
-use super::config::Arbiter;
+use super::auth::{Attempt, Backoff, FormKey, Logins, same_token, verify_password};
+use super::config::{Arbiter, Limits};
 use super::ingest::Hall;
+use super::serve::ClientAddr;
 
 /// The session cookie's name.
 pub const COOKIE: &str = "tocada_hall";
@@ -55,6 +56,11 @@ const LOGIN: &str = include_str!("page/login.html");
 const SCRIPT: &str = include_str!("page/arbiter.js");
 const STYLE: &str = include_str!("page/hall.css");
 
+/// The largest request body taken (a login or an acknowledgement is a
+/// few hundred bytes): axum's default, 2 MB, times a few hundred
+/// connections would be gigabytes.
+pub const MAX_BODY: usize = 16 * 1024;
+
 /// What the web side and the MQTT side share.
 pub struct Shared {
     hall: Mutex<Hall>,
@@ -63,12 +69,34 @@ pub struct Shared {
     public_pgn: bool,
     changed: watch::Sender<u64>,
     started: Instant,
+    form_key: FormKey,
+    backoff: Mutex<Backoff>,
+    hashes: Arc<tokio::sync::Semaphore>,
 }
 
 impl Shared {
-    /// The shared state of a hall served to `arbiters`.
+    /// The shared state of a hall served to `arbiters`, with the default
+    /// [`Limits`].
     pub fn new(hall: Hall, arbiters: Vec<Arbiter>, public_pgn: bool) -> Arc<Shared> {
+        Shared::with_limits(hall, arbiters, public_pgn, &Limits::default())
+    }
+
+    /// The same, under `limits`: the hall's quotas, the login's.
+    pub fn with_limits(
+        mut hall: Hall,
+        arbiters: Vec<Arbiter>,
+        public_pgn: bool,
+        limits: &Limits,
+    ) -> Arc<Shared> {
+        hall.set_quotas(limits.quotas);
         let (changed, _) = watch::channel(hall.version());
+        // Without randomness the hall could not make a session either;
+        // a key of zeros still binds tokens to this hall's form, and the
+        // login's own randomness failing is reported on every login.
+        let form_key = FormKey::random().unwrap_or_else(|err| {
+            tracing::error!("no randomness for the login form's key: {err}");
+            FormKey::zero()
+        });
         Arc::new(Shared {
             hall: Mutex::new(hall),
             logins: Mutex::new(Logins::new()),
@@ -76,7 +104,16 @@ impl Shared {
             public_pgn,
             changed,
             started: Instant::now(),
+            form_key,
+            backoff: Mutex::new(Backoff::new(limits.backoff)),
+            hashes: Arc::new(tokio::sync::Semaphore::new(limits.login_hashes)),
         })
+    }
+
+    fn backoff(&self) -> MutexGuard<'_, Backoff> {
+        self.backoff
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The hall, locked. A panic elsewhere while it was held leaves it as
@@ -136,6 +173,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/pgn/round", get(round_pgn))
         .route("/pgn/{board}", get(board_pgn))
         .route("/pgn/{board}/{game}", get(game_pgn))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(shared)
 }
 
@@ -189,10 +227,10 @@ fn session(shared: &Shared, headers: &HeaderMap) -> Option<(String, String, Stri
     Some((token, session.arbiter, session.csrf))
 }
 
-/// The login form with `message`, and a fresh token in the form and in
-/// its cookie.
-fn login_form(status: StatusCode, message: &str) -> Response {
-    let token = match random_token() {
+/// The login form with `message`, and a fresh token, the hall's own
+/// ([`FormKey`]), in the form and in its cookie.
+fn login_form(shared: &Shared, status: StatusCode, message: &str) -> Response {
+    let token = match shared.form_key.issue(shared.now_ms()) {
         Ok(token) => token,
         Err(why) => {
             tracing::error!("cannot make a login form: {why}");
@@ -219,8 +257,8 @@ fn set_cookie(response: &mut Response, cookie: &str) {
     }
 }
 
-async fn login_page() -> Response {
-    login_form(StatusCode::OK, "")
+async fn login_page(State(shared): State<Arc<Shared>>) -> Response {
+    login_form(&shared, StatusCode::OK, "")
 }
 
 #[derive(Deserialize)]
@@ -233,18 +271,60 @@ struct LoginForm {
 
 async fn login(
     State(shared): State<Arc<Shared>>,
+    client: Option<Extension<ClientAddr>>,
     headers: HeaderMap,
     Form(form): Form<LoginForm>,
 ) -> Response {
-    // Checked before the password: a forged form costs no hash.
+    let now = shared.now_ms();
+    // Checked before the password: a forged form costs no hash. The token
+    // must be the form's cookie's (login CSRF) and one this hall issued
+    // within the hour (a script cannot make its own).
     let expected = cookie(&headers, LOGIN_COOKIE).unwrap_or_default();
-    if expected.is_empty() || !same_token(&expected, &form.csrf) {
-        tracing::warn!(name = %form.name, "arbiter login refused: the form's token does not match its cookie");
+    if expected.is_empty()
+        || !same_token(&expected, &form.csrf)
+        || !shared.form_key.verify(&form.csrf, now)
+    {
+        tracing::warn!(name = %super::capped(&form.name), "arbiter login refused: the form's token is not the hall's");
         return login_form(
+            &shared,
             StatusCode::FORBIDDEN,
             "The login form had expired. Please log in again.",
         );
     }
+    let address = client.map(|Extension(ClientAddr(addr))| Attempt::Address(addr.ip()));
+    let name = Backoff::name(&form.name);
+    let wait_ms = {
+        let backoff = shared.backoff();
+        let by_address = address.as_ref().map_or(0, |a| backoff.wait_ms(a, now));
+        by_address.max(backoff.wait_ms(&name, now))
+    };
+    if wait_ms > 0 {
+        tracing::warn!(name = %super::capped(&form.name), wait_ms, "arbiter login refused: too many failures");
+        let wait_s = wait_ms.div_ceil(1000);
+        let mut response = login_form(
+            &shared,
+            StatusCode::TOO_MANY_REQUESTS,
+            &format!("Too many failed logins. Try again in {wait_s} s."),
+        );
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(wait_s));
+        return response;
+    }
+    // At most `login_hashes` argon2 checks at once (19 MiB each): one
+    // more is told to come back, never queued.
+    let Ok(permit) = Arc::clone(&shared.hashes).try_acquire_owned() else {
+        tracing::warn!("arbiter login refused: every password check is busy");
+        let mut response = login_form(
+            &shared,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The hall is busy. Please try again.",
+        );
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(1));
+        return response;
+    };
     let arbiter = shared.arbiters.iter().find(|a| a.name == form.name);
     // An unknown name costs a hash like a known one: the answer's delay
     // does not tell which names exist.
@@ -252,19 +332,38 @@ async fn login(
         .map_or(DECOY_HASH, |a| a.password_hash.as_str())
         .to_owned();
     let password = form.password;
-    let good = tokio::task::spawn_blocking(move || verify_password(&hash, &password))
-        .await
-        .unwrap_or(false);
+    let good = tokio::task::spawn_blocking(move || {
+        let good = verify_password(&hash, &password);
+        drop(permit);
+        good
+    })
+    .await
+    .unwrap_or(false);
     let Some(arbiter) = arbiter.filter(|_| good) else {
-        tracing::warn!(name = %form.name, "arbiter login refused: wrong name or password");
-        return login_form(StatusCode::UNAUTHORIZED, "Wrong name or password.");
+        let now = shared.now_ms();
+        let mut backoff = shared.backoff();
+        if let Some(address) = address {
+            backoff.fail(address, now);
+        }
+        backoff.fail(name, now);
+        drop(backoff);
+        tracing::warn!(name = %super::capped(&form.name), "arbiter login refused: wrong name or password");
+        return login_form(&shared, StatusCode::UNAUTHORIZED, "Wrong name or password.");
     };
+    {
+        let mut backoff = shared.backoff();
+        if let Some(address) = &address {
+            backoff.forgive(address);
+        }
+        backoff.forgive(&name);
+    }
     let now = shared.now_ms();
     let token = match shared.logins().open(&arbiter.name, now) {
         Ok(token) => token,
         Err(why) => {
             tracing::error!("cannot open a session: {why}");
             return login_form(
+                &shared,
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "The hall cannot open a session.",
             );

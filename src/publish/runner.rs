@@ -21,7 +21,7 @@ use rumqttc::v5::{AsyncClient, ConnectionError, Event, EventLoop, MqttOptions};
 
 use super::follower::{Follower, Mark, Pushed};
 use super::progress::{self, PROGRESS_FILE, Progress, ProgressError};
-use crate::broadcast::{BoardAddress, OFFLINE, ONLINE};
+use crate::broadcast::{BoardAddress, OFFLINE, ONLINE, ResendRequest};
 use crate::broker::{BrokerUrl, Credentials, CredentialsError};
 use crate::exit::{EX_CONFIG, EX_NOINPUT};
 use crate::store::{Store, StoreError};
@@ -156,6 +156,8 @@ struct Publisher {
     refused: bool,
     /// Said that the store is not there yet.
     waiting: bool,
+    /// When the hall last had this publisher send its events again.
+    rewound_at: Option<Instant>,
 }
 
 /// Runs the publisher until `shutdown` completes: follows the store at
@@ -181,6 +183,7 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
         state_published: None,
         refused: false,
         waiting: false,
+        rewound_at: None,
     };
     match acked {
         Some(mark) => tracing::info!(
@@ -373,7 +376,24 @@ impl Publisher {
                     true,
                     None,
                 );
+                // The hall's requests to send events again (a clean
+                // session: subscribed again on every connection). A broker
+                // whose ACL predates them refuses it: nothing else changes.
+                if let Err(err) = self
+                    .client
+                    .try_subscribe(self.options.address.resend_topic(), QoS::AtLeastOnce)
+                {
+                    tracing::warn!("cannot subscribe to the hall's requests: {err}");
+                }
                 return true;
+            }
+            Event::Incoming(Packet::Publish(publish))
+                if publish.topic == self.options.address.resend_topic().as_bytes() =>
+            {
+                match serde_json::from_slice::<ResendRequest>(&publish.payload) {
+                    Ok(request) => self.rewind(request),
+                    Err(err) => tracing::warn!("a request to resend that is not one: {err}"),
+                }
             }
             Event::Outgoing(Outgoing::Publish(pkid)) => {
                 if let Some(sent) = self.sent.iter_mut().find(|sent| sent.pkid.is_none()) {
@@ -423,6 +443,36 @@ impl Publisher {
             _ => {}
         }
         false
+    }
+
+    /// The hall lacks events from `request` on (a broker's queue for it
+    /// overflowed): the follower starts again from there, at most once a
+    /// second, and only backwards.
+    fn rewind(&mut self, request: ResendRequest) {
+        let mark = if request.seq <= 0 {
+            Mark::before(request.game)
+        } else {
+            Mark {
+                game: request.game,
+                seq: request.seq - 1,
+            }
+        };
+        if self.follower.last().is_none_or(|last| mark >= last)
+            || self
+                .rewound_at
+                .is_some_and(|at| at.elapsed() < Duration::from_secs(1))
+        {
+            return;
+        }
+        tracing::info!(
+            game = request.game,
+            seq = request.seq,
+            "the hall lacks events: sending them again"
+        );
+        self.rewound_at = Some(Instant::now());
+        self.follower = Follower::new(Some(mark));
+        self.caught_up_at = None;
+        self.state_published = None;
     }
 
     /// The connection is gone: whatever was sent and not acknowledged will

@@ -29,17 +29,50 @@ pub struct Mosquitto {
     dir: tempfile::TempDir,
     port: u16,
     child: Option<Child>,
+    shipped: bool,
+    extra: Vec<String>,
+}
+
+/// The settings of the shipped `packaging/mosquitto/tocada.conf` other
+/// than where it listens and where its password file and ACL are: its
+/// limits and client-id binding, as a hall's broker runs them.
+pub fn shipped_settings() -> Vec<String> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/packaging/mosquitto/tocada.conf"
+    );
+    std::fs::read_to_string(path)
+        .expect("packaging/mosquitto/tocada.conf")
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .filter(|line| {
+            let key = line.split_whitespace().next().unwrap_or("");
+            !["listener", "allow_anonymous", "password_file", "acl_file"].contains(&key)
+        })
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The ACL of a hall, the way `packaging/mosquitto/acl.example` writes it:
 /// each clock's user may write only under its own board's tree
-/// `tocada/<hall>/<board>/#`, and the hall's user may read the whole hall.
+/// `tocada/<hall>/<board>/#` and read only the hall's requests to it,
+/// `…/resend`; the hall's user may read the whole hall and write those
+/// requests.
 pub fn clock_acl(hall: &str, clocks: &[(&str, u32)], hall_user: &str) -> String {
     let mut acl = String::new();
     for (user, board) in clocks {
-        writeln!(acl, "user {user}\ntopic write tocada/{hall}/{board}/#\n").unwrap();
+        writeln!(
+            acl,
+            "user {user}\ntopic write tocada/{hall}/{board}/#\ntopic read tocada/{hall}/{board}/resend\n"
+        )
+        .unwrap();
     }
-    writeln!(acl, "user {hall_user}\ntopic read tocada/{hall}/#").unwrap();
+    writeln!(
+        acl,
+        "user {hall_user}\ntopic read tocada/{hall}/#\ntopic write tocada/{hall}/+/resend"
+    )
+    .unwrap();
     acl
 }
 
@@ -80,6 +113,25 @@ impl Mosquitto {
         Mosquitto::start(&logins, &clock_acl(hall, &clocks, "hall"))
     }
 
+    /// [`Mosquitto::for_hall`] with the shipped configuration's settings
+    /// ([`shipped_settings`]): its packet limit, client ids bound to the
+    /// user, its queues.
+    pub fn for_hall_shipped(hall: &str, boards: &[u32]) -> Mosquitto {
+        Mosquitto::for_hall_shipped_with(hall, boards, &[])
+    }
+
+    /// [`Mosquitto::for_hall_shipped`], then the settings `extra` (each a
+    /// line of mosquitto.conf, overriding the shipped one of its name).
+    pub fn for_hall_shipped_with(hall: &str, boards: &[u32], extra: &[&str]) -> Mosquitto {
+        let mut broker = Mosquitto::for_hall(hall, boards);
+        broker.stop();
+        broker.shipped = true;
+        broker.extra = extra.iter().map(|line| (*line).to_owned()).collect();
+        broker.write_config();
+        broker.spawn();
+        broker
+    }
+
     /// Starts a broker on a free loopback port that accepts only `users`
     /// (name, password) and enforces `acl` (Mosquitto's `acl_file`
     /// format), and waits until it accepts connections. Panics, with the
@@ -108,6 +160,8 @@ impl Mosquitto {
             dir,
             port,
             child: None,
+            shipped: false,
+            extra: Vec::new(),
         };
         broker.write_config();
         broker.spawn();
@@ -199,6 +253,15 @@ impl Mosquitto {
             port = self.port,
             dir = dir.display(),
         );
+        let mut config = config;
+        if self.shipped {
+            for line in shipped_settings() {
+                writeln!(config, "{line}").unwrap();
+            }
+        }
+        for line in &self.extra {
+            writeln!(config, "{line}").unwrap();
+        }
         std::fs::write(dir.join("mosquitto.conf"), config).unwrap();
     }
 
@@ -267,9 +330,9 @@ mod tests {
         let acl = clock_acl("open", &[("clock-1", 1), ("clock-2", 2)], "hall");
         assert_eq!(
             acl,
-            "user clock-1\ntopic write tocada/open/1/#\n\n\
-             user clock-2\ntopic write tocada/open/2/#\n\n\
-             user hall\ntopic read tocada/open/#\n"
+            "user clock-1\ntopic write tocada/open/1/#\ntopic read tocada/open/1/resend\n\n\
+             user clock-2\ntopic write tocada/open/2/#\ntopic read tocada/open/2/resend\n\n\
+             user hall\ntopic read tocada/open/#\ntopic write tocada/open/+/resend\n"
         );
     }
 }
