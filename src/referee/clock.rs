@@ -102,6 +102,7 @@ impl Clock {
     }
 
     /// The instant the ticking clock reaches zero.
+    #[inline]
     pub fn deadline(&self) -> Option<Millis> {
         let side = self.ticking()?;
         let delay = if self.charged.is_none() {
