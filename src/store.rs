@@ -607,14 +607,17 @@ fn insert_game(
 /// Whether a game is finished: one lookup by its id.
 const GAME_FINISHED: &str = "SELECT result IS NOT NULL FROM game WHERE id = ?1";
 
-/// A game's last stored event: one descent of the `(game, seq)` key, not a
-/// scan of the game. Its `t` is the game's latest, since [`insert_events`]
-/// refuses a line earlier than the one before.
-const GAME_TAIL: &str = "SELECT seq, t FROM event WHERE game = ?1 ORDER BY seq DESC LIMIT 1";
-
-/// A game's last line set aside, if any: its `seq` is never used again.
-const GAME_SET_ASIDE_TAIL: &str =
-    "SELECT seq FROM set_aside WHERE game = ?1 ORDER BY seq DESC LIMIT 1";
+/// Whether a game is finished, with its last stored event's `seq` and `t`
+/// and its last line set aside's `seq`: what storing events must know,
+/// asked in one statement (no row: no such game). Each tail is one descent
+/// of its table's `(game, seq)` key, not a scan of the game. The last
+/// event's `t` is the game's latest, since [`insert_events`] refuses a line
+/// earlier than the one before; a `seq` set aside is never used again.
+const GAME_OPEN_TAIL: &str = "SELECT result IS NOT NULL, \
+     (SELECT seq FROM event WHERE game = ?1 ORDER BY seq DESC LIMIT 1), \
+     (SELECT t FROM event WHERE game = ?1 ORDER BY seq DESC LIMIT 1), \
+     (SELECT seq FROM set_aside WHERE game = ?1 ORDER BY seq DESC LIMIT 1) \
+     FROM game WHERE id = ?1";
 
 /// Stores one event.
 const INSERT_EVENT: &str = "INSERT INTO event (game, seq, t, line) VALUES (?1, ?2, ?3, ?4)";
@@ -622,22 +625,28 @@ const INSERT_EVENT: &str = "INSERT INTO event (game, seq, t, line) VALUES (?1, ?
 /// Every statement run to store an event: their cost must not grow with
 /// the game (a 7-hour game has a million events).
 #[cfg(test)]
-const PER_EVENT: [&str; 4] = [GAME_FINISHED, GAME_TAIL, GAME_SET_ASIDE_TAIL, INSERT_EVENT];
+const PER_EVENT: [&str; 2] = [GAME_OPEN_TAIL, INSERT_EVENT];
 
-/// The next `seq` of a game, after every one ever used (lines set aside
-/// included), and its latest `t` (0 and 0 for a game without events, which
-/// the store never makes: the setup line is event 0).
-fn tail(conn: &Connection, game: GameId) -> Result<(i64, i64), StoreError> {
-    let last: Option<(i64, i64)> = conn
-        .prepare_cached(GAME_TAIL)?
-        .query_row([game], |row| Ok((row.get(0)?, row.get(1)?)))
+/// Checks that `game` exists and has no result yet, and returns its next
+/// `seq`, after every one ever used (lines set aside included), and its
+/// latest `t` (0 and 0 for a game without events, which the store never
+/// makes: the setup line is event 0).
+fn open_tail(conn: &Connection, game: GameId) -> Result<(i64, i64), StoreError> {
+    type Tail = (bool, Option<i64>, Option<i64>, Option<i64>);
+    let tail: Option<Tail> = conn
+        .prepare_cached(GAME_OPEN_TAIL)?
+        .query_row([game], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })
         .optional()?;
-    let aside: Option<i64> = conn
-        .prepare_cached(GAME_SET_ASIDE_TAIL)?
-        .query_row([game], |row| row.get(0))
-        .optional()?;
-    let (seq, t) = last.unwrap_or((-1, 0));
-    Ok((seq.max(aside.unwrap_or(-1)) + 1, t))
+    match tail {
+        None => Err(StoreError::NoSuchGame(game)),
+        Some((true, ..)) => Err(StoreError::GameFinished(game)),
+        Some((false, seq, t, aside)) => {
+            let seq = seq.unwrap_or(-1).max(aside.unwrap_or(-1));
+            Ok((seq + 1, t.unwrap_or(0)))
+        }
+    }
 }
 
 /// Checks that `game` exists and has no result yet.
@@ -657,8 +666,7 @@ fn check_open(conn: &Connection, game: GameId) -> Result<(), StoreError> {
 /// checked before anything is written, so a refused batch writes nothing
 /// even inside a larger transaction.
 fn insert_events(conn: &Connection, game: GameId, events: &[Line]) -> Result<(), StoreError> {
-    check_open(conn, game)?;
-    let (next_seq, mut last_t) = tail(conn, game)?;
+    let (next_seq, mut last_t) = open_tail(conn, game)?;
     let mut rows = Vec::with_capacity(events.len());
     for line in events {
         let t = millis(line.t)?;

@@ -28,6 +28,7 @@
 //! - [`Decisions`]: where the referee's decisions go, as values (JSON only
 //!   at the edge, [`EffectLines`]).
 
+use std::cell::Cell;
 use std::future::Future;
 use std::io::Write;
 use std::path::PathBuf;
@@ -91,6 +92,10 @@ pub struct Shell<R: Rig> {
     /// When what the board's clock shows changes next by itself (a
     /// message's next page, or the times back).
     clock_due: Option<Millis>,
+    /// The session's next deadline as of its last change (`None`: changed
+    /// since, to be asked again): the loop wants it twice a pass, and the
+    /// session changes only when it is handed something.
+    session_deadline: Cell<Option<Option<Millis>>>,
 }
 
 impl<R: Rig> Shell<R> {
@@ -115,6 +120,7 @@ impl<R: Rig> Shell<R> {
             clock_face: ClockFace::new(),
             clock_shown: None,
             clock_due: None,
+            session_deadline: Cell::new(None),
         }
     }
 
@@ -181,6 +187,24 @@ impl<R: Rig> Shell<R> {
     /// The rig, to look at (tests, the benchmark).
     pub fn rig(&self) -> &R {
         &self.rig
+    }
+
+    /// The session, to hand it something: its next deadline is asked
+    /// again afterwards.
+    fn session_mut(&mut self) -> &mut Session {
+        self.session_deadline.set(None);
+        &mut self.session
+    }
+
+    /// When the session is next due ([`Session::next_deadline`]), asked of
+    /// it only once after each change.
+    fn session_deadline(&self) -> Option<Millis> {
+        if let Some(deadline) = self.session_deadline.get() {
+            return deadline;
+        }
+        let deadline = self.session.next_deadline();
+        self.session_deadline.set(Some(deadline));
+        deadline
     }
 
     fn now(&self) -> Duration {
@@ -263,24 +287,15 @@ impl<R: Rig> Shell<R> {
 
     /// The earliest instant something is due, on the rig's clock.
     pub fn wake_at(&self) -> Millis {
-        let mut wake = self.next_poll();
-        if !self.news.is_holding()
-            && let Some(deadline) = self.session.next_deadline()
-        {
-            wake = wake.min(deadline);
+        let sooner = |wake: Millis, at: Option<Millis>| at.map_or(wake, |at| wake.min(at));
+        let mut wake = self.timers.earliest_before(self.next_poll());
+        if !self.news.is_holding() {
+            wake = sooner(wake, self.session_deadline());
         }
-        for deadline in [
-            self.timers.earliest(),
-            self.news.next_deadline(),
-            self.storage.next_checkpoint(),
-            self.drawing.next_deadline(),
-            self.clock_due,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            wake = wake.min(deadline);
-        }
+        wake = sooner(wake, self.news.next_deadline());
+        wake = sooner(wake, self.storage.next_checkpoint());
+        wake = sooner(wake, self.drawing.next_deadline());
+        wake = sooner(wake, self.clock_due);
         if self.rig.oled_ref().is_busy() && !self.drawing.retrying() {
             // More of the face to send: come back at once, after whatever
             // else is waiting (a press, the board's edge).
@@ -306,11 +321,11 @@ impl<R: Rig> Shell<R> {
                 self.poll_board(now, PollReason::Edge);
             }
             Command::Input(input) => {
-                self.session.handle(now, SessionInput::Referee(input));
+                self.session_mut().handle(now, SessionInput::Referee(input));
                 self.act();
             }
             Command::Rules { name, rules } => {
-                self.session.select_rules(&name, *rules);
+                self.session_mut().select_rules(&name, *rules);
                 // A new start (a FEN): the board checked against it now.
                 self.timers.set(Timer::Occupancy, now);
             }
@@ -350,15 +365,16 @@ impl<R: Rig> Shell<R> {
         // (a flag): a board event read late but stamped earlier must still
         // find the referee before its instant. Flags wait while a press
         // waits for the board: the press may have come in time.
-        if !self.news.is_holding() && self.session.next_deadline().is_some_and(|d| d <= now) {
-            self.session.handle_timeout(now);
+        if !self.news.is_holding() && self.session_deadline().is_some_and(|d| d <= now) {
+            self.session_mut().handle_timeout(now);
             self.act();
         }
         if self.storage.take_checkpoint_due(now) {
             // The referee's time goes no further than the board's news;
             // the record says how far the running clock ran.
             let horizon = self.news.checkpoint(now);
-            self.session.checkpoint(horizon.news_to, horizon.ran_to);
+            self.session_mut()
+                .checkpoint(horizon.news_to, horizon.ran_to);
             self.act();
         }
         if self.timers.take_due(Timer::BuzzerOff, now) {
@@ -401,7 +417,7 @@ impl<R: Rig> Shell<R> {
                 break;
             };
             let running = self.session.referee().and_then(|r| r.ticking());
-            self.session.handle(
+            self.session_mut().handle(
                 now,
                 SessionInput::Press {
                     button: press.button,
@@ -460,12 +476,12 @@ impl<R: Rig> Shell<R> {
         match change {
             Some(LinkChange::Disconnected) => {
                 tracing::warn!("the sensor board does not answer; the clock keeps time");
-                self.session
+                self.session_mut()
                     .handle(now, SessionInput::Link(LinkChange::Disconnected));
             }
             Some(LinkChange::Reconnected) => {
                 tracing::info!("the sensor board answers again");
-                self.session
+                self.session_mut()
                     .handle(now, SessionInput::Link(LinkChange::Reconnected));
                 // It may have been reset: its clock restarted. Read it
                 // again at once, before this poll's changes are stamped,
@@ -479,22 +495,25 @@ impl<R: Rig> Shell<R> {
             }
             None => {}
         }
-        // The buffer is handed back afterwards: its room is kept for the
-        // next poll rather than allocated again.
-        let mut events = std::mem::take(&mut self.events);
-        for event in events.drain(..) {
-            // The board's own time of the change, where it keeps one and
-            // the mapping is known; never later than its reading, never
-            // before what the session has already been given.
-            let at = self
-                .news
-                .board_change(self.rig.link_ref().at(&event, read_at));
-            if self.record_board_inputs {
-                self.stats.board_inputs.push((self.now(), event.input));
+        // Most polls bring nothing: the buffer is only touched for news,
+        // and handed back afterwards, its room kept for the next poll.
+        if news {
+            let mut events = std::mem::take(&mut self.events);
+            for event in events.drain(..) {
+                // The board's own time of the change, where it keeps one and
+                // the mapping is known; never later than its reading, never
+                // before what the session has already been given.
+                let at = self
+                    .news
+                    .board_change(self.rig.link_ref().at(&event, read_at));
+                if self.record_board_inputs {
+                    self.stats.board_inputs.push((self.now(), event.input));
+                }
+                self.session_mut()
+                    .handle(at, SessionInput::Board(event.input));
             }
-            self.session.handle(at, SessionInput::Board(event.input));
+            self.events = events;
         }
-        self.events = events;
         self.act();
         if clock_pressed && reason != PollReason::Press {
             // Ruled now, after the board's news that came before them on
@@ -595,6 +614,7 @@ impl<R: Rig> Shell<R> {
                     self.session.set_pieces(pieces);
                 }
                 self.session.set_occupancy(occupied);
+                self.session_deadline.set(None);
             }
             Err(err) => {
                 tracing::debug!("occupancy: {err:?}");
@@ -635,7 +655,7 @@ impl<R: Rig> Shell<R> {
             return;
         };
         if let BoardIdentity::Changed { .. } = board_identity::check(dir, serial) {
-            self.session
+            self.session_mut()
                 .notice(format!("New board {:04x}", serial & 0xffff));
         }
     }
@@ -652,7 +672,7 @@ impl<R: Rig> Shell<R> {
                 } => {
                     let now = self.now_ms();
                     if let Some(date) = self.storage.begin(now, t, &preset, black_left, rules) {
-                        self.session.set_date(&date);
+                        self.session_mut().set_date(&date);
                     }
                     tracing::info!(preset, "game started");
                 }

@@ -74,9 +74,13 @@ impl Timers {
         }
     }
 
-    /// The earliest deadline set, if any.
-    pub fn earliest(&self) -> Option<Millis> {
-        self.due.iter().flatten().copied().min()
+    /// The earliest of `at` and the deadlines set: what the loop asks at
+    /// every pass, without an `Option` to unwrap for each.
+    #[inline]
+    pub fn earliest_before(&self, at: Millis) -> Millis {
+        self.due.iter().fold(at, |soonest, due| {
+            due.map_or(soonest, |due| soonest.min(due))
+        })
     }
 }
 
@@ -87,7 +91,7 @@ mod tests {
     #[test]
     fn the_earliest_is_the_minimum_of_what_is_set_and_a_due_timer_is_taken_once() {
         let mut timers = Timers::default();
-        assert_eq!(timers.earliest(), None);
+        assert_eq!(timers.earliest_before(1_000), 1_000, "none set");
         timers.set(Timer::Occupancy, 100);
         timers.set(Timer::Watchdog, 40);
         timers.set_earliest(Timer::Occupancy, 120);
@@ -103,12 +107,13 @@ mod tests {
             Some(80),
             "set_latest keeps the later"
         );
-        assert_eq!(timers.earliest(), Some(40));
+        assert_eq!(timers.earliest_before(1_000), 40);
+        assert_eq!(timers.earliest_before(30), 30);
         assert!(!timers.take_due(Timer::Watchdog, 39));
         assert!(timers.take_due(Timer::Watchdog, 40));
         assert!(!timers.take_due(Timer::Watchdog, 41), "taken once");
-        assert_eq!(timers.earliest(), Some(80));
+        assert_eq!(timers.earliest_before(1_000), 80);
         timers.clear(Timer::BuzzerOff);
-        assert_eq!(timers.earliest(), Some(100));
+        assert_eq!(timers.earliest_before(1_000), 100);
     }
 }

@@ -137,6 +137,7 @@ impl Clock {
     }
 
     /// The instant the ticking clock reaches zero; never in upcount.
+    #[inline]
     pub fn deadline(&self) -> Option<Millis> {
         if !self.increment_mode.has_flag() {
             return None;

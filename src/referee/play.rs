@@ -60,9 +60,12 @@ impl Play {
     }
 
     /// The SAN suffix of the move that led to the position: `#` when the
-    /// side to move is in check with no legal move, `+` in check.
-    fn suffix(&self) -> Option<Suffix> {
-        match (self.position.is_check(), self.legal.is_empty()) {
+    /// side to move is in `check` (as the caller already found: asking the
+    /// position again looks for its king's attackers again) with no legal
+    /// move, `+` in check.
+    fn suffix(&self, check: bool) -> Option<Suffix> {
+        debug_assert_eq!(check, self.position.is_check());
+        match (check, self.legal.is_empty()) {
             (true, true) => Some(Suffix::Checkmate),
             (true, false) => Some(Suffix::Check),
             (false, _) => None,
@@ -186,7 +189,7 @@ impl Referee {
         next.generate(&self.play.position);
         let before_legal = std::mem::replace(&mut self.play.legal, next);
         let check = self.play.position.is_check();
-        let suffix = self.play.suffix();
+        let suffix = self.play.suffix(check);
         let moved = {
             let (lifted, placed) = hands_needed(m, side);
             lifted | placed
@@ -273,7 +276,7 @@ impl Referee {
         let legal = &self.play.legal;
         self.turn.releases.retain(|m| legal.contains(*m));
         let check = self.play.position.is_check();
-        let suffix = self.play.suffix();
+        let suffix = self.play.suffix(check);
         self.play.keys.pop();
         self.play.keys.push(key(&self.play.position));
         self.board.identify(m.to(), role.of(side));

@@ -29,8 +29,6 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant, SystemTime};
 
-use rusqlite::TransactionBehavior;
-
 use super::{
     GameId, NewGame, Store, StoreError, check_setup, insert_events, insert_game, set_result,
 };
@@ -364,12 +362,32 @@ impl Writer {
     }
 
     /// Writes a batch in one transaction. Bad operations are dropped,
-    /// marked in `dropped`; any other failure aborts the whole transaction.
+    /// marked in `dropped`; any other failure aborts the whole transaction
+    /// (rolled back, as rusqlite's `Transaction` does when dropped).
+    ///
+    /// `BEGIN IMMEDIATE` and `COMMIT` are statements kept prepared, as the
+    /// inserts are: a transaction's `execute_batch` parsed both again at
+    /// every commit, which is every burst a game makes.
     fn write(&mut self, batch: &[JournalOp], dropped: &mut [bool]) -> Result<(), StoreError> {
-        let tx = self
-            .store
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let conn = &self.store.conn;
+        conn.prepare_cached(BEGIN_IMMEDIATE)?.execute([])?;
+        let written = self.write_in_transaction(batch, dropped).and_then(|()| {
+            self.store.conn.prepare_cached(COMMIT)?.execute([])?;
+            Ok(())
+        });
+        if written.is_err() && !self.store.conn.is_autocommit() {
+            let _ = self.store.conn.execute_batch("ROLLBACK");
+        }
+        written
+    }
+
+    /// The operations of [`Writer::write`], inside its transaction.
+    fn write_in_transaction(
+        &mut self,
+        batch: &[JournalOp],
+        dropped: &mut [bool],
+    ) -> Result<(), StoreError> {
+        let conn = &self.store.conn;
         for (op, dropped) in batch.iter().zip(dropped.iter_mut()) {
             let done = match op {
                 JournalOp::Begin {
@@ -385,12 +403,12 @@ impl Writer {
                         white_left: *white_left,
                         setup,
                     };
-                    insert_game(&tx, &game, Some(*id)).map(|_| ())
+                    insert_game(conn, &game, Some(*id)).map(|_| ())
                 }
                 JournalOp::Append { game, line } => {
-                    insert_events(&tx, *game, std::slice::from_ref(line))
+                    insert_events(conn, *game, std::slice::from_ref(line))
                 }
-                JournalOp::Finish { game, result, pgn } => set_result(&tx, *game, result, pgn),
+                JournalOp::Finish { game, result, pgn } => set_result(conn, *game, result, pgn),
                 // Answered after the commit.
                 JournalOp::Flush { .. } => Ok(()),
             };
@@ -406,10 +424,15 @@ impl Writer {
                 Err(err) => return Err(err),
             }
         }
-        tx.commit()?;
         Ok(())
     }
 }
+
+/// A transaction that takes the write lock at once, as rusqlite's
+/// `TransactionBehavior::Immediate` does.
+const BEGIN_IMMEDIATE: &str = "BEGIN IMMEDIATE";
+/// Its end.
+const COMMIT: &str = "COMMIT";
 
 /// What a flush waiter hears when the commit failed.
 fn not_committed(pending: usize, err: &StoreError) -> StoreError {
