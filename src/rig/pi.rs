@@ -112,6 +112,9 @@ pub struct PiRig<B> {
 }
 
 /// The Pi's rig with either kind of board.
+// Built once at start-up and taken apart at once into the loop of its own
+// board kind: the variants' sizes cost nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum AnyPiRig {
     /// tocada's own board (protocol v1).
     Protocol(PiRig<ProtocolBoard<PiBus>>),
