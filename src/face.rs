@@ -208,6 +208,11 @@ pub struct View {
     /// Black's clock is on the left and White's on the right, because each
     /// clock sits over its own player's lever. False: White on the left.
     pub black_left: bool,
+    /// The running clock does not simply count down while the other
+    /// stands (upcount, hourglass, a US delay's hold): a clock that counts
+    /// by itself from a set (a DGT 3000) cannot follow it and is set again
+    /// at each whole second instead.
+    pub not_countdown: bool,
 }
 
 /// A side by name, as the face labels its clock: "White".

@@ -699,6 +699,21 @@ impl Session {
                 }
                 self.begin(at);
             }
+            // A start with Black to move: White's lever, the one a seesaw
+            // (a DGT 3000's) leaves up for Black, starts it too.
+            Button::Lever(Color::White)
+                if self
+                    .presets
+                    .get(self.selected)
+                    .is_some_and(|(_, rules)| rules.start.turn() == Color::Black) =>
+            {
+                if self.set_up_fault().is_some() {
+                    self.alert = None;
+                    self.buzz(Buzz::Short);
+                    return;
+                }
+                self.begin(at);
+            }
             Button::Lever(Color::White) => {
                 self.alert = Some(words::BLACKS_LEVER_STARTS.to_owned());
                 self.buzz(Buzz::Short);

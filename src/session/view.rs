@@ -11,7 +11,7 @@ use shakmaty::{Color, KnownOutcome};
 
 use super::{Session, preset_label};
 use crate::face::{self, Screen, View};
-use crate::{Millis, Reason, Referee, words};
+use crate::{IncrementMode, Millis, Reason, Referee, words};
 
 /// The clock screen as `referee` stands at `now` (game time), with an alert
 /// line. The times are rounded down to what the face shows
@@ -54,6 +54,10 @@ pub fn from_referee(referee: &Referee, now: Millis, alert: Option<String>) -> Vi
         result,
         screen: Screen::Clock,
         black_left: false,
+        not_countdown: matches!(
+            referee.rules().increment_mode,
+            IncrementMode::Upcount | IncrementMode::Hourglass | IncrementMode::Delay
+        ),
     }
 }
 
