@@ -112,6 +112,9 @@ pub struct PiRig<B> {
 }
 
 /// The Pi's rig with either kind of board.
+// One per process, made once at start-up: the variants' sizes (a DGT
+// board's driver holds its clock's state too) cost nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum AnyPiRig {
     /// tocada's own board (protocol v1).
     Protocol(PiRig<ProtocolBoard<PiBus>>),
