@@ -15,7 +15,7 @@ use tokio::time::Instant;
 
 use super::{BoardSerial, Command, Notifier, Rig};
 use crate::Input;
-use crate::config::{BoardKind, Config, Levers};
+use crate::config::{BoardClock, BoardKind, Config, Levers};
 use crate::controls::Button;
 use crate::hardware::SensorBoard;
 use crate::hardware::bus::Shared;
@@ -174,6 +174,9 @@ pub fn open(
     match buttons {
         Some(buttons) => spawn_buttons(buttons, commands, start),
         None if config.clock.levers == Levers::Stdin => spawn_stdin_controls(commands, start),
+        // A DGT 3000 on the board is the levers then (the config's summary
+        // says so); without one, nothing can press.
+        None if config.board.kind == BoardKind::Dgt && config.board.clock != BoardClock::None => {}
         None => tracing::warn!("no levers (clock.levers = \"none\"): nothing can start the clock"),
     }
     let oled = Oled::at(
