@@ -219,6 +219,11 @@ pub struct View {
     /// The language of the face's own words; the alert and the result
     /// come already in it.
     pub language: Language,
+    /// The running clock does not simply count down while the other
+    /// stands (upcount, hourglass, a US delay's hold): a clock that counts
+    /// by itself from a set (a DGT 3000) cannot follow it and is set again
+    /// at each whole second instead.
+    pub not_countdown: bool,
 }
 
 /// A side by name, as the face labels its clock: "White".

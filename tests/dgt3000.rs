@@ -263,11 +263,15 @@ fn the_dgt_3000s_levers_play_a_game_and_its_display_follows_tocada() {
             if seen.last() != Some(&shown) {
                 seen.push(shown.clone());
             }
-            if shown.contains(':') && seen.len() > 1 {
+            if shown.contains(':') && seen.iter().any(|s| !s.contains(':')) {
                 break;
             }
             desk.pause(10).await;
         }
+        // The standing set goes first, one command at a time: the clock may
+        // show the stopped times for a moment before the text comes.
+        let first_text = seen.iter().position(|s| !s.contains(':')).unwrap_or(0);
+        let seen = seen.split_off(first_text);
         assert!(
             seen.starts_with(&["Paused  ".to_owned(), "arbiter ".to_owned()]),
             "{seen:?}"
@@ -351,6 +355,86 @@ fn a_clock_unplugged_from_the_board_is_set_again_when_it_comes_back() {
         desk.until_running(Some(ClockSide::Right)).await;
         desk.play(&mut position, "Nc6").await;
         assert_eq!(desk.moves(), ["e4", "e5", "Nf3", "Nc6"]);
+        let _ = stop.send(());
+        daemon.await.unwrap();
+    });
+}
+
+/// The time-control editor from the DGT 3000's buttons alone: the middle
+/// button opens it, ">" goes to the next row, "+" steps its value up, the
+/// middle button saves; each row reads on the clock's eight characters.
+/// 15 minutes + 10 s set so, the game starts with 15:00 on both clocks,
+/// and White's first press adds his 10 s.
+#[test]
+fn the_time_control_editor_works_from_the_dgt_3000s_buttons() {
+    if !ttys_work() {
+        eprintln!("{NO_TTY}");
+        return;
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let tty = dir.path().join("ttyDGT");
+    tokio::task::LocalSet::new().block_on(&runtime, async {
+        let (desk, stop, daemon) = Desk::open(&tty);
+        for _ in 0..300 {
+            if desk.world.with_clock_model(|c, _| c.sets()) > Some(0) {
+                break;
+            }
+            desk.pause(10).await;
+        }
+        let shows = |desk: &Desk, text: &str| {
+            desk.world
+                .clock_display()
+                .is_some_and(|d| d.trim_end() == text)
+        };
+        let mut seen = Vec::new();
+        for (button, then) in [
+            (Dgt3000Button::Run, "Fischer"),
+            (Dgt3000Button::Ok, "Time 5m"),
+            (Dgt3000Button::Plus, "Time 10m"),
+            (Dgt3000Button::Plus, "Time 15m"),
+            (Dgt3000Button::Ok, "Incr +0s"),
+            (Dgt3000Button::Plus, "Incr +1s"),
+            (Dgt3000Button::Plus, "Incr +2s"),
+            (Dgt3000Button::Plus, "Incr +3s"),
+            (Dgt3000Button::Plus, "Incr +5s"),
+            (Dgt3000Button::Plus, "Inc +10s"),
+        ] {
+            desk.world.press_clock_button(button);
+            for _ in 0..500 {
+                if shows(&desk, then) {
+                    break;
+                }
+                desk.pause(10).await;
+            }
+            let shown = desk.world.clock_display().unwrap_or_default();
+            assert_eq!(shown.trim_end(), then, "after {button:?}; before: {seen:?}");
+            seen.push(shown);
+        }
+        // Saved: the setup screen's preset, standing until the start.
+        desk.world.press_clock_button(Dgt3000Button::Run);
+        for _ in 0..500 {
+            if !shows(&desk, "Inc +10s") {
+                break;
+            }
+            desk.pause(10).await;
+        }
+        desk.pause(300).await;
+        desk.world.press_clock_lever(ClockSide::Right);
+        desk.until_running(Some(ClockSide::Left)).await;
+        let (left, right) = desk
+            .world
+            .with_clock_model(|c, now| c.times_ms(now))
+            .unwrap();
+        assert_eq!(right, 900_000, "Black's 15 minutes");
+        assert!((880_000..=900_000).contains(&left), "White's: {left}");
+        let mut position = Chess::default();
+        desk.play(&mut position, "e4").await;
+        let white = desk.shown.borrow().view.white_ms;
+        assert!(white > 900_000, "White's 10 s added: {white}");
         let _ = stop.send(());
         daemon.await.unwrap();
     });

@@ -6,10 +6,18 @@
 //! cable pulled mid-game and put back: every move reaches the clock's
 //! output and the game store.
 //!
-//! The presses come from one helper, [`Rig::press`] (for now the press
-//! lines of `clock.levers = "stdin"`): the DGT 3000's levers take its place
-//! when the clock is modelled. Every wait is on a condition, with a
-//! generous timeout: nothing here is a bound on the daemon's speed.
+//! A DGT 3000 is plugged into the board's model, and every press is a hand
+//! on one of its levers ([`Rig::press`]): the board passes it on, the
+//! driver reads it, and after each press the clock's display shows the
+//! other side running (tocada's set-and-run). Most games keep
+//! `clock.levers = "stdin"` only for what it prints (the clock's decisions
+//! on standard output) and for a resignation at the end: no press line is
+//! written. Two games run with `clock.levers = "none"`, the DGT 3000's
+//! levers the only ones, once named (`board.clock = "dgt3000"`) and once
+//! found from the clock's messages; they are followed on the clock's
+//! display and the game store. The clock unplugged from the board
+//! mid-game and put back loses nothing. Every wait is on a condition, with
+//! a generous timeout: nothing here is a bound on the daemon's speed.
 #![cfg(target_os = "linux")]
 
 use std::io::Write;
@@ -20,6 +28,7 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{Chess, Color, Move, Piece, Position, Role, Square};
 use tocada::gesture::{self, Style};
+use tocada::hardware::dgt3000::ClockSide;
 use tocada::models::dgt::{DgtBoardModel, DgtOnPty, LineFault};
 use tocada::{Input, Millis};
 
@@ -71,6 +80,57 @@ struct Rig {
     /// Moves whose line met a fault, and moves slid.
     faulted: usize,
     slid: usize,
+    /// The daemon prints its decisions (`clock.levers = "stdin"`).
+    prints: bool,
+}
+
+/// Which levers `tocada run` is given besides the DGT 3000's, and whether
+/// the DGT 3000 is named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Levers {
+    /// `clock.levers = "stdin"`, for the decisions it prints and a
+    /// resignation at the end (never a press); `board.clock = "dgt3000"`.
+    Printing,
+    /// `clock.levers = "none"`, `board.clock = "dgt3000"`.
+    ClockOnly,
+    /// `clock.levers = "none"`, `board.clock` left out: the DGT 3000 found
+    /// from its messages.
+    ClockFound,
+}
+
+/// The DGT 3000's side whose lever is `side`'s (White on the left, as
+/// `clock.white` is by default).
+fn lever_of(side: Color) -> ClockSide {
+    if side == Color::White {
+        ClockSide::Left
+    } else {
+        ClockSide::Right
+    }
+}
+
+/// The running side as the DGT 3000's display shows it (`m:ss*` after the
+/// running time), and both times in seconds; `None` while it shows text.
+fn shown_times(display: &str) -> Option<(u64, u64, Option<ClockSide>)> {
+    let fields: Vec<&str> = display.split_whitespace().collect();
+    let [left, right] = fields.as_slice() else {
+        return None;
+    };
+    let seconds = |field: &str| -> Option<u64> {
+        field
+            .trim_end_matches('*')
+            .split(':')
+            .try_fold(0, |total, part| {
+                Some(total * 60 + part.parse::<u64>().ok()?)
+            })
+    };
+    let run = if left.ends_with('*') {
+        Some(ClockSide::Left)
+    } else if right.ends_with('*') {
+        Some(ClockSide::Right)
+    } else {
+        None
+    };
+    Some((seconds(left)?, seconds(right)?, run))
 }
 
 impl Drop for Rig {
@@ -96,7 +156,7 @@ enum Gap {
 
 /// The example configuration with the board's tty at `serial`, and no
 /// I2C bus anywhere.
-fn rig_config(dir: &Path, serial: &Path, gap: Gap) -> PathBuf {
+fn rig_config(dir: &Path, serial: &Path, gap: Gap, levers: Levers) -> PathBuf {
     let example = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/examples/dgt-laptop.toml"
@@ -109,6 +169,18 @@ fn rig_config(dir: &Path, serial: &Path, gap: Gap) -> PathBuf {
         )
         .replace("oled = false", "oled = false\nbus = \"/nonexistent/i2c-7\"");
     assert_ne!(text, example, "the example names where serial goes");
+    let text = match levers {
+        Levers::Printing => text.replace("# clock = \"dgt3000\"", "clock = \"dgt3000\""),
+        Levers::ClockOnly => text
+            .replace("# clock = \"dgt3000\"", "clock = \"dgt3000\"")
+            .replace("levers = \"stdin\"", "levers = \"none\""),
+        Levers::ClockFound => text.replace("levers = \"stdin\"", "levers = \"none\""),
+    };
+    assert_eq!(
+        text.contains("\nclock = \"dgt3000\""),
+        levers != Levers::ClockFound,
+        "the example names the DGT 3000"
+    );
     let text = match gap {
         Gap::Checked => text,
         Gap::Off => format!("{text}\n[rules]\nmin_press_gap_ms = 0\n"),
@@ -122,10 +194,25 @@ impl Rig {
     /// The daemon started on `model` with `args` besides, once the driver
     /// has set the board up (reset, serial, version, dump, update mode).
     fn open(model: DgtBoardModel, args: &[&str], gap: Gap) -> Rig {
+        Rig::open_with(model, args, gap, Levers::Printing)
+    }
+
+    /// The daemon started on `model` with a DGT 3000 plugged in, given
+    /// `levers`.
+    fn open_with(model: DgtBoardModel, args: &[&str], gap: Gap, levers: Levers) -> Rig {
         let dir = tempfile::tempdir().unwrap();
         let tty = dir.path().join("ttyDGT");
-        let board = DgtOnPty::open(model, &tty).unwrap();
-        let config = rig_config(dir.path(), &tty, gap);
+        let board = DgtOnPty::open(model.with_clock(), &tty).unwrap();
+        // Black to move: the players leave Black's lever down before the
+        // clock is read, so that White's, up, starts Black's clock and
+        // Black's is up for his first press.
+        let black_to_move = args
+            .windows(2)
+            .any(|w| w[0] == "--fen" && w[1].split(' ').nth(1) == Some("b"));
+        if black_to_move {
+            board.press_lever(ClockSide::Right);
+        }
+        let config = rig_config(dir.path(), &tty, gap, levers);
         let (daemon, stdin, rx, log) = spawn_daemon_logged(&config, dir.path(), args);
         let rig = Rig {
             board,
@@ -138,6 +225,7 @@ impl Rig {
             dir,
             faulted: 0,
             slid: 0,
+            prints: levers == Levers::Printing,
             press_after: Duration::from_millis(match gap {
                 Gap::Checked => 600,
                 Gap::Off => 300,
@@ -154,16 +242,40 @@ impl Rig {
         rig
     }
 
-    /// A lever press by `side`: the only source of presses in these tests
-    /// (the press lines of `clock.levers = "stdin"`).
+    /// A lever press by `side`, on the DGT 3000: the only source of
+    /// presses in these tests. (A lever already down does not move: the
+    /// other must be pressed first.)
     fn press(&mut self, side: Color) {
-        let side = if side == Color::White {
-            "white"
-        } else {
-            "black"
-        };
-        writeln!(self.stdin, r#"{{"t":0,"ev":"press","side":"{side}"}}"#).unwrap();
-        self.stdin.flush().unwrap();
+        self.board.press_lever(lever_of(side));
+    }
+
+    /// What the DGT 3000 shows now.
+    fn display(&self) -> String {
+        self.board
+            .clock_display()
+            .expect("a DGT 3000 is plugged in")
+    }
+
+    /// Waits until the DGT 3000's display satisfies `done`, or
+    /// [`PATIENCE`] passes.
+    fn until_displayed(&self, done: impl Fn(&str) -> bool) -> bool {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            if done(&self.display()) {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits until the DGT 3000 shows `side`'s clock running.
+    fn until_running(&self, side: Color) -> bool {
+        self.until_displayed(|d| {
+            shown_times(d).is_some_and(|(_, _, run)| run == Some(lever_of(side)))
+        })
     }
 
     /// Reads the daemon's output until a line contains `what`, or
@@ -194,9 +306,15 @@ impl Rig {
     /// Reads the daemon's log until a line contains `what`, or
     /// [`PATIENCE`] passes.
     fn until_logged(&mut self, what: &str) -> bool {
+        self.until_logged_times(what, 1)
+    }
+
+    /// Reads the daemon's log until `times` lines contain `what`, or
+    /// [`PATIENCE`] passes.
+    fn until_logged_times(&mut self, what: &str, times: usize) -> bool {
         let deadline = Instant::now() + PATIENCE;
         loop {
-            if self.logged.iter().any(|l| l.contains(what)) {
+            if self.logged.iter().filter(|l| l.contains(what)).count() >= times {
                 return true;
             }
             match self
@@ -214,23 +332,24 @@ impl Rig {
         sans_of(&self.seen)
     }
 
-    /// Starts the game: the side not to move presses (again, while the
-    /// board's first picture is on its way) until the clock runs.
+    /// Starts the game: the lever of the side not to move (Black's for
+    /// the standard start; White's too when Black is to move, the lever a
+    /// seesaw leaves up for Black) starts the clock; the clock of the side
+    /// to move then runs on the DGT 3000.
     fn start(&mut self, to_move: Color) {
-        let deadline = Instant::now() + PATIENCE;
-        // Black's lever starts the clock, whoever is to move (the
-        // session's set-up screen).
-        let _ = to_move;
-        loop {
-            self.press(Color::Black);
-            let started = self.until_that_for(Duration::from_millis(1_000), |seen| {
-                seen.iter().any(|l| l.contains(r#""effect":"started""#))
-            });
-            if started {
-                return;
-            }
-            assert!(Instant::now() < deadline, "never started: {:#?}", self.seen);
+        self.press(!to_move);
+        if self.prints {
+            assert!(
+                self.until(r#""effect":"started""#),
+                "never started: {:#?}",
+                self.seen
+            );
         }
+        assert!(
+            self.until_running(to_move),
+            "the DGT 3000 never showed {to_move:?} running: {}",
+            self.display()
+        );
     }
 
     fn until_that_for(&mut self, wait: Duration, done: impl Fn(&[String]) -> bool) -> bool {
@@ -289,17 +408,27 @@ impl Rig {
         let mover = position.turn();
         self.press(mover);
         position.play_unchecked(m);
-        assert!(
-            self.until_that(|seen| sans_of(seen).len() > before),
-            "{san} never came: {:#?}",
-            self.seen
-        );
-        assert_eq!(
-            plain(self.moves().last().unwrap()),
-            plain(san),
-            "{:#?}",
-            self.seen
-        );
+        if self.prints {
+            assert!(
+                self.until_that(|seen| sans_of(seen).len() > before),
+                "{san} never came: {:#?}",
+                self.seen
+            );
+            assert_eq!(
+                plain(self.moves().last().unwrap()),
+                plain(san),
+                "{:#?}",
+                self.seen
+            );
+        }
+        if !position.is_game_over() {
+            assert!(
+                self.until_running(!mover),
+                "{san}: the DGT 3000 never showed {:?} running: {}",
+                !mover,
+                self.display()
+            );
+        }
         match how {
             How::Fault(..) => {
                 let met = !self.board.with_model(|m, _| m.update_fault_pending());
@@ -315,7 +444,17 @@ impl Rig {
     /// stops, and the game store's moves come back, as `export` prints
     /// them.
     fn finish(mut self, position: &Chess) -> Vec<String> {
-        if !position.is_game_over() {
+        if !self.prints {
+            // Only the clock to read: its display says the result.
+            assert!(position.is_game_over(), "nothing to resign with");
+            assert!(
+                self.until_displayed(|d| d.contains("1-0")
+                    || d.contains("0-1")
+                    || d.contains("1/2")),
+                "no result on the DGT 3000: {}",
+                self.display()
+            );
+        } else if !position.is_game_over() {
             let side = if position.turn() == Color::White {
                 "white"
             } else {
@@ -324,7 +463,9 @@ impl Rig {
             writeln!(self.stdin, r#"{{"t":0,"ev":"resign","side":"{side}"}}"#).unwrap();
             self.stdin.flush().unwrap();
         }
-        assert!(self.until(r#""effect":"result""#), "{:#?}", self.seen);
+        if self.prints {
+            assert!(self.until(r#""effect":"result""#), "{:#?}", self.seen);
+        }
         let _ = std::process::Command::new("kill")
             .args(["-TERM", &self.daemon.id().to_string()])
             .status();
@@ -585,13 +726,21 @@ fn a_wrong_set_up_is_refused_then_corrected() {
     swapped.set_piece_at(Square::B8, bishop);
     swapped.set_piece_at(Square::C8, knight);
     let mut rig = Rig::open(DgtBoardModel::new(&swapped), &[], Gap::Off);
-    // Black presses, again and again: the clock does not start.
+    // Black presses, again and again (White's lever pressed between, as
+    // a lever already down does not move): the clock does not start.
     for _ in 0..3 {
         rig.press(Color::Black);
         let started = rig.until_that_for(Duration::from_millis(700), |seen| {
             seen.iter().any(|l| l.contains(r#""effect":"started""#))
         });
         assert!(!started, "started on a wrong set-up: {:#?}", rig.seen);
+        assert!(
+            shown_times(&rig.display()).is_none_or(|(_, _, run)| run.is_none()),
+            "the DGT 3000 runs on a wrong set-up: {}",
+            rig.display()
+        );
+        rig.press(Color::White);
+        std::thread::sleep(Duration::from_millis(300));
     }
     rig.board.lift(Square::B8);
     rig.board.lift(Square::C8);
@@ -607,9 +756,10 @@ fn a_wrong_set_up_is_refused_then_corrected() {
 }
 
 /// The cable pulled mid-game and put back, twice: once a move made and
-/// pressed while it is out (the press waits for the board, which answers
-/// within the 2 s a press waits for a silent board), once a move made
-/// while it is out and pressed after it is back. The dump read on
+/// pressed while it is out (the DGT 3000's lever reaches tocada through
+/// the board: its report, the lever moved, comes after the board's dump
+/// once the cable is back), once a move made while it is out and pressed
+/// after it is back. The dump read on
 /// reconnecting tells both moves, which are stored as played.
 #[test]
 fn the_cable_pulled_mid_game_and_put_back_loses_nothing() {
@@ -652,6 +802,7 @@ fn the_cable_pulled_mid_game_and_put_back_loses_nothing() {
         "{:#?}",
         rig.seen
     );
+    assert!(rig.until_running(Color::Black), "{}", rig.display());
     assert!(
         rig.until_logged("the sensor board answers again"),
         "{:#?}",
@@ -681,6 +832,7 @@ fn the_cable_pulled_mid_game_and_put_back_loses_nothing() {
         "{:#?}",
         rig.seen
     );
+    assert!(rig.until_running(Color::White), "{}", rig.display());
     for san in &sans[6..] {
         rig.play(&mut position, san, How::Clean);
     }
@@ -782,4 +934,120 @@ fn a_difference_that_is_no_move_after_the_cable_is_back_is_said_and_put_right() 
     assert_eq!(rig.moves(), ["e4", "e5", "Nf3"]);
     let stored = rig.finish(&position);
     assert_eq!(stored, ["e4", "e5", "Nf3"]);
+}
+
+/// Légal's mate with the DGT 3000's levers the only ones
+/// (`clock.levers = "none"`), the clock named or found: followed on its
+/// display alone (each press shows the other side running, the mate the
+/// result), every move in the game store.
+fn legal_on_the_clock_alone(levers: Levers) {
+    if !ttys_work() {
+        eprintln!("{NO_TTY}");
+        return;
+    }
+    let mut position = Chess::default();
+    let mut rig = Rig::open_with(DgtBoardModel::new(position.board()), &[], Gap::Off, levers);
+    assert!(
+        rig.until_logged("the DGT 3000 on the board answers"),
+        "{:#?}",
+        rig.logged
+    );
+    rig.start(Color::White);
+    for (i, san) in LEGAL.iter().enumerate() {
+        let m = gesture::parse_san(&position, san).unwrap();
+        let how = how_for(i, &position, m);
+        rig.play(&mut position, san, how);
+    }
+    assert!(position.is_checkmate());
+    assert!(rig.seen.is_empty(), "nothing printed: {:#?}", rig.seen);
+    let stored = rig.finish(&position);
+    assert_eq!(stored, LEGAL.map(plain));
+}
+
+#[test]
+fn the_dgt3000_named_is_the_only_levers() {
+    legal_on_the_clock_alone(Levers::ClockOnly);
+}
+
+#[test]
+fn the_dgt3000_found_from_its_messages_is_the_only_levers() {
+    legal_on_the_clock_alone(Levers::ClockFound);
+}
+
+/// The DGT 3000's cable out of the board mid-game, White to move: the
+/// daemon says so, tocada's clock keeps White's time running, and a press
+/// is impossible (White's lever does nothing; the move made meanwhile
+/// waits). Back in, the clock is set afresh with the time gone, White's
+/// press completes the move, and the game goes on: nothing lost.
+#[test]
+fn the_clock_unplugged_from_the_board_mid_game_loses_nothing() {
+    if !ttys_work() {
+        eprintln!("{NO_TTY}");
+        return;
+    }
+    let mut position = Chess::default();
+    let mut rig = Rig::open(DgtBoardModel::new(position.board()), &[], Gap::Checked);
+    rig.start(Color::White);
+    let sans = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"];
+    for san in &sans[..2] {
+        rig.play(&mut position, san, How::Clean);
+    }
+    assert!(
+        rig.until_logged("the DGT 3000 on the board answers"),
+        "{:#?}",
+        rig.logged
+    );
+    let (white_before, _, _) = shown_times(&rig.display()).unwrap();
+    rig.board.plug_clock(false);
+    assert!(
+        rig.until_logged("the DGT 3000 is not connected to the board"),
+        "{:#?}",
+        rig.logged
+    );
+    // White moves and presses: the lever is not read.
+    let m = gesture::parse_san(&position, "Nf3").unwrap();
+    rig.board.lift(m.from().unwrap());
+    std::thread::sleep(Duration::from_millis(150));
+    rig.board.place(m.to(), None);
+    std::thread::sleep(Duration::from_millis(600));
+    rig.press(Color::White);
+    let pressed = rig.until_that_for(Duration::from_millis(2_500), |seen| sans_of(seen).len() > 2);
+    assert!(!pressed, "a press from an unplugged clock: {:#?}", rig.seen);
+    assert!(
+        rig.daemon.try_wait().unwrap().is_none(),
+        "the daemon runs on"
+    );
+    rig.board.plug_clock(true);
+    assert!(
+        rig.until_logged_times("the DGT 3000 on the board answers", 2),
+        "{:#?}",
+        rig.logged
+    );
+    // Set afresh: White's clock ran all the while.
+    assert!(rig.until_running(Color::White), "{}", rig.display());
+    let (white_after, _, _) = shown_times(&rig.display()).unwrap();
+    assert!(
+        white_after + 2 <= white_before,
+        "White's time kept running: {white_before} s, then {white_after} s"
+    );
+    rig.press(Color::White);
+    position.play_unchecked(m);
+    assert!(
+        rig.until_that(|seen| sans_of(seen).len() == 3),
+        "{:#?}",
+        rig.seen
+    );
+    assert!(rig.until_running(Color::Black), "{}", rig.display());
+    for san in &sans[3..] {
+        rig.play(&mut position, san, How::Clean);
+    }
+    assert_eq!(rig.moves(), sans);
+    let unruled = !rig.seen.iter().any(|l| {
+        l.contains(r#""effect":"violation""#)
+            || l.contains(r#""effect":"warning""#)
+            || l.contains(r#""effect":"displaced""#)
+    });
+    assert!(unruled, "{:#?}", rig.seen);
+    let stored = rig.finish(&position);
+    assert_eq!(stored, sans);
 }

@@ -643,6 +643,25 @@ fn a_fen_with_black_to_move_starts_black_s_clock_on_black_s_lever() {
     assert_eq!(p.referee().and_then(|r| r.ticking()), Some(Color::Black));
 }
 
+/// The same start from White's lever: on a seesaw (a DGT 3000's levers)
+/// Black's lever is down and White's up when Black is to move, and White's
+/// press starts Black's clock. In the standard start White's lever says
+/// Black's starts, as before.
+#[test]
+fn a_fen_with_black_to_move_starts_on_white_s_lever_too() {
+    let mut p = panel();
+    let all = press(&mut p, 500, Button::Lever(Color::White));
+    assert!(p.referee().is_none(), "{all:?}");
+    let rules = tocada::Rules {
+        start: tocada::config::parse_start("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1").unwrap(),
+        ..tocada::Rules::default()
+    };
+    p.select_rules("fen", rules);
+    let all = press(&mut p, 1_000, Button::Lever(Color::White));
+    assert!(matches!(all[0], Action::Begin { .. }), "{all:?}");
+    assert_eq!(p.referee().and_then(|r| r.ticking()), Some(Color::Black));
+}
+
 #[test]
 fn the_setup_screen_writes_a_delay_as_a_delay_and_both_sides_times() {
     let config = Config::parse(

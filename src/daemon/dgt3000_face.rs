@@ -12,6 +12,15 @@
 //! waits for someone (a choice, a promotion, a draw offer standing,
 //! pieces to put back), the result and the menu go round until they
 //! change. A new ruling beeps with its first page.
+//!
+//! The clock's own set-and-run counts the running side down and holds the
+//! other: in a mode whose clocks do not (upcount counts up, the hourglass
+//! pours one side's time into the other's, a US delay holds the time for
+//! its seconds) the clock is set standing with tocada's times, again at
+//! each of their whole seconds ([`View::not_countdown`]; in the hourglass
+//! each clock's, the falling and the rising one changing at different
+//! instants: two sets a second), so it never counts against tocada. Byo-yomi and Canadian periods count down: the
+//! clock runs them, set again when a period begins.
 
 use shakmaty::Color;
 
@@ -165,8 +174,56 @@ struct Message {
     beeps: bool,
 }
 
+/// A row of the time-control editor (`"Time 120m"`, `"Mode bronstein"`)
+/// as the clock writes it in its eight characters: the mode alone, by its
+/// name; a row that fits as it is; else its label shortened (`T 120m`,
+/// `Inc +10s`, `Dly 10s`, `Mv all`, `Th 120m`, `OT 5x30s`, `B as W`), and
+/// the space dropped if it still does not fit (`OT25/10m`).
+pub fn editor_row_text(row: &str) -> String {
+    let (label, value) = row.split_once(' ').unwrap_or((row, ""));
+    if label == "Mode" {
+        return match value {
+            "fischer" => "Fischer",
+            "bronstein" => "Bronstn",
+            "delay" => "US delay",
+            "hourglass" => "Hourglas",
+            "upcount" => "Upcount",
+            other => other,
+        }
+        .to_owned();
+    }
+    if row.len() <= wire::TEXT_LEN {
+        return row.to_owned();
+    }
+    let label = match label {
+        "Time" => "T",
+        "Incr" => "Inc",
+        "Delay" => "Dly",
+        "Moves" => "Mv",
+        "Then" => "Th",
+        "Over" => "OT",
+        "Black" => "B",
+        other => other,
+    };
+    let value = if value == "as White" { "as W" } else { value };
+    let text = format!("{label} {value}");
+    if text.len() <= wire::TEXT_LEN {
+        text
+    } else {
+        text.replacen(' ', "", 1)
+    }
+}
+
 /// The message of `view`, if it has one for the clock.
 fn message_of(view: &View) -> Option<Message> {
+    // The editor's selected row, which the clock's buttons change.
+    if let Screen::TimeControlEditor { rows, selected } = &view.screen {
+        return rows.get(*selected).map(|row| Message {
+            text: editor_row_text(row),
+            stays: true,
+            beeps: false,
+        });
+    }
     if let Screen::TimeControlMenu { presets, selected } = &view.screen {
         return presets.get(*selected).map(|name| Message {
             text: name.clone(),
@@ -222,12 +279,18 @@ impl ClockFace {
             Color::White => view.white_ms,
             Color::Black => view.black_ms,
         };
+        // A clock that does not simply count down (upcount, hourglass, a
+        // US delay) is not the DGT 3000's countdown: it is set standing,
+        // with tocada's times, at each of their whole seconds, and never
+        // counts against them.
         let run = match view.running {
-            Some(side) if !view.paused && view.result.is_none() => Some(if side == left {
-                ClockSide::Left
-            } else {
-                ClockSide::Right
-            }),
+            Some(side) if !view.paused && view.result.is_none() && !view.not_countdown => {
+                Some(if side == left {
+                    ClockSide::Left
+                } else {
+                    ClockSide::Right
+                })
+            }
             _ => None,
         };
         let message = message_of(view);
@@ -435,5 +498,173 @@ mod tests {
         let shown = face.shown(&menu, 70_000);
         assert_eq!(shown.run, None);
         assert_eq!(&shown.text.unwrap().0, b"Rapid   ");
+    }
+
+    /// The set-and-runs the driver sends over `until` ms of views `at` makes,
+    /// the face and the driver asked every 100 ms as the daemon does, each
+    /// command acknowledged 20 ms after it went.
+    fn commands(at: impl Fn(Millis) -> View, until: Millis) -> Vec<(Millis, Vec<u8>)> {
+        use crate::hardware::dgt3000::{ClockTime, Dgt3000, encode_ack, encode_times};
+        let mut face = ClockFace::new();
+        let mut clock = Dgt3000::new();
+        let zero = ClockTime {
+            seconds: 0,
+            flag: false,
+        };
+        clock.report(&encode_times(zero, zero, 0), 0);
+        let mut sent = Vec::new();
+        let mut ack_due: Option<(Millis, u8)> = None;
+        let mut now = 0;
+        while now <= until {
+            if let Some((due, id)) = ack_due
+                && due <= now
+            {
+                clock.report(&encode_ack([wire::ACK_OK, id, 0, 0]), due);
+                ack_due = None;
+            }
+            clock.show(face.shown(&at(now), now), now);
+            if let Some(command) = clock.poll_command(now) {
+                ack_due = Some((now + 20, command[3]));
+                // The version asked at first is not a set.
+                if command[3] == wire::CMD_SETNRUN {
+                    sent.push((now, command));
+                }
+            }
+            now += 10;
+        }
+        sent
+    }
+
+    fn set(left_ms: u64, right_ms: u64, run: Option<ClockSide>) -> Vec<u8> {
+        crate::hardware::dgt3000::ClockCommand::SetAndRun {
+            left_s: (left_ms / 1000) as u32,
+            right_s: (right_ms / 1000) as u32,
+            run,
+        }
+        .encode()
+    }
+
+    /// Upcount and the hourglass are not the DGT 3000's countdown: before,
+    /// it was set running and counted against tocada, set again every
+    /// half second or so. Now it is set standing with tocada's whole
+    /// seconds, once at each of them.
+    #[test]
+    fn a_clock_that_does_not_count_down_is_set_standing_at_each_whole_second() {
+        let upcount = |t: Millis| View {
+            white_ms: 2_500 + t,
+            black_ms: 7_000,
+            running: Some(Color::White),
+            not_countdown: true,
+            ..View::default()
+        };
+        let hourglass = |t: Millis| View {
+            white_ms: 60_000 - t,
+            black_ms: 60_000 + t,
+            running: Some(Color::White),
+            not_countdown: true,
+            ..View::default()
+        };
+        // Upcount: once a second. The hourglass: at each whole second of
+        // either clock (the falling one's and the rising one's fall at
+        // different instants, as on the face).
+        for (name, at, sets) in [
+            ("upcount", &upcount as &dyn Fn(Millis) -> View, 10..=12),
+            ("hourglass", &hourglass, 20..=22),
+        ] {
+            let sent = commands(at, 10_000);
+            assert!(
+                sets.contains(&sent.len()),
+                "{name}: {} sets in 10 s",
+                sent.len()
+            );
+            for (t, command) in &sent {
+                let view = at(*t);
+                assert_eq!(
+                    *command,
+                    set(view.white_ms, view.black_ms, None),
+                    "{name} at {t}"
+                );
+            }
+        }
+    }
+
+    /// Byo-yomi's periods count down: the clock runs them, set again only
+    /// when one begins (main time out, a period used up), never between.
+    #[test]
+    fn byo_yomi_periods_are_run_by_the_clock_and_set_as_each_begins() {
+        // 2 s of main time, then periods of 10 s, White's clock running.
+        let time = |t: Millis| {
+            if t < 2_000 {
+                2_000 - t
+            } else {
+                10_000 - (t - 2_000) % 10_000
+            }
+        };
+        let at = |t: Millis| View {
+            white_ms: time(t),
+            black_ms: 60_000,
+            running: Some(Color::White),
+            white_overtime: (t >= 2_000).then(|| "BY2".to_owned()),
+            ..View::default()
+        };
+        let sent = commands(at, 15_000);
+        let when: Vec<Millis> = sent.iter().map(|(t, _)| *t).collect();
+        // The first once the clock's version has answered.
+        assert_eq!(when, [20, 2_000, 12_000], "{sent:?}");
+        assert_eq!(sent[1].1, set(10_000, 60_000, Some(ClockSide::Left)));
+    }
+
+    /// Every row the editor can show is one page on the clock, readable.
+    #[test]
+    fn the_editors_rows_fit_the_clocks_eight_characters() {
+        use crate::session::editor::Editor;
+        let written = |row: &str| {
+            let pages = clock_pages(&editor_row_text(row));
+            assert_eq!(pages.len(), 1, "{row}: {pages:?}");
+            String::from_utf8_lossy(&pages[0]).trim_end().to_owned()
+        };
+        for (row, shown) in [
+            ("Mode fischer", "Fischer"),
+            ("Mode bronstein", "Bronstn"),
+            ("Mode delay", "US delay"),
+            ("Mode hourglass", "Hourglas"),
+            ("Time 15m", "Time 15m"),
+            ("Time 120m", "T 120m"),
+            ("Incr +10s", "Inc +10s"),
+            ("Delay 10s", "Dly 10s"),
+            ("Moves 40", "Moves 40"),
+            ("Moves all", "Mv all"),
+            ("Then 120m", "Th 120m"),
+            ("Over 5x30s", "OT 5x30s"),
+            ("Over 25/10m", "OT25/10m"),
+            ("Over -", "Over -"),
+            ("Black as White", "B as W"),
+            ("Black 120m", "B 120m"),
+        ] {
+            assert_eq!(written(row), shown, "{row}");
+        }
+        // Every row of every value the editor steps through.
+        let mut editor = Editor::default();
+        for _ in 0..7 {
+            for _ in 0..15 {
+                for text in editor.rows() {
+                    written(&text);
+                }
+                editor.step_value(true);
+            }
+            editor.step_row(true);
+        }
+        // On the clock: the selected row, standing.
+        let mut face = ClockFace::new();
+        let view = View {
+            screen: Screen::TimeControlEditor {
+                rows: vec!["Mode fischer".to_owned(), "Time 120m".to_owned()],
+                selected: 1,
+            },
+            ..View::default()
+        };
+        let shown = face.shown(&view, 0);
+        assert_eq!(&shown.text.unwrap().0, b"T 120m  ");
+        assert_eq!(face.shown(&view, 60_000).text.unwrap().0, *b"T 120m  ");
     }
 }

@@ -694,6 +694,14 @@ impl Dgt3000 {
         .at(now);
         let stale = match self.set {
             None => true,
+            // Standing: what was sent is whole seconds, set again when
+            // tocada's whole seconds are others (a clock tocada counts
+            // otherwise than down, set at each of its seconds).
+            Some(set) if want.run.is_none() => {
+                set.run.is_some()
+                    || set.left_ms / 1000 != left_ms / 1000
+                    || set.right_ms / 1000 != right_ms / 1000
+            }
             Some(set) => {
                 let (l, r) = set.at(now);
                 set.run != want.run || l.abs_diff(left_ms) >= 1_000 || r.abs_diff(right_ms) >= 1_000

@@ -15,7 +15,7 @@ use tokio::time::Instant;
 
 use super::{BoardSerial, Command, Notifier, Rig};
 use crate::Input;
-use crate::config::{BoardKind, Config, Levers};
+use crate::config::{BoardClock, BoardKind, Config, Levers};
 use crate::controls::Button;
 use crate::hardware::SensorBoard;
 use crate::hardware::bus::Shared;
@@ -112,8 +112,8 @@ pub struct PiRig<B> {
 }
 
 /// The Pi's rig with either kind of board.
-// Built once at start-up and taken apart at once into the loop of its own
-// board kind: the variants' sizes cost nothing.
+// One per process, made once at start-up: the variants' sizes (a DGT
+// board's driver holds its clock's state too) cost nothing worth a box.
 #[allow(clippy::large_enum_variant)]
 pub enum AnyPiRig {
     /// tocada's own board (protocol v1).
@@ -174,6 +174,9 @@ pub fn open(
     match buttons {
         Some(buttons) => spawn_buttons(buttons, commands, start),
         None if config.clock.levers == Levers::Stdin => spawn_stdin_controls(commands, start),
+        // A DGT 3000 on the board is the levers then (the config's summary
+        // says so); without one, nothing can press.
+        None if config.board.kind == BoardKind::Dgt && config.board.clock != BoardClock::None => {}
         None => tracing::warn!("no levers (clock.levers = \"none\"): nothing can start the clock"),
     }
     let oled = Oled::at(

@@ -716,6 +716,21 @@ impl Session {
                 }
                 self.begin(at);
             }
+            // A start with Black to move: White's lever, the one a seesaw
+            // (a DGT 3000's) leaves up for Black, starts it too.
+            Button::Lever(Color::White)
+                if self
+                    .presets
+                    .get(self.selected)
+                    .is_some_and(|(_, rules)| rules.start.turn() == Color::Black) =>
+            {
+                if self.set_up_fault().is_some() {
+                    self.alert = None;
+                    self.buzz(Buzz::Short);
+                    return;
+                }
+                self.begin(at);
+            }
             Button::Lever(Color::White) => {
                 self.alert = Some(Notice::BlacksLeverStarts.text(self.language).to_owned());
                 self.buzz(Buzz::Short);

@@ -11,7 +11,7 @@ use shakmaty::{Color, KnownOutcome};
 
 use super::{Session, preset_label};
 use crate::face::{self, Language, Screen, View};
-use crate::{Millis, Reason, Referee, words};
+use crate::{IncrementMode, Millis, Reason, Referee, words};
 
 /// The clock screen as `referee` stands at `now` (game time), with an alert
 /// line. The times are rounded down to what the face shows
@@ -66,6 +66,10 @@ pub fn from_referee_in(
         screen: Screen::Clock,
         black_left: false,
         language,
+        not_countdown: matches!(
+            referee.rules().increment_mode,
+            IncrementMode::Upcount | IncrementMode::Hourglass | IncrementMode::Delay
+        ),
     }
 }
 
