@@ -759,7 +759,7 @@ impl Session {
     pub fn editor_rows(&self) -> Option<(Vec<String>, usize)> {
         self.editor
             .as_ref()
-            .map(|editor| (editor.rows(), editor.selected()))
+            .map(|editor| (editor.rows(self.language), editor.selected()))
     }
 
     fn begin(&mut self, at: Millis) {
