@@ -11,6 +11,7 @@ use embedded_graphics::primitives::Rectangle;
 use embedded_graphics_simulator::{BinaryColorTheme, OutputSettingsBuilder, SimulatorDisplay};
 use shakmaty::{Color, KnownOutcome, Role, Square};
 use tocada::face::{self, Field, Language, Placed, Screen, View};
+use tocada::session::editor::Editor;
 use tocada::words::{self, Notice};
 use tocada::{ArbiterWords, Choice, Effect, Law, MoveText, Reason, Rejection, Ruling};
 
@@ -246,6 +247,31 @@ fn views(language: Language) -> Vec<(String, View)> {
                 ..clock(language)
             },
         ));
+        // The time-control editor: every value of every row, the row
+        // selected (its arrows narrow the text), with the header and footer.
+        let mut editor = Editor::default();
+        // Moves 40 first, so that no row is left out as unused.
+        for _ in 0..3 {
+            editor.step_row(true);
+        }
+        editor.step_value(true);
+        for row in 0..7 {
+            for step in 0..15 {
+                editor.step_value(true);
+                views.push((
+                    format!("editor-{row}-{step}"),
+                    View {
+                        screen: Screen::TimeControlEditor {
+                            rows: editor.rows(language),
+                            selected: editor.selected(),
+                        },
+                        black_left,
+                        ..clock(language)
+                    },
+                ));
+            }
+            editor.step_row(true);
+        }
         for field in Field::ALL {
             views.push((
                 format!("correction-{field:?}"),

@@ -183,7 +183,7 @@ const SPANISH: FaceWords = FaceWords {
     ],
     pieces: ['R', 'D', 'T', 'A', 'C'],
     editor: EditorWords {
-        header: "Tablas: - +",
+        header: "Tablas ±",
         footer: "Menú guarda",
         modes: ["Fischer", "Bronstein", "retardo", "arena", "ascend."],
         mode: "Modo",
@@ -290,7 +290,7 @@ const GERMAN: FaceWords = FaceWords {
     ],
     pieces: ['K', 'D', 'T', 'L', 'S'],
     editor: EditorWords {
-        header: "Remis: - +",
+        header: "Remis ±",
         footer: "Menü speichert",
         modes: ["Fischer", "Bronstein", "Verzög.", "Sanduhr", "aufwärts"],
         mode: "Modus",
