@@ -456,6 +456,45 @@ mod tests {
     }
 
     #[test]
+    fn errors_are_said_in_each_language() {
+        let not_pressed = CommandError::NotPressed(Color::White);
+        let promotion = CommandError::NeedsPromotion("b7a8".to_owned());
+        let cases = [
+            (
+                Language::English,
+                "White moved and has not pressed",
+                "type b7a8q, b7a8r, b7a8b or b7a8n",
+            ),
+            (
+                Language::Spanish,
+                "Blancas jugaron y no han pulsado",
+                "¿a qué pieza? escriba b7a8q, b7a8r, b7a8b o b7a8n",
+            ),
+            (
+                Language::French,
+                "les Blancs ont joué sans appuyer",
+                "en quelle pièce ? tapez b7a8q, b7a8r, b7a8b ou b7a8n",
+            ),
+            (
+                Language::German,
+                "Weiß hat gezogen und nicht gedrückt",
+                "in welche Figur? b7a8q, b7a8r, b7a8b oder b7a8n tippen",
+            ),
+        ];
+        for (language, pressed, promote) in cases {
+            let said = not_pressed.text_in(language);
+            assert!(said.contains(pressed), "{said}");
+            let said = promotion.text_in(language);
+            assert!(said.contains(promote), "{said}");
+        }
+        let missing = parse("lift").unwrap_err();
+        assert_eq!(
+            missing.text_in(Language::Spanish),
+            "`lift` necesita una casilla, como e4"
+        );
+    }
+
+    #[test]
     fn moves_resolve_in_uci_and_san() {
         let start = Chess::default();
         let e4 = resolve_move(&start, "e2e4").unwrap();

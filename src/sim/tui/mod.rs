@@ -807,6 +807,53 @@ mod tests {
     }
 
     #[test]
+    fn refused_commands_are_answered_in_the_players_language() {
+        // What each language says to `e2e4` before a game, to `plug` with
+        // the cable in, and to `lift` on an empty square.
+        let cases = [
+            (
+                Language::English,
+                ["no game yet", "already in", "no piece on e4"],
+            ),
+            (
+                Language::Spanish,
+                [
+                    "aún no hay partida",
+                    "ya está enchufado",
+                    "no hay pieza en e4",
+                ],
+            ),
+            (
+                Language::French,
+                ["pas encore de partie", "déjà branché", "pas de pièce en e4"],
+            ),
+            (
+                Language::German,
+                [
+                    "noch keine Partie",
+                    "steckt schon",
+                    "auf e4 steht keine Figur",
+                ],
+            ),
+        ];
+        for (language, expected) in cases {
+            with_daemon(move |world, tx, start, snapshots| async move {
+                let mut config = Config::default();
+                config.face.language = language;
+                let mut app = App::new(world, tx, start, snapshots, Log::new(), &config);
+                let said = |app: &App| app.message.as_ref().map(|m| m.text.clone());
+                for (typed, expected) in ["e2e4", "plug", "lift e4"].into_iter().zip(expected) {
+                    app.line = typed.to_owned();
+                    app.enter();
+                    let answer = said(&app).unwrap_or_default();
+                    assert!(answer.contains(expected), "{language:?} {typed}: {answer}");
+                    assert!(app.message.as_ref().is_some_and(|m| m.error), "{typed}");
+                }
+            });
+        }
+    }
+
+    #[test]
     fn typed_commands_say_why_they_are_not_done_and_pgn_writes_the_games() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("games.pgn").display().to_string();

@@ -772,6 +772,75 @@ mod tests {
     }
 
     #[test]
+    fn help_answers_and_the_clock_pane_are_in_the_players_language() {
+        // The Clock pane's labels and states, a refused command's answer,
+        // the help's note and one of its rows, as each language writes
+        // them; and none of the English ones elsewhere.
+        let cases = [
+            (
+                Language::English,
+                ["Buzzer", "quiet", "on: moves pressed"],
+                "`i9` is not a square",
+                ["command words are English", "lift the piece on e2"],
+            ),
+            (
+                Language::Spanish,
+                ["Zumbad.", "callado", "sí: se pulsa solo"],
+                "`i9` no es una casilla",
+                ["van en inglés", "levantar la pieza de e2"],
+            ),
+            (
+                Language::French,
+                ["Bipeur", "muet", "oui : coups pressés"],
+                "`i9` n'est pas une case",
+                ["restent en anglais", "lever la pièce de e2 et la tenir"],
+            ),
+            (
+                Language::German,
+                ["Summer", "still", "an: Züge gedrückt"],
+                "`i9` ist kein Feld",
+                [
+                    "bleiben in jeder Sprache englisch",
+                    "die Figur auf e2 heben",
+                ],
+            ),
+        ];
+        let pixels = Pixels::default();
+        let physical = start_pieces();
+        for (language, clock, refused, help) in cases {
+            let snapshot = ShownGame {
+                view: View {
+                    language,
+                    ..View::default()
+                },
+                ..ShownGame::default()
+            };
+            let answer = Message {
+                text: command::parse("place i9").unwrap_err().text_in(language),
+                error: true,
+            };
+            let mut shown = screen(&pixels, &snapshot, &physical, &[]);
+            shown.message = Some(&answer);
+            let all = render(200, 60, &shown).join("\n");
+            for text in clock.iter().chain([&refused]) {
+                assert!(all.contains(text), "{language:?}: {text}\n{all}");
+            }
+            if language != Language::English {
+                for english in ["Buzzer", "quiet", "moves pressed", "is not a square"] {
+                    assert!(!all.contains(english), "{language:?}: {english}\n{all}");
+                }
+            }
+            shown.show_help = true;
+            let all = render(200, 60, &shown).join("\n");
+            for text in help {
+                assert!(all.contains(text), "{language:?}: {text}\n{all}");
+            }
+            // The command words themselves stay English.
+            assert!(all.contains("promote q|r|b|n"), "{language:?}\n{all}");
+        }
+    }
+
+    #[test]
     fn help_replaces_the_log() {
         let pixels = Pixels::default();
         let snapshot = ShownGame::default();
