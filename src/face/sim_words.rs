@@ -2,7 +2,7 @@
 //! typed commands, its help, its welcome line and its Clock pane. One
 //! typed table a language, like [`super::FaceWords`], so that a sentence
 //! missing in one language is a compile error. The command words
-//! themselves (`lift`, `place`, `press`, `pgn` …) stay English in every
+//! themselves (`lift`, `place`, `left`, `pgn` …) stay English in every
 //! language: they are a command language, like the PGN's.
 
 use super::Language;
