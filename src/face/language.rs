@@ -94,6 +94,10 @@ pub struct EditorWords {
     pub black: &'static str,
     /// Black's row when Black has White's time.
     pub black_as_white: &'static str,
+    /// A preset's label for an hourglass control, before its time.
+    pub hourglass: &'static str,
+    /// A preset's label for an upcount control.
+    pub count_up: &'static str,
 }
 
 const ENGLISH: FaceWords = FaceWords {
@@ -143,6 +147,8 @@ const ENGLISH: FaceWords = FaceWords {
         overtime: "Over",
         black: "Black",
         black_as_white: "Black as White",
+        hourglass: "hourglass",
+        count_up: "count up",
     },
 };
 
@@ -196,6 +202,8 @@ const SPANISH: FaceWords = FaceWords {
         overtime: "Prórr.",
         black: "Negras",
         black_as_white: "Negras = blancas",
+        hourglass: "reloj de arena",
+        count_up: "ascendente",
     },
 };
 
@@ -250,6 +258,8 @@ const FRENCH: FaceWords = FaceWords {
         overtime: "Prolong.",
         black: "Noirs",
         black_as_white: "Noirs = Blancs",
+        hourglass: "sablier",
+        count_up: "chrono montant",
     },
 };
 
@@ -303,6 +313,8 @@ const GERMAN: FaceWords = FaceWords {
         overtime: "Verläng.",
         black: "Schwarz",
         black_as_white: "Schwarz = Weiß",
+        hourglass: "Sanduhr",
+        count_up: "aufwärts",
     },
 };
 
