@@ -38,6 +38,8 @@ pub struct SimWords {
     pub help: [&'static str; HELP_ROWS],
     /// The Clock pane's title.
     pub clock_title: &'static str,
+    /// The other boxes' names: the board, the face's words, the log.
+    pub boxes: [&'static str; 3],
     /// The Clock pane's labels, 8 columns wide: levers, buzzer, board,
     /// hands, auto.
     pub labels: [&'static str; 5],
@@ -161,6 +163,7 @@ const ENGLISH: SimWords = SimWords {
         "leave (Ctrl-C too)",
     ],
     clock_title: " Clock ",
+    boxes: ["Board", "Face", "Log"],
     labels: ["Levers", "Buzzer", "Board", "Hands", "Auto"],
     quiet: "quiet",
     cable_out: "cable out",
@@ -257,6 +260,7 @@ const SPANISH: SimWords = SimWords {
         "salir (también Ctrl-C)",
     ],
     clock_title: " Reloj ",
+    boxes: ["Tablero", "Pantalla", "Registro"],
     labels: ["Pulsad.", "Zumbad.", "Tablero", "Manos", "Auto"],
     quiet: "callado",
     cable_out: "cable fuera",
@@ -357,6 +361,7 @@ const FRENCH: SimWords = SimWords {
         "quitter (Ctrl-C aussi)",
     ],
     clock_title: " Pendule ",
+    boxes: ["Échiquier", "Écran", "Journal"],
     labels: ["Leviers", "Bipeur", "Échiq.", "Mains", "Auto"],
     quiet: "muet",
     cable_out: "câble débranché",
@@ -456,6 +461,7 @@ const GERMAN: SimWords = SimWords {
         "beenden (auch Ctrl-C)",
     ],
     clock_title: " Uhr ",
+    boxes: ["Brett", "Anzeige", "Protokoll"],
     labels: ["Hebel", "Summer", "Brett", "Hände", "Auto"],
     quiet: "still",
     cable_out: "Kabel gezogen",

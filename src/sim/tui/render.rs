@@ -283,7 +283,7 @@ pub fn draw(frame: &mut Frame<'_>, screen: &SimScreen<'_>) {
         frame.render_widget(ratatui::widgets::Clear, place);
         draw_help(frame, place, screen.snapshot.view.language);
     } else {
-        draw_log(frame, screen.log, log);
+        draw_log(frame, screen.log, log, screen.snapshot.view.language);
     }
     frame.render_widget(
         Paragraph::new(keys_text.join("\n")).style(Style::new().fg(Colour::DarkGray)),
@@ -394,7 +394,8 @@ fn draw_face_words(frame: &mut Frame<'_>, view: &crate::face::View, area: Rect) 
         .map(Line::from)
         .collect();
     frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(" Face ")),
+        Paragraph::new(lines)
+            .block(Block::bordered().title(format!(" {} ", view.language.sim().boxes[1]))),
         area,
     );
 }
@@ -433,7 +434,7 @@ fn draw_board(frame: &mut Frame<'_>, screen: &SimScreen<'_>, square: (u16, u16),
         None => (&start, Standing::SetUp.text(view.language)),
     };
     // The box may be as narrow as the smallest board: the state alone then.
-    let full = format!(" Board · {title} ");
+    let full = format!(" {} · {title} ", view.language.sim().boxes[0]);
     let title = if full.chars().count() + 2 <= usize::from(area.width) {
         full
     } else {
@@ -515,7 +516,7 @@ fn draw_clock(frame: &mut Frame<'_>, screen: &SimScreen<'_>, area: Rect) {
     );
 }
 
-fn draw_log(frame: &mut Frame<'_>, entries: &[LogEntry], area: Rect) {
+fn draw_log(frame: &mut Frame<'_>, entries: &[LogEntry], area: Rect, language: Language) {
     let rows = usize::from(area.height.saturating_sub(2));
     let lines: Vec<Line<'_>> = entries
         .iter()
@@ -531,7 +532,8 @@ fn draw_log(frame: &mut Frame<'_>, entries: &[LogEntry], area: Rect) {
         })
         .collect();
     frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(" Log ")),
+        Paragraph::new(lines)
+            .block(Block::bordered().title(format!(" {} ", language.sim().boxes[2]))),
         area,
     );
 }
@@ -779,25 +781,43 @@ mod tests {
         let cases = [
             (
                 Language::English,
-                ["Buzzer", "quiet", "on: moves pressed"],
+                ["Buzzer", "quiet", "on: moves pressed", "Board ·", " Log "],
                 "`i9` is not a square",
                 ["command words are English", "lift the piece on e2"],
             ),
             (
                 Language::Spanish,
-                ["Zumbad.", "callado", "sí: se pulsa solo"],
+                [
+                    "Zumbad.",
+                    "callado",
+                    "sí: se pulsa solo",
+                    "Tablero ·",
+                    " Registro ",
+                ],
                 "`i9` no es una casilla",
                 ["van en inglés", "levantar la pieza de e2"],
             ),
             (
                 Language::French,
-                ["Bipeur", "muet", "oui : coups pressés"],
+                [
+                    "Bipeur",
+                    "muet",
+                    "oui : coups pressés",
+                    "Échiquier ·",
+                    " Journal ",
+                ],
                 "`i9` n'est pas une case",
                 ["restent en anglais", "lever la pièce de e2 et la tenir"],
             ),
             (
                 Language::German,
-                ["Summer", "still", "an: Züge gedrückt"],
+                [
+                    "Summer",
+                    "still",
+                    "an: Züge gedrückt",
+                    "Brett ·",
+                    " Protokoll ",
+                ],
                 "`i9` ist kein Feld",
                 [
                     "bleiben in jeder Sprache englisch",
