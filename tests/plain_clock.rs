@@ -12,7 +12,6 @@ mod support {
     pub mod cli;
     // Its `run_daemon` closes standard input at once: the presses here
     // are written as the test goes, through `spawn_daemon`.
-    #[allow(dead_code)]
     pub mod daemon;
 }
 use support::cli::tocada;

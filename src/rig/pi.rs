@@ -112,6 +112,8 @@ pub struct PiRig<B> {
 }
 
 /// The Pi's rig with either kind of board.
+// Made once at start and never moved in a loop: boxing a variant would buy nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum AnyPiRig {
     /// tocada's own board (protocol v1).
     Protocol(PiRig<ProtocolBoard<PiBus>>),
