@@ -56,8 +56,10 @@ pub use crate::frame::Frame;
 
 mod glyphs;
 mod language;
+mod sim_words;
 
-pub use language::{FaceWords, Language};
+pub use language::{EditorWords, FaceWords, Language};
+pub use sim_words::{Expected, HELP_ROWS, SimWords};
 
 /// Width of the panel in pixels.
 pub const WIDTH: i32 = crate::frame::WIDTH as i32;
@@ -359,7 +361,8 @@ pub fn draw<D: DrawTarget<Color = BinaryColor>>(
             target,
         ),
         Screen::TimeControlEditor { rows, selected } => {
-            draw_menu(view, rows, *selected, ("Draw: - +", "Menu saves"), target)
+            let words = &view.language.face().editor;
+            draw_menu(view, rows, *selected, (words.header, words.footer), target)
         }
         Screen::Correction { field } => draw_correction(view, *field, target),
     }

@@ -11,8 +11,12 @@ use embedded_graphics::primitives::Rectangle;
 use embedded_graphics_simulator::{BinaryColorTheme, OutputSettingsBuilder, SimulatorDisplay};
 use shakmaty::{Color, KnownOutcome, Role, Square};
 use tocada::face::{self, Field, Language, Placed, Screen, View};
+use tocada::session::editor::Editor;
 use tocada::words::{self, Notice};
-use tocada::{ArbiterWords, Choice, Effect, Law, MoveText, Reason, Rejection, Ruling};
+use tocada::{
+    ArbiterWords, Choice, Effect, IncrementMode, Law, MoveText, Reason, Rejection, Ruling,
+    TimeControl,
+};
 
 /// One of each sentence the referee writes in a ruling, with the longest
 /// names it can hold.
@@ -246,6 +250,51 @@ fn views(language: Language) -> Vec<(String, View)> {
                 ..clock(language)
             },
         ));
+        // Presets named in words: hourglass and upcount, in the language.
+        let words = &language.face().editor;
+        let five: TimeControl = "300".parse().unwrap();
+        let labels = [
+            IncrementMode::Hourglass.label_in(&five, [words.hourglass, words.count_up]),
+            IncrementMode::Upcount.label_in(&five, [words.hourglass, words.count_up]),
+        ];
+        for (i, label) in labels.into_iter().enumerate() {
+            views.push((
+                format!("menu-words-{i}"),
+                View {
+                    screen: Screen::TimeControlMenu {
+                        presets: vec![format!("casual {label}"), "Blitz 3+2".into()],
+                        selected: 0,
+                    },
+                    black_left,
+                    ..clock(language)
+                },
+            ));
+        }
+        // The time-control editor: every value of every row, the row
+        // selected (its arrows narrow the text), with the header and footer.
+        let mut editor = Editor::default();
+        // Moves 40 first, so that no row is left out as unused.
+        for _ in 0..3 {
+            editor.step_row(true);
+        }
+        editor.step_value(true);
+        for row in 0..7 {
+            for step in 0..15 {
+                editor.step_value(true);
+                views.push((
+                    format!("editor-{row}-{step}"),
+                    View {
+                        screen: Screen::TimeControlEditor {
+                            rows: editor.rows(language),
+                            selected: editor.selected(),
+                        },
+                        black_left,
+                        ..clock(language)
+                    },
+                ));
+            }
+            editor.step_row(true);
+        }
         for field in Field::ALL {
             views.push((
                 format!("correction-{field:?}"),

@@ -686,6 +686,42 @@ fn the_setup_screen_writes_a_delay_as_a_delay_and_both_sides_times() {
     }
 }
 
+#[test]
+fn the_setup_screen_and_the_editor_speak_the_players_language() {
+    let config = Config::parse(
+        "[face]\nlanguage = \"es\"\n\
+         [[preset]]\nname = \"armageddon\"\ntime_control = \"5m+2s\"\n\
+         black_time_control = \"4m+2s\"\ndraw_odds = \"black\"\n\
+         [[preset]]\nname = \"arena\"\ntime_control = \"5m\"\nincrement = \"hourglass\"\n",
+        "t.toml",
+    )
+    .unwrap();
+    let mut panel = Session::new(&config);
+    match panel.view(0).screen {
+        Screen::TimeControlMenu { presets, .. } => assert_eq!(
+            presets,
+            ["armageddon B5m+2s N4m+2s", "arena reloj de arena 5m"]
+        ),
+        other => panic!("not the setup screen: {other:?}"),
+    }
+    press(&mut panel, 100, Button::Menu);
+    match panel.view(100).screen {
+        Screen::TimeControlEditor { rows, .. } => assert_eq!(
+            rows,
+            [
+                "Modo Fischer",
+                "Tiempo 5m",
+                "Incr. +0s",
+                "Jugadas todas",
+                "Luego -",
+                "Prórr. -",
+                "Negras = blancas"
+            ]
+        ),
+        other => panic!("not the editor: {other:?}"),
+    }
+}
+
 /// Works the editor from the setup screen with `presses` (Menu opens it,
 /// the last Menu saves), then starts the game: the rules it begins under,
 /// and the presses it took.

@@ -647,7 +647,7 @@ mod tests {
         let mut editor = Editor::default();
         for _ in 0..7 {
             for _ in 0..15 {
-                for text in editor.rows() {
+                for text in editor.rows(crate::face::Language::English) {
                     written(&text);
                 }
                 editor.step_value(true);

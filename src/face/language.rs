@@ -59,6 +59,45 @@ pub struct FaceWords {
     pub abbreviations: &'static [(&'static str, &'static str)],
     /// The piece letters of SAN: king, queen, rook, bishop, knight.
     pub pieces: [char; 5],
+    /// The time-control editor's words.
+    pub editor: EditorWords,
+}
+
+/// The time-control editor's words: its header and footer, and the label
+/// of each row (the value follows it: "Time 90m").
+#[derive(Debug)]
+pub struct EditorWords {
+    /// The header: the draw buttons step the value down and up.
+    pub header: &'static str,
+    /// The footer: Menu saves the control.
+    pub footer: &'static str,
+    /// The timing modes, in the editor's order: Fischer, Bronstein,
+    /// delay, hourglass, upcount.
+    pub modes: [&'static str; 5],
+    /// The mode's row.
+    pub mode: &'static str,
+    /// The first period's time.
+    pub time: &'static str,
+    /// A Fischer increment.
+    pub increment: &'static str,
+    /// A delay (Bronstein or US).
+    pub delay: &'static str,
+    /// The moves of the first period.
+    pub moves: &'static str,
+    /// The value of the moves row when one period is the whole game.
+    pub all_moves: &'static str,
+    /// The second period's time.
+    pub then: &'static str,
+    /// Overtime (byo-yomi, Canadian).
+    pub overtime: &'static str,
+    /// Black's own time (handicap, Armageddon).
+    pub black: &'static str,
+    /// Black's row when Black has White's time.
+    pub black_as_white: &'static str,
+    /// A preset's label for an hourglass control, before its time.
+    pub hourglass: &'static str,
+    /// A preset's label for an upcount control.
+    pub count_up: &'static str,
 }
 
 const ENGLISH: FaceWords = FaceWords {
@@ -94,6 +133,23 @@ const ENGLISH: FaceWords = FaceWords {
         ("Draw offer", "½?"),
     ],
     pieces: ['K', 'Q', 'R', 'B', 'N'],
+    editor: EditorWords {
+        header: "Draw: - +",
+        footer: "Menu saves",
+        modes: ["fischer", "bronstein", "delay", "hourglass", "upcount"],
+        mode: "Mode",
+        time: "Time",
+        increment: "Incr",
+        delay: "Delay",
+        moves: "Moves",
+        all_moves: "all",
+        then: "Then",
+        overtime: "Over",
+        black: "Black",
+        black_as_white: "Black as White",
+        hourglass: "hourglass",
+        count_up: "count up",
+    },
 };
 
 const SPANISH: FaceWords = FaceWords {
@@ -132,6 +188,23 @@ const SPANISH: FaceWords = FaceWords {
         ("desconectado", "perdido"),
     ],
     pieces: ['R', 'D', 'T', 'A', 'C'],
+    editor: EditorWords {
+        header: "Tablas ±",
+        footer: "Menú guarda",
+        modes: ["Fischer", "Bronstein", "retardo", "arena", "ascend."],
+        mode: "Modo",
+        time: "Tiempo",
+        increment: "Incr.",
+        delay: "Retardo",
+        moves: "Jugadas",
+        all_moves: "todas",
+        then: "Luego",
+        overtime: "Prórr.",
+        black: "Negras",
+        black_as_white: "Negras = blancas",
+        hourglass: "reloj de arena",
+        count_up: "ascendente",
+    },
 };
 
 const FRENCH: FaceWords = FaceWords {
@@ -171,6 +244,23 @@ const FRENCH: FaceWords = FaceWords {
         ("déconnecté", "perdu"),
     ],
     pieces: ['R', 'D', 'T', 'F', 'C'],
+    editor: EditorWords {
+        header: "Nulle: - +",
+        footer: "Menu enregistre",
+        modes: ["Fischer", "Bronstein", "délai", "sablier", "montant"],
+        mode: "Mode",
+        time: "Temps",
+        increment: "Incr.",
+        delay: "Délai",
+        moves: "Coups",
+        all_moves: "tous",
+        then: "Puis",
+        overtime: "Prolong.",
+        black: "Noirs",
+        black_as_white: "Noirs = Blancs",
+        hourglass: "sablier",
+        count_up: "chrono montant",
+    },
 };
 
 const GERMAN: FaceWords = FaceWords {
@@ -209,6 +299,23 @@ const GERMAN: FaceWords = FaceWords {
         ("getrennt", "weg"),
     ],
     pieces: ['K', 'D', 'T', 'L', 'S'],
+    editor: EditorWords {
+        header: "Remis ±",
+        footer: "Menü speichert",
+        modes: ["Fischer", "Bronstein", "Verzög.", "Sanduhr", "aufwärts"],
+        mode: "Modus",
+        time: "Zeit",
+        increment: "Inkr.",
+        delay: "Verzög.",
+        moves: "Züge",
+        all_moves: "alle",
+        then: "Dann",
+        overtime: "Verläng.",
+        black: "Schwarz",
+        black_as_white: "Schwarz = Weiß",
+        hourglass: "Sanduhr",
+        count_up: "aufwärts",
+    },
 };
 
 impl Language {

@@ -47,14 +47,20 @@ impl IncrementMode {
     /// (`40/120 SD/30 d5` for stages), never as a `+` a player reads as an
     /// increment.
     pub fn label(self, control: &TimeControl) -> String {
+        self.label_in(control, ["hourglass", "count up"])
+    }
+
+    /// [`IncrementMode::label`] with the two modes it names in words,
+    /// hourglass and upcount, named in the players' language.
+    pub fn label_in(self, control: &TimeControl, [hourglass, count_up]: [&str; 2]) -> String {
         let mark = match self {
             IncrementMode::Fischer => return control.with_units(),
             IncrementMode::Delay => 'd',
             IncrementMode::Bronstein => 'b',
             IncrementMode::Hourglass => {
-                return format!("hourglass {}", units_text(control.stage(0).time_ms));
+                return format!("{hourglass} {}", units_text(control.stage(0).time_ms));
             }
-            IncrementMode::Upcount => return "count up".to_owned(),
+            IncrementMode::Upcount => return count_up.to_owned(),
         };
         // US Chess counts minutes; anything else keeps its units.
         let minutes = |ms: u64| {

@@ -7,6 +7,7 @@
 //! common control takes a handful of presses (counted in the tests and in
 //! the book's time-controls page).
 
+use crate::face::Language;
 use crate::{GameMode, IncrementMode, Rules, TimeControl};
 
 /// The modes, in the order the draw buttons step through them.
@@ -131,33 +132,38 @@ impl Editor {
         self.row
     }
 
-    /// The rows as the face lists them.
-    pub fn rows(&self) -> Vec<String> {
+    /// The rows as the face lists them, in the players' language.
+    pub fn rows(&self, language: Language) -> Vec<String> {
         let mode = MODES[self.mode];
+        let w = &language.face().editor;
         ROWS.iter()
             .map(|row| match row {
-                Row::Mode => format!("Mode {mode}"),
-                Row::Minutes => format!("Time {}m", MINUTES[self.minutes]),
+                Row::Mode => format!("{} {}", w.mode, w.modes[self.mode]),
+                Row::Minutes => format!("{} {}m", w.time, MINUTES[self.minutes]),
                 Row::Increment => match (self.shown(*row), mode) {
-                    (false, _) => "Incr -".to_owned(),
-                    (true, IncrementMode::Fischer) => format!("Incr +{}s", SECONDS[self.increment]),
-                    (true, _) => format!("Delay {}s", SECONDS[self.increment]),
+                    (false, _) => format!("{} -", w.increment),
+                    (true, IncrementMode::Fischer) => {
+                        format!("{} +{}s", w.increment, SECONDS[self.increment])
+                    }
+                    (true, _) => format!("{} {}s", w.delay, SECONDS[self.increment]),
                 },
                 Row::Moves => match (self.shown(*row), MOVES[self.moves]) {
-                    (true, n) if n > 0 => format!("Moves {n}"),
-                    _ => "Moves all".to_owned(),
+                    (true, n) if n > 0 => format!("{} {n}", w.moves),
+                    _ => format!("{} {}", w.moves, w.all_moves),
                 },
                 Row::Then => match self.shown(*row) {
-                    true => format!("Then {}m", MINUTES[self.then]),
-                    false => "Then -".to_owned(),
+                    true => format!("{} {}m", w.then, MINUTES[self.then]),
+                    false => format!("{} -", w.then),
                 },
                 Row::Overtime => match (self.shown(*row), OVERTIMES[self.overtime]) {
-                    (true, overtime) if !overtime.is_empty() => format!("Over {overtime}"),
-                    _ => "Over -".to_owned(),
+                    (true, overtime) if !overtime.is_empty() => {
+                        format!("{} {overtime}", w.overtime)
+                    }
+                    _ => format!("{} -", w.overtime),
                 },
                 Row::Black => match self.black {
-                    0 => "Black as White".to_owned(),
-                    i => format!("Black {}m", MINUTES[i - 1]),
+                    0 => w.black_as_white.to_owned(),
+                    i => format!("{} {}m", w.black, MINUTES[i - 1]),
                 },
             })
             .collect()

@@ -774,7 +774,7 @@ impl Session {
     pub fn editor_rows(&self) -> Option<(Vec<String>, usize)> {
         self.editor
             .as_ref()
-            .map(|editor| (editor.rows(), editor.selected()))
+            .map(|editor| (editor.rows(self.language), editor.selected()))
     }
 
     fn begin(&mut self, at: Millis) {
@@ -955,11 +955,24 @@ fn adjudication_text((outcome, armed): (KnownOutcome, bool), language: Language)
 /// A preset as the setup screen lists it: its name and its control as a
 /// clock writes it, a delay as a delay (`G/90 d5`) and each side's time
 /// when they differ (`W5m+2s B4m+2s`).
-fn preset_label(name: &str, rules: &Rules) -> String {
-    let white = rules.increment_mode.label(&rules.time_control);
+fn preset_label(name: &str, rules: &Rules, language: Language) -> String {
+    let words = &language.face().editor;
+    let label = |control| {
+        rules
+            .increment_mode
+            .label_in(control, [words.hourglass, words.count_up])
+    };
+    let white = label(&rules.time_control);
     match &rules.black_time_control {
         Some(black) if *black != rules.time_control => {
-            format!("{name} W{white} B{}", rules.increment_mode.label(black))
+            // Each side by its initial in the language: W/B, B/N, W/S.
+            let initial = |side| language.side(side).chars().next().unwrap_or(' ');
+            format!(
+                "{name} {}{white} {}{}",
+                initial(Color::White),
+                initial(Color::Black),
+                label(black)
+            )
         }
         _ => format!("{name} {white}"),
     }

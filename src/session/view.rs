@@ -103,7 +103,7 @@ impl Session {
                         presets: self
                             .presets
                             .iter()
-                            .map(|(name, rules)| preset_label(name, rules))
+                            .map(|(name, rules)| preset_label(name, rules, self.language))
                             .collect(),
                         selected: self.selected,
                     },

@@ -10,6 +10,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Move, Role, Square};
 
 use crate::config::LeverSide;
+use crate::face::{Expected, HELP_ROWS, Language};
 use crate::gesture;
 use crate::words;
 
@@ -75,8 +76,8 @@ pub enum CommandError {
     Missing {
         /// The command typed.
         command: &'static str,
-        /// What it expects, in words.
-        expected: &'static str,
+        /// What it expects.
+        expected: Expected,
     },
     /// Words after the last argument.
     TooMany {
@@ -111,63 +112,59 @@ pub enum CommandError {
     InGame,
 }
 
-impl fmt::Display for CommandError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl CommandError {
+    /// The error in words, in the players' `language`.
+    pub fn text_in(&self, language: Language) -> String {
+        let w = language.sim();
+        let side = |side: Color| language.side(side);
         match self {
-            CommandError::Empty => f.write_str("type a move or a command (help lists them)"),
-            CommandError::Unknown(word) => {
-                write!(
-                    f,
-                    "`{word}` is neither a command nor a move (help lists them)"
-                )
-            }
+            CommandError::Empty => w.empty.to_owned(),
+            CommandError::Unknown(word) => (w.unknown)(word),
             CommandError::Missing { command, expected } => {
-                write!(f, "`{command}` needs {expected}")
+                (w.missing)(command, w.expected(*expected))
             }
-            CommandError::TooMany { command } => write!(f, "too many words after `{command}`"),
-            CommandError::BadSquare(s) => write!(f, "`{s}` is not a square (a1 to h8)"),
-            CommandError::BadSide(s) => write!(f, "`{s}` is not a side (white or black)"),
-            CommandError::BadPromotion(s) => {
-                write!(f, "`{s}` is not a promotion piece (q, r, b or n)")
-            }
-            CommandError::BadSwitch(s) => write!(f, "`{s}`: say on or off"),
-            CommandError::NoGame => {
-                f.write_str("no game yet: Black's lever starts one (the face shows which)")
-            }
-            CommandError::Illegal(m) => write!(f, "{m} is not legal in this position"),
+            CommandError::TooMany { command } => (w.too_many)(command),
+            CommandError::BadSquare(s) => (w.bad_square)(s),
+            CommandError::BadSide(s) => (w.bad_side)(s),
+            CommandError::BadPromotion(s) => (w.bad_promotion)(s),
+            CommandError::BadSwitch(s) => (w.bad_switch)(s),
+            CommandError::NoGame => w.no_game.to_owned(),
+            CommandError::Illegal(m) => (w.illegal)(m),
             CommandError::NeedsPromotion(m) => {
+                // Typed as it would be with the piece: UCI's letter or SAN's.
                 let uci = m.len() == 4 && m.parse::<UciMove>().is_ok();
-                if uci {
-                    write!(
-                        f,
-                        "{m} promotes a pawn: to which piece? type {m}q, {m}r, {m}b or {m}n"
-                    )
-                } else {
-                    write!(
-                        f,
-                        "{m} promotes a pawn: to which piece? type {m}=Q, {m}=R, {m}=B or {m}=N"
-                    )
-                }
+                let ways: Vec<String> = ["q", "r", "b", "n"]
+                    .iter()
+                    .map(|p| {
+                        if uci {
+                            format!("{m}{p}")
+                        } else {
+                            format!("{m}={}", p.to_ascii_uppercase())
+                        }
+                    })
+                    .collect();
+                let or = match language {
+                    Language::English => "or",
+                    Language::Spanish => "o",
+                    Language::French => "ou",
+                    Language::German => "oder",
+                };
+                let ways = format!("{}, {}, {} {or} {}", ways[0], ways[1], ways[2], ways[3]);
+                (w.needs_promotion)(m, &ways)
             }
-            CommandError::BoardDiffers(side) => write!(
-                f,
-                "the pieces are not where the game has them: a move made by hand waits for \
-                 {}'s lever (Space), pieces off their squares for place; then type the move",
-                words::side_name(*side)
-            ),
-            CommandError::NotPressed(side) => write!(
-                f,
-                "{} moved and has not pressed: press the lever (Space) before the next move",
-                words::side_name(*side)
-            ),
-            CommandError::GameOver => {
-                f.write_str("the game is over: menu (F5) leaves it, setup sets up the pieces")
-            }
-            CommandError::Busy(what) => write!(f, "the hands are still busy {what}"),
-            CommandError::InGame => {
-                f.write_str("a game is in play: pause it (F5) to correct the clock instead")
-            }
+            CommandError::BoardDiffers(s) => (w.board_differs)(side(*s)),
+            CommandError::NotPressed(s) => (w.not_pressed)(side(*s)),
+            CommandError::GameOver => w.game_over.to_owned(),
+            CommandError::Busy(what) => (w.busy)(what),
+            CommandError::InGame => w.in_game.to_owned(),
         }
+    }
+}
+
+impl fmt::Display for CommandError {
+    /// The error in English.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text_in(Language::English))
     }
 }
 
@@ -177,49 +174,35 @@ impl std::error::Error for CommandError {}
 /// named: in the directory the simulator was started from.
 pub const PGN_FILE: &str = "tocada-sim.pgn";
 
-/// Every command word with what it takes, for the help screen.
-pub const HELP: &[(&str, &str)] = &[
-    (
-        "e2e4  e7e8q  Nf3  O-O",
-        "a move: the hand lifts and places the pieces",
-    ),
-    ("lift e2", "lift the piece on e2 and hold it"),
-    (
-        "place e4",
-        "put down the piece held (or the one lifted from e4)",
-    ),
-    (
-        "touch g1  untouch g1",
-        "touch the piece on g1, let go of it",
-    ),
-    ("knock d4", "knock the piece off d4 (place d4 puts it back)"),
-    ("left  right", "press the left or the right lever"),
-    ("menu", "the arbiter's button: pause, resume, next game"),
-    ("draw white|black", "that player's draw button"),
-    (
-        "adjust white|black",
-        "that player's adjust button (j'adoube)",
-    ),
-    ("resign white|black", "that player resigns"),
-    (
-        "decline white|black",
-        "that player declines the draw offered",
-    ),
-    (
-        "claim white|black",
-        "that player claims a touch-move breach (4.8)",
-    ),
-    ("promote q|r|b|n", "choose the promotion piece on the clock"),
-    ("auto on|off", "press the mover's lever after a typed move"),
-    ("unplug  plug", "pull the board's cable out, put it back"),
-    ("setup", "set the pieces up for a new game (between games)"),
-    (
-        "pgn [FILE]",
-        "write the games so far as PGN (tocada-sim.pgn; quit writes it too)",
-    ),
-    ("help", "show or hide this list"),
-    ("quit", "leave (Ctrl-C too)"),
+/// Every command word with what it takes, for the help screen, in the
+/// order of [`crate::face::SimWords::help`]: the words stay English in
+/// every language.
+pub const HELP: [&str; HELP_ROWS] = [
+    "e2e4  e7e8q  Nf3  O-O",
+    "lift e2",
+    "place e4",
+    "touch g1  untouch g1",
+    "knock d4",
+    "left  right",
+    "menu",
+    "draw white|black",
+    "adjust white|black",
+    "resign white|black",
+    "decline white|black",
+    "claim white|black",
+    "promote q|r|b|n",
+    "auto on|off",
+    "unplug  plug",
+    "setup",
+    "pgn [FILE]",
+    "help",
+    "quit",
 ];
+
+/// The help's rows in `language`: each command with what it does.
+pub fn help(language: Language) -> impl Iterator<Item = (&'static str, &'static str)> {
+    HELP.into_iter().zip(language.sim().help)
+}
 
 /// Parses one line of the command line.
 pub fn parse(line: &str) -> Result<SimCommand, CommandError> {
@@ -258,7 +241,7 @@ pub fn parse(line: &str) -> Result<SimCommand, CommandError> {
             return Ok(SimCommand::Move(first.to_owned()));
         }
     };
-    let one = |expected: &'static str| -> Result<&str, CommandError> {
+    let one = |expected: Expected| -> Result<&str, CommandError> {
         match rest.as_slice() {
             [] => Err(CommandError::Missing { command, expected }),
             [word] => Ok(word),
@@ -272,8 +255,8 @@ pub fn parse(line: &str) -> Result<SimCommand, CommandError> {
             Err(CommandError::TooMany { command })
         }
     };
-    let square = || one("a square, such as e4").and_then(parse_square);
-    let side = || one("a side: white or black").and_then(parse_side);
+    let square = || one(Expected::Square).and_then(parse_square);
+    let side = || one(Expected::Side).and_then(parse_side);
     match command {
         "lift" => square().map(SimCommand::Lift),
         "place" => square().map(SimCommand::Place),
@@ -288,8 +271,8 @@ pub fn parse(line: &str) -> Result<SimCommand, CommandError> {
         "resign" => side().map(SimCommand::Resign),
         "decline" => side().map(SimCommand::Decline),
         "claim" => side().map(SimCommand::Claim),
-        "promote" => one("a piece: q, r, b or n").and_then(parse_promotion),
-        "auto" => one("on or off").and_then(|word| match word.to_ascii_lowercase().as_str() {
+        "promote" => one(Expected::Piece).and_then(parse_promotion),
+        "auto" => one(Expected::Switch).and_then(|word| match word.to_ascii_lowercase().as_str() {
             "on" => Ok(SimCommand::Auto(true)),
             "off" => Ok(SimCommand::Auto(false)),
             _ => Err(CommandError::BadSwitch(word.to_owned())),
@@ -426,7 +409,7 @@ mod tests {
                 "lift",
                 CommandError::Missing {
                     command: "lift",
-                    expected: "a square, such as e4",
+                    expected: Expected::Square,
                 },
             ),
             ("lift e2 e4", CommandError::TooMany { command: "lift" }),
@@ -437,7 +420,7 @@ mod tests {
                 "resign",
                 CommandError::Missing {
                     command: "resign",
-                    expected: "a side: white or black",
+                    expected: Expected::Side,
                 },
             ),
             ("promote k", CommandError::BadPromotion("k".to_owned())),
@@ -470,6 +453,45 @@ mod tests {
             let text = error.to_string();
             assert!(!text.is_empty() && !text.contains('\n'), "{text:?}");
         }
+    }
+
+    #[test]
+    fn errors_are_said_in_each_language() {
+        let not_pressed = CommandError::NotPressed(Color::White);
+        let promotion = CommandError::NeedsPromotion("b7a8".to_owned());
+        let cases = [
+            (
+                Language::English,
+                "White moved and has not pressed",
+                "type b7a8q, b7a8r, b7a8b or b7a8n",
+            ),
+            (
+                Language::Spanish,
+                "Blancas jugaron y no han pulsado",
+                "¿a qué pieza? escriba b7a8q, b7a8r, b7a8b o b7a8n",
+            ),
+            (
+                Language::French,
+                "les Blancs ont joué sans appuyer",
+                "en quelle pièce ? tapez b7a8q, b7a8r, b7a8b ou b7a8n",
+            ),
+            (
+                Language::German,
+                "Weiß hat gezogen und nicht gedrückt",
+                "in welche Figur? b7a8q, b7a8r, b7a8b oder b7a8n tippen",
+            ),
+        ];
+        for (language, pressed, promote) in cases {
+            let said = not_pressed.text_in(language);
+            assert!(said.contains(pressed), "{said}");
+            let said = promotion.text_in(language);
+            assert!(said.contains(promote), "{said}");
+        }
+        let missing = parse("lift").unwrap_err();
+        assert_eq!(
+            missing.text_in(Language::Spanish),
+            "`lift` necesita una casilla, como e4"
+        );
     }
 
     #[test]

@@ -40,6 +40,7 @@ use super::World;
 use crate::config::{Config, LeverSide};
 use crate::controls::Button;
 use crate::daemon::{Alarm, Command, ShownGame};
+use crate::face::Language;
 use crate::hardware::buttons::ButtonPress;
 use crate::store::Store;
 use crate::{Input, Millis};
@@ -208,16 +209,13 @@ async fn play_steps(
 
 /// The first line shown: how a game starts, with the arrow of Black's
 /// lever as wired (`wired_left` plays on the left).
-fn welcome(wired_left: Color) -> String {
+fn welcome(wired_left: Color, language: Language) -> String {
     let arrow = if wired_left == Color::Black {
         "←"
     } else {
         "→"
     };
-    format!(
-        "Black's lever ({arrow}) starts the game; then type moves (e2e4, Nf3) \
-         and Enter. help lists the commands"
-    )
+    (language.sim().welcome)(arrow)
 }
 
 /// The person at the table: the keyboard, the command line, the hands.
@@ -232,6 +230,8 @@ struct App {
     /// The player whose lever is wired on the left (the configuration's
     /// `clock.white`): presses are sent as the wiring reports them.
     wired_left: Color,
+    /// The players' language (`face.language`): the simulator's words.
+    language: Language,
     line: String,
     history: Vec<String>,
     /// The history entry shown on the line, while browsing it.
@@ -271,11 +271,12 @@ impl App {
             snapshot: ShownGame::default(),
             log,
             wired_left: config.button_pins().left,
+            language: config.face.language,
             line: String::new(),
             history: Vec::new(),
             recalled: None,
             message: Some(Message {
-                text: welcome(config.button_pins().left),
+                text: welcome(config.button_pins().left, config.face.language),
                 error: false,
             }),
             auto_press: true,
@@ -431,7 +432,7 @@ impl App {
         let done = command::parse(&text).and_then(|c| self.execute(c));
         if let Err(err) = done {
             self.message = Some(Message {
-                text: err.to_string(),
+                text: err.text_in(self.language),
                 error: true,
             });
         }
@@ -497,7 +498,7 @@ impl App {
                     (Some(player), _) => player,
                     (None, false) => Color::Black,
                     (None, true) => {
-                        self.refuse("no clock is running: the lever keys press one anyway");
+                        self.refuse(self.language.sim().no_clock_running);
                         return;
                     }
                 };
@@ -517,20 +518,18 @@ impl App {
             SimCommand::Lift(sq) | SimCommand::Knock(sq) => {
                 let knocked = matches!(command, SimCommand::Knock(_));
                 let Some(piece) = self.world.piece_at(sq) else {
-                    self.refuse(format!("there is no piece on {sq}"));
+                    self.refuse((self.language.sim().no_piece)(&sq.to_string()));
                     return Ok(());
                 };
                 self.held.push((sq, piece));
                 self.world.lift(now, sq);
                 if knocked {
-                    self.note(format!(
-                        "the {sq} piece lies beside the board: place {sq} puts it back"
-                    ));
+                    self.note((self.language.sim().knocked)(&sq.to_string()));
                 }
             }
             SimCommand::Place(sq) => {
                 if self.world.piece_at(sq).is_some() {
-                    self.refuse(format!("{sq} is taken: lift or knock its piece first"));
+                    self.refuse((self.language.sim().taken)(&sq.to_string()));
                     return Ok(());
                 }
                 let piece = match self.held.iter().position(|(from, _)| *from == sq) {
@@ -548,23 +547,24 @@ impl App {
                 });
                 self.world.place(now, sq, piece);
                 if !held && let Some(piece) = piece {
-                    self.note(format!(
-                        "no piece was held: a {} {} from beside the board is put on {sq}",
-                        crate::words::side_keyword(piece.color),
-                        format!("{:?}", piece.role).to_lowercase()
+                    let words = self.language.sim();
+                    self.note((words.from_beside)(
+                        self.language.side(piece.color),
+                        words.roles[piece.role as usize - 1],
+                        &sq.to_string(),
                     ));
                 }
             }
             SimCommand::Touch(sq) => {
                 if self.world.piece_at(sq).is_none() {
-                    self.refuse(format!("there is no piece on {sq} to touch"));
+                    self.refuse((self.language.sim().nothing_to_touch)(&sq.to_string()));
                     return Ok(());
                 }
                 self.world.touch(now, sq);
             }
             SimCommand::Untouch(sq) => {
                 if self.world.piece_at(sq).is_none() {
-                    self.refuse(format!("there is no piece on {sq} to let go of"));
+                    self.refuse((self.language.sim().nothing_to_let_go)(&sq.to_string()));
                     return Ok(());
                 }
                 self.world.untouch(now, sq);
@@ -583,22 +583,19 @@ impl App {
             SimCommand::Promote(role) => self.tell(Input::Promote(role))?,
             SimCommand::Auto(on) => {
                 self.auto_press = on;
-                self.note(if on {
-                    "the mover's lever goes down 300 ms after a typed move"
-                } else {
-                    "typed moves leave the lever alone: Space presses it"
-                });
+                let words = self.language.sim();
+                self.note(if on { words.auto_on } else { words.auto_off });
             }
             SimCommand::Unplug if self.unplugged => {
-                self.refuse("the board's cable is already out: plug puts it back");
+                self.refuse(self.language.sim().already_out);
             }
             SimCommand::Plug if !self.unplugged => {
-                self.refuse("the board's cable is already in");
+                self.refuse(self.language.sim().already_in);
             }
             SimCommand::Unplug => {
                 self.world.unplug();
                 self.unplugged = true;
-                self.note("the board's cable is out: the clock keeps time, hands are not seen");
+                self.note(self.language.sim().unplugged);
             }
             SimCommand::Plug => {
                 self.world.plug();
@@ -611,11 +608,11 @@ impl App {
                 }
                 let path = self.pgn_file.clone();
                 match self.write_pgn(&path) {
-                    Ok(0) => self.refuse("no game yet: nothing to write as PGN"),
-                    Ok(n) => self.note(format!(
-                        "{n} game(s) written as PGN to {path} (the one in play with result *); quit writes them there again"
-                    )),
-                    Err(err) => self.refuse(format!("cannot write {path}: {err}")),
+                    Ok(0) => self.refuse(self.language.sim().no_game_pgn),
+                    Ok(n) => self.note((self.language.sim().pgn_written)(n, &path)),
+                    Err(err) => {
+                        self.refuse((self.language.sim().cannot_write)(&path, &err.to_string()))
+                    }
                 }
             }
             SimCommand::Help => self.show_help = !self.show_help,
@@ -674,7 +671,7 @@ impl App {
             lever,
             self.wired_left,
         ));
-        self.hand = Some((format!("making {text}"), task));
+        self.hand = Some(((self.language.sim().making)(text), task));
         Ok(())
     }
 
@@ -711,7 +708,7 @@ impl App {
                 tokio::time::sleep(Duration::from_millis(SETUP_STEP_MS)).await;
             }
         });
-        self.hand = Some(("setting up the pieces".to_owned(), task));
+        self.hand = Some((self.language.sim().setting_up.to_owned(), task));
         Ok(())
     }
 }
@@ -810,6 +807,53 @@ mod tests {
     }
 
     #[test]
+    fn refused_commands_are_answered_in_the_players_language() {
+        // What each language says to `e2e4` before a game, to `plug` with
+        // the cable in, and to `lift` on an empty square.
+        let cases = [
+            (
+                Language::English,
+                ["no game yet", "already in", "no piece on e4"],
+            ),
+            (
+                Language::Spanish,
+                [
+                    "aún no hay partida",
+                    "ya está enchufado",
+                    "no hay pieza en e4",
+                ],
+            ),
+            (
+                Language::French,
+                ["pas encore de partie", "déjà branché", "pas de pièce en e4"],
+            ),
+            (
+                Language::German,
+                [
+                    "noch keine Partie",
+                    "steckt schon",
+                    "auf e4 steht keine Figur",
+                ],
+            ),
+        ];
+        for (language, expected) in cases {
+            with_daemon(move |world, tx, start, snapshots| async move {
+                let mut config = Config::default();
+                config.face.language = language;
+                let mut app = App::new(world, tx, start, snapshots, Log::new(), &config);
+                let said = |app: &App| app.message.as_ref().map(|m| m.text.clone());
+                for (typed, expected) in ["e2e4", "plug", "lift e4"].into_iter().zip(expected) {
+                    app.line = typed.to_owned();
+                    app.enter();
+                    let answer = said(&app).unwrap_or_default();
+                    assert!(answer.contains(expected), "{language:?} {typed}: {answer}");
+                    assert!(app.message.as_ref().is_some_and(|m| m.error), "{typed}");
+                }
+            });
+        }
+    }
+
+    #[test]
     fn typed_commands_say_why_they_are_not_done_and_pgn_writes_the_games() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("games.pgn").display().to_string();
@@ -879,7 +923,8 @@ mod tests {
 
     #[test]
     fn the_welcome_points_at_blacks_lever() {
-        assert!(welcome(Color::White).contains("Black's lever (→)"));
-        assert!(welcome(Color::Black).contains("Black's lever (←)"));
+        assert!(welcome(Color::White, Language::English).contains("Black's lever (→)"));
+        assert!(welcome(Color::Black, Language::English).contains("Black's lever (←)"));
+        assert!(welcome(Color::Black, Language::Spanish).contains("las negras (←)"));
     }
 }

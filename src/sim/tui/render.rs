@@ -29,10 +29,11 @@ use ratatui::widgets::{Block, Paragraph};
 use shakmaty::{Board, Color, Piece, Position, Square};
 
 use super::board::{self, LEGEND, SQUARE_SIZES};
-use super::command::HELP;
+use super::command::{self, HELP};
 use super::log::{EntryKind, LogEntry};
 use super::oled::Pixels;
 use crate::daemon::ShownGame;
+use crate::face::Language;
 use crate::models::ssd1306::{HEIGHT, WIDTH};
 use crate::words::Standing;
 
@@ -265,9 +266,10 @@ pub fn draw(frame: &mut Frame<'_>, screen: &SimScreen<'_>) {
     if screen.show_help {
         // Too long for the log's place: over the panels too, so that no
         // command is cut off (Esc brings them back).
+        // The commands, the note that their words are English, the border.
         let needed = u16::try_from(HELP.len())
             .unwrap_or(u16::MAX)
-            .saturating_add(2);
+            .saturating_add(3);
         let place = if needed > log.height {
             let height = needed.min(top.height + log.height);
             Rect {
@@ -279,9 +281,9 @@ pub fn draw(frame: &mut Frame<'_>, screen: &SimScreen<'_>) {
             log
         };
         frame.render_widget(ratatui::widgets::Clear, place);
-        draw_help(frame, place);
+        draw_help(frame, place, screen.snapshot.view.language);
     } else {
-        draw_log(frame, screen.log, log);
+        draw_log(frame, screen.log, log, screen.snapshot.view.language);
     }
     frame.render_widget(
         Paragraph::new(keys_text.join("\n")).style(Style::new().fg(Colour::DarkGray)),
@@ -355,14 +357,14 @@ pub fn face_words(view: &crate::face::View) -> Vec<String> {
             }
         }
         Screen::TimeControlMenu { presets, selected } => {
-            lines.push("Time control:".to_owned());
+            lines.push(view.language.sim().time_control.to_owned());
             for (i, preset) in presets.iter().enumerate() {
                 let mark = if i == *selected { "▸ " } else { "  " };
                 lines.push(format!("{mark}{preset}"));
             }
         }
         Screen::TimeControlEditor { rows, selected } => {
-            lines.push("Time control editor (Menu saves):".to_owned());
+            lines.push(view.language.sim().editor_title.to_owned());
             for (i, row) in rows.iter().enumerate() {
                 let mark = if i == *selected { "▸ " } else { "  " };
                 lines.push(format!("{mark}{row}"));
@@ -392,7 +394,8 @@ fn draw_face_words(frame: &mut Frame<'_>, view: &crate::face::View, area: Rect) 
         .map(Line::from)
         .collect();
     frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(" Face ")),
+        Paragraph::new(lines)
+            .block(Block::bordered().title(format!(" {} ", view.language.sim().boxes[1]))),
         area,
     );
 }
@@ -431,7 +434,7 @@ fn draw_board(frame: &mut Frame<'_>, screen: &SimScreen<'_>, square: (u16, u16),
         None => (&start, Standing::SetUp.text(view.language)),
     };
     // The box may be as narrow as the smallest board: the state alone then.
-    let full = format!(" Board · {title} ");
+    let full = format!(" {} · {title} ", view.language.sim().boxes[0]);
     let title = if full.chars().count() + 2 <= usize::from(area.width) {
         full
     } else {
@@ -447,7 +450,14 @@ fn draw_board(frame: &mut Frame<'_>, screen: &SimScreen<'_>, square: (u16, u16),
 fn draw_clock(frame: &mut Frame<'_>, screen: &SimScreen<'_>, area: Rect) {
     let view = &screen.snapshot.view;
     let [left, right] = view.sides();
-    let label = |text: &'static str| Span::styled(text, Style::new().fg(Colour::DarkGray));
+    let words = view.language.sim();
+    // Eight columns: the values line up after the longest label.
+    let label = |i: usize| {
+        Span::styled(
+            format!("{:<8}", words.labels[i]),
+            Style::new().fg(Colour::DarkGray),
+        )
+    };
     let buzzer = if screen.buzzing {
         Span::styled(
             " BEEP ",
@@ -457,28 +467,24 @@ fn draw_clock(frame: &mut Frame<'_>, screen: &SimScreen<'_>, area: Rect) {
                 .add_modifier(Modifier::BOLD),
         )
     } else {
-        Span::raw("quiet")
+        Span::raw(words.quiet)
     };
     let board = if screen.unplugged {
-        Span::styled("cable out", Style::new().fg(Colour::LightRed))
+        Span::styled(words.cable_out, Style::new().fg(Colour::LightRed))
     } else if view.board_disconnected {
-        Span::styled("not answering", Style::new().fg(Colour::LightRed))
+        Span::styled(words.not_answering, Style::new().fg(Colour::LightRed))
     } else {
-        Span::raw("connected")
+        Span::raw(words.connected)
     };
     let hands = match screen.hand {
         Some(what) => Span::styled(what, Style::new().fg(Colour::Yellow)),
-        None => Span::raw("free"),
+        None => Span::raw(words.free),
     };
     // 18 characters at most: the box is as narrow as the smallest board.
-    let auto = if screen.auto_press {
-        "on: moves pressed"
-    } else {
-        "off: Space presses"
-    };
+    let auto = words.auto[usize::from(!screen.auto_press)];
     let lines = vec![
         Line::from(vec![
-            label("Levers  "),
+            label(0),
             Span::raw(format!(
                 "← {}  {} →",
                 view.language.side(left),
@@ -487,7 +493,7 @@ fn draw_clock(frame: &mut Frame<'_>, screen: &SimScreen<'_>, area: Rect) {
         ]),
         match screen.dgt3000 {
             Some(display) => Line::from(vec![
-                label("DGT3000 "),
+                Span::styled("DGT3000 ", Style::new().fg(Colour::DarkGray)),
                 Span::styled(
                     format!("[{display}]"),
                     Style::new().fg(Colour::Black).bg(Colour::Gray),
@@ -498,19 +504,19 @@ fn draw_clock(frame: &mut Frame<'_>, screen: &SimScreen<'_>, area: Rect) {
                     Span::raw("")
                 },
             ]),
-            None => Line::from(vec![label("Buzzer  "), buzzer]),
+            None => Line::from(vec![label(1), buzzer]),
         },
-        Line::from(vec![label("Board   "), board]),
-        Line::from(vec![label("Hands   "), hands]),
-        Line::from(vec![label("Auto    "), Span::raw(auto)]),
+        Line::from(vec![label(2), board]),
+        Line::from(vec![label(3), hands]),
+        Line::from(vec![label(4), Span::raw(auto)]),
     ];
     frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(" Clock ")),
+        Paragraph::new(lines).block(Block::bordered().title(words.clock_title)),
         area,
     );
 }
 
-fn draw_log(frame: &mut Frame<'_>, entries: &[LogEntry], area: Rect) {
+fn draw_log(frame: &mut Frame<'_>, entries: &[LogEntry], area: Rect, language: Language) {
     let rows = usize::from(area.height.saturating_sub(2));
     let lines: Vec<Line<'_>> = entries
         .iter()
@@ -526,30 +532,30 @@ fn draw_log(frame: &mut Frame<'_>, entries: &[LogEntry], area: Rect) {
         })
         .collect();
     frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(" Log ")),
+        Paragraph::new(lines)
+            .block(Block::bordered().title(format!(" {} ", language.sim().boxes[2]))),
         area,
     );
 }
 
-fn draw_help(frame: &mut Frame<'_>, area: Rect) {
-    let width = HELP
-        .iter()
-        .map(|(c, _)| c.chars().count())
-        .max()
-        .unwrap_or(0);
-    let lines: Vec<Line<'_>> = HELP
-        .iter()
-        .map(|(command, what)| {
-            Line::from(vec![
-                Span::styled(
-                    format!("  {command:<width$}  "),
-                    Style::new().add_modifier(Modifier::BOLD),
-                ),
-                Span::raw(*what),
-            ])
-        })
-        .collect();
-    let block = Block::bordered().title(" Commands · help or Esc closes ");
+fn draw_help(frame: &mut Frame<'_>, area: Rect, language: Language) {
+    let width = HELP.iter().map(|c| c.chars().count()).max().unwrap_or(0);
+    let words = language.sim();
+    let lines: Vec<Line<'_>> = std::iter::once(Line::styled(
+        format!("  {}", words.help_note),
+        Style::new().fg(Colour::DarkGray),
+    ))
+    .chain(command::help(language).map(|(command, what)| {
+        Line::from(vec![
+            Span::styled(
+                format!("  {command:<width$}  "),
+                Style::new().add_modifier(Modifier::BOLD),
+            ),
+            Span::raw(what),
+        ])
+    }))
+    .collect();
+    let block = Block::bordered().title(words.help_title);
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
@@ -768,6 +774,93 @@ mod tests {
     }
 
     #[test]
+    fn help_answers_and_the_clock_pane_are_in_the_players_language() {
+        // The Clock pane's labels and states, a refused command's answer,
+        // the help's note and one of its rows, as each language writes
+        // them; and none of the English ones elsewhere.
+        let cases = [
+            (
+                Language::English,
+                ["Buzzer", "quiet", "on: moves pressed", "Board ·", " Log "],
+                "`i9` is not a square",
+                ["command words are English", "lift the piece on e2"],
+            ),
+            (
+                Language::Spanish,
+                [
+                    "Zumbad.",
+                    "callado",
+                    "sí: se pulsa solo",
+                    "Tablero ·",
+                    " Registro ",
+                ],
+                "`i9` no es una casilla",
+                ["van en inglés", "levantar la pieza de e2"],
+            ),
+            (
+                Language::French,
+                [
+                    "Bipeur",
+                    "muet",
+                    "oui : coups pressés",
+                    "Échiquier ·",
+                    " Journal ",
+                ],
+                "`i9` n'est pas une case",
+                ["restent en anglais", "lever la pièce de e2 et la tenir"],
+            ),
+            (
+                Language::German,
+                [
+                    "Summer",
+                    "still",
+                    "an: Züge gedrückt",
+                    "Brett ·",
+                    " Protokoll ",
+                ],
+                "`i9` ist kein Feld",
+                [
+                    "bleiben in jeder Sprache englisch",
+                    "die Figur auf e2 heben",
+                ],
+            ),
+        ];
+        let pixels = Pixels::default();
+        let physical = start_pieces();
+        for (language, clock, refused, help) in cases {
+            let snapshot = ShownGame {
+                view: View {
+                    language,
+                    ..View::default()
+                },
+                ..ShownGame::default()
+            };
+            let answer = Message {
+                text: command::parse("place i9").unwrap_err().text_in(language),
+                error: true,
+            };
+            let mut shown = screen(&pixels, &snapshot, &physical, &[]);
+            shown.message = Some(&answer);
+            let all = render(200, 60, &shown).join("\n");
+            for text in clock.iter().chain([&refused]) {
+                assert!(all.contains(text), "{language:?}: {text}\n{all}");
+            }
+            if language != Language::English {
+                for english in ["Buzzer", "quiet", "moves pressed", "is not a square"] {
+                    assert!(!all.contains(english), "{language:?}: {english}\n{all}");
+                }
+            }
+            shown.show_help = true;
+            let all = render(200, 60, &shown).join("\n");
+            for text in help {
+                assert!(all.contains(text), "{language:?}: {text}\n{all}");
+            }
+            // The command words themselves stay English.
+            assert!(all.contains("promote q|r|b|n"), "{language:?}\n{all}");
+        }
+    }
+
+    #[test]
     fn help_replaces_the_log() {
         let pixels = Pixels::default();
         let snapshot = ShownGame::default();
@@ -776,7 +869,7 @@ mod tests {
         shown.show_help = true;
         for (width, height) in [(200, 60), (120, 40)] {
             let all = render(width, height, &shown).join("\n");
-            for (command, _) in HELP {
+            for command in HELP {
                 assert!(all.contains(command), "{width}×{height}: {command}\n{all}");
             }
         }
