@@ -140,27 +140,40 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
+/// The moves still to play: every board's lines, and where each stands.
+struct Mover {
+    shared: Arc<Shared>,
+    games: Vec<Vec<String>>,
+    start: Vec<usize>,
+}
+
 async fn phase(
     name: &str,
     address: SocketAddr,
     pollers: usize,
     seconds: u64,
     tagged: bool,
-    mover: Option<(Arc<Shared>, Vec<Vec<String>>, Vec<usize>)>,
+    mover: Option<Mover>,
     boards: u32,
 ) {
     let until = Instant::now() + Duration::from_secs(seconds);
-    let moving = mover.map(|(shared, games, start)| {
-        tokio::spawn(async move {
-            let mut next = start;
-            let mut board = 0;
-            while Instant::now() < until {
-                next[board] = one_move(&shared, board, &games[board], next[board]);
-                board = (board + 7) % games.len();
-                tokio::time::sleep(Duration::from_millis(30)).await;
-            }
-        })
-    });
+    let moving = mover.map(
+        |Mover {
+             shared,
+             games,
+             start,
+         }| {
+            tokio::spawn(async move {
+                let mut next = start;
+                let mut board = 0;
+                while Instant::now() < until {
+                    next[board] = one_move(&shared, board, &games[board], next[board]);
+                    board = (board + 7) % games.len();
+                    tokio::time::sleep(Duration::from_millis(30)).await;
+                }
+            })
+        },
+    );
     let mut tasks = Vec::new();
     for i in 0..pollers {
         tasks.push(tokio::spawn(async move {
@@ -271,7 +284,11 @@ fn main() {
         );
         phase("full", address, pollers, seconds, false, None, boards).await;
         phase("304", address, pollers, seconds, true, None, boards).await;
-        let mover = Some((Arc::clone(&shared), games, start));
+        let mover = Some(Mover {
+            shared: Arc::clone(&shared),
+            games,
+            start,
+        });
         phase("moving", address, pollers, seconds, true, mover, boards).await;
         let _ = stop.send(());
         let _ = server.await;
