@@ -123,7 +123,13 @@ fn run(path: PathBuf) -> ExitCode {
         let _ = sd_notify::notify(&[sd_notify::NotifyState::Ready]);
         println!("tocada-hall: listening on http://{address}");
         if let Some(public) = public {
-            println!("tocada-hall: public side on http://{public}");
+            // Whoever started the hall may have read the first line only
+            // and closed its end: a second line must not stop the hall.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stdout(),
+                "tocada-hall: public side on http://{public}"
+            );
         }
     }));
     match served {
