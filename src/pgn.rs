@@ -59,6 +59,20 @@ pub struct Tags {
     pub time_control: String,
 }
 
+/// Who a PGN is written for: the arbiter's has every ruling as a
+/// comment; the public's (a spectators' feed) leaves the rulings out
+/// (warnings, penalties, claims, corrections, displaced pieces, moves taken
+/// back) and keeps the moves, the clocks, the offers, the pauses and the
+/// result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Audience {
+    /// Every comment.
+    #[default]
+    Arbiter,
+    /// No ruling.
+    Public,
+}
+
 /// One thing in the movetext, in game order.
 #[derive(Debug, Clone)]
 enum Element {
@@ -93,6 +107,8 @@ pub struct GameRecord {
     /// The clock the game was played on, when known: what a `TimeControl`
     /// tag alone cannot say (a control for each side, a delay, draw odds).
     clock: Option<ClockSetting>,
+    /// Whether rulings are written ([`Audience`]).
+    audience: Audience,
 }
 
 /// The parts of the rules the PGN's clock tags say.
@@ -278,7 +294,15 @@ impl GameRecord {
             completed: ByColor::new_with(|_| 0),
             correction: ByColor::new_with(|_| None),
             clock: None,
+            audience: Audience::Arbiter,
         }
+    }
+
+    /// The same record, written for `audience`: for the public, without
+    /// the rulings.
+    pub fn for_audience(mut self, audience: Audience) -> GameRecord {
+        self.audience = audience;
+        self
     }
 
     /// The same record, told the clock the game is played on: a control
@@ -413,7 +437,21 @@ impl GameRecord {
             // given words here.
             _ => None,
         };
-        if let Some(words) = words {
+        // The public's score: the move taken back is gone all the same,
+        // only the words of the ruling are left out.
+        let ruling = matches!(
+            effect,
+            Effect::Violation(_)
+                | Effect::Warning(_)
+                | Effect::TimeAdded { .. }
+                | Effect::Displaced { .. }
+                | Effect::Restored { .. }
+                | Effect::TakenBack { .. }
+                | Effect::Waived { .. }
+                | Effect::Claim { .. }
+                | Effect::Choice { .. }
+        );
+        if let Some(words) = words.filter(|_| !ruling || self.audience == Audience::Arbiter) {
             self.elements.push(Element::Comment(words));
         }
     }
@@ -469,11 +507,17 @@ impl GameRecord {
 
     /// The comments of the corrections under way, White's first.
     fn correction_comments(&self) -> impl Iterator<Item = Element> + '_ {
-        [Color::White, Color::Black].into_iter().filter_map(|side| {
-            self.correction
-                .get(side)
-                .map(|c| Element::Comment(c.words(side)))
-        })
+        let written = self.audience == Audience::Arbiter;
+        [Color::White, Color::Black]
+            .into_iter()
+            .filter_map(move |side| {
+                if !written {
+                    return None;
+                }
+                self.correction
+                    .get(side)
+                    .map(|c| Element::Comment(c.words(side)))
+            })
     }
 
     /// Writes out the corrections under way: something else happened.

@@ -563,6 +563,90 @@ fn check_config_names_the_key_and_hash_password_reads_stdin() {
     assert_eq!(empty.status.code(), Some(65));
 }
 
+/// `public_listen`: the running hall's second listener serves the feed
+/// without the rulings, the spectators' page, and nothing of the
+/// arbiter's; the arbiter's feed keeps them.
+#[test]
+fn the_public_side_has_the_feed_without_rulings_and_nothing_of_the_arbiters() {
+    if !have_broker() {
+        return;
+    }
+    let broker = broker(&[1]);
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), &broker, true);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let text = std::fs::read_to_string(&config).unwrap().replace(
+        "public_pgn = true\n",
+        &format!("public_pgn = true\npublic_listen = \"127.0.0.1:{port}\"\n"),
+    );
+    std::fs::write(&config, text).unwrap();
+    let hall = start_hall(&config);
+    let public: SocketAddr = ([127, 0, 0, 1], port).into();
+    // An illegal move (a violation, time added to Black), then the move.
+    let clock = Clock::connect(&broker, 1, 1);
+    let lines = [
+        r#"{"t":0,"ev":"setup","time_control":"180+2"}"#,
+        r#"{"t":0,"ev":"press","side":"black"}"#,
+        r#"{"t":1000,"ev":"lift","sq":"e2"}"#,
+        r#"{"t":1200,"ev":"place","sq":"e5"}"#,
+        r#"{"t":1500,"ev":"press","side":"white"}"#,
+        r#"{"t":3000,"ev":"lift","sq":"e5"}"#,
+        r#"{"t":3200,"ev":"place","sq":"e4"}"#,
+        r#"{"t":3500,"ev":"press","side":"white"}"#,
+    ];
+    for (seq, line) in lines.iter().enumerate() {
+        clock.publish(message(1, seq, line, &[]));
+    }
+    assert!(
+        eventually(Duration::from_secs(20), || get(
+            hall.addr,
+            "/pgn/round",
+            None
+        )
+        .body
+        .contains("1. e4")),
+        "{}",
+        hall.log()
+    );
+    let theirs = get(hall.addr, "/pgn/round", None).body;
+    assert!(theirs.contains("Illegal move"), "{theirs}");
+    let feed = get(public, "/pgn/round", None);
+    assert_eq!(feed.status, 200);
+    assert!(feed.body.contains("1. e4 {[%clk "), "{}", feed.body);
+    assert!(!feed.body.contains("Illegal"), "{}", feed.body);
+    assert!(!feed.body.contains("7.5.5"), "{}", feed.body);
+    let tag = feed.header("etag").expect("an ETag").to_owned();
+    assert!(get(public, "/", None).body.contains("/public.js"));
+    for path in ["/login", "/arbiter", "/arbiter/boards", "/arbiter/events"] {
+        assert_eq!(get(public, path, None).status, 404, "{path}");
+    }
+    assert_eq!(
+        post(public, "/login", None, "name=ana&password=x").status,
+        404
+    );
+    assert_eq!(
+        post(
+            public,
+            "/arbiter/acknowledge",
+            None,
+            "board=1&game=1&ruling=1"
+        )
+        .status,
+        404
+    );
+    // Nothing new: the tag the poller has is still the hall's.
+    assert_eq!(
+        feed.header("etag"),
+        get(public, "/pgn/round", None).header("etag")
+    );
+    assert!(!tag.is_empty());
+    clock.close();
+}
+
 /// `chromium` and `chromedriver` (Debian's `chromium` and
 /// `chromium-driver`), if both are installed.
 fn browser_programs() -> Option<(PathBuf, PathBuf)> {
@@ -761,7 +845,7 @@ fn in_a_real_browser_the_arbiter_logs_in_and_sees_a_move_within_a_second() {
         let mut drawn = None;
         for _ in 0..50 {
             let squares = browser
-                .find_all(Locator::Css("#board-1 .position span"))
+                .find_all(Locator::Css("#board-1 svg.position rect"))
                 .await
                 .map(|squares| squares.len());
             let side = match browser.find(Locator::Css("#board-1 .clock.running")).await {
@@ -775,9 +859,48 @@ fn in_a_real_browser_the_arbiter_logs_in_and_sees_a_move_within_a_second() {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         assert_eq!(drawn, Some((64, "black".to_owned())));
-        // TOCADA_HALL_SCREENSHOT=page.png: the page as the arbiter's phone shows it.
-        if let Some(path) = std::env::var_os("TOCADA_HALL_SCREENSHOT") {
-            std::fs::write(path, browser.screenshot().await.unwrap()).unwrap();
+        // Legible on a phone and on a projector: at each size the board's
+        // squares are large, 32 pieces are drawn as SVG (no font glyph),
+        // the white ones with a dark outline, and the running clock is
+        // larger than the names. TOCADA_HALL_SCREENSHOT=DIR keeps the PNGs.
+        let measure = "const square = document.querySelector('#board-1 svg.position rect') \
+             .getBoundingClientRect().width; \
+             const white = document.querySelector('#board-1 svg.position .piece.white'); \
+             const style = getComputedStyle(white); \
+             const clock = parseFloat(getComputedStyle( \
+               document.querySelector('#board-1 .clock.running')).fontSize); \
+             const name = parseFloat(getComputedStyle( \
+               document.querySelector('#board-1 .player .name')).fontSize); \
+             return [square, \
+               document.querySelectorAll('#board-1 svg.position .piece').length, \
+               style.stroke, parseFloat(style.strokeWidth), style.fill, clock / name, \
+               document.documentElement.clientWidth];";
+        for (name, width, height, least_px) in [
+            ("phone", 390u32, 844u32, 40.0),
+            ("projector", 1920, 1080, 45.0),
+        ] {
+            browser.set_window_size(width, height).await.unwrap();
+            // The new width laid out.
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let got = browser.execute(measure, vec![]).await.unwrap();
+            let got = got.as_array().unwrap();
+            let square = got[0].as_f64().unwrap();
+            eprintln!("{name} {width}x{height}: {got:?}");
+            assert!(square >= least_px, "{name}: squares of {square} px");
+            // A whole board on the screen's width, not a slice of it.
+            assert!(square * 8.0 <= got[6].as_f64().unwrap(), "{name}: {got:?}");
+            assert_eq!(got[1], 32, "{name}: the pieces of the first moves");
+            assert_eq!(got[2], "rgb(17, 17, 17)", "{name}: white's outline");
+            assert!(got[3].as_f64().unwrap() > 0.0, "{name}: {got:?}");
+            assert_eq!(got[4], "rgb(255, 255, 255)", "{name}: white's fill");
+            assert!(
+                got[5].as_f64().unwrap() > 1.1,
+                "{name}: the clock stands out"
+            );
+            if let Some(dir) = std::env::var_os("TOCADA_HALL_SCREENSHOT") {
+                let path = std::path::Path::new(&dir).join(format!("arbiter-{name}.png"));
+                std::fs::write(path, browser.screenshot().await.unwrap()).unwrap();
+            }
         }
         browser.close().await.unwrap();
     });

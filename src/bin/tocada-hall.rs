@@ -39,7 +39,7 @@ fn check_config(config_path: &std::path::Path) -> ExitCode {
                 return ExitCode::from(err.exit_code());
             }
             println!(
-                "{}: ok: hall {:?}, broker {}:{}, listening on {}, {} arbiter(s), {} board(s) paired, public PGN {}",
+                "{}: ok: hall {:?}, broker {}:{}, listening on {}, {} arbiter(s), {} board(s) paired, public PGN {}{}",
                 config_path.display(),
                 config.hall,
                 config.broker.host,
@@ -48,6 +48,17 @@ fn check_config(config_path: &std::path::Path) -> ExitCode {
                 config.arbiters.len(),
                 config.round.pairings.len(),
                 if config.public_pgn { "on" } else { "off" },
+                match config.public_listen {
+                    Some(at) => format!(
+                        ", public side on {at} ({})",
+                        if config.public_rulings {
+                            "with rulings"
+                        } else {
+                            "without rulings"
+                        }
+                    ),
+                    None => String::new(),
+                },
             );
             if let Some(push) = &config.push {
                 println!(
@@ -107,10 +118,19 @@ fn run(path: PathBuf) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let served = runtime.block_on(tocada::hall::runner::run(config, |address| {
+    let served = runtime.block_on(tocada::hall::runner::run_both(config, |address, public| {
         // Type=notify: systemd hears the hall is up once it listens.
         let _ = sd_notify::notify(&[sd_notify::NotifyState::Ready]);
         println!("tocada-hall: listening on http://{address}");
+        if let Some(public) = public {
+            // Whoever started the hall may have read the first line only
+            // and closed its end: a second line must not stop the hall.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stdout(),
+                "tocada-hall: public side on http://{public}"
+            );
+        }
     }));
     match served {
         Ok(()) => ExitCode::SUCCESS,

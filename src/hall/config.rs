@@ -9,6 +9,8 @@
 //! listen = "0.0.0.0:8080"                 # the arbiter's page and the feed
 //! store = "/var/lib/tocada-hall/hall.sqlite"
 //! public_pgn = true                       # /pgn/round and /pgn/<board>
+//! public_listen = "0.0.0.0:8081"          # optional: the spectators' page and feed
+//! public_rulings = false                  # rulings in the public feed (off)
 //!
 //! [round]
 //! event = "Club open 2026"
@@ -72,6 +74,9 @@ struct Raw {
     store: PathBuf,
     #[serde(default = "yes")]
     public_pgn: bool,
+    public_listen: Option<String>,
+    #[serde(default)]
+    public_rulings: bool,
     #[serde(default)]
     round: RawRound,
     #[serde(default)]
@@ -240,6 +245,12 @@ pub struct HallConfig {
     pub store: PathBuf,
     /// Whether `/pgn/…` answers without a login.
     pub public_pgn: bool,
+    /// Where the public side listens, if anywhere: the spectators' page
+    /// and the PGN feed, nothing of the arbiter's.
+    pub public_listen: Option<SocketAddr>,
+    /// Whether the rulings (warnings, penalties, claims…) are written in
+    /// the public PGN feed too; the arbiter's always has them.
+    pub public_rulings: bool,
     /// The round: tags and pairings.
     pub round: Round,
     /// Who may log in.
@@ -372,6 +383,21 @@ impl HallConfig {
                 format!("{:?} is not an address and port (0.0.0.0:8080)", raw.listen),
             )
         })?;
+        let public_listen = match &raw.public_listen {
+            None => None,
+            Some(text) => Some(text.parse::<SocketAddr>().map_err(|_| {
+                at(
+                    "public_listen",
+                    format!("{text:?} is not an address and port (0.0.0.0:8081)"),
+                )
+            })?),
+        };
+        if public_listen.is_some_and(|p| p == listen) {
+            return Err(at(
+                "public_listen",
+                "the same address and port as listen".to_owned(),
+            ));
+        }
         if raw.store.as_os_str().is_empty() {
             return Err(at("store", "empty path".to_owned()));
         }
@@ -513,6 +539,8 @@ impl HallConfig {
             listen,
             store: raw.store,
             public_pgn: raw.public_pgn,
+            public_listen,
+            public_rulings: raw.public_rulings,
             round,
             arbiters,
             push,
@@ -541,6 +569,10 @@ mod tests {
         )
     }
 
+    fn config_text_with(extra: &str) -> String {
+        config(extra)
+    }
+
     #[test]
     fn a_whole_config_is_read_with_its_defaults() {
         let text = config(
@@ -559,6 +591,18 @@ mod tests {
         assert_eq!(config.client_id, "tocada-hall-open");
         assert_eq!(config.listen, "0.0.0.0:8080".parse().unwrap());
         assert!(!config.public_pgn);
+        assert_eq!(config.public_listen, None);
+        assert!(!config.public_rulings);
+        let public = HallConfig::parse(
+            &config_text_with("public_listen = \"127.0.0.1:8081\"\npublic_rulings = true"),
+            "hall.toml",
+        )
+        .unwrap();
+        assert_eq!(
+            public.public_listen,
+            Some("127.0.0.1:8081".parse().unwrap())
+        );
+        assert!(public.public_rulings);
         assert_eq!(config.round.tags.event, "Open");
         assert_eq!(config.round.pairings[&4].white, "A");
         assert_eq!(config.arbiters[0].name, "ana");
@@ -628,6 +672,9 @@ mod tests {
             (config("listen = \"everywhere\""), "listen"),
             (config("colour = \"blue\""), "colour"),
             (config("public_pgn = \"yes\""), "public_pgn"),
+            (config("public_listen = \"8081\""), "public_listen"),
+            (config("public_listen = \"0.0.0.0:8080\""), "public_listen"),
+            (config("public_rulings = 1"), "public_rulings"),
             (
                 config("").replace(HASH, "hunter2"),
                 "arbiter[0].password_hash",

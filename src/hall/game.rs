@@ -9,8 +9,8 @@ use shakmaty::fen::Fen;
 use shakmaty::{Color, EnPassantMode, Position};
 
 use crate::broadcast::Running;
-use crate::pgn::Tags;
-use crate::transcript::{Fault, Feed, Policy, effect_to_value, pgn_from_lines};
+use crate::pgn::{Audience, Tags};
+use crate::transcript::{Fault, Feed, Policy, effect_to_value, pgn_from_lines_for};
 use crate::words;
 use crate::{Effect, Millis};
 
@@ -56,7 +56,10 @@ pub struct ReportedGame {
     /// refused, after which nothing is fed.
     feed: Feed,
     effects: Vec<(Millis, Effect)>,
+    /// The PGN for the arbiter and for the public, kept until a line
+    /// arrives.
     pgn: Option<String>,
+    public_pgn: Option<String>,
 }
 
 impl Default for ReportedGame {
@@ -74,6 +77,7 @@ impl ReportedGame {
             feed: Feed::new(Policy::RESTORE),
             effects: Vec::new(),
             pgn: None,
+            public_pgn: None,
         }
     }
 
@@ -103,6 +107,7 @@ impl ReportedGame {
 
     fn feed_line(&mut self, line: String) {
         self.pgn = None;
+        self.public_pgn = None;
         let effects = &mut self.effects;
         // A bad line is the feed's to keep (`fault`); the line is kept too.
         let _ = self
@@ -218,9 +223,19 @@ impl ReportedGame {
     /// [`pgn_from_lines`] as `tocada export` would write it; a game cut at
     /// a bad line ends with a note saying so. Kept until a line arrives.
     pub fn pgn(&mut self, tags: &Tags) -> &str {
+        self.pgn_for(tags, Audience::Arbiter)
+    }
+
+    /// The same, written for `audience` ([`Audience::Public`]: without
+    /// the rulings).
+    pub fn pgn_for(&mut self, tags: &Tags, audience: Audience) -> &str {
         let lines = &self.lines;
-        self.pgn.get_or_insert_with(|| {
-            pgn_from_lines(lines, tags.clone()).unwrap_or_else(|err| err.pgn)
+        let kept = match audience {
+            Audience::Arbiter => &mut self.pgn,
+            Audience::Public => &mut self.public_pgn,
+        };
+        kept.get_or_insert_with(|| {
+            pgn_from_lines_for(lines, tags.clone(), audience).unwrap_or_else(|err| err.pgn)
         })
     }
 }

@@ -13,7 +13,7 @@ use super::store::HallStore;
 use crate::broadcast::{
     BoardAddress, BoardState, EventMessage, OFFLINE, ONLINE, ResendRequest, Running, Topic,
 };
-use crate::pgn::Tags;
+use crate::pgn::{Audience, Tags};
 use crate::transcript::{self, parse_line};
 use crate::words;
 
@@ -880,6 +880,12 @@ impl Hall {
 
     /// The PGN of game `game` on `board` (its current game if `None`).
     pub fn pgn(&mut self, board: u32, game: Option<i64>) -> Option<String> {
+        self.pgn_for(board, game, Audience::Arbiter)
+    }
+
+    /// The same, written for `audience` ([`Audience::Public`]: without
+    /// the rulings).
+    pub fn pgn_for(&mut self, board: u32, game: Option<i64>, audience: Audience) -> Option<String> {
         let id = match game {
             Some(id) => id,
             None => *self.boards.get(&board)?.games.keys().next_back()?,
@@ -889,15 +895,20 @@ impl Hall {
         if game.lines().is_empty() {
             return None;
         }
-        Some(game.pgn(&tags).to_owned())
+        Some(game.pgn_for(&tags, audience).to_owned())
     }
 
     /// The round's PGN: every board's current game, board by board, one
     /// blank line between games.
     pub fn round_pgn(&mut self) -> String {
+        self.round_pgn_for(Audience::Arbiter)
+    }
+
+    /// The same, written for `audience`.
+    pub fn round_pgn_for(&mut self, audience: Audience) -> String {
         let mut out = String::new();
         for board in self.boards() {
-            if let Some(pgn) = self.pgn(board, None) {
+            if let Some(pgn) = self.pgn_for(board, None, audience) {
                 if !out.is_empty() {
                     out.push('\n');
                 }

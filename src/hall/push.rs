@@ -124,7 +124,8 @@ pub async fn run(target: Target, shared: Arc<Shared>) {
         }
         // The latest text, with whatever came in while waiting.
         changes.mark_unchanged();
-        let pgn = shared.hall().round_pgn();
+        let audience = shared.public_audience();
+        let pgn = shared.hall().round_pgn_for(audience);
         let at = now();
         if pushed.as_ref() == Some(&pgn) {
             // Nothing new: wait for the hall to change.

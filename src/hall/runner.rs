@@ -10,7 +10,7 @@ use super::ingest::Hall;
 use super::mqtt::{self, Subscription};
 use super::push;
 use super::serve::{ServeLimits, serve};
-use super::web::{Shared, router};
+use super::web::{Shared, public_router, router};
 use crate::broker::Credentials;
 use crate::exit::{EX_CONFIG, EX_IOERR};
 
@@ -98,11 +98,30 @@ pub async fn run(
     run_until(config, ready, shutdown()).await
 }
 
+/// The same, `ready` told both addresses: the arbiter's side's, and the
+/// public side's if `public_listen` is set.
+pub async fn run_both(
+    config: HallConfig,
+    ready: impl FnOnce(std::net::SocketAddr, Option<std::net::SocketAddr>),
+) -> Result<(), RunError> {
+    run_both_until(config, ready, shutdown()).await
+}
+
 /// Runs the hall of `config` until `stop` completes (the tests' way to
 /// stop one).
 pub async fn run_until(
     config: HallConfig,
     ready: impl FnOnce(std::net::SocketAddr),
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), RunError> {
+    run_both_until(config, |arbiter, _| ready(arbiter), stop).await
+}
+
+/// The same, `ready` told both addresses: the arbiter's side's and the
+/// public side's, if `public_listen` is set.
+pub async fn run_both_until(
+    config: HallConfig,
+    ready: impl FnOnce(std::net::SocketAddr, Option<std::net::SocketAddr>),
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), RunError> {
     let (credentials, push_target) = read_files(&config)?;
@@ -118,6 +137,7 @@ pub async fn run_until(
         config.public_pgn,
         &config.limits,
     );
+    shared.set_public_rulings(config.public_rulings);
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|err| RunError::Listen(format!("{}: {err}", config.listen)))?;
@@ -125,6 +145,19 @@ pub async fn run_until(
         .local_addr()
         .map_err(|err| RunError::Listen(err.to_string()))?;
     tracing::info!(hall = %config.hall, %address, store = %config.store.display(), "hall serving");
+    let public = match config.public_listen {
+        Some(at) => {
+            let listener = tokio::net::TcpListener::bind(at)
+                .await
+                .map_err(|err| RunError::Listen(format!("public_listen {at}: {err}")))?;
+            let address = listener
+                .local_addr()
+                .map_err(|err| RunError::Listen(err.to_string()))?;
+            tracing::info!(%address, rulings = config.public_rulings, "public side serving");
+            Some((listener, address))
+        }
+        None => None,
+    };
     let subscription = Subscription {
         hall: config.hall.clone(),
         host: config.broker.host.clone(),
@@ -137,7 +170,7 @@ pub async fn run_until(
         tracing::info!(url = %target.url, every_s = target.every.as_secs(), "pushing the round's PGN");
         tokio::spawn(push::run(target, Arc::clone(&shared)))
     });
-    ready(address);
+    ready(address, public.as_ref().map(|(_, address)| *address));
     // Graceful, but not forever: a live page's event stream never ends
     // by itself, so open connections get two seconds after the stop.
     let limits = ServeLimits {
@@ -145,14 +178,34 @@ pub async fn run_until(
         per_address: config.limits.connections_per_address,
         header_timeout: config.limits.header_timeout,
     };
+    // One stop for both sides: the public one stops with the arbiter's.
+    let (stopping, stopped) = tokio::sync::watch::channel(false);
+    let public = public.map(|(listener, _)| {
+        let mut stopped = stopped.clone();
+        tokio::spawn(serve(
+            listener,
+            public_router(Arc::clone(&shared)),
+            limits,
+            async move {
+                let _ = stopped.wait_for(|stop| *stop).await;
+            },
+            std::time::Duration::from_secs(2),
+        ))
+    });
     serve(
         listener,
         router(shared),
         limits,
-        stop,
+        async move {
+            stop.await;
+            let _ = stopping.send(true);
+        },
         std::time::Duration::from_secs(2),
     )
     .await;
+    if let Some(public) = public {
+        let _ = public.await;
+    }
     mqtt.abort();
     if let Some(pusher) = pusher {
         pusher.abort();

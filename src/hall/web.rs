@@ -15,15 +15,31 @@
 //! | `GET /pgn/round` | anyone, unless `public_pgn = false` | every board's current game |
 //! | `GET /pgn/{board}`, `GET /pgn/{board}/{game}` | the same | one game |
 //!
+//! The public side ([`public_router`], on `public_listen`) serves only
+//! what a spectator may see, and nothing of the arbiter's (no login):
+//!
+//! | URL | what |
+//! |---|---|
+//! | `GET /` | the spectators' page: every board, read-only |
+//! | `GET /boards`, `GET /events` | the boards as JSON, and their changes as server-sent events, without rulings |
+//! | `GET /pgn/round`, `GET /pgn/{board}`, `GET /pgn/{board}/{game}` | the feed, without rulings unless `public_rulings = true` |
+//!
+//! Every PGN answer carries an `ETag` (the hall's change counter); a poll
+//! with `If-None-Match` of an unchanged hall gets `304 Not Modified`
+//! without the PGN being rebuilt, and the round's PGN is rebuilt once per
+//! change, however many poll it.
+//!
 //! No endpoint changes a game: the hall only reads the clocks.
 
 use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use axum::Form;
 use axum::Json;
 use axum::Router;
+use axum::body::Bytes;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{DefaultBodyLimit, Extension, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -35,8 +51,9 @@ use tokio::sync::watch;
 
 use super::auth::{Attempt, Backoff, FormKey, Logins, same_token, verify_password};
 use super::config::{Arbiter, Limits};
-use super::ingest::Hall;
+use super::ingest::{BoardView, Hall};
 use super::serve::ClientAddr;
+use crate::pgn::Audience;
 
 /// The session cookie's name.
 pub const COOKIE: &str = "tocada_hall";
@@ -55,6 +72,9 @@ const PAGE: &str = include_str!("page/arbiter.html");
 const LOGIN: &str = include_str!("page/login.html");
 const SCRIPT: &str = include_str!("page/arbiter.js");
 const STYLE: &str = include_str!("page/hall.css");
+const BOARD_SCRIPT: &str = include_str!("page/board.js");
+const PUBLIC_PAGE: &str = include_str!("page/public.html");
+const PUBLIC_SCRIPT: &str = include_str!("page/public.js");
 
 /// The largest request body taken (a login or an acknowledgement is a
 /// few hundred bytes): axum's default, 2 MB, times a few hundred
@@ -72,6 +92,14 @@ pub struct Shared {
     form_key: FormKey,
     backoff: Mutex<Backoff>,
     hashes: Arc<tokio::sync::Semaphore>,
+    public_rulings: AtomicBool,
+    /// When the server started (ms since the epoch): in every `ETag`, so
+    /// that a change counter counted again from 0 after a restart never
+    /// matches a tag of before.
+    boot: u64,
+    /// The round's PGN as last built for each audience, with the hall's
+    /// change counter it was built at.
+    feeds: Mutex<[Option<(u64, Bytes)>; 2]>,
 }
 
 impl Shared {
@@ -107,7 +135,53 @@ impl Shared {
             form_key,
             backoff: Mutex::new(Backoff::new(limits.backoff)),
             hashes: Arc::new(tokio::sync::Semaphore::new(limits.login_hashes)),
+            public_rulings: AtomicBool::new(false),
+            boot: wall_ms(),
+            feeds: Mutex::new([None, None]),
         })
+    }
+
+    /// Whether the public side's feed and page show the rulings
+    /// (`public_rulings`; off until set).
+    pub fn set_public_rulings(&self, shown: bool) {
+        self.public_rulings.store(shown, Ordering::Relaxed);
+    }
+
+    /// Who the public side writes its PGN for.
+    pub fn public_audience(&self) -> Audience {
+        if self.public_rulings.load(Ordering::Relaxed) {
+            Audience::Arbiter
+        } else {
+            Audience::Public
+        }
+    }
+
+    /// The round's PGN for `audience` and its `ETag`: built again only
+    /// when the hall changed since it last was.
+    pub fn round_feed(&self, audience: Audience) -> (String, Bytes) {
+        let mut hall = self.hall();
+        let version = hall.version();
+        let tag = self.etag(version, audience);
+        let slot = audience as usize;
+        let mut feeds = self.feeds.lock().unwrap_or_else(|p| p.into_inner());
+        match &feeds[slot] {
+            Some((built, pgn)) if *built == version => (tag, pgn.clone()),
+            _ => {
+                let pgn = Bytes::from(hall.round_pgn_for(audience));
+                feeds[slot] = Some((version, pgn.clone()));
+                (tag, pgn)
+            }
+        }
+    }
+
+    /// The `ETag` of every PGN answer while the hall's change counter
+    /// reads `version`.
+    fn etag(&self, version: u64, audience: Audience) -> String {
+        let who = match audience {
+            Audience::Arbiter => 'a',
+            Audience::Public => 'p',
+        };
+        format!("\"{:x}-{version}-{who}\"", self.boot)
     }
 
     fn backoff(&self) -> MutexGuard<'_, Backoff> {
@@ -170,11 +244,60 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/arbiter/boards/{board}", get(board_log))
         .route("/arbiter/events", get(events))
         .route("/arbiter/acknowledge", post(acknowledge))
+        .route(
+            "/board.js",
+            get(|| async { asset(BOARD_SCRIPT, "text/javascript") }),
+        )
         .route("/pgn/round", get(round_pgn))
         .route("/pgn/{board}", get(board_pgn))
         .route("/pgn/{board}/{game}", get(game_pgn))
+        .layer(Extension(Listener::Arbiter))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(shared)
+}
+
+/// The public side's routes: the spectators' page and the PGN feed,
+/// nothing else (every other path, the login too, is 404).
+pub fn public_router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/", get(public_page))
+        .route("/hall.css", get(|| async { asset(STYLE, "text/css") }))
+        .route(
+            "/board.js",
+            get(|| async { asset(BOARD_SCRIPT, "text/javascript") }),
+        )
+        .route(
+            "/public.js",
+            get(|| async { asset(PUBLIC_SCRIPT, "text/javascript") }),
+        )
+        .route("/boards", get(public_boards))
+        .route("/events", get(public_events))
+        .route("/pgn/round", get(round_pgn))
+        .route("/pgn/{board}", get(board_pgn))
+        .route("/pgn/{board}/{game}", get(game_pgn))
+        .layer(Extension(Listener::Public))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(shared)
+}
+
+/// Which side a request came in on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Listener {
+    /// `listen`: the arbiter's page, and the feed with every ruling if
+    /// `public_pgn`.
+    Arbiter,
+    /// `public_listen`: the spectators'.
+    Public,
+}
+
+impl Listener {
+    /// Who its PGN is written for, and whether it serves one at all.
+    fn audience(self, shared: &Shared) -> Option<Audience> {
+        match self {
+            Listener::Arbiter => shared.public_pgn.then_some(Audience::Arbiter),
+            Listener::Public => Some(shared.public_audience()),
+        }
+    }
 }
 
 fn asset(body: &'static str, kind: &'static str) -> Response {
@@ -465,6 +588,13 @@ async fn events(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respon
     let Some((token, _, _)) = session(&shared, &headers) else {
         return unauthorized();
     };
+    board_events(shared, Some(token))
+}
+
+/// The boards that change, as server-sent events: for a session's page
+/// (`token`), every field, until the session ends; for the public
+/// (`None`), the spectators' fields ([`public_views`]).
+fn board_events(shared: Arc<Shared>, token: Option<String>) -> Response {
     let receiver = shared.changed.subscribe();
     let seen = *receiver.borrow();
     let stream = futures_util::stream::unfold(
@@ -473,12 +603,18 @@ async fn events(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respon
             receiver.changed().await.ok()?;
             tokio::time::sleep(BATCH).await;
             // A session closed or gone idle ends its stream.
-            shared.logins().get(&token, shared.now_ms())?;
+            if let Some(token) = &token {
+                shared.logins().get(token, shared.now_ms())?;
+            }
             let (version, changed) = {
                 let hall = shared.hall();
                 (hall.version(), hall.changed_since(seen))
             };
-            let data = serde_json::to_string(&changed).unwrap_or_else(|_| "[]".to_owned());
+            let data = match token {
+                Some(_) => serde_json::to_string(&changed),
+                None => serde_json::to_string(&public_views(&shared, changed)),
+            }
+            .unwrap_or_else(|_| "[]".to_owned());
             let event = Event::default().event("boards").data(data);
             Some((
                 Ok::<_, Infallible>(event),
@@ -545,17 +681,30 @@ async fn acknowledge(
     }
 }
 
-fn pgn_response(pgn: Option<String>) -> Response {
+/// Whether `headers` ask with `If-None-Match` for a PGN tagged `tag`.
+fn not_modified(headers: &HeaderMap, tag: &str) -> bool {
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .map(|t| t.trim())
+        .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == tag)
+}
+
+fn pgn_response(tag: &str, pgn: Option<Bytes>) -> Response {
+    let headers = [
+        (header::CACHE_CONTROL, "no-cache"),
+        (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+        (header::ETAG, tag),
+    ];
     match pgn {
         Some(pgn) => (
-            [
-                (
-                    header::CONTENT_TYPE,
-                    "application/x-chess-pgn; charset=utf-8",
-                ),
-                (header::CACHE_CONTROL, "no-cache"),
-                (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
-            ],
+            headers,
+            [(
+                header::CONTENT_TYPE,
+                "application/x-chess-pgn; charset=utf-8",
+            )],
             pgn,
         )
             .into_response(),
@@ -563,26 +712,312 @@ fn pgn_response(pgn: Option<String>) -> Response {
     }
 }
 
-async fn round_pgn(State(shared): State<Arc<Shared>>) -> Response {
-    if !shared.public_pgn {
-        return StatusCode::NOT_FOUND.into_response();
-    }
-    pgn_response(Some(shared.hall().round_pgn()))
+fn unchanged(tag: &str) -> Response {
+    (
+        StatusCode::NOT_MODIFIED,
+        [
+            (header::CACHE_CONTROL, "no-cache"),
+            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+            (header::ETAG, tag),
+        ],
+    )
+        .into_response()
 }
 
-async fn board_pgn(State(shared): State<Arc<Shared>>, Path(board): Path<u32>) -> Response {
-    if !shared.public_pgn {
+/// Answers a PGN request on `listener`: 404 where the feed is off, 304
+/// when the hall has not changed since the tag the poller has, else
+/// `build`'s PGN.
+fn pgn_answer(
+    shared: &Shared,
+    listener: Listener,
+    headers: &HeaderMap,
+    build: impl FnOnce(&mut Hall, Audience) -> Option<String>,
+) -> Response {
+    let Some(audience) = listener.audience(shared) else {
         return StatusCode::NOT_FOUND.into_response();
+    };
+    let mut hall = shared.hall();
+    let tag = shared.etag(hall.version(), audience);
+    if not_modified(headers, &tag) {
+        return unchanged(&tag);
     }
-    pgn_response(shared.hall().pgn(board, None))
+    let pgn = build(&mut hall, audience).map(Bytes::from);
+    drop(hall);
+    pgn_response(&tag, pgn)
+}
+
+async fn round_pgn(
+    State(shared): State<Arc<Shared>>,
+    Extension(listener): Extension<Listener>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(audience) = listener.audience(&shared) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let tag = shared.etag(shared.hall().version(), audience);
+    if not_modified(&headers, &tag) {
+        return unchanged(&tag);
+    }
+    let (tag, pgn) = shared.round_feed(audience);
+    pgn_response(&tag, Some(pgn))
+}
+
+async fn board_pgn(
+    State(shared): State<Arc<Shared>>,
+    Extension(listener): Extension<Listener>,
+    headers: HeaderMap,
+    Path(board): Path<u32>,
+) -> Response {
+    pgn_answer(&shared, listener, &headers, |hall, audience| {
+        hall.pgn_for(board, None, audience)
+    })
 }
 
 async fn game_pgn(
     State(shared): State<Arc<Shared>>,
+    Extension(listener): Extension<Listener>,
+    headers: HeaderMap,
     Path((board, game)): Path<(u32, i64)>,
 ) -> Response {
-    if !shared.public_pgn {
-        return StatusCode::NOT_FOUND.into_response();
+    pgn_answer(&shared, listener, &headers, |hall, audience| {
+        hall.pgn_for(board, Some(game), audience)
+    })
+}
+
+/// The boards as a spectator sees them: the arbiter's view without what
+/// is the arbiter's (rulings, unless `public_rulings`; the events'
+/// bookkeeping; a bad line's words).
+fn public_views(shared: &Shared, views: Vec<BoardView>) -> Vec<serde_json::Value> {
+    let rulings = shared.public_audience() == Audience::Arbiter;
+    views
+        .into_iter()
+        .filter_map(|view| serde_json::to_value(view).ok())
+        .map(|mut value| {
+            if let Some(fields) = value.as_object_mut() {
+                for key in ["unacknowledged", "events", "waiting", "fault"] {
+                    fields.remove(key);
+                }
+                if !rulings {
+                    fields.remove("last_ruling");
+                } else if let Some(ruling) = fields
+                    .get_mut("last_ruling")
+                    .and_then(|r| r.as_object_mut())
+                {
+                    ruling.remove("acknowledged_by");
+                }
+            }
+            value
+        })
+        .collect()
+}
+
+async fn public_page(State(shared): State<Arc<Shared>>) -> Response {
+    let hall = shared.hall().name().to_owned();
+    html(
+        StatusCode::OK,
+        PUBLIC_PAGE.replace("{{hall}}", &escape(&hall)),
+    )
+}
+
+async fn public_boards(State(shared): State<Arc<Shared>>) -> Response {
+    let (name, views) = {
+        let hall = shared.hall();
+        (hall.name().to_owned(), hall.board_views())
+    };
+    Json(serde_json::json!({
+        "hall": name,
+        "boards": public_views(&shared, views),
+    }))
+    .into_response()
+}
+
+async fn public_events(State(shared): State<Arc<Shared>>) -> Response {
+    board_events(shared, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::broadcast::EventMessage;
+    use crate::hall::{HallStore, Round};
+    use axum::body::Body;
+    use axum::http::Request;
+    use tower::ServiceExt;
+
+    /// A game on board 1 with an illegal move (a violation and time added
+    /// to Black: rulings), then the move made right.
+    const LINES: [&str; 8] = [
+        r#"{"t":0,"ev":"setup","time_control":"180+2"}"#,
+        r#"{"t":0,"ev":"press","side":"black"}"#,
+        r#"{"t":1000,"ev":"lift","sq":"e2"}"#,
+        r#"{"t":1200,"ev":"place","sq":"e5"}"#,
+        r#"{"t":1500,"ev":"press","side":"white"}"#,
+        r#"{"t":3000,"ev":"lift","sq":"e5"}"#,
+        r#"{"t":3200,"ev":"place","sq":"e4"}"#,
+        r#"{"t":3500,"ev":"press","side":"white"}"#,
+    ];
+
+    fn publish(shared: &Shared, seq: usize, line: &str) {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        let payload = serde_json::to_vec(&EventMessage {
+            game: 1,
+            seq: seq as i64,
+            t: value["t"].as_u64().unwrap(),
+            line: value,
+            effects: vec![],
+        })
+        .unwrap();
+        shared
+            .hall()
+            .receive("tocada/open/1/events", &payload, 1)
+            .unwrap();
+        shared.notify();
     }
-    pgn_response(shared.hall().pgn(board, Some(game)))
+
+    fn shared_with_game(lines: usize) -> Arc<Shared> {
+        let hall = Hall::with_store(
+            "open",
+            HallStore::in_memory("open").unwrap(),
+            Round::default(),
+        )
+        .unwrap();
+        let shared = Shared::new(hall, Vec::new(), true);
+        for (seq, line) in LINES.iter().enumerate().take(lines) {
+            publish(&shared, seq, line);
+        }
+        shared
+    }
+
+    struct Answer {
+        status: u16,
+        etag: Option<String>,
+        body: String,
+    }
+
+    fn ask(router: &Router, method: &str, path: &str, if_none_match: Option<&str>) -> Answer {
+        let mut request = Request::builder().method(method).uri(path);
+        if let Some(tag) = if_none_match {
+            request = request.header(header::IF_NONE_MATCH, tag);
+        }
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let response = router
+                .clone()
+                .oneshot(request.body(Body::empty()).unwrap())
+                .await
+                .unwrap();
+            let status = response.status().as_u16();
+            let etag = response
+                .headers()
+                .get(header::ETAG)
+                .map(|v| v.to_str().unwrap().to_owned());
+            let body = axum::body::to_bytes(response.into_body(), 1 << 20)
+                .await
+                .unwrap();
+            Answer {
+                status,
+                etag,
+                body: String::from_utf8_lossy(&body).into_owned(),
+            }
+        })
+    }
+
+    #[test]
+    fn the_public_side_serves_the_feed_without_rulings_and_nothing_of_the_arbiters() {
+        let shared = shared_with_game(LINES.len());
+        let public = public_router(Arc::clone(&shared));
+        let arbiter = router(Arc::clone(&shared));
+
+        let theirs = ask(&arbiter, "GET", "/pgn/round", None);
+        assert_eq!(theirs.status, 200);
+        assert!(theirs.body.contains("Illegal move"), "{}", theirs.body);
+        assert!(theirs.body.contains("7.5.5"), "{}", theirs.body);
+
+        for path in ["/pgn/round", "/pgn/1", "/pgn/1/1"] {
+            let feed = ask(&public, "GET", path, None);
+            assert_eq!(feed.status, 200, "{path}");
+            assert!(feed.body.contains("1. e4 {[%clk "), "{path}: {}", feed.body);
+            assert!(!feed.body.contains("Illegal"), "{path}: {}", feed.body);
+            assert!(!feed.body.contains("7.5"), "{path}: {}", feed.body);
+        }
+        // The arbiter's routes and the login are not there at all.
+        for (method, path) in [
+            ("GET", "/login"),
+            ("POST", "/login"),
+            ("GET", "/arbiter"),
+            ("GET", "/arbiter/boards"),
+            ("GET", "/arbiter/boards/1"),
+            ("GET", "/arbiter/events"),
+            ("POST", "/arbiter/acknowledge"),
+            ("POST", "/logout"),
+        ] {
+            assert_eq!(
+                ask(&public, method, path, None).status,
+                404,
+                "{method} {path}"
+            );
+        }
+        // The page and its boards, without the ruling.
+        let page = ask(&public, "GET", "/", None);
+        assert_eq!(page.status, 200);
+        assert!(page.body.contains("/public.js"), "{}", page.body);
+        let boards: serde_json::Value =
+            serde_json::from_str(&ask(&public, "GET", "/boards", None).body).unwrap();
+        let board = &boards["boards"][0];
+        assert_eq!(board["board"], 1);
+        assert_eq!(board["moves"], 1);
+        assert!(board.get("last_ruling").is_none(), "{board}");
+        assert!(board.get("unacknowledged").is_none(), "{board}");
+        let mine: serde_json::Value =
+            serde_json::from_str(&serde_json::to_string(&shared.hall().board_views()).unwrap())
+                .unwrap();
+        assert!(mine[0]["last_ruling"]["text"].is_string(), "{mine}");
+
+        // Unless the organiser asks.
+        shared.set_public_rulings(true);
+        assert!(
+            ask(&public, "GET", "/pgn/round", None)
+                .body
+                .contains("Illegal move")
+        );
+    }
+
+    #[test]
+    fn an_unchanged_feed_is_answered_304_and_built_once_per_change() {
+        let shared = shared_with_game(5);
+        let public = public_router(Arc::clone(&shared));
+        let first = ask(&public, "GET", "/pgn/round", None);
+        assert_eq!(first.status, 200);
+        let tag = first.etag.clone().expect("an ETag");
+        let again = ask(&public, "GET", "/pgn/round", Some(&tag));
+        assert_eq!((again.status, again.body.as_str()), (304, ""));
+        assert_eq!(again.etag.as_deref(), Some(tag.as_str()));
+        // Among others, weak or not.
+        let listed = format!("\"other\", W/{tag}");
+        assert_eq!(ask(&public, "GET", "/pgn/round", Some(&listed)).status, 304);
+        assert_eq!(ask(&public, "GET", "/pgn/1", Some(&tag)).status, 304);
+        // Polled without a tag while nothing changes: the same text, not
+        // built again.
+        let (_, built) = shared.round_feed(Audience::Public);
+        let (_, kept) = shared.round_feed(Audience::Public);
+        assert_eq!(built.as_ptr(), kept.as_ptr());
+
+        // A move: a new tag, the new PGN.
+        for (seq, line) in LINES.iter().enumerate().skip(5) {
+            publish(&shared, seq, line);
+        }
+        let changed = ask(&public, "GET", "/pgn/round", Some(&tag));
+        assert_eq!(changed.status, 200);
+        assert_ne!(changed.etag.as_deref(), Some(tag.as_str()));
+        assert!(changed.body.contains("1. e4"), "{}", changed.body);
+        assert!(!first.body.contains("1. e4"), "{}", first.body);
+        let (_, rebuilt) = shared.round_feed(Audience::Public);
+        assert_ne!(built.as_ptr(), rebuilt.as_ptr());
+        // The arbiter's side tags its own feed apart.
+        let theirs = ask(&router(Arc::clone(&shared)), "GET", "/pgn/round", None);
+        assert_ne!(theirs.etag, changed.etag);
+    }
 }

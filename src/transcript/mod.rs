@@ -148,7 +148,7 @@ pub use line::{
     Event, Line, ParseEffectError, ParseLineError, effect_to_json, effect_to_value, input_to_json,
     line_to_json, parse_effect_line, parse_line, restored_to_json,
 };
-pub use pgn::{PgnError, pgn_from_lines};
+pub use pgn::{PgnError, pgn_from_lines, pgn_from_lines_for};
 pub use policy::{Games, LastLine, OnBadLine, OnTimeBackwards, Policy};
 pub use reader::{Entry, Fault, FaultKind, Read, Reader};
 pub use replay::{ReplayError, Replayed, open, replay};

@@ -6,7 +6,7 @@ use std::fmt;
 
 use super::{Fault, Feed, Policy};
 use crate::Rules;
-use crate::pgn::{GameRecord, Tags, start_fen};
+use crate::pgn::{Audience, GameRecord, Tags, start_fen};
 
 /// A stored game with a bad line, read under [`Policy::RESTORE`]: the
 /// fault, and the PGN of the game as far as the lines before it go, as a
@@ -37,7 +37,17 @@ impl std::error::Error for PgnError {}
 /// to restore a game: a line stamped earlier than the one before is taken
 /// at that one's instant, and at a bad line the PGN stops, with the fault
 /// noted, in the error ([`PgnError::pgn`]).
-pub fn pgn_from_lines(lines: &[String], mut tags: Tags) -> Result<String, PgnError> {
+pub fn pgn_from_lines(lines: &[String], tags: Tags) -> Result<String, PgnError> {
+    pgn_from_lines_for(lines, tags, Audience::Arbiter)
+}
+
+/// The same, written for `audience` ([`Audience::Public`]: without the
+/// rulings).
+pub fn pgn_from_lines_for(
+    lines: &[String],
+    mut tags: Tags,
+    audience: Audience,
+) -> Result<String, PgnError> {
     let mut game = Feed::new(Policy::RESTORE);
     let mut effects = Vec::new();
     let fault = game.push_rows(lines, |t, effect| effects.push((t, effect)), |_| {});
@@ -52,7 +62,9 @@ pub fn pgn_from_lines(lines: &[String], mut tags: Tags) -> Result<String, PgnErr
     if tags.time_control.trim().is_empty() {
         tags.time_control = rules.time_control.to_string();
     }
-    let mut record = GameRecord::new(tags, start_fen(rules)).with_clock(rules);
+    let mut record = GameRecord::new(tags, start_fen(rules))
+        .with_clock(rules)
+        .for_audience(audience);
     record.record_all(&effects, game.restarts());
     match fault {
         None => Ok(record.to_pgn()),
