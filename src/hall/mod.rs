@@ -22,6 +22,7 @@ pub mod config;
 pub mod game;
 pub mod ingest;
 pub mod mqtt;
+pub mod pairings;
 pub mod push;
 pub mod runner;
 pub mod serve;
