@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 
 use super::config::DEFAULT_PATH;
 
@@ -40,7 +40,57 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
     },
+    /// Import a round's pairings from the pairing program's file, a
+    /// TRF-16 (any line starting 001) or a CSV with a header row (board,
+    /// white, black, white_rating, black_rating, white_fide_id,
+    /// black_fide_id), into the hall's store: a running hall plays that
+    /// round within a second, its names on the games that start after.
+    Pairings {
+        /// The hall's configuration (its store and its name).
+        #[arg(long, default_value = DEFAULT_PATH)]
+        config: PathBuf,
+        /// The round the file's pairings are for (a TRF's columns of
+        /// that round are read).
+        #[arg(long)]
+        round: u32,
+        /// The TRF or CSV file.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+    /// Print a round's results on standard output, for the pairing
+    /// program (TRF-16 result columns, or CSV board,white,black,result)
+    /// or as the round's PGN.
+    Results {
+        /// The hall's configuration (its store and its name).
+        #[arg(long, default_value = DEFAULT_PATH)]
+        config: PathBuf,
+        /// The round.
+        #[arg(long)]
+        round: u32,
+        /// What to print.
+        #[arg(long, value_enum, default_value = "trf")]
+        format: ResultsFormat,
+    },
+    /// List the rounds imported into the hall's store, the one played
+    /// now marked.
+    Rounds {
+        /// The hall's configuration (its store and its name).
+        #[arg(long, default_value = DEFAULT_PATH)]
+        config: PathBuf,
+    },
     /// Read a password on standard input (its first line) and print its
     /// argon2 hash, for `password_hash` in the configuration.
     HashPassword,
+}
+
+/// What `tocada-hall results` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ResultsFormat {
+    /// The TRF-16 imported with the round's result columns filled in (or
+    /// player lines written anew for a round imported from a CSV).
+    Trf,
+    /// `board,white,black,result`, the result as PGN writes it.
+    Csv,
+    /// Every game of the round.
+    Pgn,
 }

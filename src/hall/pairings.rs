@@ -194,8 +194,12 @@ fn read_trf_player(text: &str, line: usize) -> Result<TrfPlayer, PairingsError> 
                 PairingsErrorKind::BadRound(MAX_ROUND + 1),
             ));
         }
-        let opponent: Option<u16> =
-            number(&field(&chars, start, start + 3), line, start, "the opponent")?;
+        let opponent: Option<u16> = number(
+            &field(&chars, start, start + 3),
+            line,
+            start,
+            "the opponent",
+        )?;
         let colour = chars.get(start + 4).copied().unwrap_or(' ');
         let colour = match colour {
             'w' | 'W' => 'w',
@@ -368,15 +372,12 @@ pub fn parse_csv(text: &str) -> Result<Vec<BoardPairing>, PairingsError> {
     };
     let header = csv_fields(header.trim_start_matches('\u{feff}'))
         .map_err(|column| error(header_line, column, PairingsErrorKind::BadQuote))?;
-    let position = |name: &str| {
-        header
-            .iter()
-            .position(|h| h.eq_ignore_ascii_case(name))
-    };
+    let position = |name: &str| header.iter().position(|h| h.eq_ignore_ascii_case(name));
     let required = |name: &'static str| {
         position(name).ok_or_else(|| error(header_line, 1, PairingsErrorKind::NoColumn(name)))
     };
-    let (board_at, white_at, black_at) = (required("board")?, required("white")?, required("black")?);
+    let (board_at, white_at, black_at) =
+        (required("board")?, required("white")?, required("black")?);
     let optional = [
         ("white_rating", position("white_rating")),
         ("black_rating", position("black_rating")),
@@ -385,8 +386,8 @@ pub fn parse_csv(text: &str) -> Result<Vec<BoardPairing>, PairingsError> {
     ];
     let mut boards: BTreeMap<u32, BoardPairing> = BTreeMap::new();
     for (line, text) in lines {
-        let fields = csv_fields(text)
-            .map_err(|column| error(line, column, PairingsErrorKind::BadQuote))?;
+        let fields =
+            csv_fields(text).map_err(|column| error(line, column, PairingsErrorKind::BadQuote))?;
         if fields.len() != header.len() {
             return Err(error(
                 line,
@@ -483,8 +484,11 @@ mod tests {
         assert_eq!(round2[0].white.name, "Harrwitz, Daniel");
         assert_eq!(round2[0].black.name, "Morphy, Paul");
         // Player 7 has a bye in round 2: on no board.
-        assert!(round2.iter().all(|b| b.white.start_rank != Some(7)
-            && b.black.start_rank != Some(7)));
+        assert!(
+            round2
+                .iter()
+                .all(|b| b.white.start_rank != Some(7) && b.black.start_rank != Some(7))
+        );
     }
 
     #[test]
@@ -516,7 +520,10 @@ mod tests {
             parse_trf(TRF, 0).unwrap_err().kind,
             PairingsErrorKind::BadRound(0)
         );
-        assert_eq!(parse_trf(TRF, 9).unwrap_err().kind, PairingsErrorKind::Empty);
+        assert_eq!(
+            parse_trf(TRF, 9).unwrap_err().kind,
+            PairingsErrorKind::Empty
+        );
     }
 
     #[test]
@@ -555,7 +562,10 @@ mod tests {
         let err = parse_csv("board,white,black\n1,A\n").unwrap_err();
         assert_eq!(err.kind, PairingsErrorKind::FieldCount(2, 3));
         let err = parse_csv("board,white,black\n3,,B\n").unwrap_err();
-        assert_eq!((err.column, err.kind), (2, PairingsErrorKind::Missing("white")));
+        assert_eq!(
+            (err.column, err.kind),
+            (2, PairingsErrorKind::Missing("white"))
+        );
     }
 
     proptest! {

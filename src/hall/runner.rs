@@ -137,6 +137,26 @@ pub async fn run_until(
         tracing::info!(url = %target.url, every_s = target.every.as_secs(), "pushing the round's PGN");
         tokio::spawn(push::run(target, Arc::clone(&shared)))
     });
+    // A round imported by `tocada-hall pairings` (another process, the
+    // same store) is played from the next second on.
+    let rounds = {
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(std::time::Duration::from_secs(1));
+            loop {
+                every.tick().await;
+                let changed = shared.hall().reload_round();
+                match changed {
+                    Ok(true) => {
+                        tracing::info!(round = %shared.hall().round_number(), "round imported: its pairings played");
+                        shared.notify();
+                    }
+                    Ok(false) => {}
+                    Err(err) => tracing::warn!("reading the imported rounds: {err}"),
+                }
+            }
+        })
+    };
     ready(address);
     // Graceful, but not forever: a live page's event stream never ends
     // by itself, so open connections get two seconds after the stop.
@@ -154,6 +174,7 @@ pub async fn run_until(
     )
     .await;
     mqtt.abort();
+    rounds.abort();
     if let Some(pusher) = pusher {
         pusher.abort();
     }

@@ -170,6 +170,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/arbiter/boards/{board}", get(board_log))
         .route("/arbiter/events", get(events))
         .route("/arbiter/acknowledge", post(acknowledge))
+        .merge(super::rounds::routes())
         .route("/pgn/round", get(round_pgn))
         .route("/pgn/{board}", get(board_pgn))
         .route("/pgn/{board}/{game}", get(game_pgn))
@@ -182,7 +183,7 @@ fn asset(body: &'static str, kind: &'static str) -> Response {
 }
 
 /// The pages allow scripts, styles and connections from the hall only.
-fn html(status: StatusCode, body: String) -> Response {
+pub(super) fn html(status: StatusCode, body: String) -> Response {
     (
         status,
         [
@@ -198,7 +199,7 @@ fn html(status: StatusCode, body: String) -> Response {
         .into_response()
 }
 
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -221,7 +222,7 @@ fn cookie(headers: &HeaderMap, wanted: &str) -> Option<String> {
 
 /// The logged-in arbiter and the session's CSRF token, if the cookie is
 /// a live session's.
-fn session(shared: &Shared, headers: &HeaderMap) -> Option<(String, String, String)> {
+pub(super) fn session(shared: &Shared, headers: &HeaderMap) -> Option<(String, String, String)> {
     let token = cookie(headers, COOKIE)?;
     let session = shared.logins().get(&token, shared.now_ms())?;
     Some((token, session.arbiter, session.csrf))
