@@ -3,9 +3,10 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 
 use super::config::DEFAULT_PATH;
+pub use super::results::ResultsFormat;
 
 /// Every clock of a tournament hall on one arbiter's screen and in a live
 /// PGN feed, through an MQTT broker.
@@ -81,16 +82,4 @@ pub enum Command {
     /// Read a password on standard input (its first line) and print its
     /// argon2 hash, for `password_hash` in the configuration.
     HashPassword,
-}
-
-/// What `tocada-hall results` prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ResultsFormat {
-    /// The TRF-16 imported with the round's result columns filled in (or
-    /// player lines written anew for a round imported from a CSV).
-    Trf,
-    /// `board,white,black,result`, the result as PGN writes it.
-    Csv,
-    /// Every game of the round.
-    Pgn,
 }

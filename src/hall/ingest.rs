@@ -8,9 +8,9 @@ use std::path::Path;
 use serde::Serialize;
 use shakmaty::Color;
 
-use super::cli::ResultsFormat;
 use super::game::{Added, ReportedGame, RulingEntry};
 use super::pairings::{BoardPairing, PairedPlayer};
+use super::results::ResultsFormat;
 use super::results::{self, BoardResult};
 use super::store::HallStore;
 use crate::broadcast::{

@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use clap::ValueEnum;
+
 use super::pairings::{PairedPlayer, TRF_ROUND_1, TRF_ROUND_WIDTH};
 
 /// One board's result in a round.
@@ -154,6 +156,18 @@ pub fn csv(results: &[BoardResult]) -> String {
         ));
     }
     out
+}
+
+/// What `tocada-hall results` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ResultsFormat {
+    /// The TRF-16 imported with the round's result columns filled in (or
+    /// player lines written anew for a round imported from a CSV).
+    Trf,
+    /// `board,white,black,result`, the result as PGN writes it.
+    Csv,
+    /// Every game of the round.
+    Pgn,
 }
 
 #[cfg(test)]

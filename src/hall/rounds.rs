@@ -16,15 +16,16 @@ use axum::routing::get;
 use serde::Deserialize;
 
 use super::auth::same_token;
-use super::cli::ResultsFormat;
 use super::pairings;
+use super::results::ResultsFormat;
 use super::web::{Shared, escape, html, session, wall_ms};
 
 /// The largest pairings form taken: a 2000-board TRF, URL-encoded.
 pub const MAX_PAIRINGS_BODY: usize = 2 * 1024 * 1024;
 
-/// The routes of the rounds.
-pub fn routes() -> Router<Arc<Shared>> {
+/// The routes of the rounds, beside [`super::web::router`]'s (the runner
+/// merges them: this file uses the web's session, not the other way).
+pub fn routes(shared: Arc<Shared>) -> Router {
     Router::new()
         .route(
             "/rounds",
@@ -34,6 +35,7 @@ pub fn routes() -> Router<Arc<Shared>> {
         )
         .route("/round/{round}/{file}", get(results))
         .route("/round/{file}", get(round_pgn))
+        .with_state(shared)
 }
 
 fn log_in_first() -> Response {

@@ -9,6 +9,7 @@ use super::config::{HallConfig, read_token};
 use super::ingest::Hall;
 use super::mqtt::{self, Subscription};
 use super::push;
+use super::rounds;
 use super::serve::{ServeLimits, serve};
 use super::web::{Shared, router};
 use crate::broker::Credentials;
@@ -167,7 +168,7 @@ pub async fn run_until(
     };
     serve(
         listener,
-        router(shared),
+        router(Arc::clone(&shared)).merge(rounds::routes(shared)),
         limits,
         stop,
         std::time::Duration::from_secs(2),

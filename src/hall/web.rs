@@ -170,7 +170,6 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/arbiter/boards/{board}", get(board_log))
         .route("/arbiter/events", get(events))
         .route("/arbiter/acknowledge", post(acknowledge))
-        .merge(super::rounds::routes())
         .route("/pgn/round", get(round_pgn))
         .route("/pgn/{board}", get(board_pgn))
         .route("/pgn/{board}/{game}", get(game_pgn))
