@@ -80,7 +80,11 @@ fn put_round(line: &str, round: u32, (opponent, colour, result): (u16, char, cha
     chars[start + 3] = ' ';
     chars[start + 4] = colour;
     chars[start + 5] = ' ';
-    chars[start + 6] = result;
+    // A game not (yet) over on a clock keeps what the file says: the
+    // pairing program's own entry (a forfeit, a result by hand) stays.
+    if result != ' ' {
+        chars[start + 6] = result;
+    }
     chars.into_iter().collect::<String>().trim_end().to_owned()
 }
 
@@ -216,6 +220,25 @@ mod tests {
         assert!(out.starts_with("012 Club open 1858\n"), "{out}");
         // And the pairing program reads its own file back.
         assert_eq!(parse_trf(&out, 1).unwrap(), parse_trf(TRF, 1).unwrap());
+    }
+
+    #[test]
+    fn a_result_the_file_has_and_the_hall_does_not_is_kept() {
+        let played = include_str!("../../tests/data/round.trf");
+        let out = trf(Some(played), 1, &results(&[Some("0-1"), None, None]));
+        let round1 = |rank: &str| {
+            let line = out
+                .lines()
+                .find(|l| l.starts_with(&format!("001 {rank:>4}")))
+                .unwrap();
+            line.chars().skip(91).take(18).collect::<String>()
+        };
+        // Board 1 as the hall saw it, boards 2 and 3 as the file had them,
+        // round 2's columns untouched.
+        assert_eq!(round1("1"), "   4 w 0     3 b");
+        assert_eq!(round1("4"), "   1 b 1     5 w");
+        assert_eq!(round1("2"), "   3 w 0     6 b");
+        assert_eq!(round1("5"), "   6 b =     4 b");
     }
 
     #[test]
