@@ -77,6 +77,14 @@ fn import_pairings(config_path: &std::path::Path, round: u32, file: &std::path::
     } else {
         "csv"
     };
+    // Pairings may come before the hall's first run: its store's
+    // directory made as `run` makes it.
+    if let Some(dir) = config.store.parent().filter(|d| !d.as_os_str().is_empty())
+        && let Err(err) = std::fs::create_dir_all(dir)
+    {
+        eprintln!("tocada-hall: {}: {err}", dir.display());
+        return ExitCode::from(EX_IOERR);
+    }
     let stored = HallStore::open(&config.store, &config.hall).and_then(|mut store| {
         store.import_round(round, format, &text, &boards, tocada::hall::web::wall_ms())
     });
