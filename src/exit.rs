@@ -119,11 +119,11 @@ pub const CODES: [(u8, &str, &str); 10] = [
 
 /// `tocada-hall`'s exit codes and when each is returned, for its man page
 /// (`packaging/tocada-hall.1`); argument errors exit 2 as for `tocada`.
-pub const HALL_CODES: [(u8, &str, &str); 5] = [
+pub const HALL_CODES: [(u8, &str, &str); 6] = [
     (
         0,
         "success",
-        "run: stopped by SIGTERM or SIGINT; check-config: the configuration and every file it names are good, so run starts with them; hash-password: the hash is printed",
+        "run: stopped by SIGTERM or SIGINT; check-config: the configuration and every file it names are good, so run starts with them; pairings: the round is imported; results: the results are printed; rounds: the rounds are listed; hash-password: the hash is printed",
     ),
     (
         FAILURE,
@@ -133,17 +133,22 @@ pub const HALL_CODES: [(u8, &str, &str); 5] = [
     (
         EX_DATAERR,
         "EX_DATAERR",
-        "hash-password: no password on the first line of standard input",
+        "pairings: the file is neither a TRF-16 nor a CSV of the round's pairings (the line and column at fault are named); hash-password: no password on the first line of standard input",
+    ),
+    (
+        EX_NOINPUT,
+        "EX_NOINPUT",
+        "pairings: the pairings file cannot be read",
     ),
     (
         EX_IOERR,
         "EX_IOERR",
-        "run: the hall's store cannot be opened, the listen address cannot be bound, or the web server fails; hash-password: standard input cannot be read",
+        "run: the hall's store cannot be opened, the listen address cannot be bound, or the web server fails; pairings, results, rounds: the hall's store cannot be opened or written; hash-password: standard input cannot be read",
     ),
     (
         EX_CONFIG,
         "EX_CONFIG",
-        "run, check-config: the configuration is missing, unreadable or bad (the key at fault is named), or a file it names cannot be used: the broker's credentials (missing, or not one line user:password), the push's token file or push.url cannot be pushed to; systemd does not restart",
+        "run, check-config, pairings, results, rounds: the configuration is missing, unreadable or bad (the key at fault is named), or a file it names cannot be used: the broker's credentials (missing, or not one line user:password), the push's token file or push.url cannot be pushed to; systemd does not restart",
     ),
 ];
 

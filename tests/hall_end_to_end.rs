@@ -32,7 +32,7 @@ use tocada::transcript::input_to_json;
 use support::cli::program;
 use support::daemon::run_daemon;
 use support::hall_process::{HallProcess, eventually, write_hall_config};
-use support::http::{get, log_in};
+use support::http::{form_encode, get, log_in, post};
 use support::mosquitto::{Mosquitto, mosquitto_program};
 use support::pgn::reference_games;
 
@@ -412,4 +412,200 @@ fn a_flooding_clock_loses_only_its_own_events_across_a_hall_restart() {
         "{}",
         clock.publisher_log()
     );
+}
+
+/// Runs `tocada-hall ARGS…` to its end: its exit code, stdout, stderr.
+fn hall_command(args: &[&str]) -> (i32, String, String) {
+    let out = program(env!("CARGO_BIN_EXE_tocada-hall"))
+        .args(args)
+        .output()
+        .expect("tocada-hall runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A PGN result token as TRF's result characters, White's and Black's.
+fn trf_results(result: &str) -> (char, char) {
+    match result {
+        "1-0" => ('1', '0'),
+        "0-1" => ('0', '1'),
+        _ => ('=', '='),
+    }
+}
+
+/// Player `rank`'s round-1 columns (92–99) in a TRF's text.
+fn round1_columns(trf: &str, rank: u16) -> String {
+    let line = trf
+        .lines()
+        .find(|l| l.starts_with(&format!("001 {rank:>4}")))
+        .unwrap_or_else(|| panic!("no player {rank}:\n{trf}"));
+    line.chars().skip(91).take(8).collect()
+}
+
+#[test]
+fn a_round_imported_from_a_trf_while_the_hall_runs_comes_back_with_its_results() {
+    if mosquitto_program().is_none() {
+        eprintln!("mosquitto is not installed (apt-get install mosquitto): test skipped");
+        return;
+    }
+    let broker = Mosquitto::for_hall(HALL, &[1, 2]);
+    let dir = tempfile::tempdir().unwrap();
+    let hall = start_hall(&broker, dir.path());
+    let config = dir.path().join("hall.toml");
+    let config = config.to_str().unwrap();
+    let trf = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/round1.trf");
+
+    // A file that is not a round's pairings: refused at its line and column.
+    let bad = dir.path().join("bad.csv");
+    fs::write(&bad, "board,white,black,white_rating\n1,A,B,12x\n").unwrap();
+    let (code, _, err) = hall_command(&[
+        "pairings",
+        "--config",
+        config,
+        "--round",
+        "1",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 65, "{err}");
+    assert!(err.contains("line 2, column 4"), "{err}");
+    let (code, _, err) = hall_command(&[
+        "pairings",
+        "--config",
+        config,
+        "--round",
+        "1",
+        "/nonexistent.trf",
+    ]);
+    assert_eq!(code, 66, "{err}");
+
+    // Round 1 imported while the hall runs: no restart.
+    let (code, out, err) = hall_command(&["pairings", "--config", config, "--round", "1", trf]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("round 1: 3 board(s) imported"), "{out}");
+    let named = eventually(Duration::from_secs(10), || {
+        let view = arbiter_view(&hall);
+        view["boards"][0]["white"] == "Morphy, Paul"
+            && view["boards"][1]["black"] == "Harrwitz, Daniel"
+    });
+    assert!(named, "{}\n{}", arbiter_view(&hall), hall.log());
+
+    // Boards 1 and 2 play their games; board 3 does not start.
+    let clocks: Vec<Clock> = [1, 2].iter().map(|&b| Clock::start(&broker, b)).collect();
+    thread::scope(|scope| {
+        scope.spawn(|| clocks[1].play(&opening_script(1, 10, 3), Duration::ZERO, || {}));
+        clocks[0].play(&shortest_game_script(2), Duration::ZERO, || {});
+    });
+    let mut results = Vec::new();
+    for clock in &clocks {
+        let store = Store::open_read_only(&clock.store()).unwrap();
+        let game = store.finished_since(None).unwrap().pop().unwrap();
+        let path = format!("/pgn/{}/{}", clock.board, game.id);
+        assert!(
+            eventually(Duration::from_secs(60), || {
+                tag(&get(hall.addr, &path, None).body, "Result") == Some(game.result.as_str())
+            }),
+            "board {}: {}\n{}",
+            clock.board,
+            get(hall.addr, &path, None).body,
+            hall.log()
+        );
+        results.push(game.result);
+    }
+
+    // Results out, by command: the CSV…
+    let (code, csv, err) = hall_command(&[
+        "results", "--config", config, "--round", "1", "--format", "csv",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        csv,
+        format!(
+            "board,white,black,result\n\
+             1,\"Morphy, Paul\",\"Anderssen, Adolf\",{}\n\
+             2,\"Staunton, Howard\",\"Harrwitz, Daniel\",{}\n\
+             3,\"Paulsen, Louis\",\"Lowenthal, Johann\",*\n",
+            results[0], results[1]
+        )
+    );
+    // …the TRF, each player's round-1 result in column 99…
+    let (code, out, err) = hall_command(&[
+        "results", "--config", config, "--round", "1", "--format", "trf",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (w1, b1) = trf_results(&results[0]);
+    let (w2, b2) = trf_results(&results[1]);
+    assert_eq!(round1_columns(&out, 1), format!("   4 w {w1}"), "{out}");
+    assert_eq!(round1_columns(&out, 4), format!("   1 b {b1}"), "{out}");
+    assert_eq!(round1_columns(&out, 2), format!("   3 w {w2}"), "{out}");
+    assert_eq!(round1_columns(&out, 3), format!("   2 b {b2}"), "{out}");
+    assert_eq!(round1_columns(&out, 6).trim_end(), "   5 w", "{out}");
+    assert!(out.contains("0000 - U"), "{out}");
+    // …and the round's PGN, the imported names in it.
+    let (code, pgn, _) = hall_command(&[
+        "results", "--config", config, "--round", "1", "--format", "pgn",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(pgn.matches("[Round \"1\"]").count(), 2, "{pgn}");
+    assert!(pgn.contains("[White \"Morphy, Paul\"]"), "{pgn}");
+
+    // The same from the arbiter's pages, logged in only.
+    let response = log_in(hall.addr, "ana", ARBITER_PASSWORD);
+    let cookie = response.cookie("tocada_hall").unwrap();
+    assert_eq!(get(hall.addr, "/round/1/results.csv", None).status, 401);
+    assert_eq!(
+        get(hall.addr, "/round/1/results.csv", Some(&cookie)).body,
+        csv
+    );
+    assert_eq!(
+        get(hall.addr, "/round/1/results.trf", Some(&cookie)).body,
+        out
+    );
+    assert_eq!(get(hall.addr, "/round/1.pgn", Some(&cookie)).body, pgn);
+
+    // Round 2 from the page's form: the CSRF token required.
+    let page = get(hall.addr, "/rounds", Some(&cookie)).body;
+    let csrf = page
+        .split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_owned();
+    let form = |csrf: &str| {
+        format!(
+            "csrf={}&round=2&pairings={}",
+            form_encode(csrf),
+            form_encode("board,white,black\n1,\"Harrwitz, Daniel\",\"Morphy, Paul\"\n")
+        )
+    };
+    assert_eq!(
+        post(hall.addr, "/rounds", Some(&cookie), &form("forged")).status,
+        403
+    );
+    let imported = post(hall.addr, "/rounds", Some(&cookie), &form(&csrf));
+    assert_eq!(imported.status, 200, "{imported:?}");
+    assert!(
+        imported.body.contains("Round 2: 1 board(s) imported."),
+        "{}",
+        imported.body
+    );
+    let (code, listed, _) = hall_command(&["rounds", "--config", config]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        listed,
+        "round 1: 3 board(s), trf\nround 2: 1 board(s), csv, played now\n"
+    );
+    // Board 1's finished round-1 game keeps its facts.
+    let view = arbiter_view(&hall);
+    assert_eq!(view["boards"][0]["white"], "Morphy, Paul", "{view}");
+    assert_eq!(
+        hall_command(&[
+            "results", "--config", config, "--round", "1", "--format", "csv"
+        ])
+        .1,
+        csv
+    );
+    assert!(!hall.log().contains("panicked"), "{}", hall.log());
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use super::config::DEFAULT_PATH;
+pub use super::results::ResultsFormat;
 
 /// Every clock of a tournament hall on one arbiter's screen and in a live
 /// PGN feed, through an MQTT broker.
@@ -39,6 +40,44 @@ pub enum Command {
         /// The same, as `run --config FILE` names it.
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
+    },
+    /// Import a round's pairings from the pairing program's file, a
+    /// TRF-16 (any line starting 001) or a CSV with a header row (board,
+    /// white, black, white_rating, black_rating, white_fide_id,
+    /// black_fide_id), into the hall's store: a running hall plays that
+    /// round within a second, its names on the games that start after.
+    Pairings {
+        /// The hall's configuration (its store and its name).
+        #[arg(long, default_value = DEFAULT_PATH)]
+        config: PathBuf,
+        /// The round the file's pairings are for (a TRF's columns of
+        /// that round are read).
+        #[arg(long)]
+        round: u32,
+        /// The TRF or CSV file.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+    /// Print a round's results on standard output, for the pairing
+    /// program (TRF-16 result columns, or CSV board,white,black,result)
+    /// or as the round's PGN.
+    Results {
+        /// The hall's configuration (its store and its name).
+        #[arg(long, default_value = DEFAULT_PATH)]
+        config: PathBuf,
+        /// The round.
+        #[arg(long)]
+        round: u32,
+        /// What to print.
+        #[arg(long, value_enum, default_value = "trf")]
+        format: ResultsFormat,
+    },
+    /// List the rounds imported into the hall's store, the one played
+    /// now marked.
+    Rounds {
+        /// The hall's configuration (its store and its name).
+        #[arg(long, default_value = DEFAULT_PATH)]
+        config: PathBuf,
     },
     /// Read a password on standard input (its first line) and print its
     /// argon2 hash, for `password_hash` in the configuration.

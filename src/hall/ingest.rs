@@ -9,6 +9,9 @@ use serde::Serialize;
 use shakmaty::Color;
 
 use super::game::{Added, ReportedGame, RulingEntry};
+use super::pairings::{BoardPairing, PairedPlayer};
+use super::results::ResultsFormat;
+use super::results::{self, BoardResult};
 use super::store::HallStore;
 use crate::broadcast::{
     BoardAddress, BoardState, EventMessage, OFFLINE, ONLINE, ResendRequest, Running, Topic,
@@ -366,6 +369,8 @@ pub struct Hall {
     counters: Counters,
     version: u64,
     quotas: Quotas,
+    /// The sequence number of the imported round the hall plays, if any.
+    imported: Option<i64>,
 }
 
 impl Hall {
@@ -384,6 +389,7 @@ impl Hall {
             counters: Counters::default(),
             version: 0,
             quotas: Quotas::default(),
+            imported: None,
         };
         for (board, game, seq, line) in hall.store.events()? {
             let entry = hall.board_mut(board);
@@ -393,6 +399,7 @@ impl Hall {
         for (board, game, tags) in hall.store.facts()? {
             hall.board_mut(board).facts.insert(game, tags);
         }
+        hall.reload_round()?;
         // Games stored before facts were (an older store): fixed now, as
         // the configuration has them, and never again.
         let unfixed: Vec<(u32, i64)> = hall
@@ -898,6 +905,159 @@ impl Hall {
         Some(game.pgn_for(&tags, audience).to_owned())
     }
 
+    /// Imports round `round`'s pairings (parsed from `source`, a `format`
+    /// file) into the store, and plays that round from now on: the games
+    /// that start after it carry its names, the games already started
+    /// keep the facts fixed at their start.
+    pub fn import_pairings(
+        &mut self,
+        round: u32,
+        format: &str,
+        source: &str,
+        boards: &[BoardPairing],
+        now_ms: u64,
+    ) -> rusqlite::Result<()> {
+        self.store
+            .import_round(round, format, source, boards, now_ms)?;
+        self.reload_round()?;
+        Ok(())
+    }
+
+    /// Plays the round imported last, if the store has one newer than the
+    /// round the hall plays (an import by `tocada-hall pairings` in
+    /// another process): `true` if the round changed.
+    pub fn reload_round(&mut self) -> rusqlite::Result<bool> {
+        let Some((round, seq)) = self.store.newest_import()? else {
+            return Ok(false);
+        };
+        if self.imported == Some(seq) {
+            return Ok(false);
+        }
+        let pairings = self.store.pairings(round)?;
+        self.imported = Some(seq);
+        self.round.tags.round = round.to_string();
+        let old: Vec<u32> = self.round.pairings.keys().copied().collect();
+        self.round.pairings = pairings
+            .into_iter()
+            .map(|p| {
+                (
+                    p.board,
+                    Pairing {
+                        white: p.white.name,
+                        black: p.black.name,
+                    },
+                )
+            })
+            .collect();
+        // Every board whose names may change is shown anew.
+        let boards: Vec<u32> = old
+            .into_iter()
+            .chain(self.round.pairings.keys().copied())
+            .collect();
+        for board in boards {
+            self.board_mut(board);
+        }
+        Ok(true)
+    }
+
+    /// The round the hall plays now (its `Round` tag).
+    pub fn round_number(&self) -> &str {
+        &self.round.tags.round
+    }
+
+    /// Each board's newest game fixed in round `round` (its `Round` tag).
+    fn games_of_round(&self, round: &str) -> BTreeMap<u32, (i64, Tags)> {
+        let mut out = BTreeMap::new();
+        for (board, entry) in &self.boards {
+            let newest = entry
+                .facts
+                .iter()
+                .filter(|(game, tags)| {
+                    tags.round == round
+                        && entry.games.get(game).is_some_and(|g| !g.lines().is_empty())
+                })
+                .max_by_key(|(game, _)| **game);
+            if let Some((game, tags)) = newest {
+                out.insert(*board, (*game, tags.clone()));
+            }
+        }
+        out
+    }
+
+    /// Round `round`'s results, board by board: the imported pairings of
+    /// the round with the result of the game each board played in it (as
+    /// fixed at its start), or, for a round never imported, every game of
+    /// that round with the names fixed at its start.
+    pub fn round_results(&self, round: u32) -> rusqlite::Result<Vec<BoardResult>> {
+        let games = self.games_of_round(&round.to_string());
+        let result_of = |board: u32| {
+            let (game, _) = games.get(&board)?;
+            let (token, _) = self.boards.get(&board)?.games.get(game)?.result()?;
+            Some(token.to_owned())
+        };
+        let pairings = self.store.pairings(round)?;
+        if !pairings.is_empty() {
+            return Ok(pairings
+                .into_iter()
+                .map(|p| BoardResult {
+                    board: p.board,
+                    result: result_of(p.board),
+                    white: p.white,
+                    black: p.black,
+                })
+                .collect());
+        }
+        Ok(games
+            .iter()
+            .map(|(board, (_, tags))| BoardResult {
+                board: *board,
+                white: PairedPlayer {
+                    name: tags.white.clone(),
+                    ..PairedPlayer::default()
+                },
+                black: PairedPlayer {
+                    name: tags.black.clone(),
+                    ..PairedPlayer::default()
+                },
+                result: result_of(*board),
+            })
+            .collect())
+    }
+
+    /// Round `round`'s PGN: each board's game of that round, board by
+    /// board, one blank line between games.
+    pub fn pgn_of_round(&mut self, round: u32) -> String {
+        let games = self.games_of_round(&round.to_string());
+        let mut out = String::new();
+        for (board, (game, _)) in games {
+            if let Some(pgn) = self.pgn(board, Some(game)) {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(pgn.trim_end_matches('\n'));
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// Round `round`'s results as `format` writes them.
+    pub fn results_text(&mut self, round: u32, format: ResultsFormat) -> rusqlite::Result<String> {
+        Ok(match format {
+            ResultsFormat::Pgn => self.pgn_of_round(round),
+            ResultsFormat::Csv => results::csv(&self.round_results(round)?),
+            ResultsFormat::Trf => {
+                let source = self
+                    .store
+                    .rounds()?
+                    .into_iter()
+                    .find(|r| r.round == round && r.format == "trf")
+                    .map(|r| r.source);
+                results::trf(source.as_deref(), round, &self.round_results(round)?)
+            }
+        })
+    }
+
     /// The round's PGN: every board's current game, board by board, one
     /// blank line between games.
     pub fn round_pgn(&mut self) -> String {
@@ -1185,6 +1345,53 @@ mod tests {
     }
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    #[test]
+    fn an_imported_round_names_the_games_that_start_after_it_only() {
+        let lines = game_lines();
+        let mut hall = hall();
+        hall.receive(EVENTS, &message(5, 0, &lines[0]), 1).unwrap();
+        let csv = "board,white,black\n3,Anderssen,Kieseritzky\n";
+        let boards = super::super::pairings::parse_csv(csv).unwrap();
+        hall.import_pairings(2, "csv", csv, &boards, 2).unwrap();
+        assert_eq!(hall.round_number(), "2");
+        // The game under way keeps its players and its round.
+        let view = hall.board_view(3).unwrap();
+        assert_eq!(
+            (view.white.as_str(), view.black.as_str()),
+            ("Morphy, Paul", "Isouard, Charles")
+        );
+        // The board's next game is round 2's, with round 2's names.
+        for (seq, line) in lines.iter().enumerate() {
+            hall.receive(EVENTS, &message(6, seq as i64, line), 3)
+                .unwrap();
+        }
+        let view = hall.board_view(3).unwrap();
+        assert_eq!(
+            (view.white.as_str(), view.black.as_str()),
+            ("Anderssen", "Kieseritzky")
+        );
+        let pgn = hall.pgn(3, Some(6)).unwrap();
+        assert!(
+            pgn.contains("[Round \"2\"]") && pgn.contains("[White \"Anderssen\"]"),
+            "{pgn}"
+        );
+        assert!(
+            hall.pgn(3, Some(5))
+                .unwrap()
+                .contains("[White \"Morphy, Paul\"]")
+        );
+        // Round 2's results: its pairing, the game not over.
+        assert_eq!(
+            hall.results_text(2, ResultsFormat::Csv).unwrap(),
+            "board,white,black,result\n3,Anderssen,Kieseritzky,*\n"
+        );
+        assert_eq!(hall.pgn_of_round(2), pgn);
+        // Imported again in the same store (a restarted hall), the round
+        // stays round 2 and is not applied twice.
+        assert!(!hall.reload_round().unwrap());
+        assert_eq!(hall.store().rounds().unwrap().len(), 1);
+    }
 
     #[test]
     fn a_forged_state_never_replaces_the_events_nor_sticks() {

@@ -14,7 +14,10 @@
 //! - serves, in the thin runner ([`web`], [`mqtt`], the `tocada-hall`
 //!   binary), the arbiter's page behind a login ([`auth`]) and the public
 //!   PGN feed, configured by its own TOML file ([`config`]), and, if
-//!   configured, pushes the round's PGN to a live broadcast ([`push`]).
+//!   configured, pushes the round's PGN to a live broadcast ([`push`]);
+//! - takes a round's pairings from the pairing program (TRF-16 or CSV,
+//!   [`pairings`]) by command or from the arbiter's page, without a
+//!   restart, and gives the round's results back ([`results`]).
 
 pub mod auth;
 pub mod cli;
@@ -22,7 +25,10 @@ pub mod config;
 pub mod game;
 pub mod ingest;
 pub mod mqtt;
+pub mod pairings;
 pub mod push;
+pub mod results;
+pub mod rounds;
 pub mod runner;
 pub mod serve;
 pub mod store;
@@ -38,4 +44,6 @@ pub use ingest::{
     BoardView, Counters, Dropped, Hall, Ingested, MAX_CLOCK_MS, MAX_GAME, MAX_PAYLOAD, MAX_SEQ,
     Pairing, Quotas, Round, RulingView, capped,
 };
-pub use store::HallStore;
+pub use pairings::{BoardPairing, PairedPlayer, PairingsError, PairingsErrorKind};
+pub use results::BoardResult;
+pub use store::{HallStore, ImportedRound};

@@ -9,6 +9,7 @@ use super::config::{HallConfig, read_token};
 use super::ingest::Hall;
 use super::mqtt::{self, Subscription};
 use super::push;
+use super::rounds;
 use super::serve::{ServeLimits, serve};
 use super::web::{Shared, public_router, router};
 use crate::broker::Credentials;
@@ -170,6 +171,26 @@ pub async fn run_both_until(
         tracing::info!(url = %target.url, every_s = target.every.as_secs(), "pushing the round's PGN");
         tokio::spawn(push::run(target, Arc::clone(&shared)))
     });
+    // A round imported by `tocada-hall pairings` (another process, the
+    // same store) is played from the next second on.
+    let rounds = {
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(std::time::Duration::from_secs(1));
+            loop {
+                every.tick().await;
+                let changed = shared.hall().reload_round();
+                match changed {
+                    Ok(true) => {
+                        tracing::info!(round = %shared.hall().round_number(), "round imported: its pairings played");
+                        shared.notify();
+                    }
+                    Ok(false) => {}
+                    Err(err) => tracing::warn!("reading the imported rounds: {err}"),
+                }
+            }
+        })
+    };
     ready(address, public.as_ref().map(|(_, address)| *address));
     // Graceful, but not forever: a live page's event stream never ends
     // by itself, so open connections get two seconds after the stop.
@@ -194,7 +215,7 @@ pub async fn run_both_until(
     });
     serve(
         listener,
-        router(shared),
+        router(Arc::clone(&shared)).merge(rounds::routes(shared)),
         limits,
         async move {
             stop.await;
@@ -207,6 +228,7 @@ pub async fn run_both_until(
         let _ = public.await;
     }
     mqtt.abort();
+    rounds.abort();
     if let Some(pusher) = pusher {
         pusher.abort();
     }

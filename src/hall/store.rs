@@ -8,6 +8,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::pairings::{BoardPairing, PairedPlayer};
 use crate::pgn::Tags;
 
 const SCHEMA: &str = "
@@ -40,6 +41,29 @@ CREATE TABLE IF NOT EXISTS facts (
     black TEXT NOT NULL,
     PRIMARY KEY (hall, board, game)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS round_import (
+    hall TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    format TEXT NOT NULL,
+    source TEXT NOT NULL,
+    imported_ms INTEGER NOT NULL,
+    PRIMARY KEY (hall, round)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS round_pairing (
+    hall TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    board INTEGER NOT NULL,
+    white TEXT NOT NULL,
+    black TEXT NOT NULL,
+    white_rating INTEGER,
+    black_rating INTEGER,
+    white_fide_id INTEGER,
+    black_fide_id INTEGER,
+    white_rank INTEGER,
+    black_rank INTEGER,
+    PRIMARY KEY (hall, round, board)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS ack (
     hall TEXT NOT NULL,
     board INTEGER NOT NULL,
@@ -64,6 +88,23 @@ pub type StoredBoard = (u32, Option<String>, Option<String>);
 /// A game's facts as stored: board, game and its tags (the time control
 /// left empty: it is the game's own).
 pub type StoredFacts = (u32, i64, Tags);
+
+/// An imported round: its number, the import's sequence number (the
+/// newest import is the round the hall plays), the file's format (`trf`,
+/// `csv`) and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportedRound {
+    /// The round's number.
+    pub round: u32,
+    /// Grows at every import: the highest is the round being played.
+    pub seq: i64,
+    /// `trf` or `csv`.
+    pub format: String,
+    /// The file as imported (a TRF's results are written back into it).
+    pub source: String,
+    /// When, ms since the epoch.
+    pub imported_ms: u64,
+}
 
 /// The hall's database.
 #[derive(Debug)]
@@ -265,6 +306,116 @@ impl HallStore {
                 row.get::<_, i64>(2)? as usize,
                 row.get(3)?,
             ))
+        })?;
+        rows.collect()
+    }
+
+    /// Stores round `round`'s pairings, replacing any imported before for
+    /// that round, in one transaction; the round becomes the newest
+    /// import. Games already started keep their facts.
+    pub fn import_round(
+        &mut self,
+        round: u32,
+        format: &str,
+        source: &str,
+        boards: &[BoardPairing],
+        now_ms: u64,
+    ) -> rusqlite::Result<i64> {
+        let tx = self.conn.transaction()?;
+        let seq: i64 = tx.query_row(
+            "SELECT coalesce(max(seq), 0) + 1 FROM round_import WHERE hall = ?1",
+            [&self.hall],
+            |row| row.get(0),
+        )?;
+        tx.execute(
+            "DELETE FROM round_pairing WHERE hall = ?1 AND round = ?2",
+            params![self.hall, round],
+        )?;
+        tx.execute(
+            "INSERT INTO round_import (hall, round, seq, format, source, imported_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT (hall, round) DO UPDATE SET seq = excluded.seq,
+               format = excluded.format, source = excluded.source,
+               imported_ms = excluded.imported_ms",
+            params![self.hall, round, seq, format, source, now_ms as i64],
+        )?;
+        for pairing in boards {
+            tx.execute(
+                "INSERT INTO round_pairing (hall, round, board, white, black, white_rating,
+                   black_rating, white_fide_id, black_fide_id, white_rank, black_rank)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                params![
+                    self.hall,
+                    round,
+                    pairing.board,
+                    pairing.white.name,
+                    pairing.black.name,
+                    pairing.white.rating,
+                    pairing.black.rating,
+                    pairing.white.fide_id.map(|id| id as i64),
+                    pairing.black.fide_id.map(|id| id as i64),
+                    pairing.white.start_rank,
+                    pairing.black.start_rank,
+                ],
+            )?;
+        }
+        tx.commit()?;
+        Ok(seq)
+    }
+
+    /// Every imported round, by number.
+    pub fn rounds(&self) -> rusqlite::Result<Vec<ImportedRound>> {
+        let mut statement = self.conn.prepare(
+            "SELECT round, seq, format, source, imported_ms FROM round_import
+             WHERE hall = ?1 ORDER BY round",
+        )?;
+        let rows = statement.query_map([&self.hall], |row| {
+            Ok(ImportedRound {
+                round: row.get(0)?,
+                seq: row.get(1)?,
+                format: row.get(2)?,
+                source: row.get(3)?,
+                imported_ms: row.get::<_, i64>(4)? as u64,
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// The newest import's round number and sequence number, if any: a
+    /// cheap question the running hall asks every second.
+    pub fn newest_import(&self) -> rusqlite::Result<Option<(u32, i64)>> {
+        self.conn
+            .query_row(
+                "SELECT round, seq FROM round_import WHERE hall = ?1 ORDER BY seq DESC LIMIT 1",
+                [&self.hall],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()
+    }
+
+    /// Round `round`'s imported pairings, by board.
+    pub fn pairings(&self, round: u32) -> rusqlite::Result<Vec<BoardPairing>> {
+        let mut statement = self.conn.prepare(
+            "SELECT board, white, black, white_rating, black_rating, white_fide_id,
+               black_fide_id, white_rank, black_rank
+             FROM round_pairing WHERE hall = ?1 AND round = ?2 ORDER BY board",
+        )?;
+        let rows = statement.query_map(params![self.hall, round], |row| {
+            Ok(BoardPairing {
+                board: row.get(0)?,
+                white: PairedPlayer {
+                    name: row.get(1)?,
+                    rating: row.get(3)?,
+                    fide_id: row.get::<_, Option<i64>>(5)?.map(|id| id as u64),
+                    start_rank: row.get(7)?,
+                },
+                black: PairedPlayer {
+                    name: row.get(2)?,
+                    rating: row.get(4)?,
+                    fide_id: row.get::<_, Option<i64>>(6)?.map(|id| id as u64),
+                    start_rank: row.get(8)?,
+                },
+            })
         })?;
         rows.collect()
     }

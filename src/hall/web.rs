@@ -305,7 +305,7 @@ fn asset(body: &'static str, kind: &'static str) -> Response {
 }
 
 /// The pages allow scripts, styles and connections from the hall only.
-fn html(status: StatusCode, body: String) -> Response {
+pub(super) fn html(status: StatusCode, body: String) -> Response {
     (
         status,
         [
@@ -321,7 +321,7 @@ fn html(status: StatusCode, body: String) -> Response {
         .into_response()
 }
 
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -344,7 +344,7 @@ fn cookie(headers: &HeaderMap, wanted: &str) -> Option<String> {
 
 /// The logged-in arbiter and the session's CSRF token, if the cookie is
 /// a live session's.
-fn session(shared: &Shared, headers: &HeaderMap) -> Option<(String, String, String)> {
+pub(super) fn session(shared: &Shared, headers: &HeaderMap) -> Option<(String, String, String)> {
     let token = cookie(headers, COOKIE)?;
     let session = shared.logins().get(&token, shared.now_ms())?;
     Some((token, session.arbiter, session.csrf))
