@@ -30,6 +30,11 @@ pub struct SimWords {
     /// The first line of the log: how a game starts; the arrow of Black's
     /// lever key.
     pub welcome: fn(&str) -> String,
+    /// The keys under the screen, on one line (the key names themselves,
+    /// F1, Space, Esc, stay as printed on the keyboard).
+    pub keys: &'static str,
+    /// The same keys on two lines, for a narrower terminal.
+    pub keys_split: [&'static str; 2],
     /// The help box's title.
     pub help_title: &'static str,
     /// The help's first row: the command words are English.
@@ -133,6 +138,11 @@ pub struct SimWords {
 }
 
 const ENGLISH: SimWords = SimWords {
+    keys: "←/→ levers · F1 left draw · F2 left adjust · F3 right adjust · F4 right draw · F5 menu · Space lever of the running clock ([ ] levers) · Esc clear · Ctrl-C quit · help",
+    keys_split: [
+        "←/→ levers · Space lever of the running clock ([ ] levers) · F5 menu · Esc clear · Ctrl-C quit · help",
+        "F1 left draw · F2 left adjust · F3 right adjust · F4 right draw",
+    ],
     welcome: |arrow| {
         format!(
             "Black's lever ({arrow}) starts the game; then type moves (e2e4, Nf3) \
@@ -230,6 +240,11 @@ const ENGLISH: SimWords = SimWords {
 };
 
 const SPANISH: SimWords = SimWords {
+    keys: "←/→ pulsadores · F1 tablas izq. · F2 compongo izq. · F3 compongo der. · F4 tablas der. · F5 menú · Espacio pulsador del reloj en marcha ([ ] pulsadores) · Esc borrar · Ctrl-C salir · help",
+    keys_split: [
+        "←/→ pulsadores · Espacio pulsador del reloj en marcha ([ ] pulsadores) · F5 menú · Esc borrar · Ctrl-C salir · help",
+        "F1 tablas izq. · F2 compongo izq. · F3 compongo der. · F4 tablas der.",
+    ],
     welcome: |arrow| {
         format!(
             "El pulsador de las negras ({arrow}) pone en marcha la partida; luego escriba \
@@ -331,6 +346,11 @@ const SPANISH: SimWords = SimWords {
 };
 
 const FRENCH: SimWords = SimWords {
+    keys: "←/→ leviers · F1 nulle gauche · F2 j'adoube gauche · F3 j'adoube droite · F4 nulle droite · F5 menu · Espace levier de la pendule en marche ([ ] leviers) · Esc effacer · Ctrl-C quitter · help",
+    keys_split: [
+        "←/→ leviers · Espace levier de la pendule en marche ([ ] leviers) · F5 menu · Esc effacer · Ctrl-C quitter · help",
+        "F1 nulle gauche · F2 j'adoube gauche · F3 j'adoube droite · F4 nulle droite",
+    ],
     welcome: |arrow| {
         format!(
             "Le levier des Noirs ({arrow}) lance la partie ; tapez ensuite les coups \
@@ -431,6 +451,11 @@ const FRENCH: SimWords = SimWords {
 };
 
 const GERMAN: SimWords = SimWords {
+    keys: "←/→ Hebel · F1 Remis links · F2 j'adoube links · F3 j'adoube rechts · F4 Remis rechts · F5 Menü · Leertaste Hebel der laufenden Uhr ([ ] Hebel) · Esc löschen · Strg-C beenden · help",
+    keys_split: [
+        "←/→ Hebel · Leertaste Hebel der laufenden Uhr ([ ] Hebel) · F5 Menü · Esc löschen · Strg-C beenden · help",
+        "F1 Remis links · F2 j'adoube links · F3 j'adoube rechts · F4 Remis rechts",
+    ],
     welcome: |arrow| {
         format!(
             "Der Hebel von Schwarz ({arrow}) startet die Partie; dann Züge tippen \

@@ -77,24 +77,23 @@ pub struct SimScreen<'a> {
     pub dgt3000: Option<&'a str>,
 }
 
-/// The keys, on one line.
-pub const KEYS: &str = "←/→ levers · F1 left draw · F2 left adjust · F3 right adjust · F4 right draw · \
-F5 menu · Space lever of the running clock ([ ] levers) · Esc clear · Ctrl-C quit · help";
+/// The keys, on one line (English: the words of the other languages are
+/// in [`crate::face::SimWords::keys`]).
+pub const KEYS: &str = Language::English.sim().keys;
 
 /// The keys on two lines, for a terminal narrower than [`KEYS`].
-pub const KEYS_SPLIT: [&str; 2] = [
-    "←/→ levers · Space lever of the running clock ([ ] levers) · F5 menu · Esc clear · Ctrl-C quit · help",
-    "F1 left draw · F2 left adjust · F3 right adjust · F4 right draw",
-];
+pub const KEYS_SPLIT: [&str; 2] = Language::English.sim().keys_split;
 
-/// The keys as lines that fit `width` columns: one line when [`KEYS`] fits,
-/// else [`KEYS_SPLIT`], each wrapped at words.
-fn key_lines(width: u16) -> Vec<String> {
+/// The keys in `language` as lines that fit `width` columns: one line
+/// when they fit, else their two lines, each wrapped at words.
+fn key_lines(width: u16, language: Language) -> Vec<String> {
     let width = usize::from(width.max(1));
-    if KEYS.chars().count() <= width {
-        return vec![KEYS.to_owned()];
+    let words = language.sim();
+    if words.keys.chars().count() <= width {
+        return vec![words.keys.to_owned()];
     }
-    KEYS_SPLIT
+    words
+        .keys_split
         .iter()
         .flat_map(|line| wrap(line, width))
         .collect()
@@ -208,7 +207,7 @@ pub fn draw(frame: &mut Frame<'_>, screen: &SimScreen<'_>) {
     let (face_w, face_h) = scale.size();
     let (_, small_board_h) = small_board();
     let top_h = face_h.max(small_board_h + CLOCK_BOX);
-    let keys_text = key_lines(area.width);
+    let keys_text = key_lines(area.width, screen.snapshot.view.language);
     let keys_h = u16::try_from(keys_text.len()).unwrap_or(1);
     let [top, log, keys, message, command] = Layout::vertical([
         Constraint::Length(top_h),
@@ -769,8 +768,12 @@ mod tests {
         for row in &rows[..20] {
             assert!(row.trim_end().ends_with(['│', '┐', '┘']), "{row}");
         }
-        let keys = key_lines(94);
-        assert!(keys.iter().all(|l| l.chars().count() <= 94), "{keys:?}");
+        for language in Language::ALL {
+            let keys = key_lines(94, language);
+            assert!(keys.iter().all(|l| l.chars().count() <= 94), "{keys:?}");
+        }
+        let spanish = key_lines(200, Language::Spanish).join(" ");
+        assert!(spanish.contains("F2 compongo izq."), "{spanish}");
     }
 
     #[test]
