@@ -58,6 +58,38 @@ class Mpr121 {
   }
 }
 
+/**
+ * rp2040js's I2C controller latches RX_FULL and TX_EMPTY; in the datasheet
+ * both are levels, set and cleared by the FIFO's fill against IC_RX_TL and
+ * IC_TX_TL (4.3.17, IC_RAW_INTR_STAT), and a new IC_INTR_MASK takes effect
+ * at once (rp2040js 1.4.1 ignores writes to IC_INTR_MASK). Without this, embassy's async transfers on I2C1 wait forever
+ * for an interrupt that was already latched (found by this harness).
+ */
+function levelInterrupts(i2c) {
+  const RX_FULL = 1 << 2;
+  const TX_EMPTY = 1 << 4;
+  const fix = () => {
+    if (i2c.rxFIFO.itemCount > i2c.rxThreshold) i2c.intRaw |= RX_FULL;
+    else i2c.intRaw &= ~RX_FULL;
+    if (i2c.txFIFO.itemCount <= i2c.txThreshold) i2c.intRaw |= TX_EMPTY;
+    else i2c.intRaw &= ~TX_EMPTY;
+    i2c.checkInterrupts();
+  };
+  const write = i2c.writeUint32.bind(i2c);
+  i2c.writeUint32 = (offset, value) => {
+    if (offset === 0x30) i2c.intEnable = value & 0x1fff; // IC_INTR_MASK
+    else write(offset, value);
+  };
+  for (const name of ['readUint32', 'writeUint32', 'completeStart', 'completeConnect', 'completeWrite', 'completeRead', 'completeStop']) {
+    const f = i2c[name].bind(i2c);
+    i2c[name] = (...args) => {
+      const r = f(...args);
+      fix();
+      return r;
+    };
+  }
+}
+
 export class ReferenceBoard {
   /**
    * @param elf path of the firmware's release ELF
@@ -196,6 +228,7 @@ export class ReferenceBoard {
   /** Two MPR121s on I2C1 (0x5A ranks, 0x5B files), each transfer taking its bus time. */
   wireContact(mcu) {
     const i2c = mcu.i2c[1];
+    levelInterrupts(i2c);
     let device = null;
     let pending = null;
     const alarm = this.sim.clock.createAlarm(() => {

@@ -4,7 +4,7 @@
 // starts with the emulated time in ns and the interrupt line (1: low,
 // asserted): `<ns> <int> <status> [data]`.
 //
-//   run <ns> [int]        run until that time (with `int`: or until the line is low)
+//   run <ns> [int]        run until that time (with `int`: or the line's next falling edge)
 //   occ <hex>             the 64 sensors: bit i set = a piece on square i (a1 = 0)
 //   touch <sq,sq,..|->    the squares a hand touches (the MPR121s' electrodes)
 //   i2c <addr> <op>..     a transaction at 100 kHz: ops `w<hex>` and `r<n>`,
@@ -33,14 +33,21 @@ const board = new ReferenceBoard(elf, {
 });
 const pi = new Pi(board);
 
-const out = (status) => process.stdout.write(`${Math.round(board.now)} ${board.intLow ? 1 : 0} ${status}\n`);
+const trace = process.env.TOCADA_EMULATOR_TRACE ? (l) => process.stderr.write(l) : null;
+const out = (status) => {
+  const line = `${Math.round(board.now)} ${board.intLow ? 1 : 0} ${status}\n`;
+  if (trace) trace(line);
+  process.stdout.write(line);
+};
 
 function handle(line) {
   const [cmd, ...rest] = line.trim().split(/\s+/);
   switch (cmd) {
     case 'run': {
       const end = Number(rest[0]);
-      if (rest[1] === 'int') board.run(end, () => board.intLow);
+      // `int`: the Pi's edge-triggered GPIO wakes the loop on a falling edge.
+      const edges = board.intEdges.length;
+      if (rest[1] === 'int') board.run(end, () => board.intLow && board.intEdges.length > edges);
       else board.run(end);
       return out('ok');
     }
@@ -76,6 +83,7 @@ function handle(line) {
 
 const rl = createInterface({ input: process.stdin });
 rl.on('line', (line) => {
+  if (trace) trace('> ' + line + '\n');
   try {
     handle(line);
   } catch (e) {
