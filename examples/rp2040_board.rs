@@ -48,7 +48,6 @@ use shakmaty::{Chess, Color, Position, Square};
 use tocada::Input;
 use tocada::config::Config;
 use tocada::controls::Button;
-use tocada::daemon::shell::median_and_worst;
 use tocada::daemon::{Command, Session, Shell, link_policy};
 use tocada::gesture::{self, Style};
 use tocada::hardware::buttons::ButtonPress;
@@ -237,6 +236,10 @@ enum Act {
     Press(Color),
 }
 
+/// § 9.1: a Pi's I2C block cannot wait on a clock held low for more than
+/// 2 µs at 100 kHz: 250 cycles at 125 MHz.
+const MAX_HOLD_CYCLES: u64 = 250;
+
 /// The board is left this long to boot, be identified and paired.
 const START_US: u64 = 300_000;
 
@@ -259,9 +262,17 @@ fn timeline(game: &pgn::PgnGame, seed: u64) -> (Vec<(u64, Act)>, Chess, usize) {
         let hands = gesture::hand_events(&position, m, &style);
         t += next(200, 600) * 1_000;
         let mut last = t;
+        let mut touched = false;
         for (dt, input) in hands {
             // The hand's gestures at a third of their natural pace.
             last = t + dt * 1_000 / 3;
+            // The hand touches the first piece it lifts 60 ms before, and
+            // lets go 10 ms after: one rank and one file on the MPR121s.
+            if let (Input::Lift(sq), false) = (input, touched) {
+                touched = true;
+                acts.push((last - 60_000, Act::Hand(Input::Touch(sq))));
+                acts.push((last + 10_000, Act::Hand(Input::Untouch(sq))));
+            }
             acts.push((last, Act::Hand(input)));
         }
         position.play_unchecked(m);
@@ -272,6 +283,7 @@ fn timeline(game: &pgn::PgnGame, seed: u64) -> (Vec<(u64, Act)>, Chess, usize) {
         t = last + next(100, 400) * 1_000;
         acts.push((t, Act::Press(!position.turn())));
     }
+    acts.sort_by_key(|(t, _)| *t);
     (acts, position, plies)
 }
 
@@ -440,10 +452,6 @@ fn play(
     figures.crc_errors += shell.rig().link_ref().board().counters().crc_errors;
 }
 
-fn ms(us: u64) -> String {
-    format!("{:.1}", us as f64 / 1_000.0)
-}
-
 fn main() -> ExitCode {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let elf = std::env::var("TOCADA_PICO_ELF").unwrap_or_else(|_| {
@@ -480,24 +488,26 @@ fn main() -> ExitCode {
         let (acts, end, plies) = timeline(game, i as u64 + 1);
         play(&emulator, &acts, &end, plies, &mut figures);
     }
-    let (lift_median, lift_worst) = median_and_worst(&figures.lift_us).unwrap_or_default();
-    let (place_median, place_worst) = median_and_worst(&figures.place_us).unwrap_or_default();
-    println!(
-        "lift_to_referee_ms median={} worst={} n={}",
-        ms(lift_median),
-        ms(lift_worst),
-        figures.lift_us.len()
-    );
-    println!(
-        "place_to_referee_ms median={} worst={} n={}",
-        ms(place_median),
-        ms(place_worst),
-        figures.place_us.len()
-    );
     println!(
         "touches heard={} made={}",
         figures.touches_heard, figures.touches_made
     );
+    if figures.touches_heard != figures.touches_made {
+        eprintln!("rp2040_board: touches made on the MPR121s did not all reach the referee");
+        failed = true;
+    }
+    // § 9.1 rule 4: a read the Pi walks away from mid-transfer; the target
+    // must reset itself within 25 ms (and a scan) and answer again.
+    let t = emulator.borrow().now_ns;
+    let abandoned = emulator.borrow_mut().ask("abandon 66 192 3");
+    emulator
+        .borrow_mut()
+        .ask(&format!("run {}", t + 40_000_000));
+    let answers = emulator.borrow_mut().ask("i2c 66 r3");
+    if abandoned != "ok" || !answers.starts_with("ok ") {
+        eprintln!("rp2040_board: after an abandoned read the target said {answers:?}");
+        failed = true;
+    }
     // BOOT_COUNT across RUN pulled low.
     let mut board = ProtocolBoard::new(Bus(emulator.clone()), Config::default().board.address);
     let before = board.identify().map(|id| id.boot_counter);
@@ -525,10 +535,39 @@ fn main() -> ExitCode {
     let field = |name: &str| -> String {
         json.split(&format!("\"{name}\":"))
             .nth(1)
+            .and_then(|s| match s.strip_prefix('[') {
+                Some(list) => list.split(']').next().map(|l| format!("[{l}]")),
+                None => s.split([',', '}']).next().map(str::to_owned),
+            })
+            .unwrap_or_else(|| "?".to_owned())
+    };
+    let stuck_reset = field("stuck_reset_after_us");
+    println!("stuck_reset_after_us {stuck_reset}");
+    let latency = |which: &str| {
+        json.split("\"int_latency_us\":")
+            .nth(1)
+            .and_then(|s| s.split(&format!("\"{which}\":")).nth(1))
             .and_then(|s| s.split([',', '}']).next())
             .unwrap_or("?")
             .to_owned()
     };
+    println!(
+        "int_latency_us median={} worst={}",
+        latency("median"),
+        latency("worst")
+    );
+    if stuck_reset == "[]" || !stuck_reset.starts_with('[') {
+        eprintln!("rp2040_board: the abandoned read did not reset the target");
+        failed = true;
+    }
+    let worst: u64 = field("worst").parse().unwrap_or(u64::MAX);
+    if worst > MAX_HOLD_CYCLES {
+        eprintln!(
+            "rp2040_board: the target held SCL {worst} cycles ({:.2} us at 125 MHz), over the 2 us of protocol section 9.1",
+            worst as f64 / 125.0
+        );
+        failed = true;
+    }
     if figures.lost > 0 || figures.crc_errors > 0 || figures.wrong_end > 0 {
         eprintln!(
             "rp2040_board: {} lifts or places lost or reordered, {} CRC errors, {} games off their moves",

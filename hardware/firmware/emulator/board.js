@@ -102,7 +102,8 @@ export class ReferenceBoard {
     for (const [offset, bytes] of this.image.chunks) this.flash.set(bytes, offset);
     this.strapClosed = strapClosed;
     this.contact = contact;
-    this.occupancy = 0n; // bit i: a piece on square i (a1 = 0)
+    this._occupancy = 0n; // bit i: a piece on square i (a1 = 0)
+    this.changes = []; // ns of every sensor change, for the interrupt line's latency
     this.ranks = new Mpr121();
     this.files = new Mpr121();
     this.base = 0; // ns before the last reset
@@ -169,7 +170,10 @@ export class ReferenceBoard {
     const write = resets.writeUint32.bind(resets);
     resets.writeUint32 = (offset, value) => {
       if (offset === 0 && value & (1 << 3) && this.sim) {
-        if (this.target.addressed !== null || this.busBusy) this.stuckResets.push(this.now);
+        if (this.target.addressed !== null || this.busBusy) {
+          this.stuckResets.push({ at: this.now, after: this.abandonedAt !== undefined ? this.now - this.abandonedAt : null });
+          this.abandonedAt = undefined;
+        }
         this.target.resetBlock();
         if (this.onTargetReset) this.onTargetReset();
       }
@@ -256,6 +260,15 @@ export class ReferenceBoard {
       later(9, () => i2c.completeRead(v));
     };
     i2c.onStop = () => later(1, () => i2c.completeStop());
+  }
+
+  get occupancy() {
+    return this._occupancy;
+  }
+
+  set occupancy(value) {
+    if (value !== this._occupancy) this.changes.push(this.now);
+    this._occupancy = value;
   }
 
   /** A hand on squares: rank and file electrodes of each touched square. */

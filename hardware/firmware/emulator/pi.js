@@ -29,6 +29,36 @@ export class Pi {
   }
 
   /**
+   * A read the Pi walks away from after `bytes` bytes: no NACK, no STOP,
+   * SCL left high (a Pi that crashed or was unplugged mid-read). The
+   * target is left addressed; § 9.1 rule 4 says it must reset itself.
+   */
+  abandon(address, register, bytes) {
+    const b = this.board;
+    this.wait(BIT_NS);
+    this.wait(8 * BIT_NS);
+    if (!b.target.address(address, false, false)) return false;
+    this.wait(BIT_NS);
+    this.wait(8 * BIT_NS);
+    b.target.receive(register);
+    this.wait(BIT_NS);
+    this.wait(BIT_NS);
+    this.wait(8 * BIT_NS);
+    b.target.address(address, true, true);
+    this.wait(BIT_NS);
+    for (let k = 0; k < bytes; k++) {
+      const t = b.target;
+      if (!t.wantsByte() && this.hold(() => t.tx.length === 0 && b.target === t) < 0) return false;
+      t.takeByte();
+      this.wait(8 * BIT_NS);
+      t.byteSent(true);
+      this.wait(BIT_NS);
+    }
+    b.abandonedAt = b.now;
+    return true;
+  }
+
+  /**
    * One transaction: ops are {write: [bytes]} or {read: n}, joined by
    * repeated STARTs, ended by a STOP. Returns {ok, bytes} or {ok: false, why}.
    */
@@ -60,6 +90,7 @@ export class Pi {
                 return { ok: false, why: 'stuck' };
               }
               b.holds.push(Math.round(ns / 8));
+              if (ns / 8 > 250 && b.slowHolds) b.slowHolds.push({ cycles: Math.round(ns / 8), byte: k, ops: JSON.stringify(ops), at: b.now });
             } else {
               b.holds.push(0);
             }

@@ -9,6 +9,7 @@
 //   touch <sq,sq,..|->    the squares a hand touches (the MPR121s' electrodes)
 //   i2c <addr> <op>..     a transaction at 100 kHz: ops `w<hex>` and `r<n>`,
 //                         joined by repeated STARTs → `ok <hex>` | `nack` | `stuck`
+//   abandon <addr> <reg> <n>  a read left open after n bytes (no STOP): § 9.1 rule 4
 //   reset                 RUN pulled low: the chip restarts, its flash kept
 //   stats                 → `stats <json>`
 //
@@ -68,6 +69,8 @@ function handle(line) {
       if (!r.ok) return out(r.why);
       return out('ok ' + Buffer.from(r.bytes).toString('hex'));
     }
+    case 'abandon':
+      return out(pi.abandon(Number(rest[0]), Number(rest[1]), Number(rest[2])) ? 'ok' : 'nack');
     case 'reset':
       board.powerOn();
       return out('ok');

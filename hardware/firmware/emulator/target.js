@@ -231,7 +231,11 @@ export class I2cTarget extends BasePeripheral {
         this.sar = value & 0x3ff;
         return;
       case IC_DATA_CMD:
-        // A slave-transmitter's data: CMD must be 0 (4.3.10.1.2).
+        // A slave-transmitter's data: CMD must be 0 (4.3.10.1.2). While
+        // TX_ABRT is set the TX FIFO is flushed and held in reset until
+        // IC_CLR_TX_ABRT is read (4.3.17, IC_RAW_INTR_STAT.TX_ABRT): the
+        // byte is lost.
+        if (this.latched & TX_ABRT) return;
         if (this.tx.length >= FIFO_DEPTH) {
           this.set(TX_OVER);
           return;

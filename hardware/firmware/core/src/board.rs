@@ -415,7 +415,9 @@ impl Board {
 }
 
 /// The first address of the block that holds `register` (itself if none).
-fn block_start(register: u8) -> u8 {
+/// The first register of the block `register` is in (itself if in none):
+/// a read from inside a block answers the block's rest (§ 2).
+pub fn block_start(register: u8) -> u8 {
     match register {
         0x00..=0x17 => reg::IDENT,
         0x20..=0x22 => reg::STATUS,

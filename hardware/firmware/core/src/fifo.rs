@@ -87,13 +87,24 @@ impl Fifo {
     /// Fills `out` with the queued frames' bytes from byte `offset` of the
     /// oldest frame, then filler; returns how many bytes were frames'.
     pub fn read(&self, offset: usize, out: &mut [u8]) -> usize {
-        let total = self.len * size::FRAME;
+        // Frame by frame, with one division for the whole read: the
+        // Cortex-M0+ divides in software, and the firmware publishes the
+        // FIFO after every scan.
+        let mut left = (self.len * size::FRAME).saturating_sub(offset);
+        let mut slot = (self.head + offset / size::FRAME) % CAPACITY;
+        let mut within = offset % size::FRAME;
         let mut n = 0;
-        for (i, byte) in out.iter_mut().enumerate() {
-            let at = offset + i;
-            *byte = if at < total {
+        for byte in out.iter_mut() {
+            *byte = if left > 0 {
+                left -= 1;
                 n += 1;
-                self.frames[(self.head + at / size::FRAME) % CAPACITY][at % size::FRAME]
+                let b = self.frames[slot][within];
+                within += 1;
+                if within == size::FRAME {
+                    within = 0;
+                    slot = if slot + 1 == CAPACITY { 0 } else { slot + 1 };
+                }
+                b
             } else {
                 FILLER
             };
