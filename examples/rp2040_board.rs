@@ -415,6 +415,18 @@ fn play(
     let heard_moves: Vec<&(u64, Input)> = heard.iter().filter(|(_, i)| moves(i)).collect();
     if heard_moves.len() != made.len() || heard_moves.iter().zip(&made).any(|(h, m)| h.1 != m.1) {
         figures.lost += made.len().abs_diff(heard_moves.len()).max(1);
+        let at = heard_moves
+            .iter()
+            .zip(&made)
+            .position(|(h, m)| h.1 != m.1)
+            .unwrap_or(made.len().min(heard_moves.len()));
+        eprintln!(
+            "rp2040_board: made {} lifts and places, heard {}; first difference at {at}: made {:?}, heard {:?}",
+            made.len(),
+            heard_moves.len(),
+            made.get(at.saturating_sub(1)..at + 2),
+            heard_moves.get(at.saturating_sub(1)..at + 2)
+        );
     }
     for ((heard_at, input), (made_at, _)) in heard_moves
         .iter()

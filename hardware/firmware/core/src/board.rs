@@ -352,10 +352,10 @@ impl Board {
         };
         let start = block_start(register);
         let rest = block.get(usize::from(register - start)..).unwrap_or(&[]);
-        for (i, byte) in out.iter_mut().enumerate() {
-            *byte = rest.get(i).copied().unwrap_or(FILLER);
-        }
-        rest.len().min(out.len())
+        let n = rest.len().min(out.len());
+        out[..n].copy_from_slice(&rest[..n]);
+        out[n..].fill(FILLER);
+        n
     }
 
     /// A write segment ended (STOP or repeated start) at board time `now`:
