@@ -258,7 +258,8 @@ fn timeline(game: &pgn::PgnGame, seed: u64) -> (Vec<(u64, Act)>, Chess, usize) {
     let mut plies = 0;
     for san in &game.sans {
         let m = gesture::parse_san(&position, san).expect("the reference games are legal");
-        let style = Style::from_index(next(0, Style::COUNT as u64) as usize);
+        // A protocol-v1 board without CAPS.IDENTITY: places carry no piece.
+        let style = Style::from_index(next(0, Style::COUNT as u64) as usize).with_identities(false);
         let hands = gesture::hand_events(&position, m, &style);
         t += next(200, 600) * 1_000;
         let mut last = t;
@@ -322,6 +323,9 @@ fn play(
     let mut touched: Vec<Square> = Vec::new();
     ask(&format!("occ {occupancy:016x}"));
     ask("touch -");
+    // Each game on a board fresh from reset (the clock's BOARD_CTL in
+    // `reset` mode), so the last game's pieces are not this one's news.
+    ask("reset");
     let mut config = Config::default();
     config.board.interrupt_pin = Some(17);
     let rig = EmulatedRig {

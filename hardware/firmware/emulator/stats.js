@@ -48,7 +48,6 @@ export function summary(board, pi) {
     },
     stuck_reset_after_us: board.stuckResets.filter((r) => r.after !== null).map((r) => Math.round(r.after / 1000)),
     rx_hold_cycles_worst: Math.max(0, ...board.rxHolds),
-    stuck_resets: board.stuckResets.length,
     flash_erases: board.flashChip ? board.flashChip.erases : 0,
     resets: board.resets,
     scans: board.scans ?? 0,

@@ -312,27 +312,44 @@ fn begin_read(s: &mut Serving, register: u8) {
     HELD.store(held, Ordering::Release);
     // SAFETY: the image a read holds is never written (see `Images`).
     let image = unsafe { (*IMAGES.0.get()).get_unchecked(usize::from(held) % 3) };
-    let in_time = register.wrapping_sub(reg::TIME);
-    let first = if usize::from(in_time) < size::TIME {
-        time_block(s);
-        s.time[usize::from(in_time)]
+    let in_time = usize::from(register.wrapping_sub(reg::TIME));
+    if in_time < size::TIME {
+        // TIME's four time bytes first, its tag and CRC once the first
+        // byte is out (unless the read starts at those).
+        time_bytes(s);
+        if in_time >= 4 {
+            time_check(s);
+        }
+        pac::I2C0
+            .ic_data_cmd()
+            .write(|w| w.set_dat(s.time[in_time]));
+        time_check(s);
     } else {
-        image.space[usize::from(register)]
-    };
-    pac::I2C0.ic_data_cmd().write(|w| w.set_dat(first));
+        pac::I2C0
+            .ic_data_cmd()
+            .write(|w| w.set_dat(image.space[usize::from(register)]));
+    }
     pac::I2C0.ic_clr_rd_req().read();
     s.reading = Some((register, 1));
 }
 
-/// TIME now: board time counted on from the last publication.
-fn time_block(s: &mut Serving) {
+/// TIME's board time now, counted on from the last publication: that is
+/// at most a scan old, so one subtraction, not a division, on the way.
+fn time_bytes(s: &mut Serving) {
     let mut ms = TIME_MS.load(Ordering::Relaxed);
     let mut elapsed = micros().wrapping_sub(TIME_US.load(Ordering::Relaxed));
-    while elapsed >= 1000 {
+    if elapsed >= 1000 {
         elapsed -= 1000;
         ms = ms.wrapping_add(1);
+        if elapsed >= 1000 {
+            ms = ms.wrapping_add(elapsed / 1000);
+        }
     }
     s.time[..4].copy_from_slice(&ms.to_le_bytes());
+}
+
+/// TIME's tag and CRC.
+fn time_check(s: &mut Serving) {
     s.time[4] = tag::TIME;
     s.time[5] = crc8(&s.time[..5]);
 }
