@@ -111,6 +111,7 @@ export class ReferenceBoard {
     this.intEdges = []; // [ns, asserted]
     this.holds = []; // SCL holds in cycles, one per byte the controller had to wait for
     this.rxHolds = [];
+    this.slowHolds = []; // holds over 200 cycles, with where the core was when the request came
     this.stuckResets = [];
     this.cycles = 0;
     this.instructions = 0;

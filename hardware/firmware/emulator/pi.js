@@ -84,13 +84,15 @@ export class Pi {
             const t = b.target;
             let ns = 0;
             if (!t.wantsByte()) {
+              const core = b.mcu.core;
+              const where = { pc: core.PC >>> 0, ipsr: core.IPSR, primask: core.PM ? 1 : 0 };
               ns = this.hold(() => b.target === t && t.tx.length === 0 && t.addressed === 'read');
               if (ns < 0 || b.target !== t || t.addressed !== 'read') {
                 this.wait(BIT_NS);
                 return { ok: false, why: 'stuck' };
               }
               b.holds.push(Math.round(ns / 8));
-              if (ns / 8 > 250 && b.slowHolds) b.slowHolds.push({ cycles: Math.round(ns / 8), byte: k, ops: JSON.stringify(ops), at: b.now });
+              if (ns / 8 > 200) b.slowHolds.push({ cycles: Math.round(ns / 8), byte: k, ops: JSON.stringify(ops), ...where, pc: where.pc.toString(16) });
             } else {
               b.holds.push(0);
             }

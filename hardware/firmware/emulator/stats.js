@@ -47,6 +47,7 @@ export function summary(board, pi) {
       n: lat.length,
     },
     stuck_reset_after_us: board.stuckResets.filter((r) => r.after !== null).map((r) => Math.round(r.after / 1000)),
+    slowest: [...board.slowHolds].sort((a, c) => c.cycles - a.cycles).slice(0, 5),
     rx_hold_cycles_worst: Math.max(0, ...board.rxHolds),
     flash_erases: board.flashChip ? board.flashChip.erases : 0,
     resets: board.resets,

@@ -90,7 +90,9 @@ impl Fifo {
         // Frame by frame, with one division for the whole read, and the
         // filler in one fill: the Cortex-M0+ divides in software, and the
         // firmware publishes the FIFO after every scan and every write.
-        let n = (self.len * size::FRAME).saturating_sub(offset).min(out.len());
+        let n = (self.len * size::FRAME)
+            .saturating_sub(offset)
+            .min(out.len());
         let mut slot = (self.head + offset / size::FRAME) % CAPACITY;
         let mut within = offset % size::FRAME;
         let mut done = 0;
