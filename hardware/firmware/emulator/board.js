@@ -5,8 +5,8 @@
 // the Pi's bus on I2C0, whose target side is ./target.js.
 
 import { BasePeripheral, Simulator } from 'rp2040js';
-import { bootromB1 } from './bootrom-b1.js';
 import { flashImage } from './elf.js';
+import { loadRomStandIn } from './rom.js';
 import { I2cTarget } from './target.js';
 
 const FLASH_SIZE = 2 * 1024 * 1024;
@@ -134,7 +134,8 @@ export class ReferenceBoard {
     this.sim = sim;
     this.mcu = mcu;
     mcu.logger = { debug() {}, info() {}, warn() {}, error() {} };
-    mcu.loadBootrom(bootromB1); // resets, and so fills flash with 0xff
+    // Our own stand-in for the boot ROM (./rom.js); loading it resets the chip, which fills flash with 0xff.
+    loadRomStandIn(mcu, () => this.flashChip);
     mcu.flash.set(this.flash.subarray(0, mcu.flash.length));
     this.flash = mcu.flash; // the chip's flash is the board's from now on
     mcu.peripherals[0x14000] = new XipCtrl(mcu, 'XIP_CTRL');

@@ -1,15 +1,17 @@
 // The Pico's QSPI flash chip (a Winbond W25Q16JV), as far as the firmware
-// reaches it through the SSI: rp2040js maps the flash's bytes at XIP but
-// has no chip behind the SSI's data register, so the boot ROM's
-// flash_range_erase / flash_range_program (which the firmware's BOOT_COUNT
-// calls) and embassy-rp's unique-ID read would change and read nothing.
-// This stands in for the chip: commands framed by chip select, answered
-// byte for byte, erase and program applied to the same bytes XIP reads.
+// reaches it: rp2040js maps the flash's bytes at XIP but has no chip behind
+// the SSI's data register, so embassy-rp's unique-ID and JEDEC-ID reads
+// would read nothing. This stands in for the chip: commands framed by chip
+// select, answered byte for byte, erase and program applied to the same
+// bytes XIP reads. The boot ROM's flash_range_erase / flash_range_program
+// (which the firmware's BOOT_COUNT calls) are ./rom.js's stand-ins, which
+// call eraseRange / programRange here directly.
 //
-// Chip select: the boot ROM forces it through IO_QSPI's GPIO_QSPI_SS_CTRL
-// (OUTOVER, RP2040 datasheet 2.19.6.2); embassy's unique-ID read leaves it
-// to the SSI in EEPROM-read mode (CTRLR0.TMOD = 3, 4.10.13), where the
-// command is sent and then CTRLR1.NDF + 1 bytes are received.
+// Chip select: a program driving the chip by hand forces it through
+// IO_QSPI's GPIO_QSPI_SS_CTRL (OUTOVER, RP2040 datasheet 2.19.6.2);
+// embassy's unique-ID read leaves it to the SSI in EEPROM-read mode
+// (CTRLR0.TMOD = 3, 4.10.13), where the command is sent and then
+// CTRLR1.NDF + 1 bytes are received.
 
 import { BasePeripheral } from 'rp2040js';
 
@@ -74,29 +76,53 @@ class FlashChip {
         this.wel = false;
         return;
       case 0x20: // 4 KiB sector erase
-        if (this.wel && f.length >= 4) {
-          this.bytes.fill(0xff, addr & ~0xfff, (addr & ~0xfff) + 0x1000);
-          this.erases++;
-        }
+        if (this.wel && f.length >= 4) this.erase(addr, 0x1000);
         this.wel = false;
         return;
       case 0xd8: // 64 KiB block erase
-        if (this.wel && f.length >= 4) {
-          this.bytes.fill(0xff, addr & ~0xffff, (addr & ~0xffff) + 0x10000);
-          this.erases++;
-        }
+        if (this.wel && f.length >= 4) this.erase(addr, 0x10000);
         this.wel = false;
         return;
-      case 0x02: // page program: bits only go from 1 to 0, wrapping in the page
-        if (this.wel && f.length > 4) {
-          for (let i = 4; i < f.length; i++) {
-            const a = (addr & ~0xff) | ((addr + i - 4) & 0xff);
-            this.bytes[a] &= f[i];
-          }
-          this.programs++;
-        }
+      case 0x02: // page program
+        if (this.wel && f.length > 4) this.program(addr, f.slice(4));
         this.wel = false;
         return;
+    }
+  }
+  /** One erase command: the `size`-aligned block holding `addr` to 0xff. */
+  erase(addr, size) {
+    const start = addr & (this.bytes.length - 1) & ~(size - 1);
+    this.bytes.fill(0xff, start, start + size);
+    this.erases++;
+  }
+  /** One page program: bits only go from 1 to 0, wrapping in the 256-byte page. */
+  program(addr, data) {
+    addr &= this.bytes.length - 1;
+    for (let i = 0; i < data.length; i++) {
+      const a = (addr & ~0xff) | ((addr + i) & 0xff);
+      this.bytes[a] &= data[i];
+    }
+    this.programs++;
+  }
+  /**
+   * The boot ROM's flash_range_erase (RP2040 datasheet 2.8.3.1.3): `count`
+   * bytes from `addr` (both whole 4 KiB sectors), by 64 KiB block erases
+   * where aligned, else sector erases.
+   */
+  eraseRange(addr, count) {
+    const end = addr + count;
+    for (let a = addr & ~0xfff; a < end; ) {
+      const size = (a & 0xffff) === 0 && end - a >= 0x10000 ? 0x10000 : 0x1000;
+      this.erase(a, size);
+      a += size;
+    }
+  }
+  /** The boot ROM's flash_range_program: `data` from `addr`, page by page. */
+  programRange(addr, data) {
+    for (let i = 0; i < data.length; ) {
+      const n = Math.min(0x100 - ((addr + i) & 0xff), data.length - i);
+      this.program(addr + i, data.subarray(i, i + n));
+      i += n;
     }
   }
 }
