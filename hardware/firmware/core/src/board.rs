@@ -352,10 +352,10 @@ impl Board {
         };
         let start = block_start(register);
         let rest = block.get(usize::from(register - start)..).unwrap_or(&[]);
-        for (i, byte) in out.iter_mut().enumerate() {
-            *byte = rest.get(i).copied().unwrap_or(FILLER);
-        }
-        rest.len().min(out.len())
+        let n = rest.len().min(out.len());
+        out[..n].copy_from_slice(&rest[..n]);
+        out[n..].fill(FILLER);
+        n
     }
 
     /// A write segment ended (STOP or repeated start) at board time `now`:
@@ -415,7 +415,9 @@ impl Board {
 }
 
 /// The first address of the block that holds `register` (itself if none).
-fn block_start(register: u8) -> u8 {
+/// The first register of the block `register` is in (itself if in none):
+/// a read from inside a block answers the block's rest (§ 2).
+pub fn block_start(register: u8) -> u8 {
     match register {
         0x00..=0x17 => reg::IDENT,
         0x20..=0x22 => reg::STATUS,

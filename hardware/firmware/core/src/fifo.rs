@@ -87,17 +87,23 @@ impl Fifo {
     /// Fills `out` with the queued frames' bytes from byte `offset` of the
     /// oldest frame, then filler; returns how many bytes were frames'.
     pub fn read(&self, offset: usize, out: &mut [u8]) -> usize {
-        let total = self.len * size::FRAME;
-        let mut n = 0;
-        for (i, byte) in out.iter_mut().enumerate() {
-            let at = offset + i;
-            *byte = if at < total {
-                n += 1;
-                self.frames[(self.head + at / size::FRAME) % CAPACITY][at % size::FRAME]
-            } else {
-                FILLER
-            };
+        // Frame by frame, with one division for the whole read, and the
+        // filler in one fill: the Cortex-M0+ divides in software, and the
+        // firmware publishes the FIFO after every scan and every write.
+        let n = (self.len * size::FRAME)
+            .saturating_sub(offset)
+            .min(out.len());
+        let mut slot = (self.head + offset / size::FRAME) % CAPACITY;
+        let mut within = offset % size::FRAME;
+        let mut done = 0;
+        while done < n {
+            let take = (size::FRAME - within).min(n - done);
+            out[done..done + take].copy_from_slice(&self.frames[slot][within..within + take]);
+            done += take;
+            within = 0;
+            slot = if slot + 1 == CAPACITY { 0 } else { slot + 1 };
         }
+        out[n..].fill(FILLER);
         n
     }
 }

@@ -28,7 +28,7 @@ mod board;
 mod debounce;
 mod fifo;
 
-pub use board::{Board, Config, Diag, Sample, WriteEffect, address};
+pub use board::{Board, Config, Diag, Sample, WriteEffect, address, block_start};
 pub use debounce::Debouncer;
 pub use fifo::Fifo;
 

@@ -10,8 +10,9 @@
 //!   self-check of the chain;
 //! - [`contact`]: optional MPR121 touch controllers on the board's own I2C1
 //!   (CAPS.CONTACT only when both answer at boot);
-//! - [`target`]: the I2C target on I2C0 that the Pi reads, serving every
-//!   byte from the core;
+//! - [`target`]: the I2C target on I2C0 that the Pi reads, served from
+//!   its interrupt at the highest priority out of an image the core
+//!   publishes after every change;
 //! - [`boot_count`]: BOOT_COUNT in the last sector of flash, and the
 //!   serial from the flash chip's unique ID;
 //! - the interrupt line (open-drain, low while frames wait) and the address
@@ -27,12 +28,14 @@ mod contact;
 mod sensors;
 mod target;
 
-use core::cell::RefCell;
+use core::cell::{RefCell, UnsafeCell};
 
-use embassy_executor::{Executor, InterruptExecutor};
+use cortex_m::peripheral::SCB;
+use cortex_m::peripheral::scb::VectActive;
+use embassy_executor::Executor;
 use embassy_rp::gpio::{Input, Level, Output, OutputOpenDrain, Pull};
-use embassy_rp::interrupt::{InterruptExt, Priority};
-use embassy_rp::peripherals::{I2C0, I2C1};
+use embassy_rp::interrupt::InterruptExt;
+use embassy_rp::peripherals::I2C1;
 use embassy_rp::{bind_interrupts, i2c, interrupt};
 use embassy_sync::blocking_mutex::Mutex;
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
@@ -47,7 +50,6 @@ use panic_halt as _;
 use {defmt_rtt as _, panic_probe as _};
 
 bind_interrupts!(struct Irqs {
-    I2C0_IRQ => i2c::InterruptHandler<I2C0>;
     I2C1_IRQ => i2c::InterruptHandler<I2C1>;
 });
 
@@ -60,26 +62,23 @@ const FIFO_DEPTH: u8 = 32;
 /// FW_VERSION in IDENT: 1.0.
 const FIRMWARE: u16 = 0x0100;
 
-/// The board's logic, shared by the scan and the I2C target. Every access
-/// is a short critical section, so the target never sees a half-made change.
-static BOARD: Mutex<CriticalSectionRawMutex, RefCell<Option<Board>>> =
-    Mutex::new(RefCell::new(None));
+/// The board's logic, shared by the scan (thread mode) and the writes'
+/// interrupt (`SWI_IRQ_1`). The I2C target never touches it: it reads the
+/// image the board publishes (`target::publish`), so no critical section
+/// of the board's ever delays a read request.
+struct BoardCell(UnsafeCell<Option<Board>>);
+
+// SAFETY: `with_board` is the only access; see there.
+unsafe impl Sync for BoardCell {}
+
+static BOARD: BoardCell = BoardCell(UnsafeCell::new(None));
 
 /// The interrupt line, driven from the core's state after every scan and
 /// every write.
 static INT: Mutex<CriticalSectionRawMutex, RefCell<Option<OutputOpenDrain<'static>>>> =
     Mutex::new(RefCell::new(None));
 
-/// The I2C target runs at a higher priority than the scan, so a read
-/// request is answered at once (§ 9.1).
-static TARGET_EXECUTOR: InterruptExecutor = InterruptExecutor::new();
 static SCAN_EXECUTOR: StaticCell<Executor> = StaticCell::new();
-
-#[interrupt]
-unsafe fn SWI_IRQ_1() {
-    // SAFETY: the executor was started on this interrupt in `main`.
-    unsafe { TARGET_EXECUTOR.on_interrupt() }
-}
 
 /// Board time: milliseconds since reset from the crystal-driven timer,
 /// wrapping as TIME_MS does (§ 6.1).
@@ -87,9 +86,21 @@ pub fn now_ms() -> u32 {
     Instant::now().as_millis() as u32
 }
 
-/// Runs `f` on the board's logic, if it is up.
+/// Runs `f` on the board's logic, if it is up. From thread mode the
+/// writes' interrupt is masked meanwhile (and only it: I2C0's stays live);
+/// from that interrupt, the thread is not inside by construction.
 pub fn with_board<R>(f: impl FnOnce(&mut Board) -> R) -> Option<R> {
-    BOARD.lock(|cell| cell.borrow_mut().as_mut().map(f))
+    let thread = SCB::vect_active() == VectActive::ThreadMode;
+    if thread {
+        interrupt::SWI_IRQ_1.disable();
+    }
+    // SAFETY: the one other user, SWI_IRQ_1, is masked or is us.
+    let r = unsafe { (*BOARD.0.get()).as_mut().map(f) };
+    if thread {
+        // SAFETY: its handler is `target::SWI_IRQ_1`.
+        unsafe { interrupt::SWI_IRQ_1.enable() };
+    }
+    r
 }
 
 /// Sets the interrupt line from the core: pulled low while frames wait,
@@ -157,14 +168,18 @@ fn main() -> ! {
         },
     );
     board.sensor_check(!first.chain_ok);
-    BOARD.lock(|cell| *cell.borrow_mut() = Some(board));
+    target::publish(&board, now_ms());
+    // SAFETY: no interrupt that uses the board is enabled yet.
+    unsafe { *BOARD.0.get() = Some(board) };
     INT.lock(|cell| *cell.borrow_mut() = Some(OutputOpenDrain::new(p.PIN_21, Level::High)));
     update_interrupt_line();
 
-    let device = target::Target::new(p.I2C0, p.PIN_5, p.PIN_4, Irqs, address);
-    interrupt::SWI_IRQ_1.set_priority(Priority::P2);
-    let high = TARGET_EXECUTOR.start(interrupt::SWI_IRQ_1);
-    high.spawn(target::serve(device).expect("one target task"));
+    // Nothing may keep I2C0's interrupt waiting but a short critical
+    // section: every other interrupt is below it.
+    interrupt::TIMER_IRQ_0.set_priority(interrupt::Priority::P2);
+    interrupt::I2C1_IRQ.set_priority(interrupt::Priority::P2);
+    interrupt::IO_IRQ_BANK0.set_priority(interrupt::Priority::P2);
+    target::start(p.I2C0, p.PIN_5, p.PIN_4, address);
 
     let executor = SCAN_EXECUTOR.init(Executor::new());
     executor.run(|spawner| {
@@ -180,17 +195,20 @@ async fn scan(mut chain: sensors::ShiftChain, mut touch: contact::Contact, fitte
     loop {
         let reading = chain.read();
         let contact = if fitted { touch.read().await } else { 0 };
+        let now = now_ms();
         with_board(|b| {
             b.sensor_check(!reading.chain_ok);
             b.scan(
-                now_ms(),
+                now,
                 Sample {
                     occupancy: reading.occupancy,
                     contact,
                     pieces: None,
                 },
             );
+            target::publish(b, now);
         });
+        target::check_stuck();
         update_interrupt_line();
         ticker.next().await;
     }
