@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 mod support {
     pub mod cli;
     // Its `run_daemon` closes standard input at once: the presses here
-    // are written as the test goes, through `spawn_daemon`.
-    #[allow(dead_code)]
+    // are written as the test goes, through `spawn_daemon` (the file
+    // allows what each user leaves unused itself).
     pub mod daemon;
 }
 use support::cli::tocada;

@@ -17,8 +17,8 @@ use super::raw::{
 };
 use super::{
     BoardClock, BoardConfig, BoardKind, BoardModel, ClockConfig, Config, ConfigError, FaceConfig,
-    I2cConfig,
-    LeverSide, Levers, PinsConfig, Preset, RulesConfig, StateConfig, StdinPace, default_presets,
+    I2cConfig, LeverSide, Levers, PinsConfig, Preset, RulesConfig, StateConfig, StdinPace,
+    default_presets,
 };
 use crate::face::Language;
 use crate::words;

@@ -117,8 +117,9 @@ pub enum AnyPiRig {
     Protocol(PiRig<ProtocolBoard<PiBus>>),
     /// The reed-switch board on four MCP23017 expanders.
     Mcp23017(PiRig<Mcp23017Board<PiBus>>),
-    /// A DGT e-board on a USB serial line.
-    Dgt(PiRig<DgtBoard<Tty>>),
+    /// A DGT e-board on a USB serial line: boxed, its driver's buffers
+    /// being the largest of the four.
+    Dgt(Box<PiRig<DgtBoard<Tty>>>),
     /// No board: a plain clock.
     None(PiRig<NoBoard>),
 }
@@ -201,7 +202,7 @@ pub fn open(
                 true => driver.with_clock(),
                 false => driver,
             };
-            AnyPiRig::Dgt(parts.rig(BoardLink::new(driver, policy)))
+            AnyPiRig::Dgt(Box::new(parts.rig(BoardLink::new(driver, policy))))
         }
         (BoardKind::None, _) => AnyPiRig::None(parts.rig(BoardLink::new(NoBoard::new(), policy))),
         (BoardKind::Mcp23017, _) => {
