@@ -625,7 +625,7 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                         Ok(shell.run(rx, alarm, shutdown).await)
                     }
                     AnyPiRig::Dgt(rig) => {
-                        let shell = daemon_shell(config, session, rig, journal, game);
+                        let shell = daemon_shell(config, session, *rig, journal, game);
                         let shell = with_stdin_levers(shell, config);
                         Ok(shell.run(rx, alarm, shutdown).await)
                     }

@@ -194,36 +194,14 @@ impl Clock {
         let elapsed = now.saturating_sub(self.since);
         self.since = self.since.max(now);
         let Some(side) = self.ticking() else { return };
-        let (delay, mut main) = self.consumed(side, elapsed);
-        *self.delay_left.get_mut(side) -= delay;
-        // Past the main time, period after period until the last runs out.
+        // Overtime apart, out of line: the common path (every input
+        // accounts time) stays small enough to inline.
         if let Some(overtime) = self.overtime_of(side) {
-            let mut left = elapsed - delay;
-            loop {
-                let take = self.remaining(side).min(left);
-                *self.remaining.get_mut(side) -= take;
-                *self.turn_used.get_mut(side) += take;
-                *self.used.get_mut(side) += take;
-                left -= take;
-                // At zero the next period begins at once, not a
-                // millisecond later: the face never shows a 0 that is no flag.
-                if self.remaining(side) > 0 {
-                    break;
-                }
-                let state = self.overtime.get_mut(side);
-                if !state.in_overtime {
-                    state.in_overtime = true;
-                    state.periods_after = overtime.periods - 1;
-                } else if state.periods_after > 0 {
-                    state.periods_after -= 1;
-                } else {
-                    break;
-                }
-                state.period_moves = 0;
-                *self.remaining.get_mut(side) = overtime.period_ms;
-            }
-            main = 0;
+            self.advance_with_overtime(side, elapsed, overtime);
+            return;
         }
+        let (delay, main) = self.consumed(side, elapsed);
+        *self.delay_left.get_mut(side) -= delay;
         match self.increment_mode {
             IncrementMode::Upcount => {
                 let shown = self.remaining.get_mut(side);
@@ -238,6 +216,39 @@ impl Clock {
         }
         *self.turn_used.get_mut(side) += main;
         *self.used.get_mut(side) += main;
+    }
+
+    /// [`Clock::advance`] for a side with overtime (byo-yomi, Canadian: a
+    /// mode that takes increments, neither hourglass nor upcount): past the
+    /// main time, period after period until the last runs out.
+    #[inline(never)]
+    fn advance_with_overtime(&mut self, side: Color, elapsed: Millis, overtime: Overtime) {
+        let (delay, _) = self.consumed(side, elapsed);
+        *self.delay_left.get_mut(side) -= delay;
+        let mut left = elapsed - delay;
+        loop {
+            let take = self.remaining(side).min(left);
+            *self.remaining.get_mut(side) -= take;
+            *self.turn_used.get_mut(side) += take;
+            *self.used.get_mut(side) += take;
+            left -= take;
+            // At zero the next period begins at once, not a
+            // millisecond later: the face never shows a 0 that is no flag.
+            if self.remaining(side) > 0 {
+                break;
+            }
+            let state = self.overtime.get_mut(side);
+            if !state.in_overtime {
+                state.in_overtime = true;
+                state.periods_after = overtime.periods - 1;
+            } else if state.periods_after > 0 {
+                state.periods_after -= 1;
+            } else {
+                break;
+            }
+            state.period_moves = 0;
+            *self.remaining.get_mut(side) = overtime.period_ms;
+        }
     }
 
     /// How `elapsed` ms of `side` ticking split into delay and main time:

@@ -112,16 +112,14 @@ pub struct PiRig<B> {
 }
 
 /// The Pi's rig with either kind of board.
-// One per process, made once at start-up: the variants' sizes (a DGT
-// board's driver holds its clock's state too) cost nothing worth a box.
-#[allow(clippy::large_enum_variant)]
 pub enum AnyPiRig {
     /// tocada's own board (protocol v1).
     Protocol(PiRig<ProtocolBoard<PiBus>>),
     /// The reed-switch board on four MCP23017 expanders.
     Mcp23017(PiRig<Mcp23017Board<PiBus>>),
-    /// A DGT e-board on a USB serial line.
-    Dgt(PiRig<DgtBoard<Tty>>),
+    /// A DGT e-board on a USB serial line: boxed, its driver's buffers
+    /// being the largest of the four.
+    Dgt(Box<PiRig<DgtBoard<Tty>>>),
     /// No board: a plain clock.
     None(PiRig<NoBoard>),
 }
@@ -207,7 +205,7 @@ pub fn open(
                 true => driver.with_clock(),
                 false => driver,
             };
-            AnyPiRig::Dgt(parts.rig(BoardLink::new(driver, policy)))
+            AnyPiRig::Dgt(Box::new(parts.rig(BoardLink::new(driver, policy))))
         }
         (BoardKind::None, _) => AnyPiRig::None(parts.rig(BoardLink::new(NoBoard::new(), policy))),
         (BoardKind::Mcp23017, _) => {
