@@ -53,6 +53,9 @@ pub struct Drawing {
     retry_at: Option<Millis>,
     /// Where the game is published as it is drawn (the simulator).
     watch: Option<watch::Sender<ShownGame>>,
+    /// The PGN last published and the record it was made from
+    /// ([`Session::record_version`]).
+    published_pgn: (Option<(u64, usize, usize)>, Option<String>),
 }
 
 impl Drawing {
@@ -169,16 +172,22 @@ impl Drawing {
     }
 
     /// Sends the game to the watcher, if there is one and it changed.
-    fn publish(&self, session: &Session, view: &View) {
+    fn publish(&mut self, session: &Session, view: &View) {
         let Some(watch) = self.watch.as_ref() else {
             return;
         };
+        // The PGN is the whole game written out: made again only when its
+        // record changed, not at every tick of the clock on the face.
+        let version = session.record_version();
+        if self.published_pgn.0 != version {
+            self.published_pgn = (version, session.pgn());
+        }
         let referee = session.referee();
         let snapshot = ShownGame {
             position: referee.map(|r| r.position().clone()),
             ticking: referee.and_then(|r| r.ticking()),
             view: view.clone(),
-            pgn: session.pgn(),
+            pgn: self.published_pgn.1.clone(),
         };
         watch.send_if_modified(|shown| {
             let changed = *shown != snapshot;

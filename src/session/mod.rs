@@ -207,6 +207,9 @@ pub struct Session {
     /// the setup screen flips every button's side from then on.
     wired_black_left: bool,
     game: Option<GameOnClock>,
+    /// How many games were taken up so far: tells one game's record from
+    /// the next one's ([`Session::record_version`]).
+    games_taken_up: u64,
     alert: Option<String>,
     board_disconnected: bool,
     /// The squares the board reports occupied, when known.
@@ -246,6 +249,7 @@ impl Session {
             black_left,
             wired_black_left: black_left,
             game: None,
+            games_taken_up: 0,
             alert: None,
             board_disconnected: false,
             occupancy: None,
@@ -262,6 +266,20 @@ impl Session {
     /// screen.
     pub fn pgn(&self) -> Option<String> {
         self.game.as_ref().map(|game| game_record(game).to_pgn())
+    }
+
+    /// What [`Session::pgn`] is made from, as a value that changes
+    /// whenever the PGN may: the game's number and how many decisions and
+    /// restarts it holds (`None` on the setup screen). A watcher rebuilds
+    /// the PGN only when this changes, not at each tick of the face.
+    pub fn record_version(&self) -> Option<(u64, usize, usize)> {
+        self.game.as_ref().map(|game| {
+            (
+                self.games_taken_up,
+                game.decisions.len(),
+                game.restarts.len(),
+            )
+        })
     }
 
     /// The players' language, which every text on the face is in.
@@ -303,6 +321,7 @@ impl Session {
             .iter()
             .rev()
             .find_map(|(_, e)| words::alert_for(e, self.language));
+        self.games_taken_up += 1;
         self.game = Some(GameOnClock {
             referee,
             preset: saved.preset.to_owned(),
@@ -790,6 +809,7 @@ impl Session {
         });
         self.alert = None;
         let not_to_move = !rules.start.turn();
+        self.games_taken_up += 1;
         self.game = Some(GameOnClock {
             referee: Referee::new(rules),
             preset,
