@@ -220,7 +220,7 @@ impl ReportedGame {
 
     /// The game's PGN with `tags`, each move with its `[%clk]` and the
     /// rulings as comments, rebuilt from the lines by
-    /// [`pgn_from_lines`] as `tocada export` would write it; a game cut at
+    /// [`crate::transcript::pgn_from_lines`] as `tocada export` would write it; a game cut at
     /// a bad line ends with a note saying so. Kept until a line arrives.
     pub fn pgn(&mut self, tags: &Tags) -> &str {
         self.pgn_for(tags, Audience::Arbiter)
