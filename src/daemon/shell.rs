@@ -568,11 +568,7 @@ impl<R: Rig> Shell<R> {
                 }
             }
             let button = control_of(control, wired_left);
-            let stamp = BoardEvent {
-                input: crate::Input::Pause,
-                board_ms: Some(at as u32),
-            };
-            let at = self.rig.link_ref().at(&stamp, read_at);
+            let at = self.rig.link_ref().at_board_ms(Some(at as u32), read_at);
             self.news.press(ButtonPress {
                 button,
                 at: Duration::from_millis(at),

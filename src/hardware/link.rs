@@ -173,8 +173,13 @@ impl<B: SensorBoard> BoardLink<B> {
     /// where it keeps one and a reading of its clock maps it, but never
     /// later than its reading; otherwise `read_at`.
     pub fn at(&self, event: &BoardEvent, read_at: Millis) -> Millis {
-        event
-            .board_ms
+        self.at_board_ms(event.board_ms, read_at)
+    }
+
+    /// The same for anything else the board stamped `board_ms` on its own
+    /// clock (a DGT 3000's lever reported through the board).
+    pub fn at_board_ms(&self, board_ms: Option<u32>, read_at: Millis) -> Millis {
+        board_ms
             .and_then(|ms| self.clock.to_host(ms))
             .map_or(read_at, |at| at.min(read_at))
     }
