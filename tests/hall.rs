@@ -1118,7 +1118,6 @@ fn a_broadcast_that_is_down_is_retried_and_the_hall_goes_on() {
     hall.stop();
 }
 
-
 /// A push over HTTPS, in process: the hall's [`tocada::hall::push::Pusher`]
 /// against the HTTPS stand-in, its CA made for this test.
 fn https_target(url: String, ca_file: Option<&Path>) -> tocada::hall::push::Target {
@@ -1189,7 +1188,10 @@ fn a_ca_file_that_is_missing_or_not_pem_is_refused_with_the_reason() {
     use tocada::hall::push::{TlsError, tls_config};
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.pem");
-    assert!(matches!(tls_config(Some(&missing)), Err(TlsError::Read { .. })));
+    assert!(matches!(
+        tls_config(Some(&missing)),
+        Err(TlsError::Read { .. })
+    ));
     let empty = dir.path().join("empty.pem");
     std::fs::write(&empty, "").unwrap();
     let err = tls_config(Some(&empty)).unwrap_err();
@@ -1197,7 +1199,10 @@ fn a_ca_file_that_is_missing_or_not_pem_is_refused_with_the_reason() {
     // A key is not a certificate.
     let key = dir.path().join("key.pem");
     std::fs::write(&key, rcgen::KeyPair::generate().unwrap().serialize_pem()).unwrap();
-    assert!(matches!(tls_config(Some(&key)), Err(TlsError::CaFile { .. })));
+    assert!(matches!(
+        tls_config(Some(&key)),
+        Err(TlsError::CaFile { .. })
+    ));
     let good = dir.path().join("ca.pem");
     std::fs::write(&good, TestCa::new("tocada test CA").pem()).unwrap();
     assert!(tls_config(Some(&good)).is_ok());
@@ -1269,7 +1274,11 @@ fn the_round_is_pushed_over_https_once_the_server_has_the_club_cas_certificate()
     }
     assert!(hall.log().contains("round pushed"), "{}", hall.log());
     // The token is never logged.
-    assert!(!hall.log().contains("lip_hall_tls_secret"), "{}", hall.log());
+    assert!(
+        !hall.log().contains("lip_hall_tls_secret"),
+        "{}",
+        hall.log()
+    );
     clock.close();
     hall.stop();
 }

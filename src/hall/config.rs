@@ -725,7 +725,9 @@ mod tests {
                 "push.url",
             ),
             (
-                config("[push]\nurl = \"http://relay/x\"\ntoken_file = \"t\"\nca_file = \"ca.pem\""),
+                config(
+                    "[push]\nurl = \"http://relay/x\"\ntoken_file = \"t\"\nca_file = \"ca.pem\"",
+                ),
                 "push.ca_file",
             ),
             (

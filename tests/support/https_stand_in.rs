@@ -43,14 +43,13 @@ impl TestCa {
             CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()]).unwrap();
         let leaf = params.signed_by(&key, &self.issuer).unwrap();
         let chain = vec![leaf.der().clone(), self.issuer.der().clone()];
-        let config = ServerConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(chain, PrivateKeyDer::from(key))
-        .unwrap();
+        let config =
+            ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+                .with_safe_default_protocol_versions()
+                .unwrap()
+                .with_no_client_auth()
+                .with_single_cert(chain, PrivateKeyDer::from(key))
+                .unwrap();
         Arc::new(config)
     }
 }
