@@ -1272,7 +1272,14 @@ fn the_round_is_pushed_over_https_once_the_server_has_the_club_cas_certificate()
         assert_eq!(push.path, "/api/broadcast/round/r0und1d/push");
         assert_eq!(push.authorization, "Bearer lip_hall_tls_secret");
     }
-    assert!(hall.log().contains("round pushed"), "{}", hall.log());
+    // Logged once the answer is back (the stand-in records before it answers).
+    assert!(
+        eventually(Duration::from_secs(10), || hall
+            .log()
+            .contains("round pushed")),
+        "{}",
+        hall.log()
+    );
     // The token is never logged.
     assert!(
         !hall.log().contains("lip_hall_tls_secret"),
