@@ -273,7 +273,15 @@ fn check_push_url(url: &str) -> Result<(), String> {
         .strip_prefix("https://")
         .or_else(|| url.strip_prefix("http://"))
         .ok_or_else(|| format!("{url:?}: expected https://HOST[:PORT]/PATH (or http://)"))?;
-    let host = rest.split(['/', '?']).next().unwrap_or("");
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    // The URL is logged with every push: a secret in it would be too (and
+    // is not echoed here either).
+    if host.contains('@') {
+        return Err(
+            "a user or password in the URL would be logged: the token goes in token_file"
+                .to_owned(),
+        );
+    }
     if host.is_empty()
         || url.parse::<axum::http::Uri>().is_err()
         || url.contains(char::is_whitespace)
@@ -738,6 +746,10 @@ mod tests {
                 config("[push]\nurl = \"http:///push\"\ntoken_file = \"t\""),
                 "push.url",
             ),
+            (
+                config("[push]\nurl = \"https://u:lip_x@lichess.org/\"\ntoken_file = \"t\""),
+                "push.url",
+            ),
             (config("[push]\nurl = \"http://x/\""), "push"),
             (
                 config("[push]\nurl = \"http://x/\"\ntoken_file = \"\""),
@@ -760,6 +772,13 @@ mod tests {
             );
             assert!(err.to_string().starts_with("hall.toml: "), "{err}");
         }
+        // A secret in the URL is refused without being repeated.
+        let err = HallConfig::parse(
+            &config("[push]\nurl = \"https://u:lip_x@lichess.org/\"\ntoken_file = \"t\""),
+            "hall.toml",
+        )
+        .unwrap_err();
+        assert!(!err.to_string().contains("lip_x"), "{err}");
         let no_arbiter = "hall = \"open\"\nbroker = \"mqtt://h\"\n";
         let err = HallConfig::parse(no_arbiter, "hall.toml").unwrap_err();
         assert_eq!(err.key(), Some("arbiter"), "{err}");
