@@ -1291,6 +1291,46 @@ fn the_round_is_pushed_over_https_once_the_server_has_the_club_cas_certificate()
 }
 
 #[test]
+fn without_a_ca_file_an_https_push_needs_the_oss_roots_and_check_config_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("push-token");
+    std::fs::write(&token, "lip_t\n").unwrap();
+    let path = dir.path().join("hall.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "hall = \"open\"\nbroker = \"mqtt://127.0.0.1:1\"\nlisten = \"127.0.0.1:0\"\nstore = \"{}/hall.sqlite\"\n[[arbiter]]\nname = \"ana\"\npassword_hash = \"{}\"\n[push]\nurl = \"https://lichess.org/api/broadcast/round/x/push\"\ntoken_file = \"{}\"\n",
+            dir.path().display(),
+            arbiter_hash(),
+            token.display()
+        ),
+    )
+    .unwrap();
+    // The OS's store as rustls-native-certs finds it, pointed here at a
+    // file: empty, it holds no root, and the hall will not start.
+    let roots = dir.path().join("roots.pem");
+    std::fs::write(&roots, "").unwrap();
+    let check = |roots: &Path| {
+        hall_command()
+            .args(["check-config", "--config"])
+            .arg(&path)
+            .env("SSL_CERT_FILE", roots)
+            .env_remove("SSL_CERT_DIR")
+            .output()
+            .unwrap()
+    };
+    let out = check(&roots);
+    assert_eq!(out.status.code(), Some(78), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("push.url:"), "{stderr}");
+    assert!(stderr.contains("install ca-certificates"), "{stderr}");
+    // With a root in it, the same configuration passes.
+    std::fs::write(&roots, TestCa::new("tocada test root").pem()).unwrap();
+    let out = check(&roots);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+#[test]
 fn a_bad_push_url_or_a_missing_token_file_is_named_by_its_key() {
     let dir = tempfile::tempdir().unwrap();
     let base = format!(
