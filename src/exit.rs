@@ -148,7 +148,7 @@ pub const HALL_CODES: [(u8, &str, &str); 6] = [
     (
         EX_CONFIG,
         "EX_CONFIG",
-        "run, check-config, pairings, results, rounds: the configuration is missing, unreadable or bad (the key at fault is named), or a file it names cannot be used: the broker's credentials (missing, or not one line user:password), the push's token file or push.url cannot be pushed to; systemd does not restart",
+        "run, check-config, pairings, results, rounds: the configuration is missing, unreadable or bad (the key at fault is named), or a file it names cannot be used: the broker's credentials (missing, or not one line user:password), the push's token file, its CA file (push.ca_file: missing or no PEM certificate), or an https:// push.url with no root certificate in the OS's store; systemd does not restart",
     ),
 ];
 

@@ -9,6 +9,7 @@ mod support {
     pub mod cli;
     pub mod hall_process;
     pub mod http;
+    pub mod https_stand_in;
     pub mod lines;
     pub mod mosquitto;
     pub mod parsed;
@@ -30,6 +31,7 @@ use tocada::transcript::{Feed, Policy, Read, effect_to_json, pgn_from_lines};
 
 use support::hall_process::{HallProcess, eventually, write_hall_config};
 use support::http::{self, EventStream, get, post};
+use support::https_stand_in::{HttpsStandIn, TestCa};
 use support::lines::game_lines;
 use support::mosquitto::{Mosquitto, mosquitto_program};
 use support::pgn::reference_games;
@@ -1116,6 +1118,218 @@ fn a_broadcast_that_is_down_is_retried_and_the_hall_goes_on() {
     hall.stop();
 }
 
+/// A push over HTTPS, in process: the hall's [`tocada::hall::push::Pusher`]
+/// against the HTTPS stand-in, its CA made for this test.
+fn https_target(url: String, ca_file: Option<&Path>) -> tocada::hall::push::Target {
+    use tocada::hall::push;
+    let url: axum::http::Uri = url.parse().unwrap();
+    let tls = push::tls_for(&url, ca_file).unwrap();
+    push::Target {
+        url,
+        token: "lip_tls_secret".to_owned(),
+        every: Duration::from_secs(1),
+        tls: Arc::new(tls),
+    }
+}
+
+#[tokio::test]
+async fn an_https_push_is_checked_against_the_ca_file_and_another_cas_certificate_is_refused() {
+    use tocada::hall::push::Pusher;
+    let club = TestCa::new("tocada test club CA");
+    let other = TestCa::new("tocada test other CA");
+    let dir = tempfile::tempdir().unwrap();
+    let ca_file = dir.path().join("club-ca.pem");
+    std::fs::write(&ca_file, club.pem()).unwrap();
+    let stand_in = HttpsStandIn::start(club.server_config());
+    let url = format!("https://{}/api/broadcast/round/r0und1d/push", stand_in.addr);
+
+    // The club's CA: the PGN arrives, with the token, over TLS.
+    let pusher = Pusher::new(https_target(url.clone(), Some(&ca_file)));
+    let pgn = "[Event \"Club\"]\n\n1. e4 e5 *\n".to_owned();
+    let status = pusher.push(pgn.clone()).await.unwrap();
+    assert_eq!(status.as_u16(), 200);
+    let received = stand_in.received();
+    assert_eq!(received.len(), 1, "{received:?}");
+    assert_eq!(received[0].path, "/api/broadcast/round/r0und1d/push");
+    assert_eq!(received[0].authorization, "Bearer lip_tls_secret");
+    assert!(received[0].content_type.starts_with("text/plain"));
+    assert_eq!(received[0].body, pgn);
+
+    // A server whose certificate another CA signed: refused before a byte
+    // of the request (or its token) goes, and the reason is said.
+    stand_in.serve(other.server_config());
+    let pusher = Pusher::new(https_target(url.clone(), Some(&ca_file)));
+    let why = pusher.push(pgn.clone()).await.unwrap_err();
+    assert!(why.contains("certificate"), "{why}");
+    assert!(why.contains("UnknownIssuer"), "{why}");
+    assert!(!why.contains("lip_tls_secret"), "{why}");
+    assert_eq!(stand_in.received().len(), 1);
+    assert!(eventually(Duration::from_secs(5), || stand_in
+        .refused_handshakes()
+        >= 1));
+
+    // Without push.ca_file the OS's roots decide, and no public root
+    // signed a CA made a moment ago (where the OS has roots at all).
+    stand_in.serve(club.server_config());
+    match tocada::hall::push::tls_config(None) {
+        Ok(config) => {
+            let mut target = https_target(url.clone(), Some(&ca_file));
+            target.tls = Arc::new(config);
+            let why = Pusher::new(target).push(pgn).await.unwrap_err();
+            assert!(why.contains("UnknownIssuer"), "{why}");
+            assert_eq!(stand_in.received().len(), 1);
+        }
+        Err(err) => assert!(err.to_string().contains("ca-certificates"), "{err}"),
+    }
+}
+
+#[test]
+fn a_ca_file_that_is_missing_or_not_pem_is_refused_with_the_reason() {
+    use tocada::hall::push::{TlsError, tls_config};
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.pem");
+    assert!(matches!(
+        tls_config(Some(&missing)),
+        Err(TlsError::Read { .. })
+    ));
+    let empty = dir.path().join("empty.pem");
+    std::fs::write(&empty, "").unwrap();
+    let err = tls_config(Some(&empty)).unwrap_err();
+    assert!(err.to_string().contains("no certificate"), "{err}");
+    // A key is not a certificate.
+    let key = dir.path().join("key.pem");
+    std::fs::write(&key, rcgen::KeyPair::generate().unwrap().serialize_pem()).unwrap();
+    assert!(matches!(
+        tls_config(Some(&key)),
+        Err(TlsError::CaFile { .. })
+    ));
+    let good = dir.path().join("ca.pem");
+    std::fs::write(&good, TestCa::new("tocada test CA").pem()).unwrap();
+    assert!(tls_config(Some(&good)).is_ok());
+}
+
+#[test]
+fn the_round_is_pushed_over_https_once_the_server_has_the_club_cas_certificate() {
+    if !have_broker() {
+        return;
+    }
+    let broker = broker(&[1]);
+    let club = TestCa::new("tocada test club CA");
+    let other = TestCa::new("tocada test other CA");
+    // First a server whose certificate the hall must refuse.
+    let stand_in = HttpsStandIn::start(other.server_config());
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), &broker, true);
+    std::fs::write(dir.path().join("push-token"), "lip_hall_tls_secret\n").unwrap();
+    std::fs::write(dir.path().join("club-ca.pem"), club.pem()).unwrap();
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&format!(
+        "[push]\nurl = \"https://{}/api/broadcast/round/r0und1d/push\"\ntoken_file = \"{dir}/push-token\"\nevery_s = 1\nca_file = \"{dir}/club-ca.pem\"\n",
+        stand_in.addr,
+        dir = dir.path().display()
+    ));
+    std::fs::write(&config, text).unwrap();
+    let check = hall_command()
+        .args(["check-config", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert_eq!(check.status.code(), Some(0), "{check:?}");
+    let hall = start_hall(&config);
+
+    let (lines, effects) = real_game(0, 5);
+    let clock = Clock::connect(&broker, 1, 1);
+    clock.publish_game(3, &lines, &effects);
+    let expected = pgn_from_lines(&lines, tags(1)).unwrap();
+    // Refused, said why, and backed off: 2 s after the first failure,
+    // 4 s after the second, though every_s is 1.
+    assert!(
+        eventually(Duration::from_secs(30), || hall
+            .log()
+            .contains("failures=2")),
+        "{}",
+        hall.log()
+    );
+    let log = hall.log();
+    assert!(log.contains("push failed"), "{log}");
+    assert!(log.contains("UnknownIssuer"), "{log}");
+    assert!(log.contains("retry_in_ms=4000"), "{log}");
+    assert!(stand_in.received().is_empty(), "{:?}", stand_in.received());
+    assert!(stand_in.refused_handshakes() >= 2);
+
+    // The server gets the club CA's certificate: the next attempt goes.
+    stand_in.serve(club.server_config());
+    assert!(
+        eventually(Duration::from_secs(30), || stand_in
+            .received()
+            .last()
+            .is_some_and(|r| r.body.trim() == expected.trim())),
+        "{:?}\n{}",
+        stand_in.received(),
+        hall.log()
+    );
+    for push in stand_in.received() {
+        assert_eq!(push.path, "/api/broadcast/round/r0und1d/push");
+        assert_eq!(push.authorization, "Bearer lip_hall_tls_secret");
+    }
+    // Logged once the answer is back (the stand-in records before it answers).
+    assert!(
+        eventually(Duration::from_secs(10), || hall
+            .log()
+            .contains("round pushed")),
+        "{}",
+        hall.log()
+    );
+    // The token is never logged.
+    assert!(
+        !hall.log().contains("lip_hall_tls_secret"),
+        "{}",
+        hall.log()
+    );
+    clock.close();
+    hall.stop();
+}
+
+#[test]
+fn without_a_ca_file_an_https_push_needs_the_oss_roots_and_check_config_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("push-token");
+    std::fs::write(&token, "lip_t\n").unwrap();
+    let path = dir.path().join("hall.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "hall = \"open\"\nbroker = \"mqtt://127.0.0.1:1\"\nlisten = \"127.0.0.1:0\"\nstore = \"{}/hall.sqlite\"\n[[arbiter]]\nname = \"ana\"\npassword_hash = \"{}\"\n[push]\nurl = \"https://lichess.org/api/broadcast/round/x/push\"\ntoken_file = \"{}\"\n",
+            dir.path().display(),
+            arbiter_hash(),
+            token.display()
+        ),
+    )
+    .unwrap();
+    // The OS's store as rustls-native-certs finds it, pointed here at a
+    // file: empty, it holds no root, and the hall will not start.
+    let roots = dir.path().join("roots.pem");
+    std::fs::write(&roots, "").unwrap();
+    let check = |roots: &Path| {
+        hall_command()
+            .args(["check-config", "--config"])
+            .arg(&path)
+            .env("SSL_CERT_FILE", roots)
+            .env_remove("SSL_CERT_DIR")
+            .output()
+            .unwrap()
+    };
+    let out = check(&roots);
+    assert_eq!(out.status.code(), Some(78), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("push.url:"), "{stderr}");
+    assert!(stderr.contains("install ca-certificates"), "{stderr}");
+    // With a root in it, the same configuration passes.
+    std::fs::write(&roots, TestCa::new("tocada test root").pem()).unwrap();
+    let out = check(&roots);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
 #[test]
 fn a_bad_push_url_or_a_missing_token_file_is_named_by_its_key() {
     let dir = tempfile::tempdir().unwrap();
@@ -1124,17 +1338,42 @@ fn a_bad_push_url_or_a_missing_token_file_is_named_by_its_key() {
         dir.path().display(),
         arbiter_hash()
     );
+    let token = dir.path().join("push-token");
+    std::fs::write(&token, "lip_t\n").unwrap();
+    let not_pem = dir.path().join("not-pem.pem");
+    std::fs::write(&not_pem, "lip_t\n").unwrap();
+    let https = format!(
+        "[push]\nurl = \"https://lichess.org/api/broadcast/round/x/push\"\ntoken_file = \"{}\"\n",
+        token.display()
+    );
     let cases = [
         (
-            "[push]\nurl = \"ftp://broadcast/\"\ntoken_file = \"/nowhere\"\n",
+            "[push]\nurl = \"ftp://broadcast/\"\ntoken_file = \"/nowhere\"\n".to_owned(),
             "push.url:",
         ),
         (
-            "[push]\nurl = \"https://lichess.org/api/broadcast/round/x/push\"\ntoken_file = \"/nowhere\"\n",
+            "[push]\nurl = \"https:///x/push\"\ntoken_file = \"/nowhere\"\n".to_owned(),
             "push.url:",
         ),
         (
-            "[push]\nurl = \"http://127.0.0.1:9/push\"\ntoken_file = \"/nowhere/token\"\n",
+            format!("{https}ca_file = \"/nowhere/ca.pem\"\n"),
+            "push.ca_file:",
+        ),
+        (
+            format!("{https}ca_file = \"{}\"\n", not_pem.display()),
+            "push.ca_file:",
+        ),
+        (
+            format!(
+                "[push]\nurl = \"http://relay.lan/push\"\ntoken_file = \"{}\"\nca_file = \"{}\"\n",
+                token.display(),
+                not_pem.display()
+            ),
+            "push.ca_file:",
+        ),
+        (
+            "[push]\nurl = \"http://127.0.0.1:9/push\"\ntoken_file = \"/nowhere/token\"\n"
+                .to_owned(),
             "push.token_file:",
         ),
     ];

@@ -270,6 +270,13 @@ fn hall_page() -> String {
                     .to_owned(),
             ),
             (
+                "\\fI/etc/ssl/certs\\fR".to_owned(),
+                "The OS's root certificates (ca-certificates), read at start, which an \
+                 https:// push's server is checked against unless push.ca_file names a \
+                 CA of its own."
+                    .to_owned(),
+            ),
+            (
                 "\\fI/etc/tocada/hall.credentials\\fR".to_owned(),
                 "The hall's login on the broker, one line user:password (credentials in \
                  the configuration), readable by the hall's user."

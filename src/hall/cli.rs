@@ -29,9 +29,9 @@ pub enum Command {
         config: PathBuf,
     },
     /// Check the hall's configuration and every file it names (the
-    /// broker's credentials, the push's token) as `run` reads them, and
-    /// exit: 0 if `run` would start with them, 78 with the key at fault if
-    /// not.
+    /// broker's credentials, the push's token and CA file) as `run` reads
+    /// them, and exit: 0 if `run` would start with them, 78 with the key
+    /// at fault if not.
     CheckConfig {
         /// The hall's configuration (/etc/tocada/hall.toml if neither this
         /// nor `--config` is given).

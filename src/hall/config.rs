@@ -28,9 +28,10 @@
 //! black = "Anderssen, Adolf"
 //!
 //! [push]                                  # optional: off when absent
-//! url = "http://relay.lan:8081/api/broadcast/round/ROUNDID/push"  # http only
+//! url = "https://lichess.org/api/broadcast/round/ROUNDID/push"  # or http://
 //! token_file = "/etc/tocada/hall.push-token"   # one line: the bearer token
 //! every_s = 5                             # at most one push per 5 s
+//! ca_file = "/etc/tocada/club-ca.pem"     # optional: trust this CA alone
 //!
 //! [limits]                                # optional: these are the defaults
 //! games_per_board = 200                   # games a board may have
@@ -158,6 +159,7 @@ struct RawPush {
     token_file: PathBuf,
     #[serde(default = "default_every_s")]
     every_s: u64,
+    ca_file: Option<PathBuf>,
 }
 
 fn default_every_s() -> u64 {
@@ -219,12 +221,15 @@ pub struct Arbiter {
 /// endpoint, as lichess's `POST /api/broadcast/round/{id}/push`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Push {
-    /// The endpoint, `http://` (no TLS client in the hall).
+    /// The endpoint, `https://` or `http://`.
     pub url: String,
     /// The file whose first line is the bearer token (never logged).
     pub token_file: PathBuf,
     /// The least time between two pushes, in seconds.
     pub every_s: u64,
+    /// The PEM file of the CA an `https://` endpoint's certificate is
+    /// checked against instead of the OS's roots (a private CA).
+    pub ca_file: Option<PathBuf>,
 }
 
 /// The hall's configuration, checked.
@@ -261,20 +266,22 @@ pub struct HallConfig {
     pub limits: Limits,
 }
 
-/// Checks a push URL: `http://host[:port]/path`. `https://` is refused:
-/// the hall has no TLS client (no TLS stack in its tree at all, which keeps
-/// it light on a Pi); a broadcast across the internet is reached through a
-/// TLS relay on the LAN (`docs/src/hall.md`).
+/// Checks a push URL: `https://host[:port]/path`, or `http://…` for a
+/// relay on the LAN.
 fn check_push_url(url: &str) -> Result<(), String> {
-    if url.starts_with("https://") {
-        return Err(format!(
-            "{url:?}: https is not supported, the hall has no TLS client; push to an http:// relay that forwards over TLS"
-        ));
-    }
     let rest = url
-        .strip_prefix("http://")
-        .ok_or_else(|| format!("{url:?}: expected http://HOST[:PORT]/PATH"))?;
-    let host = rest.split(['/', '?']).next().unwrap_or("");
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .ok_or_else(|| format!("{url:?}: expected https://HOST[:PORT]/PATH (or http://)"))?;
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    // The URL is logged with every push: a secret in it would be too (and
+    // is not echoed here either).
+    if host.contains('@') {
+        return Err(
+            "a user or password in the URL would be logged: the token goes in token_file"
+                .to_owned(),
+        );
+    }
     if host.is_empty()
         || url.parse::<axum::http::Uri>().is_err()
         || url.contains(char::is_whitespace)
@@ -483,10 +490,22 @@ impl HallConfig {
                         format!("{} is not from 1 to 3600 seconds", push.every_s),
                     ));
                 }
+                if let Some(ca_file) = &push.ca_file {
+                    if ca_file.as_os_str().is_empty() {
+                        return Err(at("push.ca_file", "empty path".to_owned()));
+                    }
+                    if !push.url.starts_with("https://") {
+                        return Err(at(
+                            "push.ca_file",
+                            "only for an https:// push.url".to_owned(),
+                        ));
+                    }
+                }
                 Some(Push {
                     url: push.url,
                     token_file: push.token_file,
                     every_s: push.every_s,
+                    ca_file: push.ca_file,
                 })
             }
         };
@@ -618,6 +637,23 @@ mod tests {
             PathBuf::from("/etc/tocada/hall.push-token")
         );
         assert_eq!(push.every_s, 5);
+        assert_eq!(push.ca_file, None);
+        // lichess itself, over HTTPS, or through a private CA.
+        let https = "[push]\nurl = \"https://lichess.org/api/broadcast/round/abcd1234/push\"\ntoken_file = \"t\"\n";
+        let push = HallConfig::parse(&self::config(https), "hall.toml")
+            .unwrap()
+            .push
+            .unwrap();
+        assert_eq!(
+            push.url,
+            "https://lichess.org/api/broadcast/round/abcd1234/push"
+        );
+        let private = format!("{https}ca_file = \"/etc/tocada/club-ca.pem\"\n");
+        let push = HallConfig::parse(&self::config(&private), "hall.toml")
+            .unwrap()
+            .push
+            .unwrap();
+        assert_eq!(push.ca_file, Some(PathBuf::from("/etc/tocada/club-ca.pem")));
     }
 
     fn config_text_with_push() -> String {
@@ -693,11 +729,25 @@ mod tests {
                 "push.url",
             ),
             (
-                config("[push]\nurl = \"https://lichess.org/x\"\ntoken_file = \"t\""),
+                config("[push]\nurl = \"https:///x\"\ntoken_file = \"t\""),
                 "push.url",
             ),
             (
+                config(
+                    "[push]\nurl = \"http://relay/x\"\ntoken_file = \"t\"\nca_file = \"ca.pem\"",
+                ),
+                "push.ca_file",
+            ),
+            (
+                config("[push]\nurl = \"https://x/\"\ntoken_file = \"t\"\nca_file = \"\""),
+                "push.ca_file",
+            ),
+            (
                 config("[push]\nurl = \"http:///push\"\ntoken_file = \"t\""),
+                "push.url",
+            ),
+            (
+                config("[push]\nurl = \"https://u:lip_x@lichess.org/\"\ntoken_file = \"t\""),
                 "push.url",
             ),
             (config("[push]\nurl = \"http://x/\""), "push"),
@@ -722,6 +772,13 @@ mod tests {
             );
             assert!(err.to_string().starts_with("hall.toml: "), "{err}");
         }
+        // A secret in the URL is refused without being repeated.
+        let err = HallConfig::parse(
+            &config("[push]\nurl = \"https://u:lip_x@lichess.org/\"\ntoken_file = \"t\""),
+            "hall.toml",
+        )
+        .unwrap_err();
+        assert!(!err.to_string().contains("lip_x"), "{err}");
         let no_arbiter = "hall = \"open\"\nbroker = \"mqtt://h\"\n";
         let err = HallConfig::parse(no_arbiter, "hall.toml").unwrap_err();
         assert_eq!(err.key(), Some("arbiter"), "{err}");

@@ -21,7 +21,8 @@ pub enum RunError {
     /// The broker's credentials file cannot be read, or is not one
     /// `user:password` line: the message names the file and the key.
     Credentials(String),
-    /// The push cannot start: the key at fault (`push.token_file`) and why.
+    /// The push cannot start: the key at fault (`push.token_file`,
+    /// `push.ca_file`, or `push.url` when the OS has no roots) and why.
     Push(String),
     /// The store cannot be opened.
     Store(String),
@@ -76,15 +77,30 @@ fn read_files(
         None => None,
     };
     let push_target = match &config.push {
-        Some(push) => Some(push::Target {
-            url: push
+        Some(push) => {
+            let url: axum::http::Uri = push
                 .url
                 .parse()
-                .map_err(|err| RunError::Push(format!("push.url: {err}")))?,
-            token: read_token(&push.token_file)
-                .map_err(|why| RunError::Push(format!("push.token_file: {why}")))?,
-            every: std::time::Duration::from_secs(push.every_s),
-        }),
+                .map_err(|err| RunError::Push(format!("push.url: {err}")))?;
+            let token = read_token(&push.token_file)
+                .map_err(|why| RunError::Push(format!("push.token_file: {why}")))?;
+            // The roots are read once, here: check-config finds a bad CA
+            // file or an empty OS store as run would.
+            let tls = push::tls_for(&url, push.ca_file.as_deref()).map_err(|why| {
+                let key = if push.ca_file.is_some() {
+                    "push.ca_file"
+                } else {
+                    "push.url"
+                };
+                RunError::Push(format!("{key}: {why}"))
+            })?;
+            Some(push::Target {
+                url,
+                token,
+                every: std::time::Duration::from_secs(push.every_s),
+                tls: Arc::new(tls),
+            })
+        }
         None => None,
     };
     Ok((credentials, push_target))
