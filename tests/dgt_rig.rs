@@ -42,11 +42,9 @@ mod support {
     pub mod tty;
 }
 use support::cli::tocada;
-use support::daemon::spawn_daemon_logged;
+use support::daemon::{dgt_laptop_example, spawn_daemon_logged, terminate};
 use support::pgn::{PgnGame, reference_games};
-use support::tty::ttys_work;
-
-const NO_TTY: &str = "skipped: no termios here (qemu-user); run natively";
+use support::tty::no_tty_here;
 
 /// How long any one thing the daemon does may take before the test gives
 /// up: generous, for a loaded machine.
@@ -157,18 +155,7 @@ enum Gap {
 /// The example configuration with the board's tty at `serial`, and no
 /// I2C bus anywhere.
 fn rig_config(dir: &Path, serial: &Path, gap: Gap, levers: Levers) -> PathBuf {
-    let example = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/examples/dgt-laptop.toml"
-    ))
-    .unwrap();
-    let text = example
-        .replace(
-            "# serial = \"/dev/ttyUSB0\"",
-            &format!("serial = \"{}\"", serial.display()),
-        )
-        .replace("oled = false", "oled = false\nbus = \"/nonexistent/i2c-7\"");
-    assert_ne!(text, example, "the example names where serial goes");
+    let text = dgt_laptop_example(serial);
     let text = match levers {
         Levers::Printing => text.replace("# clock = \"dgt3000\"", "clock = \"dgt3000\""),
         Levers::ClockOnly => text
@@ -466,10 +453,7 @@ impl Rig {
         if self.prints {
             assert!(self.until(r#""effect":"result""#), "{:#?}", self.seen);
         }
-        let _ = std::process::Command::new("kill")
-            .args(["-TERM", &self.daemon.id().to_string()])
-            .status();
-        let status = self.daemon.wait().unwrap();
+        let status = terminate(&mut self.daemon);
         assert!(status.success(), "{status}");
         let export = tocada()
             .args(["export", "--db"])
@@ -601,8 +585,7 @@ fn how_for(i: usize, position: &Chess, m: Move) -> How {
 /// A reference game, every move through the rig with the line's faults,
 /// stored as played.
 fn reference_game(index: usize) {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let game = first_of_each_file().remove(index);
@@ -660,8 +643,7 @@ const LEGAL: [&str; 13] = [
 
 #[test]
 fn a_board_turned_round_plays_a_game_with_faults() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let mut position = Chess::default();
@@ -683,8 +665,7 @@ fn a_board_turned_round_plays_a_game_with_faults() {
 
 #[test]
 fn a_game_from_a_fen_plays_with_faults() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     // Black to move, its queen to take White's with check; castling open.
@@ -710,8 +691,7 @@ fn a_game_from_a_fen_plays_with_faults() {
 /// the clock starts and the game goes on.
 #[test]
 fn a_wrong_set_up_is_refused_then_corrected() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let bishop = Piece {
@@ -763,8 +743,7 @@ fn a_wrong_set_up_is_refused_then_corrected() {
 /// reconnecting tells both moves, which are stored as played.
 #[test]
 fn the_cable_pulled_mid_game_and_put_back_loses_nothing() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let mut position = Chess::default();
@@ -854,8 +833,7 @@ fn the_cable_pulled_mid_game_and_put_back_loses_nothing() {
 /// no 6.2.3 ruling (before, "Let go of the piece").
 #[test]
 fn a_press_during_a_resynchronisation_waits_and_stores_the_move() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let mut position = Chess::default();
@@ -898,8 +876,7 @@ fn a_press_during_a_resynchronisation_waits_and_stores_the_move() {
 /// every move stored.
 #[test]
 fn a_difference_that_is_no_move_after_the_cable_is_back_is_said_and_put_right() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let mut position = Chess::default();
@@ -941,8 +918,7 @@ fn a_difference_that_is_no_move_after_the_cable_is_back_is_said_and_put_right() 
 /// display alone (each press shows the other side running, the mate the
 /// result), every move in the game store.
 fn legal_on_the_clock_alone(levers: Levers) {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let mut position = Chess::default();
@@ -981,8 +957,7 @@ fn the_dgt3000_found_from_its_messages_is_the_only_levers() {
 /// press completes the move, and the game goes on: nothing lost.
 #[test]
 fn the_clock_unplugged_from_the_board_mid_game_loses_nothing() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let mut position = Chess::default();
