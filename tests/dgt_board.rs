@@ -157,20 +157,22 @@ fn the_daemon_plays_a_whole_game_from_a_dgt_board_on_a_pseudo_terminal() {
     );
 }
 
-/// The daemon's loop on the DGT board's model at `tty`.
-fn open(tty: &std::path::Path) -> Desk {
-    Desk::open(World::with_dgt(&shakmaty::Board::default(), tty).unwrap())
+/// The daemon's loop on the DGT board's model at `tty`, the game started
+/// by Black's press once the board is read: White's clock runs.
+async fn game_on(tty: &std::path::Path) -> Desk {
+    let mut desk = Desk::open(World::with_dgt(&shakmaty::Board::default(), tty).unwrap());
+    desk.pause(300).await;
+    desk.hand(Input::Press(Color::Black));
+    desk.until("the game", |s| s.ticking == Some(Color::White))
+        .await;
+    desk
 }
 
 #[test]
 fn unplugged_noisy_and_slow_the_dgt_board_loses_no_move() {
     on_a_tty(|tty| async move {
-        let mut desk = open(&tty);
+        let mut desk = game_on(&tty).await;
         let mut position = Chess::default();
-        desk.pause(300).await;
-        desk.hand(Input::Press(Color::Black));
-        desk.until("the game", |s| s.ticking == Some(Color::White))
-            .await;
         desk.play(&mut position, "e4").await;
         desk.until("e4", |s| s.ticking == Some(Color::Black)).await;
 
@@ -227,12 +229,8 @@ fn unplugged_noisy_and_slow_the_dgt_board_loses_no_move() {
 fn a_lost_cut_or_corrupted_update_costs_the_daemon_nothing() {
     use tocada::models::dgt::LineFault;
     on_a_tty(|tty| async move {
-        let mut desk = open(&tty);
+        let mut desk = game_on(&tty).await;
         let mut position = Chess::default();
-        desk.pause(300).await;
-        desk.hand(Input::Press(Color::Black));
-        desk.until("the game", |s| s.ticking == Some(Color::White))
-            .await;
         let faults = [
             // e4's lift lost whole: its place comes first.
             Some(LineFault::Drop),

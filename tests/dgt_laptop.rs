@@ -22,7 +22,7 @@ mod support {
 }
 use support::cli::tocada;
 use support::daemon::{
-    dgt_laptop_example, press, spawn_daemon, spawn_daemon_logged, terminate, until,
+    dgt_laptop_example, exported, press, spawn_daemon, spawn_daemon_logged, terminate, until,
 };
 use support::tty::no_tty_here;
 
@@ -120,12 +120,7 @@ fn a_dgt_board_on_its_cable_alone_plays_and_stores_a_game() {
     assert!(status.success(), "{status}");
     drop(board);
     // Stored: the game store holds the four moves.
-    let export = tocada()
-        .args(["export", "--db"])
-        .arg(dir.path().join("games.sqlite"))
-        .output()
-        .unwrap();
-    let pgn = String::from_utf8_lossy(&export.stdout);
+    let pgn = exported(dir.path());
     assert!(pgn.contains("[Result \"1-0\"]"), "{pgn}");
     let movetext: Vec<&str> = pgn
         .split_whitespace()

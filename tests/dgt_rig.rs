@@ -41,8 +41,7 @@ mod support {
     pub mod pgn;
     pub mod tty;
 }
-use support::cli::tocada;
-use support::daemon::{dgt_laptop_example, spawn_daemon_logged, terminate};
+use support::daemon::{dgt_laptop_example, exported, spawn_daemon_logged, terminate};
 use support::pgn::{PgnGame, reference_games};
 use support::tty::no_tty_here;
 
@@ -218,15 +217,42 @@ impl Rig {
                 Gap::Off => 300,
             }),
         };
+        rig.until_set_up(0);
+        rig
+    }
+
+    /// Waits until the driver has set the board up (reset, serial,
+    /// version, dump, update mode: five commands) after the `asked` it had
+    /// sent before.
+    fn until_set_up(&self, asked: u64) {
         let deadline = Instant::now() + PATIENCE;
-        while rig.board.with_model(|m, _| m.commands()) < 5 {
+        while self.board.with_model(|model, _| model.commands()) < asked + 5 {
             assert!(
                 Instant::now() < deadline,
                 "the driver never set the board up"
             );
             std::thread::sleep(Duration::from_millis(20));
         }
-        rig
+    }
+
+    /// A quiet move by hand as the tests here make it beside `play`: its
+    /// piece lifted, and placed 150 ms later. The move, not yet played
+    /// on `position`, nor pressed.
+    fn lift_and_place(&self, position: &Chess, san: &str) -> Move {
+        let m = gesture::parse_san(position, san).unwrap();
+        self.board.lift(m.from().unwrap());
+        std::thread::sleep(Duration::from_millis(150));
+        self.board.place(m.to(), None);
+        m
+    }
+
+    /// Whether the daemon has output any of `effects` (`"violation"`).
+    fn said(&self, effects: &[&str]) -> bool {
+        self.seen.iter().any(|l| {
+            effects
+                .iter()
+                .any(|e| l.contains(&format!(r#""effect":"{e}""#)))
+        })
     }
 
     /// A lever press by `side`, on the DGT 3000: the only source of
@@ -271,23 +297,10 @@ impl Rig {
         self.until_that(|seen| seen.iter().any(|l| l.contains(what)))
     }
 
+    /// Reads the daemon's output until what it has output passes `done`,
+    /// or [`PATIENCE`] passes; whether it did.
     fn until_that(&mut self, done: impl Fn(&[String]) -> bool) -> bool {
-        let deadline = Instant::now() + PATIENCE;
-        loop {
-            while let Ok(line) = self.rx.try_recv() {
-                self.seen.push(line);
-            }
-            if done(&self.seen) {
-                return true;
-            }
-            match self
-                .rx
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            {
-                Ok(line) => self.seen.push(line),
-                Err(_) => return done(&self.seen),
-            }
-        }
+        self.until_that_for(PATIENCE, done)
     }
 
     /// Reads the daemon's log until a line contains `what`, or
@@ -339,6 +352,7 @@ impl Rig {
         );
     }
 
+    /// [`Rig::until_that`], waiting `wait` at the most.
     fn until_that_for(&mut self, wait: Duration, done: impl Fn(&[String]) -> bool) -> bool {
         let deadline = Instant::now() + wait;
         loop {
@@ -455,12 +469,7 @@ impl Rig {
         }
         let status = terminate(&mut self.daemon);
         assert!(status.success(), "{status}");
-        let export = tocada()
-            .args(["export", "--db"])
-            .arg(self.dir.path().join("games.sqlite"))
-            .output()
-            .unwrap();
-        movetext(&String::from_utf8_lossy(&export.stdout))
+        movetext(&exported(self.dir.path()))
     }
 }
 
@@ -611,11 +620,7 @@ fn reference_game(index: usize) {
         rig.moves().iter().map(|s| plain(s)).collect::<Vec<_>>(),
         played
     );
-    let unruled = !rig.seen.iter().any(|l| {
-        l.contains(r#""effect":"violation""#)
-            || l.contains(r#""effect":"warning""#)
-            || l.contains(r#""effect":"displaced""#)
-    });
+    let unruled = !rig.said(&["violation", "warning", "displaced"]);
     assert!(unruled, "{}: {:#?}", game.name, rig.seen);
     let stored = rig.finish(&position);
     assert_eq!(stored, played, "{}: the game store", game.name);
@@ -767,10 +772,7 @@ fn the_cable_pulled_mid_game_and_put_back_loses_nothing() {
         "the daemon runs on"
     );
     // White plays Bb5 and presses while the cable is out; it goes back in.
-    let m = gesture::parse_san(&position, "Bb5").unwrap();
-    rig.board.lift(m.from().unwrap());
-    std::thread::sleep(Duration::from_millis(150));
-    rig.board.place(m.to(), None);
+    let m = rig.lift_and_place(&position, "Bb5");
     std::thread::sleep(Duration::from_millis(300));
     rig.press(Color::White);
     position.play_unchecked(m);
@@ -790,19 +792,12 @@ fn the_cable_pulled_mid_game_and_put_back_loses_nothing() {
     // Out again; Black replies meanwhile, the cable goes back, Black presses.
     rig.board.unplug();
     std::thread::sleep(Duration::from_millis(700));
-    let m = gesture::parse_san(&position, "a6").unwrap();
-    rig.board.lift(m.from().unwrap());
-    std::thread::sleep(Duration::from_millis(150));
-    rig.board.place(m.to(), None);
+    let m = rig.lift_and_place(&position, "a6");
     std::thread::sleep(Duration::from_millis(300));
     rig.board.plug().unwrap();
     // The driver has set the board up again (its update mode asked).
     let asked = rig.board.with_model(|model, _| model.commands());
-    let deadline = Instant::now() + PATIENCE;
-    while rig.board.with_model(|model, _| model.commands()) < asked + 5 {
-        assert!(Instant::now() < deadline, "never set up again");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    rig.until_set_up(asked);
     std::thread::sleep(Duration::from_millis(300));
     rig.press(Color::Black);
     position.play_unchecked(m);
@@ -816,11 +811,7 @@ fn the_cable_pulled_mid_game_and_put_back_loses_nothing() {
         rig.play(&mut position, san, How::Clean);
     }
     assert_eq!(rig.moves(), sans);
-    let unruled = !rig.seen.iter().any(|l| {
-        l.contains(r#""effect":"violation""#)
-            || l.contains(r#""effect":"warning""#)
-            || l.contains(r#""effect":"displaced""#)
-    });
+    let unruled = !rig.said(&["violation", "warning", "displaced"]);
     assert!(unruled, "{:#?}", rig.seen);
     let stored = rig.finish(&position);
     assert_eq!(stored, sans);
@@ -842,12 +833,9 @@ fn a_press_during_a_resynchronisation_waits_and_stores_the_move() {
     rig.play(&mut position, "e4", How::Clean);
     rig.board.with_model(|model, _| model.set_delay(600));
     for san in ["e5", "Nf3", "Nc6"] {
-        let m = gesture::parse_san(&position, san).unwrap();
         rig.board
             .with_model(|model, _| model.fault_next_update(LineFault::Drop));
-        rig.board.lift(m.from().unwrap());
-        std::thread::sleep(Duration::from_millis(150));
-        rig.board.place(m.to(), None);
+        let m = rig.lift_and_place(&position, san);
         std::thread::sleep(Duration::from_millis(900));
         let before = rig.moves().len();
         rig.press(position.turn());
@@ -859,10 +847,7 @@ fn a_press_during_a_resynchronisation_waits_and_stores_the_move() {
         );
     }
     assert_eq!(rig.moves(), ["e4", "e5", "Nf3", "Nc6"]);
-    let unruled = !rig
-        .seen
-        .iter()
-        .any(|l| l.contains(r#""effect":"violation""#) || l.contains(r#""effect":"warning""#));
+    let unruled = !rig.said(&["violation", "warning"]);
     assert!(unruled, "{:#?}", rig.seen);
     rig.board.with_model(|model, _| model.set_delay(0));
     let stored = rig.finish(&position);
@@ -980,10 +965,7 @@ fn the_clock_unplugged_from_the_board_mid_game_loses_nothing() {
         rig.logged
     );
     // White moves and presses: the lever is not read.
-    let m = gesture::parse_san(&position, "Nf3").unwrap();
-    rig.board.lift(m.from().unwrap());
-    std::thread::sleep(Duration::from_millis(150));
-    rig.board.place(m.to(), None);
+    let m = rig.lift_and_place(&position, "Nf3");
     std::thread::sleep(Duration::from_millis(600));
     rig.press(Color::White);
     let pressed = rig.until_that_for(Duration::from_millis(2_500), |seen| sans_of(seen).len() > 2);
@@ -1017,11 +999,7 @@ fn the_clock_unplugged_from_the_board_mid_game_loses_nothing() {
         rig.play(&mut position, san, How::Clean);
     }
     assert_eq!(rig.moves(), sans);
-    let unruled = !rig.seen.iter().any(|l| {
-        l.contains(r#""effect":"violation""#)
-            || l.contains(r#""effect":"warning""#)
-            || l.contains(r#""effect":"displaced""#)
-    });
+    let unruled = !rig.said(&["violation", "warning", "displaced"]);
     assert!(unruled, "{:#?}", rig.seen);
     let stored = rig.finish(&position);
     assert_eq!(stored, sans);

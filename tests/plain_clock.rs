@@ -13,7 +13,7 @@ mod support {
     pub mod daemon;
 }
 use support::cli::tocada;
-use support::daemon::{press, spawn_daemon, terminate, until};
+use support::daemon::{exported, press, spawn_daemon, terminate, until};
 
 const CONFIG: &str = "[clock]\nlevers = \"stdin\"\n[board]\nkind = \"none\"\n\
                       [i2c]\noled = false\nbus = \"/nonexistent/i2c-7\"\n\
@@ -65,12 +65,7 @@ fn a_plain_clock_runs_on_its_levers_alone_and_the_flag_loses() {
     let status = terminate(&mut daemon);
     assert!(status.success(), "{status}");
     // Stored, and its PGN says what a clock alone knows.
-    let export = tocada()
-        .args(["export", "--db"])
-        .arg(dir.path().join("games.sqlite"))
-        .output()
-        .unwrap();
-    let pgn = String::from_utf8_lossy(&export.stdout);
+    let pgn = exported(dir.path());
     assert!(pgn.contains("[Result \"0-1\"]"), "{pgn}");
     assert!(pgn.contains("1. -- {[%clk"), "{pgn}");
     assert!(pgn.contains("[Termination \"time forfeit\"]"), "{pgn}");

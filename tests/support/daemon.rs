@@ -139,3 +139,15 @@ pub fn dgt_laptop_example(serial: &Path) -> String {
     assert_ne!(text, example, "the example names where serial goes");
     text
 }
+
+/// The games the daemon stored in `state` as PGN, as `tocada export`
+/// prints them.
+pub fn exported(state: &Path) -> String {
+    let export = tocada()
+        .args(["export", "--db"])
+        .arg(state.join("games.sqlite"))
+        .output()
+        .unwrap();
+    assert!(export.status.success(), "{export:?}");
+    String::from_utf8_lossy(&export.stdout).into_owned()
+}
