@@ -246,6 +246,34 @@ impl Rig {
         m
     }
 
+    /// The side to move presses for `m`, made by hand: the clock outputs
+    /// it and shows the other side running.
+    fn press_for(&mut self, position: &mut Chess, m: Move) {
+        let before = self.moves().len();
+        let mover = position.turn();
+        self.press(mover);
+        position.play_unchecked(m);
+        assert!(
+            self.until_that(|seen| sans_of(seen).len() > before),
+            "{:#?}",
+            self.seen
+        );
+        assert!(self.until_running(!mover), "{}", self.display());
+    }
+
+    /// The rest of `sans` played clean; then every move of it output,
+    /// none ruled (no violation, warning or displaced pieces), and stored.
+    fn the_rest_unruled_and_stored(mut self, position: &mut Chess, sans: &[&str]) {
+        for san in &sans[self.moves().len()..] {
+            self.play(position, san, How::Clean);
+        }
+        assert_eq!(self.moves(), sans);
+        let unruled = !self.said(&["violation", "warning", "displaced"]);
+        assert!(unruled, "{:#?}", self.seen);
+        let stored = self.finish(position);
+        assert_eq!(stored, sans);
+    }
+
     /// Whether the daemon has output any of `effects` (`"violation"`).
     fn said(&self, effects: &[&str]) -> bool {
         self.seen.iter().any(|l| {
@@ -799,22 +827,8 @@ fn the_cable_pulled_mid_game_and_put_back_loses_nothing() {
     let asked = rig.board.with_model(|model, _| model.commands());
     rig.until_set_up(asked);
     std::thread::sleep(Duration::from_millis(300));
-    rig.press(Color::Black);
-    position.play_unchecked(m);
-    assert!(
-        rig.until_that(|seen| sans_of(seen).len() == 6),
-        "{:#?}",
-        rig.seen
-    );
-    assert!(rig.until_running(Color::White), "{}", rig.display());
-    for san in &sans[6..] {
-        rig.play(&mut position, san, How::Clean);
-    }
-    assert_eq!(rig.moves(), sans);
-    let unruled = !rig.said(&["violation", "warning", "displaced"]);
-    assert!(unruled, "{:#?}", rig.seen);
-    let stored = rig.finish(&position);
-    assert_eq!(stored, sans);
+    rig.press_for(&mut position, m);
+    rig.the_rest_unruled_and_stored(&mut position, &sans);
 }
 
 /// Issue 21 § 1 through the whole rig: a lift lost on a slow board (its
@@ -987,20 +1001,6 @@ fn the_clock_unplugged_from_the_board_mid_game_loses_nothing() {
         white_after + 2 <= white_before,
         "White's time kept running: {white_before} s, then {white_after} s"
     );
-    rig.press(Color::White);
-    position.play_unchecked(m);
-    assert!(
-        rig.until_that(|seen| sans_of(seen).len() == 3),
-        "{:#?}",
-        rig.seen
-    );
-    assert!(rig.until_running(Color::Black), "{}", rig.display());
-    for san in &sans[3..] {
-        rig.play(&mut position, san, How::Clean);
-    }
-    assert_eq!(rig.moves(), sans);
-    let unruled = !rig.said(&["violation", "warning", "displaced"]);
-    assert!(unruled, "{:#?}", rig.seen);
-    let stored = rig.finish(&position);
-    assert_eq!(stored, sans);
+    rig.press_for(&mut position, m);
+    rig.the_rest_unruled_and_stored(&mut position, &sans);
 }
