@@ -7,6 +7,7 @@
 
 use shakmaty::{Chess, Color, Position};
 use tocada::Effect;
+use tocada::config::Config;
 use tocada::hardware::dgt3000::{ClockSide, Dgt3000Button};
 use tocada::rig::models::World;
 
@@ -269,6 +270,44 @@ fn the_time_control_editor_works_from_the_dgt_3000s_buttons() {
         play_on_clock(&desk, &mut position, "e4").await;
         let white = desk.shown.borrow().view.white_ms;
         assert!(white > 900_000, "White's 10 s added: {white}");
+        desk.close().await;
+    });
+}
+
+/// The editor on the DGT 3000 in the players' language (`[face]
+/// language = "es"`): each row in Spanish, in short words where the face's
+/// do not fit, none cut mid-word (before, the rows were parsed back as
+/// English and "Jugadas todas" came out as "Jugadast", "odas").
+#[test]
+fn the_dgt_3000_shows_the_editor_in_the_players_language() {
+    on_a_tty(|tty| async move {
+        let config = Config::parse("[face]\nlanguage = \"es\"\n", "es.toml").unwrap();
+        let world = World::with_dgt3000(&shakmaty::Board::default(), &tty).unwrap();
+        let desk = Desk::configured(world, &config);
+        until_set(&desk).await;
+        let mut seen = Vec::new();
+        for (button, then) in [
+            (Dgt3000Button::Run, "Fischer"),
+            (Dgt3000Button::Ok, "T 5m"),
+            (Dgt3000Button::Ok, "Inc +0s"),
+            (Dgt3000Button::Ok, "Jg todas"),
+            (Dgt3000Button::Ok, "Prorr. -"),
+            (Dgt3000Button::Ok, "N = B"),
+            (Dgt3000Button::Plus, "N 1m"),
+            (Dgt3000Button::Ok, "Fischer"),
+            (Dgt3000Button::Plus, "Bronstn"),
+            (Dgt3000Button::Ok, "T 5m"),
+            (Dgt3000Button::Ok, "Ret 0s"),
+        ] {
+            desk.world.press_clock_button(button);
+            desk.polls(5_000, |w| {
+                w.clock_display().is_some_and(|d| d.trim_end() == then)
+            })
+            .await;
+            let shown = desk.world.clock_display().unwrap_or_default();
+            assert_eq!(shown.trim_end(), then, "after {button:?}; before: {seen:?}");
+            seen.push(shown);
+        }
         desk.close().await;
     });
 }

@@ -80,12 +80,16 @@ impl Desk {
     /// default configuration: White on the left, `board.clock` left out
     /// (a clock is found from the board's reports).
     pub fn open(world: World) -> Desk {
-        let config = Config::default();
+        Desk::configured(world, &Config::default())
+    }
+
+    /// The daemon's loop started on `world` with `config`.
+    pub fn configured(world: World, config: &Config) -> Desk {
         let (commands, rx) = tokio::sync::mpsc::unbounded_channel();
         let (published, shown) = watch::channel(ShownGame::default());
         let decided = Decided::default();
         let start = tokio::time::Instant::now();
-        let shell = model_shell(&world, Session::new(&config), &config, start)
+        let shell = model_shell(&world, Session::new(config), config, start)
             .with_decisions(Box::new(decided.clone()))
             .with_watch(published);
         let (stop, stopped) = oneshot::channel::<()>();
