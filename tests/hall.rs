@@ -1412,6 +1412,7 @@ fn forged_logins_cost_no_hash_and_failures_back_off_until_they_expire() {
     );
 }
 
+/// Forged logins by the hundred, then wrong passwords, on `hall`.
 fn forged_logins(hall: &HallProcess) {
     let addr = hall.addr;
     // 400 concurrent posts with a token of their own making, cookie and
@@ -1475,6 +1476,7 @@ fn half_sent_requests_time_out_and_leave_the_page_answering() {
     );
 }
 
+/// Requests left half-sent by the hundred, from one address, on `hall`.
 fn half_sent_requests(hall: &HallProcess) {
     use std::io::Write;
     // 300 half-sent requests from another loopback address.
