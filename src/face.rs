@@ -54,11 +54,13 @@ use shakmaty::Color;
 
 pub use crate::frame::Frame;
 
+mod editor_row;
 mod glyphs;
 mod language;
 mod sim_words;
 
-pub use language::{EditorWords, FaceWords, Language};
+pub use editor_row::EditorRow;
+pub use language::{EditorWords, FaceWords, Language, RowWords};
 pub use sim_words::{Expected, HELP_ROWS, SimWords};
 
 /// Width of the panel in pixels.
@@ -88,8 +90,8 @@ pub enum Screen {
     /// The time-control editor before the game: its rows ("Time 90m"),
     /// one selected.
     TimeControlEditor {
-        /// The rows, in order.
-        rows: Vec<String>,
+        /// The rows, in order, each written in the face's words.
+        rows: Vec<EditorRow>,
         /// The index of the selected row.
         selected: usize,
     },
@@ -362,7 +364,8 @@ pub fn draw<D: DrawTarget<Color = BinaryColor>>(
         ),
         Screen::TimeControlEditor { rows, selected } => {
             let words = &view.language.face().editor;
-            draw_menu(view, rows, *selected, (words.header, words.footer), target)
+            let rows: Vec<String> = rows.iter().map(|row| row.text(&words.rows)).collect();
+            draw_menu(view, &rows, *selected, (words.header, words.footer), target)
         }
         Screen::Correction { field } => draw_correction(view, *field, target),
     }
@@ -1185,7 +1188,7 @@ mod tests {
                 selected: 0,
             },
             Screen::TimeControlEditor {
-                rows: vec!["Mode fischer".into(), "Time 120m".into()],
+                rows: vec![EditorRow::Mode(0), EditorRow::Time(120)],
                 selected: 9,
             },
         ] {

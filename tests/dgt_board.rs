@@ -5,39 +5,24 @@
 //! messages and a slow board without losing a move.
 #![cfg(target_os = "linux")]
 
-use std::cell::RefCell;
-use std::path::Path;
-use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use shakmaty::{Chess, Color, Position, Square};
-use tocada::config::Config;
-use tocada::daemon::{
-    Alarm, Command, Decisions, GameRestored, Session, ShownGame, Stats, model_shell,
-};
 use tocada::gesture::{self, Style};
 use tocada::rig::models::World;
 use tocada::transcript::{self, Event, Line};
 use tocada::{Effect, Input, Millis};
-use tokio::sync::{oneshot, watch};
-use tokio::task::JoinHandle;
 
 mod support {
     pub mod cli;
     pub mod daemon;
+    pub mod desk;
     pub mod tty;
 }
 use support::cli::tocada;
-use support::daemon::run_daemon;
-use support::tty::ttys_work;
-
-/// The skip note of a test that needs a real tty, where there is none.
-const NO_TTY: &str = "skipped: no termios here (qemu-user); run natively";
-
-/// Légal's mate: captures, a queen taken, a check and the mate.
-const GAME: [&str; 13] = [
-    "e4", "e5", "Nf3", "d6", "Bc4", "Bg4", "Nc3", "g6", "Nxe5", "Bxd1", "Bxf7+", "Ke7", "Nd5#",
-];
+use support::daemon::{run_daemon, terminate};
+use support::desk::{Desk, GAME, on_a_tty};
+use support::tty::no_tty_here;
 
 /// The game as replay-format lines: the hands of `gesture` (a board that
 /// knows its pieces), each move's press 300 ms after its last event.
@@ -121,8 +106,7 @@ fn check_config_accepts_a_dgt_board_and_refuses_what_it_cannot_have() {
 
 #[test]
 fn the_daemon_plays_a_whole_game_from_a_dgt_board_on_a_pseudo_terminal() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -147,10 +131,7 @@ fn the_daemon_plays_a_whole_game_from_a_dgt_board_on_a_pseudo_terminal() {
         tty.exists(),
         "the model's tty is linked where board.serial says"
     );
-    let _ = std::process::Command::new("kill")
-        .args(["-TERM", &daemon.id().to_string()])
-        .status();
-    let status = daemon.wait().unwrap();
+    let status = terminate(&mut daemon);
     let sans: Vec<&str> = effects
         .iter()
         .filter(|l| l.contains(r#""effect":"move""#))
@@ -176,127 +157,22 @@ fn the_daemon_plays_a_whole_game_from_a_dgt_board_on_a_pseudo_terminal() {
     );
 }
 
-/// The daemon's loop on a world whose board is the DGT model, in real time.
-struct Desk {
-    world: World,
-    commands: tokio::sync::mpsc::UnboundedSender<Command>,
-    start: tokio::time::Instant,
-    snapshots: watch::Receiver<ShownGame>,
-    decided: Decided,
-}
-
-/// The loop's decisions, as values, as it made them.
-#[derive(Clone, Default)]
-struct Decided(Rc<RefCell<Vec<Effect>>>);
-
-impl Decisions for Decided {
-    fn decision(&mut self, _: Millis, effect: &Effect) {
-        self.0.borrow_mut().push(effect.clone());
-    }
-
-    fn restored(&mut self, _: &GameRestored) {}
-}
-
-impl Desk {
-    /// The daemon's loop started on the DGT model at `tty` (within a
-    /// `LocalSet`): the desk, the loop's stop and the loop itself.
-    fn open(tty: &Path) -> (Desk, oneshot::Sender<()>, JoinHandle<Stats>) {
-        let world = World::with_dgt(&shakmaty::Board::default(), tty).unwrap();
-        let config = Config::default();
-        let (commands, rx) = tokio::sync::mpsc::unbounded_channel();
-        let (published, snapshots) = watch::channel(ShownGame::default());
-        let decided = Decided::default();
-        let start = tokio::time::Instant::now();
-        let shell = model_shell(&world, Session::new(&config), &config, start)
-            .with_decisions(Box::new(decided.clone()))
-            .with_watch(published);
-        let (stop, stopped) = oneshot::channel::<()>();
-        let daemon = tokio::task::spawn_local(shell.run(rx, Alarm::Tokio, async {
-            let _ = stopped.await;
-        }));
-        let desk = Desk {
-            world,
-            commands,
-            start,
-            snapshots,
-            decided,
-        };
-        (desk, stop, daemon)
-    }
-
-    fn now(&self) -> Duration {
-        self.start.elapsed()
-    }
-
-    fn hand(&self, input: Input) {
-        self.world.apply(&self.commands, self.now(), input);
-    }
-
-    async fn pause(&self, ms: u64) {
-        tokio::time::sleep(Duration::from_millis(ms)).await;
-    }
-
-    /// Plays `san` with the board's own identities, then presses, 400 ms
-    /// after the last piece is let go: well past 6.2.3's 100 ms, since on a
-    /// real serial line a loop held up by a loaded machine reads (and so
-    /// stamps) a release late; a press 200 ms after it drew false warnings
-    /// when the whole suite ran beside a CI build.
-    async fn play(&self, position: &mut Chess, san: &str) {
-        let m = gesture::parse_san(position, san).unwrap();
-        let style = Style::default().with_identities(true);
-        let mut at = 0;
-        for (offset, input) in gesture::hand_events(position, m, &style) {
-            self.pause(offset - at).await;
-            at = offset;
-            self.hand(input);
-        }
-        self.pause(400).await;
-        self.hand(Input::Press(position.turn()));
-        position.play_unchecked(m);
-        self.pause(100).await;
-    }
-
-    async fn until(&mut self, what: &str, test: impl Fn(&ShownGame) -> bool) {
-        let waited = tokio::time::timeout(
-            Duration::from_secs(10),
-            self.snapshots.wait_for(|s| test(s)),
-        )
+/// The daemon's loop on the DGT board's model at `tty`, the game started
+/// by Black's press once the board is read: White's clock runs.
+async fn game_on(tty: &std::path::Path) -> Desk {
+    let mut desk = Desk::open(World::with_dgt(&shakmaty::Board::default(), tty).unwrap());
+    desk.pause(300).await;
+    desk.hand(Input::Press(Color::Black));
+    desk.until("the game", |s| s.ticking == Some(Color::White))
         .await;
-        assert!(waited.is_ok(), "waited in vain for {what}");
-    }
-
-    fn moves(&self) -> Vec<String> {
-        self.decided
-            .0
-            .borrow()
-            .iter()
-            .filter_map(|e| match e {
-                Effect::Move(m) => Some(m.san.to_string()),
-                _ => None,
-            })
-            .collect()
-    }
+    desk
 }
 
 #[test]
 fn unplugged_noisy_and_slow_the_dgt_board_loses_no_move() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
-        return;
-    }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let tty = dir.path().join("ttyDGT");
-    tokio::task::LocalSet::new().block_on(&runtime, async {
-        let (mut desk, stop, daemon) = Desk::open(&tty);
+    on_a_tty(|tty| async move {
+        let mut desk = game_on(&tty).await;
         let mut position = Chess::default();
-        desk.pause(300).await;
-        desk.hand(Input::Press(Color::Black));
-        desk.until("the game", |s| s.ticking == Some(Color::White))
-            .await;
         desk.play(&mut position, "e4").await;
         desk.until("e4", |s| s.ticking == Some(Color::Black)).await;
 
@@ -342,8 +218,7 @@ fn unplugged_noisy_and_slow_the_dgt_board_loses_no_move() {
         desk.until("Nc6", |s| s.ticking == Some(Color::White)).await;
 
         assert_eq!(desk.moves(), ["e4", "e5", "Nf3", "Nc6"]);
-        let _ = stop.send(());
-        daemon.await.unwrap();
+        desk.close().await;
     });
 }
 
@@ -353,23 +228,9 @@ fn unplugged_noisy_and_slow_the_dgt_board_loses_no_move() {
 #[test]
 fn a_lost_cut_or_corrupted_update_costs_the_daemon_nothing() {
     use tocada::models::dgt::LineFault;
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
-        return;
-    }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let tty = dir.path().join("ttyDGT");
-    tokio::task::LocalSet::new().block_on(&runtime, async {
-        let (mut desk, stop, daemon) = Desk::open(&tty);
+    on_a_tty(|tty| async move {
+        let mut desk = game_on(&tty).await;
         let mut position = Chess::default();
-        desk.pause(300).await;
-        desk.hand(Input::Press(Color::Black));
-        desk.until("the game", |s| s.ticking == Some(Color::White))
-            .await;
         let faults = [
             // e4's lift lost whole: its place comes first.
             Some(LineFault::Drop),
@@ -406,15 +267,14 @@ fn a_lost_cut_or_corrupted_update_costs_the_daemon_nothing() {
             }
         }
         assert_eq!(desk.moves(), sans);
-        let decided = desk.decided.0.borrow().clone();
         assert!(
-            !decided.iter().any(|e| matches!(
+            !desk.decided_any(|e| matches!(
                 e,
                 Effect::Violation(_) | Effect::Warning(_) | Effect::Displaced { .. }
             )),
-            "{decided:#?}"
+            "{:#?}",
+            desk.decided.0.borrow()
         );
-        let _ = stop.send(());
-        daemon.await.unwrap();
+        desk.close().await;
     });
 }

@@ -4,10 +4,10 @@
 //! as a laptop beside a club's board would run it.
 #![cfg(target_os = "linux")]
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use shakmaty::{Board, Square};
@@ -21,29 +21,15 @@ mod support {
     pub mod tty;
 }
 use support::cli::tocada;
-use support::daemon::spawn_daemon;
-use support::tty::ttys_work;
-
-const NO_TTY: &str = "skipped: no termios here (qemu-user); run natively";
+use support::daemon::{
+    dgt_laptop_example, exported, press, spawn_daemon, spawn_daemon_logged, terminate, until,
+};
+use support::tty::no_tty_here;
 
 /// The example configuration with the board's tty at `serial`.
 fn laptop_config(dir: &Path, serial: &Path) -> PathBuf {
-    let example = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/examples/dgt-laptop.toml"
-    ))
-    .unwrap();
-    // An I2C bus that is nowhere, whatever this machine has: the daemon
-    // must not open one.
-    let text = example
-        .replace(
-            "# serial = \"/dev/ttyUSB0\"",
-            &format!("serial = \"{}\"", serial.display()),
-        )
-        .replace("oled = false", "oled = false\nbus = \"/nonexistent/i2c-7\"");
-    assert_ne!(text, example, "the example names where serial goes");
     let path = dir.join("tocada.toml");
-    std::fs::write(&path, text).unwrap();
+    std::fs::write(&path, dgt_laptop_example(serial)).unwrap();
     path
 }
 
@@ -53,10 +39,7 @@ struct Running(Child);
 impl Running {
     /// SIGTERM, as systemd stops it, and how it ended.
     fn stop(&mut self) -> std::process::ExitStatus {
-        let _ = std::process::Command::new("kill")
-            .args(["-TERM", &self.0.id().to_string()])
-            .status();
-        self.0.wait().unwrap()
+        terminate(&mut self.0)
     }
 }
 
@@ -82,29 +65,9 @@ fn start_with(
     (Running(daemon), stdin, rx)
 }
 
-fn press(stdin: &mut ChildStdin, side: &str) {
-    writeln!(stdin, r#"{{"t":0,"ev":"press","side":"{side}"}}"#).unwrap();
-    stdin.flush().unwrap();
-}
-
-/// Lines of standard output until one contains `what`, or 20 s.
-fn until(rx: &Receiver<String>, seen: &mut Vec<String>, what: &str) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        if seen.iter().any(|l| l.contains(what)) {
-            return true;
-        }
-        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(line) => seen.push(line),
-            Err(_) => return false,
-        }
-    }
-}
-
 #[test]
 fn a_dgt_board_on_its_cable_alone_plays_and_stores_a_game() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -157,12 +120,7 @@ fn a_dgt_board_on_its_cable_alone_plays_and_stores_a_game() {
     assert!(status.success(), "{status}");
     drop(board);
     // Stored: the game store holds the four moves.
-    let export = tocada()
-        .args(["export", "--db"])
-        .arg(dir.path().join("games.sqlite"))
-        .output()
-        .unwrap();
-    let pgn = String::from_utf8_lossy(&export.stdout);
+    let pgn = exported(dir.path());
     assert!(pgn.contains("[Result \"1-0\"]"), "{pgn}");
     let movetext: Vec<&str> = pgn
         .split_whitespace()
@@ -226,8 +184,7 @@ fn check_config_describes_the_cable_alone_rig_and_a_bluetooth_board() {
 #[test]
 fn a_wrong_set_up_on_the_dgt_board_is_refused_then_corrected() {
     use shakmaty::{Color, Piece, Role};
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let king = Piece {
@@ -271,8 +228,7 @@ fn a_wrong_set_up_on_the_dgt_board_is_refused_then_corrected() {
 /// is taken from the FEN's position, and the game starts and plays from it.
 #[test]
 fn run_fen_plays_from_the_position_on_a_board_turned_round() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let fen = "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1";
@@ -305,29 +261,12 @@ fn a_missing_serial_device_is_said_at_once_and_waited_for() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("rfcomm9");
     let config = laptop_config(dir.path(), &missing);
-    let mut daemon = Running(
-        tocada()
-            .args(["run", "--config"])
-            .arg(&config)
-            .env("STATE_DIRECTORY", dir.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let stderr = daemon.0.stderr.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
+    // Standard input held open, as a terminal's would be.
+    let (daemon, _stdin, _out, log) = spawn_daemon_logged(&config, dir.path(), &[]);
+    let mut daemon = Running(daemon);
     let mut said = Vec::new();
     assert!(
-        until(&rx, &mut said, &missing.display().to_string()),
+        until(&log, &mut said, &missing.display().to_string()),
         "{said:#?}"
     );
     // Still running a while later (its SIGTERM handler in place by then).

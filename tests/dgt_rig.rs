@@ -41,12 +41,9 @@ mod support {
     pub mod pgn;
     pub mod tty;
 }
-use support::cli::tocada;
-use support::daemon::spawn_daemon_logged;
+use support::daemon::{dgt_laptop_example, exported, spawn_daemon_logged, terminate};
 use support::pgn::{PgnGame, reference_games};
-use support::tty::ttys_work;
-
-const NO_TTY: &str = "skipped: no termios here (qemu-user); run natively";
+use support::tty::no_tty_here;
 
 /// How long any one thing the daemon does may take before the test gives
 /// up: generous, for a loaded machine.
@@ -157,18 +154,7 @@ enum Gap {
 /// The example configuration with the board's tty at `serial`, and no
 /// I2C bus anywhere.
 fn rig_config(dir: &Path, serial: &Path, gap: Gap, levers: Levers) -> PathBuf {
-    let example = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/examples/dgt-laptop.toml"
-    ))
-    .unwrap();
-    let text = example
-        .replace(
-            "# serial = \"/dev/ttyUSB0\"",
-            &format!("serial = \"{}\"", serial.display()),
-        )
-        .replace("oled = false", "oled = false\nbus = \"/nonexistent/i2c-7\"");
-    assert_ne!(text, example, "the example names where serial goes");
+    let text = dgt_laptop_example(serial);
     let text = match levers {
         Levers::Printing => text.replace("# clock = \"dgt3000\"", "clock = \"dgt3000\""),
         Levers::ClockOnly => text
@@ -231,15 +217,70 @@ impl Rig {
                 Gap::Off => 300,
             }),
         };
+        rig.until_set_up(0);
+        rig
+    }
+
+    /// Waits until the driver has set the board up (reset, serial,
+    /// version, dump, update mode: five commands) after the `asked` it had
+    /// sent before.
+    fn until_set_up(&self, asked: u64) {
         let deadline = Instant::now() + PATIENCE;
-        while rig.board.with_model(|m, _| m.commands()) < 5 {
+        while self.board.with_model(|model, _| model.commands()) < asked + 5 {
             assert!(
                 Instant::now() < deadline,
                 "the driver never set the board up"
             );
             std::thread::sleep(Duration::from_millis(20));
         }
-        rig
+    }
+
+    /// A quiet move by hand as the tests here make it beside `play`: its
+    /// piece lifted, and placed 150 ms later. The move, not yet played
+    /// on `position`, nor pressed.
+    fn lift_and_place(&self, position: &Chess, san: &str) -> Move {
+        let m = gesture::parse_san(position, san).unwrap();
+        self.board.lift(m.from().unwrap());
+        std::thread::sleep(Duration::from_millis(150));
+        self.board.place(m.to(), None);
+        m
+    }
+
+    /// The side to move presses for `m`, made by hand: the clock outputs
+    /// it and shows the other side running.
+    fn press_for(&mut self, position: &mut Chess, m: Move) {
+        let before = self.moves().len();
+        let mover = position.turn();
+        self.press(mover);
+        position.play_unchecked(m);
+        assert!(
+            self.until_that(|seen| sans_of(seen).len() > before),
+            "{:#?}",
+            self.seen
+        );
+        assert!(self.until_running(!mover), "{}", self.display());
+    }
+
+    /// The rest of `sans` played clean; then every move of it output,
+    /// none ruled (no violation, warning or displaced pieces), and stored.
+    fn the_rest_unruled_and_stored(mut self, position: &mut Chess, sans: &[&str]) {
+        for san in &sans[self.moves().len()..] {
+            self.play(position, san, How::Clean);
+        }
+        assert_eq!(self.moves(), sans);
+        let unruled = !self.said(&["violation", "warning", "displaced"]);
+        assert!(unruled, "{:#?}", self.seen);
+        let stored = self.finish(position);
+        assert_eq!(stored, sans);
+    }
+
+    /// Whether the daemon has output any of `effects` (`"violation"`).
+    fn said(&self, effects: &[&str]) -> bool {
+        self.seen.iter().any(|l| {
+            effects
+                .iter()
+                .any(|e| l.contains(&format!(r#""effect":"{e}""#)))
+        })
     }
 
     /// A lever press by `side`, on the DGT 3000: the only source of
@@ -284,23 +325,10 @@ impl Rig {
         self.until_that(|seen| seen.iter().any(|l| l.contains(what)))
     }
 
+    /// Reads the daemon's output until what it has output passes `done`,
+    /// or [`PATIENCE`] passes; whether it did.
     fn until_that(&mut self, done: impl Fn(&[String]) -> bool) -> bool {
-        let deadline = Instant::now() + PATIENCE;
-        loop {
-            while let Ok(line) = self.rx.try_recv() {
-                self.seen.push(line);
-            }
-            if done(&self.seen) {
-                return true;
-            }
-            match self
-                .rx
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            {
-                Ok(line) => self.seen.push(line),
-                Err(_) => return done(&self.seen),
-            }
-        }
+        self.until_that_for(PATIENCE, done)
     }
 
     /// Reads the daemon's log until a line contains `what`, or
@@ -352,6 +380,7 @@ impl Rig {
         );
     }
 
+    /// [`Rig::until_that`], waiting `wait` at the most.
     fn until_that_for(&mut self, wait: Duration, done: impl Fn(&[String]) -> bool) -> bool {
         let deadline = Instant::now() + wait;
         loop {
@@ -466,17 +495,9 @@ impl Rig {
         if self.prints {
             assert!(self.until(r#""effect":"result""#), "{:#?}", self.seen);
         }
-        let _ = std::process::Command::new("kill")
-            .args(["-TERM", &self.daemon.id().to_string()])
-            .status();
-        let status = self.daemon.wait().unwrap();
+        let status = terminate(&mut self.daemon);
         assert!(status.success(), "{status}");
-        let export = tocada()
-            .args(["export", "--db"])
-            .arg(self.dir.path().join("games.sqlite"))
-            .output()
-            .unwrap();
-        movetext(&String::from_utf8_lossy(&export.stdout))
+        movetext(&exported(self.dir.path()))
     }
 }
 
@@ -601,8 +622,7 @@ fn how_for(i: usize, position: &Chess, m: Move) -> How {
 /// A reference game, every move through the rig with the line's faults,
 /// stored as played.
 fn reference_game(index: usize) {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let game = first_of_each_file().remove(index);
@@ -628,11 +648,7 @@ fn reference_game(index: usize) {
         rig.moves().iter().map(|s| plain(s)).collect::<Vec<_>>(),
         played
     );
-    let unruled = !rig.seen.iter().any(|l| {
-        l.contains(r#""effect":"violation""#)
-            || l.contains(r#""effect":"warning""#)
-            || l.contains(r#""effect":"displaced""#)
-    });
+    let unruled = !rig.said(&["violation", "warning", "displaced"]);
     assert!(unruled, "{}: {:#?}", game.name, rig.seen);
     let stored = rig.finish(&position);
     assert_eq!(stored, played, "{}: the game store", game.name);
@@ -660,8 +676,7 @@ const LEGAL: [&str; 13] = [
 
 #[test]
 fn a_board_turned_round_plays_a_game_with_faults() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let mut position = Chess::default();
@@ -683,8 +698,7 @@ fn a_board_turned_round_plays_a_game_with_faults() {
 
 #[test]
 fn a_game_from_a_fen_plays_with_faults() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     // Black to move, its queen to take White's with check; castling open.
@@ -710,8 +724,7 @@ fn a_game_from_a_fen_plays_with_faults() {
 /// the clock starts and the game goes on.
 #[test]
 fn a_wrong_set_up_is_refused_then_corrected() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let bishop = Piece {
@@ -763,8 +776,7 @@ fn a_wrong_set_up_is_refused_then_corrected() {
 /// reconnecting tells both moves, which are stored as played.
 #[test]
 fn the_cable_pulled_mid_game_and_put_back_loses_nothing() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let mut position = Chess::default();
@@ -788,10 +800,7 @@ fn the_cable_pulled_mid_game_and_put_back_loses_nothing() {
         "the daemon runs on"
     );
     // White plays Bb5 and presses while the cable is out; it goes back in.
-    let m = gesture::parse_san(&position, "Bb5").unwrap();
-    rig.board.lift(m.from().unwrap());
-    std::thread::sleep(Duration::from_millis(150));
-    rig.board.place(m.to(), None);
+    let m = rig.lift_and_place(&position, "Bb5");
     std::thread::sleep(Duration::from_millis(300));
     rig.press(Color::White);
     position.play_unchecked(m);
@@ -811,40 +820,15 @@ fn the_cable_pulled_mid_game_and_put_back_loses_nothing() {
     // Out again; Black replies meanwhile, the cable goes back, Black presses.
     rig.board.unplug();
     std::thread::sleep(Duration::from_millis(700));
-    let m = gesture::parse_san(&position, "a6").unwrap();
-    rig.board.lift(m.from().unwrap());
-    std::thread::sleep(Duration::from_millis(150));
-    rig.board.place(m.to(), None);
+    let m = rig.lift_and_place(&position, "a6");
     std::thread::sleep(Duration::from_millis(300));
     rig.board.plug().unwrap();
     // The driver has set the board up again (its update mode asked).
     let asked = rig.board.with_model(|model, _| model.commands());
-    let deadline = Instant::now() + PATIENCE;
-    while rig.board.with_model(|model, _| model.commands()) < asked + 5 {
-        assert!(Instant::now() < deadline, "never set up again");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    rig.until_set_up(asked);
     std::thread::sleep(Duration::from_millis(300));
-    rig.press(Color::Black);
-    position.play_unchecked(m);
-    assert!(
-        rig.until_that(|seen| sans_of(seen).len() == 6),
-        "{:#?}",
-        rig.seen
-    );
-    assert!(rig.until_running(Color::White), "{}", rig.display());
-    for san in &sans[6..] {
-        rig.play(&mut position, san, How::Clean);
-    }
-    assert_eq!(rig.moves(), sans);
-    let unruled = !rig.seen.iter().any(|l| {
-        l.contains(r#""effect":"violation""#)
-            || l.contains(r#""effect":"warning""#)
-            || l.contains(r#""effect":"displaced""#)
-    });
-    assert!(unruled, "{:#?}", rig.seen);
-    let stored = rig.finish(&position);
-    assert_eq!(stored, sans);
+    rig.press_for(&mut position, m);
+    rig.the_rest_unruled_and_stored(&mut position, &sans);
 }
 
 /// Issue 21 § 1 through the whole rig: a lift lost on a slow board (its
@@ -854,8 +838,7 @@ fn the_cable_pulled_mid_game_and_put_back_loses_nothing() {
 /// no 6.2.3 ruling (before, "Let go of the piece").
 #[test]
 fn a_press_during_a_resynchronisation_waits_and_stores_the_move() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let mut position = Chess::default();
@@ -864,12 +847,9 @@ fn a_press_during_a_resynchronisation_waits_and_stores_the_move() {
     rig.play(&mut position, "e4", How::Clean);
     rig.board.with_model(|model, _| model.set_delay(600));
     for san in ["e5", "Nf3", "Nc6"] {
-        let m = gesture::parse_san(&position, san).unwrap();
         rig.board
             .with_model(|model, _| model.fault_next_update(LineFault::Drop));
-        rig.board.lift(m.from().unwrap());
-        std::thread::sleep(Duration::from_millis(150));
-        rig.board.place(m.to(), None);
+        let m = rig.lift_and_place(&position, san);
         std::thread::sleep(Duration::from_millis(900));
         let before = rig.moves().len();
         rig.press(position.turn());
@@ -881,10 +861,7 @@ fn a_press_during_a_resynchronisation_waits_and_stores_the_move() {
         );
     }
     assert_eq!(rig.moves(), ["e4", "e5", "Nf3", "Nc6"]);
-    let unruled = !rig
-        .seen
-        .iter()
-        .any(|l| l.contains(r#""effect":"violation""#) || l.contains(r#""effect":"warning""#));
+    let unruled = !rig.said(&["violation", "warning"]);
     assert!(unruled, "{:#?}", rig.seen);
     rig.board.with_model(|model, _| model.set_delay(0));
     let stored = rig.finish(&position);
@@ -898,8 +875,7 @@ fn a_press_during_a_resynchronisation_waits_and_stores_the_move() {
 /// every move stored.
 #[test]
 fn a_difference_that_is_no_move_after_the_cable_is_back_is_said_and_put_right() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let mut position = Chess::default();
@@ -941,8 +917,7 @@ fn a_difference_that_is_no_move_after_the_cable_is_back_is_said_and_put_right() 
 /// display alone (each press shows the other side running, the mate the
 /// result), every move in the game store.
 fn legal_on_the_clock_alone(levers: Levers) {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let mut position = Chess::default();
@@ -981,8 +956,7 @@ fn the_dgt3000_found_from_its_messages_is_the_only_levers() {
 /// press completes the move, and the game goes on: nothing lost.
 #[test]
 fn the_clock_unplugged_from_the_board_mid_game_loses_nothing() {
-    if !ttys_work() {
-        eprintln!("{NO_TTY}");
+    if no_tty_here() {
         return;
     }
     let mut position = Chess::default();
@@ -1005,10 +979,7 @@ fn the_clock_unplugged_from_the_board_mid_game_loses_nothing() {
         rig.logged
     );
     // White moves and presses: the lever is not read.
-    let m = gesture::parse_san(&position, "Nf3").unwrap();
-    rig.board.lift(m.from().unwrap());
-    std::thread::sleep(Duration::from_millis(150));
-    rig.board.place(m.to(), None);
+    let m = rig.lift_and_place(&position, "Nf3");
     std::thread::sleep(Duration::from_millis(600));
     rig.press(Color::White);
     let pressed = rig.until_that_for(Duration::from_millis(2_500), |seen| sans_of(seen).len() > 2);
@@ -1030,24 +1001,6 @@ fn the_clock_unplugged_from_the_board_mid_game_loses_nothing() {
         white_after + 2 <= white_before,
         "White's time kept running: {white_before} s, then {white_after} s"
     );
-    rig.press(Color::White);
-    position.play_unchecked(m);
-    assert!(
-        rig.until_that(|seen| sans_of(seen).len() == 3),
-        "{:#?}",
-        rig.seen
-    );
-    assert!(rig.until_running(Color::Black), "{}", rig.display());
-    for san in &sans[3..] {
-        rig.play(&mut position, san, How::Clean);
-    }
-    assert_eq!(rig.moves(), sans);
-    let unruled = !rig.seen.iter().any(|l| {
-        l.contains(r#""effect":"violation""#)
-            || l.contains(r#""effect":"warning""#)
-            || l.contains(r#""effect":"displaced""#)
-    });
-    assert!(unruled, "{:#?}", rig.seen);
-    let stored = rig.finish(&position);
-    assert_eq!(stored, sans);
+    rig.press_for(&mut position, m);
+    rig.the_rest_unruled_and_stored(&mut position, &sans);
 }

@@ -285,7 +285,7 @@ fn views(language: Language) -> Vec<(String, View)> {
                     format!("editor-{row}-{step}"),
                     View {
                         screen: Screen::TimeControlEditor {
-                            rows: editor.rows(language),
+                            rows: editor.rows(),
                             selected: editor.selected(),
                         },
                         black_left,

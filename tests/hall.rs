@@ -1623,8 +1623,9 @@ fn one_clocks_password_cannot_take_over_the_halls_session_or_another_clocks() {
     clock.close();
 }
 
-#[test]
-fn forged_logins_cost_no_hash_and_failures_back_off_until_they_expire() {
+/// A hall with one board and `limits` (a `[limits]` table), under the
+/// attack `attack` makes on it; where there is no broker, nothing.
+fn under_attack(limits: &str, attack: impl FnOnce(&HallProcess)) {
     if !have_broker() {
         return;
     }
@@ -1637,9 +1638,21 @@ fn forged_logins_cost_no_hash_and_failures_back_off_until_they_expire() {
         arbiter_hash(),
         true,
         "Hall test",
-        "[limits]\nlogin_backoff_max_s = 2\nlogin_free_failures = 3\nconnections_per_address = 1000\n",
+        &format!("[limits]\n{limits}"),
     );
-    let hall = start_hall(&config);
+    attack(&start_hall(&config));
+}
+
+#[test]
+fn forged_logins_cost_no_hash_and_failures_back_off_until_they_expire() {
+    under_attack(
+        "login_backoff_max_s = 2\nlogin_free_failures = 3\nconnections_per_address = 1000\n",
+        forged_logins,
+    );
+}
+
+/// Forged logins by the hundred, then wrong passwords, on `hall`.
+fn forged_logins(hall: &HallProcess) {
     let addr = hall.addr;
     // 400 concurrent posts with a token of their own making, cookie and
     // form agreeing: refused before any hash, memory flat.
@@ -1696,22 +1709,15 @@ fn forged_logins_cost_no_hash_and_failures_back_off_until_they_expire() {
 
 #[test]
 fn half_sent_requests_time_out_and_leave_the_page_answering() {
-    if !have_broker() {
-        return;
-    }
-    use std::io::Write;
-    let broker = broker(&[1]);
-    let dir = tempfile::tempdir().unwrap();
-    let config = write_hall_config(
-        dir.path(),
-        HALL,
-        &broker.url(),
-        arbiter_hash(),
-        true,
-        "Hall test",
-        "[limits]\nheader_timeout_s = 2\nconnections_per_address = 50\n",
+    under_attack(
+        "header_timeout_s = 2\nconnections_per_address = 50\n",
+        half_sent_requests,
     );
-    let hall = start_hall(&config);
+}
+
+/// Requests left half-sent by the hundred, from one address, on `hall`.
+fn half_sent_requests(hall: &HallProcess) {
+    use std::io::Write;
     // 300 half-sent requests from another loopback address.
     let attacker: std::net::IpAddr = [127, 0, 0, 2].into();
     let mut open: Vec<std::net::TcpStream> = Vec::new();

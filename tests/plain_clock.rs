@@ -3,10 +3,7 @@
 //! input. Each press completes a turn, and the flag loses.
 #![cfg(target_os = "linux")]
 
-use std::io::Write;
-use std::process::ChildStdin;
-use std::sync::mpsc::Receiver;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 mod support {
     pub mod cli;
@@ -16,30 +13,11 @@ mod support {
     pub mod daemon;
 }
 use support::cli::tocada;
-use support::daemon::spawn_daemon;
+use support::daemon::{exported, press, spawn_daemon, terminate, until};
 
 const CONFIG: &str = "[clock]\nlevers = \"stdin\"\n[board]\nkind = \"none\"\n\
                       [i2c]\noled = false\nbus = \"/nonexistent/i2c-7\"\n\
                       [[preset]]\nname = \"bullet\"\ntime_control = \"3s+1s\"\n";
-
-fn press(stdin: &mut ChildStdin, side: &str) {
-    writeln!(stdin, r#"{{"t":0,"ev":"press","side":"{side}"}}"#).unwrap();
-    stdin.flush().unwrap();
-}
-
-/// Lines of standard output until one contains `what`, or 20 s.
-fn until(rx: &Receiver<String>, seen: &mut Vec<String>, what: &str) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        if seen.iter().any(|l| l.contains(what)) {
-            return true;
-        }
-        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(line) => seen.push(line),
-            Err(_) => return false,
-        }
-    }
-}
 
 #[test]
 fn check_config_accepts_a_plain_clock() {
@@ -84,18 +62,10 @@ fn a_plain_clock_runs_on_its_levers_alone_and_the_flag_loses() {
         seen.iter().any(|l| l.contains(r#""effect":"flag""#)),
         "{seen:#?}"
     );
-    let _ = std::process::Command::new("kill")
-        .args(["-TERM", &daemon.id().to_string()])
-        .status();
-    let status = daemon.wait().unwrap();
+    let status = terminate(&mut daemon);
     assert!(status.success(), "{status}");
     // Stored, and its PGN says what a clock alone knows.
-    let export = tocada()
-        .args(["export", "--db"])
-        .arg(dir.path().join("games.sqlite"))
-        .output()
-        .unwrap();
-    let pgn = String::from_utf8_lossy(&export.stdout);
+    let pgn = exported(dir.path());
     assert!(pgn.contains("[Result \"0-1\"]"), "{pgn}");
     assert!(pgn.contains("1. -- {[%clk"), "{pgn}");
     assert!(pgn.contains("[Termination \"time forfeit\"]"), "{pgn}");

@@ -4,7 +4,7 @@
 use shakmaty::{Bitboard, Color, Position, Square};
 use tocada::config::Config;
 use tocada::controls::Button;
-use tocada::face::{Field, Screen};
+use tocada::face::{EditorRow, Field, Language, Screen};
 use tocada::session::{Action, GameRestored, GameToResume, Recorded, Session, SessionInput};
 use tocada::transcript::{Fault, FaultKind, Policy, RestoreError, restore};
 use tocada::{Effect, Input};
@@ -707,7 +707,9 @@ fn the_setup_screen_and_the_editor_speak_the_players_language() {
     press(&mut panel, 100, Button::Menu);
     match panel.view(100).screen {
         Screen::TimeControlEditor { rows, .. } => assert_eq!(
-            rows,
+            rows.iter()
+                .map(|row| row.text_in(Language::Spanish))
+                .collect::<Vec<_>>(),
             [
                 "Modo Fischer",
                 "Tiempo 5m",
@@ -807,13 +809,13 @@ fn the_editor_lists_its_rows_and_skips_the_unused() {
         p.view(200).screen,
         Screen::TimeControlEditor {
             rows: vec![
-                "Mode fischer".to_owned(),
-                "Time 5m".to_owned(),
-                "Incr +0s".to_owned(),
-                "Moves all".to_owned(),
-                "Then -".to_owned(),
-                "Over -".to_owned(),
-                "Black as White".to_owned(),
+                EditorRow::Mode(0),
+                EditorRow::Time(5),
+                EditorRow::Increment(Some(0)),
+                EditorRow::Moves(None),
+                EditorRow::Then(None),
+                EditorRow::Overtime(None),
+                EditorRow::Black(None),
             ],
             selected: 6,
         }

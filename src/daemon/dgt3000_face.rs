@@ -26,7 +26,7 @@ use shakmaty::Color;
 
 use crate::Millis;
 use crate::controls::Button;
-use crate::face::{Screen, View};
+use crate::face::{EditorRow, Language, Screen, View};
 use crate::hardware::dgt3000::{ClockShown, ClockSide, Dgt3000Button, text_cells, wire};
 
 /// The control of tocada's front a DGT 3000's lever or button is, the
@@ -174,44 +174,26 @@ struct Message {
     beeps: bool,
 }
 
-/// A row of the time-control editor (`"Time 120m"`, `"Mode bronstein"`)
-/// as the clock writes it in its eight characters: the mode alone, by its
-/// name; a row that fits as it is; else its label shortened (`T 120m`,
-/// `Inc +10s`, `Dly 10s`, `Mv all`, `Th 120m`, `OT 5x30s`, `B as W`), and
-/// the space dropped if it still does not fit (`OT25/10m`).
-pub fn editor_row_text(row: &str) -> String {
-    let (label, value) = row.split_once(' ').unwrap_or((row, ""));
-    if label == "Mode" {
-        return match value {
-            "fischer" => "Fischer",
-            "bronstein" => "Bronstn",
-            "delay" => "US delay",
-            "hourglass" => "Hourglas",
-            "upcount" => "Upcount",
-            other => other,
-        }
-        .to_owned();
+/// A row of the time-control editor as the clock writes it in its eight
+/// characters, in `language`: the row in the face's words if it fits
+/// ("Time 15m"), else in the short words of
+/// [`EditorWords::short_rows`](crate::face::EditorWords::short_rows)
+/// (the mode by its name alone: "Bronstn"; "T 120m", "Inc +10s", "B as W"),
+/// and the space after the label dropped if it still does not fit
+/// ("OT25/10m"). The short words are chosen so that every row fits:
+/// nothing is cut mid-word.
+pub fn editor_row_text(row: &EditorRow, language: Language) -> String {
+    let words = &language.face().editor;
+    let fits = |text: &str| plain_letters(text).chars().count() <= wire::TEXT_LEN;
+    let whole = row.text(&words.rows);
+    if fits(&whole) {
+        return whole;
     }
-    if row.len() <= wire::TEXT_LEN {
-        return row.to_owned();
+    let short = row.text(&words.short_rows);
+    if fits(&short) {
+        return short;
     }
-    let label = match label {
-        "Time" => "T",
-        "Incr" => "Inc",
-        "Delay" => "Dly",
-        "Moves" => "Mv",
-        "Then" => "Th",
-        "Over" => "OT",
-        "Black" => "B",
-        other => other,
-    };
-    let value = if value == "as White" { "as W" } else { value };
-    let text = format!("{label} {value}");
-    if text.len() <= wire::TEXT_LEN {
-        text
-    } else {
-        text.replacen(' ', "", 1)
-    }
+    short.replacen(' ', "", 1)
 }
 
 /// The message of `view`, if it has one for the clock.
@@ -219,7 +201,7 @@ fn message_of(view: &View) -> Option<Message> {
     // The editor's selected row, which the clock's buttons change.
     if let Screen::TimeControlEditor { rows, selected } = &view.screen {
         return rows.get(*selected).map(|row| Message {
-            text: editor_row_text(row),
+            text: editor_row_text(row, view.language),
             stays: true,
             beeps: false,
         });
@@ -614,51 +596,43 @@ mod tests {
         assert_eq!(sent[1].1, set(10_000, 60_000, Some(ClockSide::Left)));
     }
 
+    /// The clock's text of a row, after `clock_pages`: one page, asserted.
+    fn written(row: EditorRow, language: Language) -> String {
+        let text = editor_row_text(&row, language);
+        let pages = clock_pages(&text);
+        assert_eq!(pages.len(), 1, "{row:?} in {language:?}: {pages:?}");
+        String::from_utf8_lossy(&pages[0]).trim_end().to_owned()
+    }
+
     /// Every row the editor can show is one page on the clock, readable.
     #[test]
     fn the_editors_rows_fit_the_clocks_eight_characters() {
-        use crate::session::editor::Editor;
-        let written = |row: &str| {
-            let pages = clock_pages(&editor_row_text(row));
-            assert_eq!(pages.len(), 1, "{row}: {pages:?}");
-            String::from_utf8_lossy(&pages[0]).trim_end().to_owned()
-        };
+        use EditorRow::*;
         for (row, shown) in [
-            ("Mode fischer", "Fischer"),
-            ("Mode bronstein", "Bronstn"),
-            ("Mode delay", "US delay"),
-            ("Mode hourglass", "Hourglas"),
-            ("Time 15m", "Time 15m"),
-            ("Time 120m", "T 120m"),
-            ("Incr +10s", "Inc +10s"),
-            ("Delay 10s", "Dly 10s"),
-            ("Moves 40", "Moves 40"),
-            ("Moves all", "Mv all"),
-            ("Then 120m", "Th 120m"),
-            ("Over 5x30s", "OT 5x30s"),
-            ("Over 25/10m", "OT25/10m"),
-            ("Over -", "Over -"),
-            ("Black as White", "B as W"),
-            ("Black 120m", "B 120m"),
+            (Mode(0), "Fischer"),
+            (Mode(1), "Bronstn"),
+            (Mode(2), "US delay"),
+            (Mode(3), "Hourglas"),
+            (Time(15), "Time 15m"),
+            (Time(120), "T 120m"),
+            (Increment(Some(10)), "Inc +10s"),
+            (Delay(10), "Dly 10s"),
+            (Moves(Some(40)), "Moves 40"),
+            (Moves(None), "Mv all"),
+            (Then(Some(120)), "Th 120m"),
+            (Overtime(Some("5x30s")), "OT 5x30s"),
+            (Overtime(Some("25/10m")), "OT25/10m"),
+            (Overtime(None), "Over -"),
+            (Black(None), "B as W"),
+            (Black(Some(120)), "B 120m"),
         ] {
-            assert_eq!(written(row), shown, "{row}");
-        }
-        // Every row of every value the editor steps through.
-        let mut editor = Editor::default();
-        for _ in 0..7 {
-            for _ in 0..15 {
-                for text in editor.rows(crate::face::Language::English) {
-                    written(&text);
-                }
-                editor.step_value(true);
-            }
-            editor.step_row(true);
+            assert_eq!(written(row, Language::English), shown, "{row:?}");
         }
         // On the clock: the selected row, standing.
         let mut face = ClockFace::new();
         let view = View {
             screen: Screen::TimeControlEditor {
-                rows: vec!["Mode fischer".to_owned(), "Time 120m".to_owned()],
+                rows: vec![Mode(0), Time(120)],
                 selected: 1,
             },
             ..View::default()
@@ -666,5 +640,89 @@ mod tests {
         let shown = face.shown(&view, 0);
         assert_eq!(&shown.text.unwrap().0, b"T 120m  ");
         assert_eq!(face.shown(&view, 60_000).text.unwrap().0, *b"T 120m  ");
+    }
+
+    /// In every language, every row of every value the editor steps
+    /// through is written whole in the clock's eight characters: in the
+    /// face's words or the short ones, never cut mid-word. Before, a row
+    /// was parsed back from its English text, and another language's rows
+    /// were run together and cut ("Jugadas todas": "Jugadast", "odas").
+    #[test]
+    fn the_editors_rows_are_written_whole_in_each_language() {
+        use crate::session::editor::Editor;
+        for language in Language::ALL {
+            let mut editor = Editor::default();
+            // Moves 40 first, so that no row is left out as unused.
+            for _ in 0..3 {
+                editor.step_row(true);
+            }
+            editor.step_value(true);
+            let mut seen = 0;
+            for _ in 0..7 {
+                for _ in 0..16 {
+                    for row in editor.rows() {
+                        // Eight characters or fewer: no word of it is cut.
+                        let text = plain_letters(&editor_row_text(&row, language));
+                        assert!(text.chars().count() <= wire::TEXT_LEN, "{text}");
+                        written(row, language);
+                        seen += 1;
+                    }
+                    editor.step_value(true);
+                }
+                editor.step_row(true);
+            }
+            assert_eq!(seen, 7 * 16 * 7);
+        }
+        use EditorRow::*;
+        for (language, rows) in [
+            (
+                Language::Spanish,
+                [
+                    (Mode(1), "Bronstn"),
+                    (Time(5), "T 5m"),
+                    (Delay(10), "Ret 10s"),
+                    (Moves(None), "Jg todas"),
+                    (Overtime(None), "Prorr. -"),
+                    (Black(None), "N = B"),
+                ],
+            ),
+            (
+                Language::French,
+                [
+                    (Mode(2), "delai"),
+                    (Time(5), "Temps 5m"),
+                    (Delay(10), "Del 10s"),
+                    (Moves(None), "Cp tous"),
+                    (Overtime(Some("25/10m")), "Pr25/10m"),
+                    (Black(None), "N = B"),
+                ],
+            ),
+            (
+                Language::German,
+                [
+                    (Mode(4), "aufwarts"),
+                    (Time(120), "Z 120m"),
+                    (Delay(10), "Vz 10s"),
+                    (Moves(Some(40)), "Zuge 40"),
+                    (Overtime(Some("5x30s")), "Vl 5x30s"),
+                    (Black(Some(90)), "S 90m"),
+                ],
+            ),
+        ] {
+            for (row, shown) in rows {
+                assert_eq!(written(row, language), shown, "{row:?} in {language:?}");
+            }
+        }
+        // On the clock, in the configured language.
+        let mut face = ClockFace::new();
+        let view = View {
+            screen: Screen::TimeControlEditor {
+                rows: vec![Mode(0), Black(None)],
+                selected: 1,
+            },
+            language: Language::Spanish,
+            ..View::default()
+        };
+        assert_eq!(&face.shown(&view, 0).text.unwrap().0, b"N = B   ");
     }
 }

@@ -101,7 +101,9 @@ impl Drawing {
 
     /// Stages a new face if what it shows changed (or if `force`d: then it
     /// is sent whole before returning, for whoever asked to see it).
-    /// `unsaved`: games are stored but the store is failing.
+    /// `unsaved`: games are stored but the store is failing. Says whether
+    /// it made the view at `now` ([`Drawing::shown`] is then that view),
+    /// so a second face, the board's clock, need not make it again.
     pub fn draw<R: Rig>(
         &mut self,
         rig: &mut R,
@@ -110,14 +112,14 @@ impl Drawing {
         unsaved: bool,
         now: Millis,
         force: bool,
-    ) {
+    ) -> bool {
         let changed = session.take_changed() | (unsaved != self.shown_unsaved);
         let due = self.changes_at.is_some_and(|at| at <= now);
         if due {
             self.changes_at = None;
         }
         if !(changed || due || force || self.shown.is_none()) {
-            return;
+            return false;
         }
         self.shown_unsaved = unsaved;
         let mut view = session.view(now);
@@ -126,7 +128,7 @@ impl Drawing {
         self.changes_at = session.next_face_change(now);
         self.publish(session, &view);
         if !force && self.shown.as_ref() == Some(&view) {
-            return;
+            return true;
         }
         let frame = crate::face::render(&view);
         rig.oled().stage(&frame, &crate::face::urgent(&view));
@@ -136,6 +138,12 @@ impl Drawing {
         if force {
             while rig.oled().is_busy() && self.send(rig, stats) {}
         }
+        true
+    }
+
+    /// The view last staged (or found the same as the one staged).
+    pub fn shown(&self) -> Option<&View> {
+        self.shown.as_ref()
     }
 
     /// Sends the next bounded write of the face, if one is queued: the

@@ -578,15 +578,23 @@ impl<R: Rig> Shell<R> {
         pressed
     }
 
-    /// Tells the board's clock what to show of the face, if it changed.
-    fn show_on_clock(&mut self, now: Millis) {
+    /// Tells the board's clock what to show of the face, if it changed;
+    /// `drawn`: the panel's drawing made the view at `now`, which serves.
+    fn show_on_clock(&mut self, now: Millis, drawn: bool) {
         if !self.rig.link_ref().board().has_clock() {
             self.clock_shown = None;
             self.clock_due = None;
             return;
         }
-        let view = self.session.view(now);
-        let shown = self.clock_face.shown(&view, now);
+        let made;
+        let view = match self.drawing.shown() {
+            Some(view) if drawn => view,
+            _ => {
+                made = self.session.view(now);
+                &made
+            }
+        };
+        let shown = self.clock_face.shown(view, now);
         self.clock_due = self.clock_face.next_change(now);
         // The clock counts down by itself: told again only when whose
         // clock runs, a message or a time other than by running changed.
@@ -731,7 +739,7 @@ impl<R: Rig> Shell<R> {
     fn draw(&mut self, now: Millis, force: bool) {
         let unsaved = self.storage.unsaved();
         let redraws = self.stats.redraws;
-        self.drawing.draw(
+        let drawn = self.drawing.draw(
             &mut self.rig,
             &mut self.session,
             &mut self.stats,
@@ -743,7 +751,7 @@ impl<R: Rig> Shell<R> {
             || self.clock_due.is_some_and(|at| at <= now)
             || self.clock_shown.is_none()
         {
-            self.show_on_clock(now);
+            self.show_on_clock(now, drawn);
         }
     }
 }

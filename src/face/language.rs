@@ -63,14 +63,32 @@ pub struct FaceWords {
     pub editor: EditorWords,
 }
 
-/// The time-control editor's words: its header and footer, and the label
-/// of each row (the value follows it: "Time 90m").
+/// The time-control editor's words: its header and footer, its rows' words
+/// on the face and on a display of eight characters, and the presets'
+/// labels of the modes without a time to add.
 #[derive(Debug)]
 pub struct EditorWords {
     /// The header: the draw buttons step the value down and up.
     pub header: &'static str,
     /// The footer: Menu saves the control.
     pub footer: &'static str,
+    /// The rows' words on the face: "Time 90m".
+    pub rows: RowWords,
+    /// The rows' words on a display of eight characters (a DGT 3000's):
+    /// shorter labels, the mode by its name alone, so that every row of
+    /// every value fits once its accents are gone ("T 120m", "Fischer").
+    pub short_rows: RowWords,
+    /// A preset's label for an hourglass control, before its time.
+    pub hourglass: &'static str,
+    /// A preset's label for an upcount control.
+    pub count_up: &'static str,
+}
+
+/// The words of the editor's rows ([`super::EditorRow`]): each row's
+/// label (the value follows it: "Time 90m"; an empty label is left out)
+/// and the values that are words.
+#[derive(Debug)]
+pub struct RowWords {
     /// The timing modes, in the editor's order: Fischer, Bronstein,
     /// delay, hourglass, upcount.
     pub modes: [&'static str; 5],
@@ -94,10 +112,6 @@ pub struct EditorWords {
     pub black: &'static str,
     /// Black's row when Black has White's time.
     pub black_as_white: &'static str,
-    /// A preset's label for an hourglass control, before its time.
-    pub hourglass: &'static str,
-    /// A preset's label for an upcount control.
-    pub count_up: &'static str,
 }
 
 const ENGLISH: FaceWords = FaceWords {
@@ -136,17 +150,32 @@ const ENGLISH: FaceWords = FaceWords {
     editor: EditorWords {
         header: "Draw: - +",
         footer: "Menu saves",
-        modes: ["fischer", "bronstein", "delay", "hourglass", "upcount"],
-        mode: "Mode",
-        time: "Time",
-        increment: "Incr",
-        delay: "Delay",
-        moves: "Moves",
-        all_moves: "all",
-        then: "Then",
-        overtime: "Over",
-        black: "Black",
-        black_as_white: "Black as White",
+        rows: RowWords {
+            modes: ["fischer", "bronstein", "delay", "hourglass", "upcount"],
+            mode: "Mode",
+            time: "Time",
+            increment: "Incr",
+            delay: "Delay",
+            moves: "Moves",
+            all_moves: "all",
+            then: "Then",
+            overtime: "Over",
+            black: "Black",
+            black_as_white: "Black as White",
+        },
+        short_rows: RowWords {
+            modes: ["Fischer", "Bronstn", "US delay", "Hourglas", "Upcount"],
+            mode: "",
+            time: "T",
+            increment: "Inc",
+            delay: "Dly",
+            moves: "Mv",
+            all_moves: "all",
+            then: "Th",
+            overtime: "OT",
+            black: "B",
+            black_as_white: "B as W",
+        },
         hourglass: "hourglass",
         count_up: "count up",
     },
@@ -191,17 +220,32 @@ const SPANISH: FaceWords = FaceWords {
     editor: EditorWords {
         header: "Tablas ±",
         footer: "Menú guarda",
-        modes: ["Fischer", "Bronstein", "retardo", "arena", "ascend."],
-        mode: "Modo",
-        time: "Tiempo",
-        increment: "Incr.",
-        delay: "Retardo",
-        moves: "Jugadas",
-        all_moves: "todas",
-        then: "Luego",
-        overtime: "Prórr.",
-        black: "Negras",
-        black_as_white: "Negras = blancas",
+        rows: RowWords {
+            modes: ["Fischer", "Bronstein", "retardo", "arena", "ascend."],
+            mode: "Modo",
+            time: "Tiempo",
+            increment: "Incr.",
+            delay: "Retardo",
+            moves: "Jugadas",
+            all_moves: "todas",
+            then: "Luego",
+            overtime: "Prórr.",
+            black: "Negras",
+            black_as_white: "Negras = blancas",
+        },
+        short_rows: RowWords {
+            modes: ["Fischer", "Bronstn", "retardo", "arena", "ascend."],
+            mode: "",
+            time: "T",
+            increment: "Inc",
+            delay: "Ret",
+            moves: "Jg",
+            all_moves: "todas",
+            then: "Lg",
+            overtime: "Pr",
+            black: "N",
+            black_as_white: "N = B",
+        },
         hourglass: "reloj de arena",
         count_up: "ascendente",
     },
@@ -247,17 +291,32 @@ const FRENCH: FaceWords = FaceWords {
     editor: EditorWords {
         header: "Nulle: - +",
         footer: "Menu enregistre",
-        modes: ["Fischer", "Bronstein", "délai", "sablier", "montant"],
-        mode: "Mode",
-        time: "Temps",
-        increment: "Incr.",
-        delay: "Délai",
-        moves: "Coups",
-        all_moves: "tous",
-        then: "Puis",
-        overtime: "Prolong.",
-        black: "Noirs",
-        black_as_white: "Noirs = Blancs",
+        rows: RowWords {
+            modes: ["Fischer", "Bronstein", "délai", "sablier", "montant"],
+            mode: "Mode",
+            time: "Temps",
+            increment: "Incr.",
+            delay: "Délai",
+            moves: "Coups",
+            all_moves: "tous",
+            then: "Puis",
+            overtime: "Prolong.",
+            black: "Noirs",
+            black_as_white: "Noirs = Blancs",
+        },
+        short_rows: RowWords {
+            modes: ["Fischer", "Bronstn", "délai", "sablier", "montant"],
+            mode: "",
+            time: "T",
+            increment: "Inc",
+            delay: "Dél",
+            moves: "Cp",
+            all_moves: "tous",
+            then: "Ps",
+            overtime: "Pr",
+            black: "N",
+            black_as_white: "N = B",
+        },
         hourglass: "sablier",
         count_up: "chrono montant",
     },
@@ -302,17 +361,32 @@ const GERMAN: FaceWords = FaceWords {
     editor: EditorWords {
         header: "Remis ±",
         footer: "Menü speichert",
-        modes: ["Fischer", "Bronstein", "Verzög.", "Sanduhr", "aufwärts"],
-        mode: "Modus",
-        time: "Zeit",
-        increment: "Inkr.",
-        delay: "Verzög.",
-        moves: "Züge",
-        all_moves: "alle",
-        then: "Dann",
-        overtime: "Verläng.",
-        black: "Schwarz",
-        black_as_white: "Schwarz = Weiß",
+        rows: RowWords {
+            modes: ["Fischer", "Bronstein", "Verzög.", "Sanduhr", "aufwärts"],
+            mode: "Modus",
+            time: "Zeit",
+            increment: "Inkr.",
+            delay: "Verzög.",
+            moves: "Züge",
+            all_moves: "alle",
+            then: "Dann",
+            overtime: "Verläng.",
+            black: "Schwarz",
+            black_as_white: "Schwarz = Weiß",
+        },
+        short_rows: RowWords {
+            modes: ["Fischer", "Bronstn", "Verzög.", "Sanduhr", "aufwärts"],
+            mode: "",
+            time: "Z",
+            increment: "Ink",
+            delay: "Vz",
+            moves: "Zg",
+            all_moves: "alle",
+            then: "Dn",
+            overtime: "Vl",
+            black: "S",
+            black_as_white: "S = W",
+        },
         hourglass: "Sanduhr",
         count_up: "aufwärts",
     },

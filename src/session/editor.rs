@@ -7,7 +7,7 @@
 //! common control takes a handful of presses (counted in the tests and in
 //! the book's time-controls page).
 
-use crate::face::Language;
+use crate::face::EditorRow;
 use crate::{GameMode, IncrementMode, Rules, TimeControl};
 
 /// The modes, in the order the draw buttons step through them.
@@ -132,39 +132,32 @@ impl Editor {
         self.row
     }
 
-    /// The rows as the face lists them, in the players' language.
-    pub fn rows(&self, language: Language) -> Vec<String> {
+    /// The rows, typed: what each sets and its value, "-" (`None`) where
+    /// the control leaves it unused. Each face writes them in its words.
+    pub fn rows(&self) -> Vec<EditorRow> {
         let mode = MODES[self.mode];
-        let w = &language.face().editor;
         ROWS.iter()
-            .map(|row| match row {
-                Row::Mode => format!("{} {}", w.mode, w.modes[self.mode]),
-                Row::Minutes => format!("{} {}m", w.time, MINUTES[self.minutes]),
-                Row::Increment => match (self.shown(*row), mode) {
-                    (false, _) => format!("{} -", w.increment),
-                    (true, IncrementMode::Fischer) => {
-                        format!("{} +{}s", w.increment, SECONDS[self.increment])
+            .map(|row| {
+                let shown = self.shown(*row);
+                match row {
+                    Row::Mode => EditorRow::Mode(self.mode),
+                    Row::Minutes => EditorRow::Time(MINUTES[self.minutes]),
+                    Row::Increment => match (shown, mode) {
+                        (false, _) => EditorRow::Increment(None),
+                        (true, IncrementMode::Fischer) => {
+                            EditorRow::Increment(Some(SECONDS[self.increment]))
+                        }
+                        (true, _) => EditorRow::Delay(SECONDS[self.increment]),
+                    },
+                    Row::Moves => {
+                        EditorRow::Moves(Some(MOVES[self.moves]).filter(|n| shown && *n > 0))
                     }
-                    (true, _) => format!("{} {}s", w.delay, SECONDS[self.increment]),
-                },
-                Row::Moves => match (self.shown(*row), MOVES[self.moves]) {
-                    (true, n) if n > 0 => format!("{} {n}", w.moves),
-                    _ => format!("{} {}", w.moves, w.all_moves),
-                },
-                Row::Then => match self.shown(*row) {
-                    true => format!("{} {}m", w.then, MINUTES[self.then]),
-                    false => format!("{} -", w.then),
-                },
-                Row::Overtime => match (self.shown(*row), OVERTIMES[self.overtime]) {
-                    (true, overtime) if !overtime.is_empty() => {
-                        format!("{} {overtime}", w.overtime)
-                    }
-                    _ => format!("{} -", w.overtime),
-                },
-                Row::Black => match self.black {
-                    0 => w.black_as_white.to_owned(),
-                    i => format!("{} {}m", w.black, MINUTES[i - 1]),
-                },
+                    Row::Then => EditorRow::Then(shown.then_some(MINUTES[self.then])),
+                    Row::Overtime => EditorRow::Overtime(
+                        Some(OVERTIMES[self.overtime]).filter(|o| shown && !o.is_empty()),
+                    ),
+                    Row::Black => EditorRow::Black(self.black.checked_sub(1).map(|i| MINUTES[i])),
+                }
             })
             .collect()
     }

@@ -35,7 +35,7 @@ use shakmaty::{Bitboard, Color, Position};
 
 use crate::config::Config;
 use crate::controls::{Button, LinkChange};
-use crate::face::{Field, Language};
+use crate::face::{EditorRow, Field, Language};
 use crate::pgn::{GameRecord, Tags};
 use crate::words::Notice;
 use crate::{Effect, Input, KnownOutcome, Millis, Referee, Rules, words};
@@ -790,10 +790,10 @@ impl Session {
     }
 
     /// The editor's rows and selected row, while it is open.
-    pub fn editor_rows(&self) -> Option<(Vec<String>, usize)> {
+    pub fn editor_rows(&self) -> Option<(Vec<EditorRow>, usize)> {
         self.editor
             .as_ref()
-            .map(|editor| (editor.rows(self.language), editor.selected()))
+            .map(|editor| (editor.rows(), editor.selected()))
     }
 
     fn begin(&mut self, at: Millis) {

@@ -5,8 +5,9 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Stdio};
+use std::process::{Child, ChildStdin, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
 
 use super::cli::tocada;
 
@@ -87,4 +88,66 @@ fn lines_of(stream: impl std::io::Read + Send + 'static) -> Receiver<String> {
         }
     });
     rx
+}
+
+/// A press of `side`'s lever ("white", "black") written to the daemon's
+/// standard input (`clock.levers = "stdin"`).
+pub fn press(stdin: &mut ChildStdin, side: &str) {
+    writeln!(stdin, r#"{{"t":0,"ev":"press","side":"{side}"}}"#).unwrap();
+    stdin.flush().unwrap();
+}
+
+/// Lines of `rx` into `seen` until one contains `what`, or 20 s; whether
+/// one did.
+pub fn until(rx: &Receiver<String>, seen: &mut Vec<String>, what: &str) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if seen.iter().any(|l| l.contains(what)) {
+            return true;
+        }
+        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(line) => seen.push(line),
+            Err(_) => return false,
+        }
+    }
+}
+
+/// SIGTERM, as systemd stops the daemon, and how it ended.
+pub fn terminate(daemon: &mut Child) -> ExitStatus {
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &daemon.id().to_string()])
+        .status();
+    daemon.wait().unwrap()
+}
+
+/// The example configuration of a laptop beside a club's DGT board
+/// (`examples/dgt-laptop.toml`), the board's tty at `serial` and an I2C
+/// bus that is nowhere, whatever this machine has: the daemon must not
+/// open one.
+pub fn dgt_laptop_example(serial: &Path) -> String {
+    let example = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/dgt-laptop.toml"
+    ))
+    .unwrap();
+    let text = example
+        .replace(
+            "# serial = \"/dev/ttyUSB0\"",
+            &format!("serial = \"{}\"", serial.display()),
+        )
+        .replace("oled = false", "oled = false\nbus = \"/nonexistent/i2c-7\"");
+    assert_ne!(text, example, "the example names where serial goes");
+    text
+}
+
+/// The games the daemon stored in `state` as PGN, as `tocada export`
+/// prints them.
+pub fn exported(state: &Path) -> String {
+    let export = tocada()
+        .args(["export", "--db"])
+        .arg(state.join("games.sqlite"))
+        .output()
+        .unwrap();
+    assert!(export.status.success(), "{export:?}");
+    String::from_utf8_lossy(&export.stdout).into_owned()
 }

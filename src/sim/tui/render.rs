@@ -366,7 +366,7 @@ pub fn face_words(view: &crate::face::View) -> Vec<String> {
             lines.push(view.language.sim().editor_title.to_owned());
             for (i, row) in rows.iter().enumerate() {
                 let mark = if i == *selected { "▸ " } else { "  " };
-                lines.push(format!("{mark}{row}"));
+                lines.push(format!("{mark}{}", row.text_in(view.language)));
             }
         }
         Screen::Correction { field } => {
