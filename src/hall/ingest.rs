@@ -211,6 +211,13 @@ pub enum Ingested {
         /// The board.
         board: u32,
     },
+    /// A message between the publishers of a board (`…/claim`,
+    /// `…/contender`) or the hall's own pairing (`…/pairing`), seen
+    /// through the subscription: nothing to take.
+    Between {
+        /// The board.
+        board: u32,
+    },
     /// The publisher's connection: online or not.
     Status {
         /// The board.
@@ -478,7 +485,7 @@ impl Hall {
             Ingested::State { .. } | Ingested::StaleState { .. } | Ingested::Status { .. } => {
                 self.counters.states += 1
             }
-            Ingested::Resend { .. } => {}
+            Ingested::Resend { .. } | Ingested::Between { .. } => {}
             Ingested::Dropped(why) => *self.counters.dropped.entry(why.name()).or_default() += 1,
         }
         Ok(ingested)
@@ -587,6 +594,7 @@ impl Hall {
                 Ok(Ingested::State { board })
             }
             Topic::Resend => Ok(Ingested::Resend { board }),
+            Topic::Claim | Topic::Contender | Topic::Pairing => Ok(Ingested::Between { board }),
             Topic::Status => {
                 let online = match payload {
                     p if p == ONLINE.as_bytes() => true,
