@@ -481,6 +481,11 @@ impl Publisher {
                 if publish.topic == self.options.address.contender_topic().as_bytes() =>
             {
                 self.contender = Claim::parse(&publish.payload);
+                // Retained messages come after the claim's: a holder may
+                // have taken the board before this one came.
+                if matches!(self.standing, Standing::Held) {
+                    self.report_contender();
+                }
             }
             Event::Incoming(Packet::Publish(publish))
                 if publish.topic == self.options.address.pairing_topic().as_bytes() =>
@@ -644,6 +649,13 @@ impl Publisher {
             None,
         );
         self.publish(address.status_topic(), ONLINE.into(), true, None);
+        self.report_contender();
+    }
+
+    /// A contender on the board this publisher holds (a clone refused
+    /// while this one was kicked): reported, and cleared.
+    fn report_contender(&mut self) {
+        let address = self.options.address.clone();
         if let Some(contender) = self.contender.take() {
             if contender.instance != self.options.claim.instance {
                 tracing::warn!(
