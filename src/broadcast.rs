@@ -443,6 +443,69 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_pairing_is_read_bounded_and_a_hostile_one_is_refused() {
+        let good = r#"{"round":"3","board":7,"white":{"name":"Morphy, Paul","rating":2690,"fide_id":1503014},"black":{"name":"Anderssen, Adolf"}}"#;
+        let pairing = BoardPairing::parse(good.as_bytes(), 7).unwrap().unwrap();
+        assert_eq!(pairing.round, "3");
+        assert_eq!(pairing.white.name, "Morphy, Paul");
+        assert_eq!(pairing.white.fide_id, Some(1503014));
+        assert_eq!(pairing.black.rating, None);
+        // Empty: nobody is paired.
+        assert_eq!(BoardPairing::parse(b"", 7), Ok(None));
+        assert_eq!(BoardPairing::parse(b" \n", 7), Ok(None));
+        // Another board's, too large, not JSON, a name of nothing.
+        assert_eq!(
+            BoardPairing::parse(good.as_bytes(), 8),
+            Err(PairingError::OtherBoard { named: 7, ours: 8 })
+        );
+        let huge = format!(
+            r#"{{"board":7,"white":{{"name":"{}"}},"black":{{"name":"B"}}}}"#,
+            "x".repeat(BoardPairing::MAX_BYTES)
+        );
+        assert!(matches!(
+            BoardPairing::parse(huge.as_bytes(), 7),
+            Err(PairingError::TooLarge(_))
+        ));
+        assert!(matches!(
+            BoardPairing::parse(b"<script>", 7),
+            Err(PairingError::Format(_))
+        ));
+        let blank = r#"{"board":7,"white":{"name":"\u001b\u0007"},"black":{"name":"B"}}"#;
+        assert_eq!(BoardPairing::parse(blank.as_bytes(), 7), Err(PairingError::NoName));
+        // Control characters dropped, names and round cut, absurd numbers
+        // not kept.
+        let long = format!(
+            r#"{{"round":"{}","board":7,"white":{{"name":"A\u001b[2J{}","rating":65535,"fide_id":0}},"black":{{"name":"B\nC"}}}}"#,
+            "9".repeat(40),
+            "n".repeat(200)
+        );
+        let pairing = BoardPairing::parse(long.as_bytes(), 7).unwrap().unwrap();
+        assert_eq!(pairing.round.chars().count(), BoardPairing::MAX_ROUND);
+        assert_eq!(pairing.white.name.chars().count(), BoardPairing::MAX_NAME);
+        assert!(pairing.white.name.starts_with("A[2J"), "{:?}", pairing.white.name);
+        assert_eq!(pairing.white.rating, None);
+        assert_eq!(pairing.white.fide_id, None);
+        assert_eq!(pairing.black.name, "BC");
+    }
+
+    #[test]
+    fn a_claim_is_read_bounded_and_an_empty_one_is_none() {
+        let claim = Claim {
+            instance: "boot:/var/lib/tocada-publish".into(),
+            host: "clock-7".into(),
+        };
+        let payload = serde_json::to_vec(&claim).unwrap();
+        assert_eq!(Claim::parse(&payload), Some(claim));
+        assert_eq!(Claim::parse(b""), None);
+        assert_eq!(Claim::parse(b"online"), None);
+        assert_eq!(Claim::parse(&vec![b' '; Claim::MAX_BYTES + 1]), None);
+        let long = format!(r#"{{"instance":"{}","host":"h\u0000"}}"#, "i".repeat(500));
+        let read = Claim::parse(long.as_bytes()).unwrap();
+        assert_eq!(read.instance.len(), Claim::MAX_FIELD);
+        assert_eq!(read.host, "h");
+    }
+
+    #[test]
     fn a_topic_is_read_back_as_the_board_and_kind_it_was_written_for() {
         let board = BoardAddress::new("open-2026", 12).unwrap();
         assert_eq!(board.events_topic(), "tocada/open-2026/12/events");
@@ -450,6 +513,9 @@ mod tests {
             (board.events_topic(), Topic::Events),
             (board.state_topic(), Topic::State),
             (board.status_topic(), Topic::Status),
+            (board.claim_topic(), Topic::Claim),
+            (board.contender_topic(), Topic::Contender),
+            (board.pairing_topic(), Topic::Pairing),
         ] {
             assert_eq!(
                 BoardAddress::parse_topic(&topic),
