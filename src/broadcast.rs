@@ -471,7 +471,10 @@ mod tests {
             Err(PairingError::Format(_))
         ));
         let blank = r#"{"board":7,"white":{"name":"\u001b\u0007"},"black":{"name":"B"}}"#;
-        assert_eq!(BoardPairing::parse(blank.as_bytes(), 7), Err(PairingError::NoName));
+        assert_eq!(
+            BoardPairing::parse(blank.as_bytes(), 7),
+            Err(PairingError::NoName)
+        );
         // Control characters dropped, names and round cut, absurd numbers
         // not kept.
         let long = format!(
@@ -482,7 +485,11 @@ mod tests {
         let pairing = BoardPairing::parse(long.as_bytes(), 7).unwrap().unwrap();
         assert_eq!(pairing.round.chars().count(), BoardPairing::MAX_ROUND);
         assert_eq!(pairing.white.name.chars().count(), BoardPairing::MAX_NAME);
-        assert!(pairing.white.name.starts_with("A[2J"), "{:?}", pairing.white.name);
+        assert!(
+            pairing.white.name.starts_with("A[2J"),
+            "{:?}",
+            pairing.white.name
+        );
         assert_eq!(pairing.white.rating, None);
         assert_eq!(pairing.white.fide_id, None);
         assert_eq!(pairing.black.name, "BC");

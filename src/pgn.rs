@@ -750,9 +750,15 @@ mod tests {
         let fide = pgn.find("[BlackFideId \"4600022\"]").expect(&pgn);
         let board = pgn.find("[Board \"7\"]").expect(&pgn);
         assert!(result < elo && elo < fide && fide < board, "{pgn}");
-        assert!(!pgn.contains("BlackElo") && !pgn.contains("WhiteFideId"), "{pgn}");
+        assert!(
+            !pgn.contains("BlackElo") && !pgn.contains("WhiteFideId"),
+            "{pgn}"
+        );
         let plain = GameRecord::new(tags(), None).to_pgn();
-        assert!(!plain.contains("Elo") && !plain.contains("Board"), "{plain}");
+        assert!(
+            !plain.contains("Elo") && !plain.contains("Board"),
+            "{plain}"
+        );
     }
 
     #[test]

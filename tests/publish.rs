@@ -1085,7 +1085,11 @@ fn exit_of(mut publisher: Publisher) -> (Option<i32>, String) {
         if let Some(status) = publisher.child.try_wait().unwrap() {
             return (status.code(), publisher.log());
         }
-        assert!(Instant::now() < deadline, "still running: {}", publisher.log());
+        assert!(
+            Instant::now() < deadline,
+            "still running: {}",
+            publisher.log()
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }

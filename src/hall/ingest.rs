@@ -977,7 +977,9 @@ impl Hall {
     /// Each board's pairing as its clock is told it (`…/pairing`): the
     /// round imported last, with ratings and FIDE ids, else the
     /// configuration's names.
-    pub fn clock_pairings(&self) -> rusqlite::Result<BTreeMap<u32, crate::broadcast::BoardPairing>> {
+    pub fn clock_pairings(
+        &self,
+    ) -> rusqlite::Result<BTreeMap<u32, crate::broadcast::BoardPairing>> {
         use crate::broadcast::{BoardPairing as ClockPairing, PlayerOnBoard};
         let round = self.round.tags.round.clone();
         let imported = match (self.imported, round.parse::<u32>()) {

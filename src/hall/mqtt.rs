@@ -232,9 +232,12 @@ impl PairingsSent {
             let Ok(address) = BoardAddress::new(hall, *board) else {
                 continue;
             };
-            if let Err(err) =
-                client.try_publish(address.pairing_topic(), QoS::AtLeastOnce, true, payload.clone())
-            {
+            if let Err(err) = client.try_publish(
+                address.pairing_topic(),
+                QoS::AtLeastOnce,
+                true,
+                payload.clone(),
+            ) {
                 // Tried again at the next tick.
                 tracing::warn!(board, "cannot publish the board's pairing: {err}");
                 return;
@@ -245,7 +248,10 @@ impl PairingsSent {
         self.sent.retain(|_, payload| !payload.is_empty());
         self.version = Some(version);
         if published > 0 {
-            tracing::info!(boards = published, "the round's pairings published to the clocks");
+            tracing::info!(
+                boards = published,
+                "the round's pairings published to the clocks"
+            );
         }
     }
 }

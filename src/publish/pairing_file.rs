@@ -41,7 +41,10 @@ pub fn write(path: &Path, contents: &[u8]) -> io::Result<()> {
     file.sync_all()?;
     drop(file);
     // The umask may have narrowed the mode given above.
-    fs::set_permissions(temporary, std::os::unix::fs::PermissionsExt::from_mode(0o644))?;
+    fs::set_permissions(
+        temporary,
+        std::os::unix::fs::PermissionsExt::from_mode(0o644),
+    )?;
     fs::rename(temporary, path)
 }
 
@@ -70,10 +73,14 @@ mod tests {
         write(&path, &contents(Some(&pairing))).unwrap();
         let text = fs::read(&path).unwrap();
         assert_eq!(BoardPairing::parse(&text, 7).unwrap(), Some(pairing));
-        let mode = std::os::unix::fs::PermissionsExt::mode(&fs::metadata(&path).unwrap().permissions());
+        let mode =
+            std::os::unix::fs::PermissionsExt::mode(&fs::metadata(&path).unwrap().permissions());
         assert_eq!(mode & 0o777, 0o644);
         write(&path, &contents(None)).unwrap();
-        assert_eq!(BoardPairing::parse(&fs::read(&path).unwrap(), 7).unwrap(), None);
+        assert_eq!(
+            BoardPairing::parse(&fs::read(&path).unwrap(), 7).unwrap(),
+            None
+        );
         assert!(!dir.path().join("pairing.json.new").exists());
     }
 }

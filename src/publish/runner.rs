@@ -20,8 +20,8 @@ use rumqttc::v5::mqttbytes::v5::{ConnectReturnCode, Filter, LastWill, Packet, Pu
 use rumqttc::v5::{AsyncClient, ConnectionError, Event, EventLoop, MqttOptions};
 
 use super::follower::{Follower, Mark, Pushed};
-use super::progress::{self, PROGRESS_FILE, Progress, ProgressError};
 use super::pairing_file;
+use super::progress::{self, PROGRESS_FILE, Progress, ProgressError};
 use crate::broadcast::{
     BoardAddress, BoardPairing, Claim, OFFLINE, ONLINE, ResendRequest, printable,
 };
@@ -463,7 +463,9 @@ impl Publisher {
                 ]
                 .map(|topic| Filter::new(topic, QoS::AtLeastOnce));
                 if let Err(err) = self.client.try_subscribe_many(filters) {
-                    tracing::warn!("cannot subscribe to the board's claim and the hall's messages: {err}");
+                    tracing::warn!(
+                        "cannot subscribe to the board's claim and the hall's messages: {err}"
+                    );
                 }
                 return true;
             }
@@ -700,7 +702,9 @@ impl Publisher {
                         file = %path.display(),
                         "the hall's pairing of this board written for the clock"
                     ),
-                    None => tracing::info!(file = %path.display(), "nobody paired on this board: the pairing file emptied"),
+                    None => {
+                        tracing::info!(file = %path.display(), "nobody paired on this board: the pairing file emptied")
+                    }
                 }
                 self.pairing_written = Some(text);
             }
@@ -865,8 +869,8 @@ pub fn this_claim(state_directory: &std::path::Path) -> Claim {
     let host = read("/proc/sys/kernel/hostname")
         .or_else(|| read("/etc/hostname"))
         .unwrap_or_else(|| "?".to_owned());
-    let directory = std::fs::canonicalize(state_directory)
-        .unwrap_or_else(|_| state_directory.to_path_buf());
+    let directory =
+        std::fs::canonicalize(state_directory).unwrap_or_else(|_| state_directory.to_path_buf());
     // Cut as a claim read back is, so that this publisher knows its own.
     Claim {
         instance: printable(&format!("{boot}:{}", directory.display()), Claim::MAX_FIELD),

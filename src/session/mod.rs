@@ -33,8 +33,8 @@ use std::collections::VecDeque;
 
 use shakmaty::{Bitboard, Color, Position};
 
-use crate::config::Config;
 use crate::broadcast::BoardPairing;
+use crate::config::Config;
 use crate::controls::{Button, LinkChange};
 use crate::face::{Field, Language};
 use crate::pgn::{GameRecord, Tags};
