@@ -868,6 +868,7 @@ fn the_shipped_configuration_shows_publish_commented_out() {
         "hall =",
         "board =",
         "credentials =",
+        "pairing_file =",
     ]
     .iter()
     .fold(text.clone(), |text, key| {
@@ -883,6 +884,10 @@ fn the_shipped_configuration_shows_publish_commented_out() {
     assert_eq!(
         publish.credentials.as_deref(),
         Some(Path::new("/etc/tocada/publish.credentials"))
+    );
+    assert_eq!(
+        publish.pairing_file,
+        Path::new(tocada::config::DEFAULT_PAIRING_FILE)
     );
 }
 
