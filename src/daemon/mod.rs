@@ -569,6 +569,15 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
     let local = tokio::task::LocalSet::new();
     let stats = local.block_on(&runtime, async move {
         let mut session = Session::new(config);
+        // Read before the restore: a game a power cut interrupted comes
+        // back with the players of the pairing on the clock.
+        if let Some(publish) = &config.publish {
+            let mut file =
+                pairing::PairingFile::new(publish.pairing_file.clone(), publish.address.board());
+            if let Some(pairing) = file.changed() {
+                session.set_pairing(pairing);
+            }
+        }
         let Games {
             journal,
             restored: game,
