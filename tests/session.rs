@@ -848,7 +848,7 @@ fn the_halls_pairing_is_on_the_setup_screen_and_fixed_in_the_game_that_begins_un
     p.set_pairing(Some(pairing.clone()));
     assert!(p.take_changed(), "the face is drawn again");
     assert_eq!(p.view(0).alert.as_deref(), Some("R3 B7 Morphy - Anderssen"));
-    opening(&mut p);
+    let played = opening(&mut p);
     assert_eq!(p.players(), Some(&pairing));
     // A pairing that comes during the game is for the next one.
     let mut next = pairing.clone();
