@@ -871,4 +871,23 @@ fn the_halls_pairing_is_on_the_setup_screen_and_fixed_in_the_game_that_begins_un
         !pgn.contains("BlackElo") && !pgn.contains("Staunton"),
         "{pgn}"
     );
+
+    // The power goes; the clock comes back with the pairing on file read
+    // before the restore: the restored game has its players.
+    let mut q = panel();
+    q.set_pairing(Some(pairing.clone()));
+    restore(
+        &mut q,
+        0,
+        GameToResume {
+            preset: "blitz",
+            black_left: false,
+            date: "2026.11.21",
+            lines: &stored(&played),
+        },
+        Policy::RESTORE,
+    )
+    .unwrap();
+    assert_eq!(q.players(), Some(&pairing));
+    assert!(q.pgn().unwrap().contains(r#"[White "Morphy, Paul"]"#));
 }
