@@ -13,6 +13,13 @@
 //!   once.
 //! - `…/status`, QoS 1, retained: [`ONLINE`] when the publisher connects,
 //!   and [`OFFLINE`], its last will, when the broker loses it.
+//! - `…/claim`, QoS 1, retained: the [`Claim`] of the publisher that holds
+//!   the board (cleared when it stops), and `…/contender`, retained, the
+//!   claim of one that connected with the same credentials while it held
+//!   it (two clocks sharing a board's credentials, a cloned SD card): the
+//!   second is refused and the first says so.
+//! - `…/pairing`, QoS 1, retained, from the hall to the clock: who plays
+//!   on the board this round ([`BoardPairing`]), empty when nobody does.
 //!
 //! The payloads are JSON. A stored event keeps the replay line format of
 //! [`crate::transcript`] (it is the line the daemon stored, verbatim), so a
@@ -114,6 +121,22 @@ impl BoardAddress {
         format!("{}/resend", self.root())
     }
 
+    /// `tocada/<hall>/<board>/claim`: which publisher holds the board.
+    pub fn claim_topic(&self) -> String {
+        format!("{}/claim", self.root())
+    }
+
+    /// `tocada/<hall>/<board>/contender`: a second publisher of the board.
+    pub fn contender_topic(&self) -> String {
+        format!("{}/contender", self.root())
+    }
+
+    /// `tocada/<hall>/<board>/pairing`: who plays on the board this round,
+    /// from the hall.
+    pub fn pairing_topic(&self) -> String {
+        format!("{}/pairing", self.root())
+    }
+
     /// The board a topic of this tree belongs to, and which of its topics
     /// it is: `("tocada/hall-a/12/events")` → board 12, [`Topic::Events`].
     pub fn parse_topic(topic: &str) -> Option<(BoardAddress, Topic)> {
@@ -133,6 +156,9 @@ impl BoardAddress {
             "state" => Topic::State,
             "status" => Topic::Status,
             "resend" => Topic::Resend,
+            "claim" => Topic::Claim,
+            "contender" => Topic::Contender,
+            "pairing" => Topic::Pairing,
             _ => return None,
         };
         if levels.next().is_some() {
@@ -153,6 +179,174 @@ pub enum Topic {
     Status,
     /// `…/resend`: a [`ResendRequest`], from the hall to the clock.
     Resend,
+    /// `…/claim`: the [`Claim`] of the publisher holding the board.
+    Claim,
+    /// `…/contender`: the [`Claim`] of a second publisher of the board.
+    Contender,
+    /// `…/pairing`: a [`BoardPairing`], from the hall to the clock.
+    Pairing,
+}
+
+/// A publisher's word that it publishes a board, retained on `…/claim`
+/// (and, from a second publisher with the same credentials, on
+/// `…/contender`). A clone of a clock's SD card has the same
+/// configuration, credentials and host name but not the same boot: the
+/// instance is the machine's boot id with the publisher's state directory,
+/// the same for a publisher restarted on the same clock, another on any
+/// other.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claim {
+    /// Which publisher: the boot id and the state directory.
+    pub instance: String,
+    /// The machine's host name, to tell people where it runs.
+    pub host: String,
+}
+
+impl Claim {
+    /// The largest claim read, bytes.
+    pub const MAX_BYTES: usize = 1024;
+    /// The longest instance or host kept, characters.
+    pub const MAX_FIELD: usize = 128;
+
+    /// The claim on a retained payload: `None` for an empty one (no
+    /// claim), or one that is not a claim (too large, not JSON); the
+    /// fields cut to [`Claim::MAX_FIELD`] printable characters, so a
+    /// stranger's claim cannot flood a log line.
+    pub fn parse(payload: &[u8]) -> Option<Claim> {
+        if payload.is_empty() || payload.len() > Claim::MAX_BYTES {
+            return None;
+        }
+        let claim: Claim = serde_json::from_slice(payload).ok()?;
+        Some(Claim {
+            instance: printable(&claim.instance, Claim::MAX_FIELD),
+            host: printable(&claim.host, Claim::MAX_FIELD),
+        })
+    }
+}
+
+/// `text` with every control character dropped and at most `max`
+/// characters, trimmed: what may go into a log line, a file or a face.
+pub fn printable(text: &str, max: usize) -> String {
+    text.chars()
+        .filter(|c| !c.is_control())
+        .take(max)
+        .collect::<String>()
+        .trim()
+        .to_owned()
+}
+
+/// One player of a [`BoardPairing`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerOnBoard {
+    /// The name, `Last, First`.
+    pub name: String,
+    /// The rating, if the pairing gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<u16>,
+    /// The FIDE id, if the pairing gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fide_id: Option<u64>,
+}
+
+/// Who plays on a board this round, as the hall publishes it retained on
+/// `…/pairing` and the publisher hands it to the clock (the file
+/// [`BoardPairing::parse`] reads back).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardPairing {
+    /// The round, e.g. `3` (empty: not said).
+    #[serde(default)]
+    pub round: String,
+    /// The board, from 1.
+    pub board: u32,
+    /// White.
+    pub white: PlayerOnBoard,
+    /// Black.
+    pub black: PlayerOnBoard,
+}
+
+/// Why a pairing message or file is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PairingError {
+    /// Over [`BoardPairing::MAX_BYTES`] bytes.
+    TooLarge(usize),
+    /// Not a pairing's JSON.
+    Format(String),
+    /// For another board than this clock's.
+    OtherBoard {
+        /// The board it names.
+        named: u32,
+        /// This clock's.
+        ours: u32,
+    },
+    /// A name is empty once its control characters are dropped.
+    NoName,
+}
+
+impl std::fmt::Display for PairingError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PairingError::TooLarge(bytes) => write!(
+                f,
+                "{bytes} bytes, over the {} a pairing may have",
+                BoardPairing::MAX_BYTES
+            ),
+            PairingError::Format(why) => write!(f, "not a pairing: {why}"),
+            PairingError::OtherBoard { named, ours } => {
+                write!(f, "a pairing for board {named}, not this board {ours}")
+            }
+            PairingError::NoName => f.write_str("a player without a name"),
+        }
+    }
+}
+
+impl std::error::Error for PairingError {}
+
+impl BoardPairing {
+    /// The largest pairing read, bytes.
+    pub const MAX_BYTES: usize = 2048;
+    /// The longest name kept, characters (FIDE's are under 60).
+    pub const MAX_NAME: usize = 64;
+    /// The longest round kept, characters.
+    pub const MAX_ROUND: usize = 16;
+
+    /// Reads a pairing for board `board` from `payload` (the hall's
+    /// message, or the file the publisher wrote), bounded: at most
+    /// [`BoardPairing::MAX_BYTES`], names and round cut to their caps
+    /// with every control character dropped. `Ok(None)` for an empty
+    /// payload: nobody plays on the board.
+    pub fn parse(payload: &[u8], board: u32) -> Result<Option<BoardPairing>, PairingError> {
+        if payload.len() > BoardPairing::MAX_BYTES {
+            return Err(PairingError::TooLarge(payload.len()));
+        }
+        if payload.iter().all(u8::is_ascii_whitespace) {
+            return Ok(None);
+        }
+        let given: BoardPairing =
+            serde_json::from_slice(payload).map_err(|err| PairingError::Format(err.to_string()))?;
+        if given.board != board {
+            return Err(PairingError::OtherBoard {
+                named: given.board,
+                ours: board,
+            });
+        }
+        let player = |p: PlayerOnBoard| -> Result<PlayerOnBoard, PairingError> {
+            let name = printable(&p.name, BoardPairing::MAX_NAME);
+            if name.is_empty() {
+                return Err(PairingError::NoName);
+            }
+            Ok(PlayerOnBoard {
+                name,
+                rating: p.rating.filter(|r| *r > 0 && *r < 4000),
+                fide_id: p.fide_id.filter(|id| *id > 0 && *id < 10_000_000_000),
+            })
+        };
+        Ok(Some(BoardPairing {
+            round: printable(&given.round, BoardPairing::MAX_ROUND),
+            board,
+            white: player(given.white)?,
+            black: player(given.black)?,
+        }))
+    }
 }
 
 /// The hall's request to a clock's publisher, on `…/resend`: send every
@@ -249,6 +443,76 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_pairing_is_read_bounded_and_a_hostile_one_is_refused() {
+        let good = r#"{"round":"3","board":7,"white":{"name":"Morphy, Paul","rating":2690,"fide_id":1503014},"black":{"name":"Anderssen, Adolf"}}"#;
+        let pairing = BoardPairing::parse(good.as_bytes(), 7).unwrap().unwrap();
+        assert_eq!(pairing.round, "3");
+        assert_eq!(pairing.white.name, "Morphy, Paul");
+        assert_eq!(pairing.white.fide_id, Some(1503014));
+        assert_eq!(pairing.black.rating, None);
+        // Empty: nobody is paired.
+        assert_eq!(BoardPairing::parse(b"", 7), Ok(None));
+        assert_eq!(BoardPairing::parse(b" \n", 7), Ok(None));
+        // Another board's, too large, not JSON, a name of nothing.
+        assert_eq!(
+            BoardPairing::parse(good.as_bytes(), 8),
+            Err(PairingError::OtherBoard { named: 7, ours: 8 })
+        );
+        let huge = format!(
+            r#"{{"board":7,"white":{{"name":"{}"}},"black":{{"name":"B"}}}}"#,
+            "x".repeat(BoardPairing::MAX_BYTES)
+        );
+        assert!(matches!(
+            BoardPairing::parse(huge.as_bytes(), 7),
+            Err(PairingError::TooLarge(_))
+        ));
+        assert!(matches!(
+            BoardPairing::parse(b"<script>", 7),
+            Err(PairingError::Format(_))
+        ));
+        let blank = r#"{"board":7,"white":{"name":"\u001b\u0007"},"black":{"name":"B"}}"#;
+        assert_eq!(
+            BoardPairing::parse(blank.as_bytes(), 7),
+            Err(PairingError::NoName)
+        );
+        // Control characters dropped, names and round cut, absurd numbers
+        // not kept.
+        let long = format!(
+            r#"{{"round":"{}","board":7,"white":{{"name":"A\u001b[2J{}","rating":65535,"fide_id":0}},"black":{{"name":"B\nC"}}}}"#,
+            "9".repeat(40),
+            "n".repeat(200)
+        );
+        let pairing = BoardPairing::parse(long.as_bytes(), 7).unwrap().unwrap();
+        assert_eq!(pairing.round.chars().count(), BoardPairing::MAX_ROUND);
+        assert_eq!(pairing.white.name.chars().count(), BoardPairing::MAX_NAME);
+        assert!(
+            pairing.white.name.starts_with("A[2J"),
+            "{:?}",
+            pairing.white.name
+        );
+        assert_eq!(pairing.white.rating, None);
+        assert_eq!(pairing.white.fide_id, None);
+        assert_eq!(pairing.black.name, "BC");
+    }
+
+    #[test]
+    fn a_claim_is_read_bounded_and_an_empty_one_is_none() {
+        let claim = Claim {
+            instance: "boot:/var/lib/tocada-publish".into(),
+            host: "clock-7".into(),
+        };
+        let payload = serde_json::to_vec(&claim).unwrap();
+        assert_eq!(Claim::parse(&payload), Some(claim));
+        assert_eq!(Claim::parse(b""), None);
+        assert_eq!(Claim::parse(b"online"), None);
+        assert_eq!(Claim::parse(&vec![b' '; Claim::MAX_BYTES + 1]), None);
+        let long = format!(r#"{{"instance":"{}","host":"h\u0000"}}"#, "i".repeat(500));
+        let read = Claim::parse(long.as_bytes()).unwrap();
+        assert_eq!(read.instance.len(), Claim::MAX_FIELD);
+        assert_eq!(read.host, "h");
+    }
+
+    #[test]
     fn a_topic_is_read_back_as_the_board_and_kind_it_was_written_for() {
         let board = BoardAddress::new("open-2026", 12).unwrap();
         assert_eq!(board.events_topic(), "tocada/open-2026/12/events");
@@ -256,6 +520,9 @@ mod tests {
             (board.events_topic(), Topic::Events),
             (board.state_topic(), Topic::State),
             (board.status_topic(), Topic::Status),
+            (board.claim_topic(), Topic::Claim),
+            (board.contender_topic(), Topic::Contender),
+            (board.pairing_topic(), Topic::Pairing),
         ] {
             assert_eq!(
                 BoardAddress::parse_topic(&topic),

@@ -189,7 +189,7 @@ pub const PUBLISH_CODES: [(u8, &str, &str); 9] = [
     (
         EX_CONFIG,
         "EX_CONFIG",
-        "the configuration is missing, unreadable or bad, has no [publish] section, or its credentials file is not one line user:password; systemd does not restart",
+        "the configuration is missing, unreadable or bad, has no [publish] section, or its credentials file is not one line user:password; or another clock already publishes this board with the same credentials (a cloned SD card: refused, the log names its host); systemd does not restart",
     ),
     (
         EX_UNAVAILABLE,

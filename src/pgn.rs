@@ -57,6 +57,17 @@ pub struct Tags {
     pub black: String,
     /// The time control in the `TimeControl` tag grammar, e.g. `300+2`.
     pub time_control: String,
+    /// The board, e.g. `7`, for a game of a round (the `Board` tag; not
+    /// written when empty, nor are the four below).
+    pub board: String,
+    /// White's rating (`WhiteElo`).
+    pub white_elo: String,
+    /// Black's rating (`BlackElo`).
+    pub black_elo: String,
+    /// White's FIDE id (`WhiteFideId`).
+    pub white_fide_id: String,
+    /// Black's FIDE id (`BlackFideId`).
+    pub black_fide_id: String,
 }
 
 /// Who a PGN is written for: the arbiter's has every ruling as a
@@ -566,6 +577,18 @@ impl GameRecord {
             ("Black", unknown(&self.tags.black, "?")),
             ("Result", self.result_token().to_owned()),
         ];
+        // The players' facts a pairing gave, after the seven tag roster.
+        for (name, value) in [
+            ("WhiteElo", &self.tags.white_elo),
+            ("BlackElo", &self.tags.black_elo),
+            ("WhiteFideId", &self.tags.white_fide_id),
+            ("BlackFideId", &self.tags.black_fide_id),
+            ("Board", &self.tags.board),
+        ] {
+            if !value.trim().is_empty() {
+                tags.push((name, value.trim().to_owned()));
+            }
+        }
         let given = self.tags.time_control.trim();
         match &self.clock {
             Some(clock) if given.is_empty() || given == clock.white.to_string() => {
@@ -709,7 +732,33 @@ mod tests {
             white: "Ana".to_owned(),
             black: "Rui".to_owned(),
             time_control: "300+2".to_owned(),
+            ..Tags::default()
         }
+    }
+
+    #[test]
+    fn a_pairings_facts_follow_the_roster_and_none_is_written_empty() {
+        let given = Tags {
+            white_elo: "2690".to_owned(),
+            black_fide_id: "4600022".to_owned(),
+            board: "7".to_owned(),
+            ..tags()
+        };
+        let pgn = GameRecord::new(given, None).to_pgn();
+        let result = pgn.find("[Result ").unwrap();
+        let elo = pgn.find("[WhiteElo \"2690\"]").expect(&pgn);
+        let fide = pgn.find("[BlackFideId \"4600022\"]").expect(&pgn);
+        let board = pgn.find("[Board \"7\"]").expect(&pgn);
+        assert!(result < elo && elo < fide && fide < board, "{pgn}");
+        assert!(
+            !pgn.contains("BlackElo") && !pgn.contains("WhiteFideId"),
+            "{pgn}"
+        );
+        let plain = GameRecord::new(tags(), None).to_pgn();
+        assert!(
+            !plain.contains("Elo") && !plain.contains("Board"),
+            "{plain}"
+        );
     }
 
     #[test]

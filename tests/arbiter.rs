@@ -42,6 +42,7 @@ fn pgn(script: &str) -> String {
         white: "?".into(),
         black: "?".into(),
         time_control: "300+2".into(),
+        ..Default::default()
     };
     let pgn = pgn_from_lines(&lines, tags).expect("the lines make a game");
     pgn.split_whitespace().collect::<Vec<_>>().join(" ")

@@ -119,9 +119,10 @@ impl Clock {
         let config = format!(
             "[board]\nkind = \"sim\"\nstdin = \"script\"\n\n\
              [publish]\nbroker = \"{}\"\nhall = \"{HALL}\"\nboard = {board}\n\
-             credentials = \"{}\"\n",
+             credentials = \"{}\"\npairing_file = \"{}\"\n",
             broker.url(),
-            credentials.display()
+            credentials.display(),
+            dir.path().join("pairing.json").display()
         );
         fs::write(dir.path().join("tocada.toml"), config).unwrap();
         let publisher = program(env!("CARGO_BIN_EXE_tocada-publish"))
@@ -146,6 +147,11 @@ impl Clock {
 
     fn store(&self) -> PathBuf {
         self.dir.path().join("state").join(DB_FILE)
+    }
+
+    /// Where its publisher writes the hall's pairing for its daemon.
+    fn pairing_file(&self) -> PathBuf {
+        self.dir.path().join("pairing.json")
     }
 
     fn publisher_log(&self) -> String {
@@ -608,4 +614,86 @@ fn a_round_imported_from_a_trf_while_the_hall_runs_comes_back_with_its_results()
         csv
     );
     assert!(!hall.log().contains("panicked"), "{}", hall.log());
+}
+
+#[test]
+fn the_clock_knows_who_plays_from_the_halls_pairing_through_its_publisher() {
+    if mosquitto_program().is_none() {
+        eprintln!("mosquitto is not installed (apt-get install mosquitto): test skipped");
+        return;
+    }
+    let broker = Mosquitto::for_hall(HALL, &[1, 2]);
+    let dir = tempfile::tempdir().unwrap();
+    let hall = start_hall(&broker, dir.path());
+    let config = dir.path().join("hall.toml");
+    let config = config.to_str().unwrap();
+    let clock = Clock::start(&broker, 1);
+
+    // Round 1 imported while the hall runs: the hall publishes board 1's
+    // pairing, the publisher writes it for the daemon.
+    let trf = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/round1.trf");
+    let (code, _, err) = hall_command(&["pairings", "--config", config, "--round", "1", trf]);
+    assert_eq!(code, 0, "{err}");
+    let written = eventually(Duration::from_secs(20), || {
+        fs::read_to_string(clock.pairing_file()).is_ok_and(|text| text.contains("Morphy, Paul"))
+    });
+    assert!(written, "{}\n{}", clock.publisher_log(), hall.log());
+    let text = fs::read(clock.pairing_file()).unwrap();
+    let pairing = tocada::broadcast::BoardPairing::parse(&text, 1)
+        .unwrap()
+        .unwrap();
+    assert_eq!(pairing.round, "1");
+    assert_eq!(pairing.black.name, "Anderssen, Adolf");
+    assert_eq!(pairing.white.rating, Some(2690));
+    assert_eq!(pairing.white.fide_id, Some(1503014));
+
+    // The game the daemon plays under it carries the players.
+    clock.play(&shortest_game_script(5), Duration::ZERO, || {});
+    let store = Store::open_read_only(&clock.store()).unwrap();
+    let game = store.finished_since(None).unwrap().pop().unwrap();
+    assert_eq!(
+        tag(&game.pgn, "White"),
+        Some("Morphy, Paul"),
+        "{}",
+        game.pgn
+    );
+    assert_eq!(tag(&game.pgn, "Black"), Some("Anderssen, Adolf"));
+    assert_eq!(tag(&game.pgn, "Round"), Some("1"));
+    assert_eq!(tag(&game.pgn, "Board"), Some("1"));
+    assert_eq!(tag(&game.pgn, "WhiteElo"), Some("2690"));
+    assert_eq!(tag(&game.pgn, "WhiteFideId"), Some("1503014"));
+
+    // A hostile pairing on the board's topic (a forged retained message):
+    // refused by the publisher, the file keeps the last good one.
+    let forged = format!(
+        r#"{{"board":1,"white":{{"name":"{}"}},"black":{{"name":"B"}}}}"#,
+        "x".repeat(3_000)
+    );
+    let mut options = rumqttc::v5::MqttOptions::new("forger", "127.0.0.1", broker.port());
+    options.set_credentials("hall", "pw-hall");
+    let (client, mut connection) = rumqttc::v5::Client::new(options, 10);
+    client
+        .publish(
+            format!("tocada/{HALL}/1/pairing"),
+            rumqttc::v5::mqttbytes::QoS::AtLeastOnce,
+            true,
+            forged.into_bytes(),
+        )
+        .unwrap();
+    let mut acked = false;
+    for event in connection.iter().take(20) {
+        if let Ok(rumqttc::v5::Event::Incoming(rumqttc::v5::mqttbytes::v5::Packet::PubAck(_))) =
+            event
+        {
+            acked = true;
+            break;
+        }
+    }
+    assert!(acked, "the forged pairing reached the broker");
+    let refused = eventually(Duration::from_secs(10), || {
+        clock.publisher_log().contains("the hall's pairing refused")
+    });
+    assert!(refused, "{}", clock.publisher_log());
+    let text = fs::read(clock.pairing_file()).unwrap();
+    assert!(String::from_utf8_lossy(&text).contains("Morphy, Paul"));
 }

@@ -589,6 +589,7 @@ fn a_false_move_that_stands_is_in_the_pgn() {
         white: "?".into(),
         black: "?".into(),
         time_control: "300+2".into(),
+        ..Default::default()
     };
     let pgn = tocada::transcript::pgn_from_lines(&lines, tags).expect("the lines make a game");
     let moves = pgn.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -806,6 +807,7 @@ fn regence_15_keep_lets_both_moves_stand_and_the_score_shows_the_passed_turn() {
         white: "?".into(),
         black: "?".into(),
         time_control: "300".into(),
+        ..Default::default()
     };
     let pgn = tocada::transcript::pgn_from_lines(&lines, tags).expect("the lines make a game");
     let moves = pgn.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -29,6 +29,7 @@ fn tags() -> Tags {
         white: "Silva, Ana".to_owned(),
         black: "Costa, Rui".to_owned(),
         time_control: String::new(),
+        ..Default::default()
     }
 }
 

@@ -868,6 +868,7 @@ fn the_shipped_configuration_shows_publish_commented_out() {
         "hall =",
         "board =",
         "credentials =",
+        "pairing_file =",
     ]
     .iter()
     .fold(text.clone(), |text, key| {
@@ -883,6 +884,10 @@ fn the_shipped_configuration_shows_publish_commented_out() {
     assert_eq!(
         publish.credentials.as_deref(),
         Some(Path::new("/etc/tocada/publish.credentials"))
+    );
+    assert_eq!(
+        publish.pairing_file,
+        Path::new(tocada::config::DEFAULT_PAIRING_FILE)
     );
 }
 
@@ -1076,4 +1081,92 @@ fn check_config_checks_what_publishing_reads_in_either_form() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Waits for `publisher` to exit (or 30 s): its exit code and log.
+fn exit_of(mut publisher: Publisher) -> (Option<i32>, String) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(status) = publisher.child.try_wait().unwrap() {
+            return (status.code(), publisher.log());
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still running: {}",
+            publisher.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_second_clock_with_a_boards_credentials_is_refused_and_the_first_says_so() {
+    let broker = broker_for(&[(6, "clock-6", "pw-6")]);
+    let hall = Hall::subscribe(&broker, "hall-clone");
+    let mut clock = Clock::new(&broker, 6, ("clock-6", "pw-6"));
+    // A clone of its SD card: the same configuration and credentials, on
+    // another machine (here: another state directory).
+    let clone = Clock::new(&broker, 6, ("clock-6", "pw-6"));
+    let first = clock.publisher();
+    let log = wait_for_log(&first, "connected to the broker");
+    assert!(log.contains("connected to the broker"), "{log}");
+
+    // The clone starts 1 s into the first clock's game.
+    let clone_dir = clone.dir.path().to_path_buf();
+    let second = std::cell::RefCell::new(None);
+    clock.play_with(
+        RUY_LOPEZ,
+        vec![(
+            Duration::from_millis(1000),
+            Box::new(|| *second.borrow_mut() = Some(start_publisher(&clone_dir))),
+        )],
+    );
+    let (code, log) = exit_of(second.into_inner().unwrap());
+    assert_eq!(code, Some(78), "{log}");
+    assert!(
+        log.contains("refused: another clock") && log.contains("cloned SD card"),
+        "{log}"
+    );
+    assert!(!log.contains("panicked"), "{log}");
+
+    // The first kept publishing: every event reached the hall, and it
+    // says what happened.
+    hall.wait_for_store(&clock);
+    check_clock(&hall, &clock);
+    let log = wait_for_log(&first, "was refused");
+    assert!(
+        log.contains("another clock with this board's credentials connected"),
+        "{log}"
+    );
+
+    // Killed (no clean stop: its claim stays) and started again on the
+    // same clock: the claim is its own, and it publishes at once.
+    drop(first);
+    let again = clock.publisher();
+    let log = wait_for_log(&again, "following the game store");
+    std::thread::sleep(Duration::from_millis(1500));
+    let log = again.log() + &log;
+    assert!(!log.contains("another clock holds this board"), "{log}");
+    assert!(
+        hall.statuses(6).last().map(String::as_str) == Some("online"),
+        "{:?}",
+        hall.statuses(6)
+    );
+
+    // Killed again: its claim is a dead clock's. The clone, started now,
+    // waits for it, then takes the board over.
+    drop(again);
+    let started = Instant::now();
+    let clone_publisher = clone.publisher();
+    let log = wait_for_log(&clone_publisher, "taking the board over");
+    let log = if log.contains("taking the board over") {
+        log
+    } else {
+        std::thread::sleep(Duration::from_secs(5));
+        clone_publisher.log()
+    };
+    assert!(log.contains("another clock holds this board"), "{log}");
+    assert!(log.contains("taking the board over"), "{log}");
+    assert!(started.elapsed() >= tocada::publish::GRACE, "{log}");
+    clone_publisher.stop();
 }

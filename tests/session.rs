@@ -828,3 +828,68 @@ fn the_editor_lists_its_rows_and_skips_the_unused() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn the_halls_pairing_is_on_the_setup_screen_and_fixed_in_the_game_that_begins_under_it() {
+    use tocada::broadcast::{BoardPairing, PlayerOnBoard};
+    let mut p = panel();
+    let pairing = BoardPairing {
+        round: "3".into(),
+        board: 7,
+        white: PlayerOnBoard {
+            name: "Morphy, Paul".into(),
+            rating: Some(2690),
+            fide_id: Some(1503014),
+        },
+        black: PlayerOnBoard {
+            name: "Anderssen, Adolf".into(),
+            ..PlayerOnBoard::default()
+        },
+    };
+    assert_eq!(p.view(0).alert, None);
+    p.set_pairing(Some(pairing.clone()));
+    assert!(p.take_changed(), "the face is drawn again");
+    assert_eq!(p.view(0).alert.as_deref(), Some("R3 B7 Morphy - Anderssen"));
+    let played = opening(&mut p);
+    assert_eq!(p.players(), Some(&pairing));
+    // A pairing that comes during the game is for the next one.
+    let mut next = pairing.clone();
+    next.round = "4".into();
+    next.white.name = "Staunton, Howard".into();
+    p.set_pairing(Some(next));
+    assert_eq!(p.players(), Some(&pairing));
+    let pgn = p.pgn().unwrap();
+    for tag in [
+        r#"[Round "3"]"#,
+        r#"[White "Morphy, Paul"]"#,
+        r#"[Black "Anderssen, Adolf"]"#,
+        r#"[WhiteElo "2690"]"#,
+        r#"[WhiteFideId "1503014"]"#,
+        r#"[Board "7"]"#,
+    ] {
+        assert!(pgn.contains(tag), "{tag}: {pgn}");
+    }
+    assert!(
+        !pgn.contains("BlackElo") && !pgn.contains("Staunton"),
+        "{pgn}"
+    );
+
+    // The power goes; the clock comes back with the pairing on file read
+    // before the restore: the restored game has its players.
+    let mut q = panel();
+    q.set_pairing(Some(pairing.clone()));
+    restore(
+        &mut q,
+        0,
+        GameToResume {
+            preset: "blitz",
+            black_left: false,
+            date: "2026.11.21",
+            lines: &stored(&played),
+        },
+        Policy::RESTORE,
+    )
+    .unwrap();
+    assert_eq!(q.players(), Some(&pairing));
+    assert!(q.pgn().unwrap().contains(r#"[White "Morphy, Paul"]"#));
+}

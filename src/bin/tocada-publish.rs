@@ -96,8 +96,10 @@ fn options(args: &PublishCli) -> Result<Options, (u8, String)> {
             .store
             .clone()
             .unwrap_or_else(|| config.state.directory.join(tocada::store::DB_FILE)),
+        claim: tocada::publish::this_claim(&state_directory),
         state_directory,
         from_start: args.from_start,
+        pairing_file: Some(publish.pairing_file),
     })
 }
 

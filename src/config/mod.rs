@@ -40,7 +40,7 @@ use crate::words;
 use crate::{Enforcement, GameMode, IncrementMode, Laws, Rules, TimeControl};
 
 pub use error::ConfigError;
-pub use publish::PublishConfig;
+pub use publish::{DEFAULT_PAIRING_FILE, PublishConfig};
 pub use warning::ConfigWarning;
 
 /// Where the Debian package installs the configuration, and where the daemon

@@ -8,6 +8,7 @@
 //! hall = "open-2026"
 //! board = 12
 //! credentials = "/etc/tocada/publish.credentials"
+//! pairing_file = "/run/tocada-publish/pairing.json"
 //! ```
 
 use std::path::PathBuf;
@@ -29,7 +30,17 @@ pub struct PublishConfig {
     /// (`credentials`); `None` connects without a user name, which a
     /// hall's broker refuses.
     pub credentials: Option<PathBuf>,
+    /// Where the publisher writes the hall's pairing of this board and the
+    /// daemon reads it (`pairing_file`, by default
+    /// [`DEFAULT_PAIRING_FILE`]).
+    pub pairing_file: PathBuf,
 }
+
+/// Where the hall's pairing of the board is handed from the publisher to
+/// the daemon, unless `pairing_file` says otherwise: the publisher's
+/// runtime directory (`RuntimeDirectory=tocada-publish`, readable by the
+/// daemon).
+pub const DEFAULT_PAIRING_FILE: &str = "/run/tocada-publish/pairing.json";
 
 /// Checks `[publish]`; errors start with `origin` and name the key.
 pub(super) fn check(raw: RawPublish, origin: &str) -> Result<PublishConfig, ConfigError> {
@@ -78,10 +89,24 @@ pub(super) fn check(raw: RawPublish, origin: &str) -> Result<PublishConfig, Conf
             Some(path)
         }
     };
+    let pairing_file = PathBuf::from(
+        raw.pairing_file
+            .unwrap_or_else(|| DEFAULT_PAIRING_FILE.to_owned()),
+    );
+    if !pairing_file.is_absolute() {
+        return Err(fail(
+            "publish.pairing_file",
+            &format!(
+                "\"{}\" is not an absolute path: expected a file such as {DEFAULT_PAIRING_FILE}",
+                pairing_file.display()
+            ),
+        ));
+    }
     Ok(PublishConfig {
         broker,
         address,
         credentials,
+        pairing_file,
     })
 }
 
@@ -97,6 +122,10 @@ mod tests {
             .unwrap();
         assert_eq!(publish.address.events_topic(), "tocada/open/3/events");
         assert_eq!(publish.credentials, None);
+        assert_eq!(
+            publish.pairing_file,
+            std::path::Path::new(super::DEFAULT_PAIRING_FILE)
+        );
         for (text, key, says) in [
             ("hall = \"open\"\nboard = 3\n", "publish.broker", "missing"),
             (
@@ -122,6 +151,11 @@ mod tests {
             (
                 "broker = \"mqtt://h\"\nhall = \"open\"\nboard = 3\ncredentials = \"pw\"\n",
                 "publish.credentials",
+                "not an absolute path",
+            ),
+            (
+                "broker = \"mqtt://h\"\nhall = \"open\"\nboard = 3\npairing_file = \"p.json\"\n",
+                "publish.pairing_file",
                 "not an absolute path",
             ),
             (

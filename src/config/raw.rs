@@ -119,6 +119,7 @@ pub(super) struct RawPublish {
     pub hall: Option<String>,
     pub board: Option<Integer>,
     pub credentials: Option<String>,
+    pub pairing_file: Option<String>,
 }
 
 /// A TOML integer, whatever its sign: bounds are checked with the key's

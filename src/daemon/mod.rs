@@ -34,6 +34,8 @@
 //! - [`drawing`]: the face staged and sent in bounded writes between polls;
 //! - [`stats`]: what the loop measures (latency, board inputs, bus
 //!   failures), reported at the end;
+//! - [`pairing`]: the hall's pairing of the board, read from the file
+//!   `tocada-publish` writes (the daemon has no network);
 //! - [`polling`]: when to read the board; [`timers`]: the loop's deadlines
 //!   by name; [`alarm`]: its one timer;
 //! - [`board_identity`]: which board answers across restarts; `systemd`:
@@ -108,6 +110,7 @@ pub mod board_news;
 pub mod decisions;
 pub mod dgt3000_face;
 pub mod drawing;
+pub mod pairing;
 pub mod polling;
 pub mod shell;
 pub mod stats;
@@ -532,9 +535,13 @@ fn daemon_shell<R: Rig>(
     journal: Journal,
     game: Option<GameId>,
 ) -> Shell<R> {
-    let shell = Shell::new(session, rig)
+    let mut shell = Shell::new(session, rig)
         .with_journal(journal, game)
         .with_state_dir(config.state.directory.clone());
+    // The hall's pairing, as the publisher hands it over.
+    if let Some(publish) = &config.publish {
+        shell = shell.with_pairing_file(publish.pairing_file.clone(), publish.address.board());
+    }
     with_interrupt_line(shell, config)
 }
 
@@ -562,6 +569,15 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
     let local = tokio::task::LocalSet::new();
     let stats = local.block_on(&runtime, async move {
         let mut session = Session::new(config);
+        // Read before the restore: a game a power cut interrupted comes
+        // back with the players of the pairing on the clock.
+        if let Some(publish) = &config.publish {
+            let mut file =
+                pairing::PairingFile::new(publish.pairing_file.clone(), publish.address.board());
+            if let Some(pairing) = file.changed() {
+                session.set_pairing(pairing);
+            }
+        }
         let Games {
             journal,
             restored: game,

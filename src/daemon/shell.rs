@@ -42,6 +42,7 @@ use super::board_news::BoardNews;
 use super::decisions::{Decisions, EffectLines};
 use super::dgt3000_face::{ClockFace, control_of};
 use super::drawing::Drawing;
+use super::pairing::{PAIRING_EVERY_MS, PairingFile};
 use super::polling::{PollReason, Polling};
 use super::storage::Storage;
 use super::timers::{Timer, Timers};
@@ -96,6 +97,8 @@ pub struct Shell<R: Rig> {
     /// since, to be asked again): the loop wants it twice a pass, and the
     /// session changes only when it is handed something.
     session_deadline: Cell<Option<Option<Millis>>>,
+    /// The hall's pairing of the board, from the publisher.
+    pairing: Option<PairingFile>,
 }
 
 impl<R: Rig> Shell<R> {
@@ -121,7 +124,22 @@ impl<R: Rig> Shell<R> {
             clock_shown: None,
             clock_due: None,
             session_deadline: Cell::new(None),
+            pairing: None,
         }
+    }
+
+    /// Looks at the hall's pairing of board `board` in the file at
+    /// `path` (written by `tocada-publish`) now and every
+    /// [`PAIRING_EVERY_MS`]: the setup screen shows it, and the next game
+    /// to begin is played under it.
+    pub fn with_pairing_file(mut self, path: PathBuf, board: u32) -> Self {
+        let mut file = PairingFile::new(path, board);
+        if let Some(pairing) = file.changed() {
+            self.session.set_pairing(pairing);
+        }
+        self.pairing = Some(file);
+        self.timers.set(Timer::Pairing, 0);
+        self
     }
 
     /// Stores games in `journal`; `game` is the unfinished game the session
@@ -379,6 +397,12 @@ impl<R: Rig> Shell<R> {
         }
         if self.timers.take_due(Timer::BuzzerOff, now) {
             self.rig.set_buzzer(false);
+        }
+        if self.timers.take_due(Timer::Pairing, now) {
+            self.timers.set(Timer::Pairing, now + PAIRING_EVERY_MS);
+            if let Some(pairing) = self.pairing.as_mut().and_then(PairingFile::changed) {
+                self.session_mut().set_pairing(pairing);
+            }
         }
         self.drawing.retry_if_due(&mut self.rig, now);
         self.draw(now, false);

@@ -14,9 +14,11 @@ pub enum Timer {
     Occupancy,
     /// The board's clock is read again, to map its times onto the loop's.
     BoardClock,
+    /// The hall's pairing of the board is looked at again.
+    Pairing,
 }
 
-const TIMERS: usize = 4;
+const TIMERS: usize = 5;
 
 impl Timer {
     const fn index(self) -> usize {
@@ -25,6 +27,7 @@ impl Timer {
             Timer::Watchdog => 1,
             Timer::Occupancy => 2,
             Timer::BoardClock => 3,
+            Timer::Pairing => 4,
         }
     }
 }

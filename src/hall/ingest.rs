@@ -211,6 +211,13 @@ pub enum Ingested {
         /// The board.
         board: u32,
     },
+    /// A message between the publishers of a board (`…/claim`,
+    /// `…/contender`) or the hall's own pairing (`…/pairing`), seen
+    /// through the subscription: nothing to take.
+    Between {
+        /// The board.
+        board: u32,
+    },
     /// The publisher's connection: online or not.
     Status {
         /// The board.
@@ -478,7 +485,7 @@ impl Hall {
             Ingested::State { .. } | Ingested::StaleState { .. } | Ingested::Status { .. } => {
                 self.counters.states += 1
             }
-            Ingested::Resend { .. } => {}
+            Ingested::Resend { .. } | Ingested::Between { .. } => {}
             Ingested::Dropped(why) => *self.counters.dropped.entry(why.name()).or_default() += 1,
         }
         Ok(ingested)
@@ -587,6 +594,7 @@ impl Hall {
                 Ok(Ingested::State { board })
             }
             Topic::Resend => Ok(Ingested::Resend { board }),
+            Topic::Claim | Topic::Contender | Topic::Pairing => Ok(Ingested::Between { board }),
             Topic::Status => {
                 let online = match payload {
                     p if p == ONLINE.as_bytes() => true,
@@ -958,6 +966,63 @@ impl Hall {
             self.board_mut(board);
         }
         Ok(true)
+    }
+
+    /// Which round's pairings the hall plays: changes with every import
+    /// (`None`: the configuration's).
+    pub fn pairings_version(&self) -> Option<i64> {
+        self.imported
+    }
+
+    /// Each board's pairing as its clock is told it (`…/pairing`): the
+    /// round imported last, with ratings and FIDE ids, else the
+    /// configuration's names.
+    pub fn clock_pairings(
+        &self,
+    ) -> rusqlite::Result<BTreeMap<u32, crate::broadcast::BoardPairing>> {
+        use crate::broadcast::{BoardPairing as ClockPairing, PlayerOnBoard};
+        let round = self.round.tags.round.clone();
+        let imported = match (self.imported, round.parse::<u32>()) {
+            (Some(_), Ok(number)) => Some(self.store.pairings(number)?),
+            _ => None,
+        };
+        let player = |p: &super::pairings::PairedPlayer| PlayerOnBoard {
+            name: p.name.clone(),
+            rating: p.rating,
+            fide_id: p.fide_id,
+        };
+        Ok(match imported {
+            Some(boards) => boards
+                .iter()
+                .map(|p| {
+                    let pairing = ClockPairing {
+                        round: round.clone(),
+                        board: p.board,
+                        white: player(&p.white),
+                        black: player(&p.black),
+                    };
+                    (p.board, pairing)
+                })
+                .collect(),
+            None => self
+                .round
+                .pairings
+                .iter()
+                .map(|(board, p)| {
+                    let name = |name: &str| PlayerOnBoard {
+                        name: name.to_owned(),
+                        ..PlayerOnBoard::default()
+                    };
+                    let pairing = ClockPairing {
+                        round: round.clone(),
+                        board: *board,
+                        white: name(&p.white),
+                        black: name(&p.black),
+                    };
+                    (*board, pairing)
+                })
+                .collect(),
+        })
     }
 
     /// The round the hall plays now (its `Round` tag).

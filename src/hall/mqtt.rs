@@ -84,6 +84,7 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
     // them again (a broker's queue that overflowed drops them silently).
     let mut ticks = tokio::time::interval(Duration::from_secs(1));
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut pairings = PairingsSent::default();
     loop {
         while let Some(publish) = unacked.front() {
             match client.try_ack(publish) {
@@ -102,6 +103,7 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
             _ = ticks.tick() => {
                 if connected {
                     ask_again(&client, &subscription.hall, &shared);
+                    pairings.send(&client, &subscription.hall, &shared);
                 }
                 continue;
             }
@@ -109,6 +111,9 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
         match polled {
             Ok(Event::Incoming(Packet::ConnAck(ack))) => {
                 connected = true;
+                // Sent again on every connection: a broker without
+                // persistence has lost the retained ones.
+                pairings = PairingsSent::default();
                 tracing::info!(
                     broker = %format!("{}:{}", subscription.host, subscription.port),
                     session_present = ack.session_present,
@@ -180,6 +185,73 @@ fn ask_again(client: &AsyncClient, hall: &str, shared: &Shared) {
             client.try_publish(address.resend_topic(), QoS::AtLeastOnce, false, payload)
         {
             tracing::warn!(board, "cannot ask the clock again: {err}");
+        }
+    }
+}
+
+/// The pairings published to the clocks on this connection, each
+/// retained on its board's `…/pairing`.
+#[derive(Debug, Default)]
+struct PairingsSent {
+    /// The round's version they were read at; `None` before the first.
+    version: Option<Option<i64>>,
+    /// Each board's payload as sent.
+    sent: std::collections::BTreeMap<u32, Vec<u8>>,
+}
+
+impl PairingsSent {
+    /// Publishes each board's pairing that changed since the last time
+    /// (a new round imported), and clears the boards that left the round.
+    fn send(&mut self, client: &AsyncClient, hall: &str, shared: &Shared) {
+        let (version, wanted) = {
+            let hall = shared.hall();
+            let version = hall.pairings_version();
+            if self.version == Some(version) {
+                return;
+            }
+            match hall.clock_pairings() {
+                Ok(wanted) => (version, wanted),
+                Err(err) => {
+                    tracing::warn!("cannot read the round's pairings: {err}");
+                    return;
+                }
+            }
+        };
+        let mut payloads: std::collections::BTreeMap<u32, Vec<u8>> = wanted
+            .iter()
+            .map(|(board, pairing)| (*board, serde_json::to_vec(pairing).unwrap_or_default()))
+            .collect();
+        for board in self.sent.keys() {
+            payloads.entry(*board).or_default();
+        }
+        let mut published = 0;
+        for (board, payload) in &payloads {
+            if self.sent.get(board) == Some(payload) {
+                continue;
+            }
+            let Ok(address) = BoardAddress::new(hall, *board) else {
+                continue;
+            };
+            if let Err(err) = client.try_publish(
+                address.pairing_topic(),
+                QoS::AtLeastOnce,
+                true,
+                payload.clone(),
+            ) {
+                // Tried again at the next tick.
+                tracing::warn!(board, "cannot publish the board's pairing: {err}");
+                return;
+            }
+            published += 1;
+            self.sent.insert(*board, payload.clone());
+        }
+        self.sent.retain(|_, payload| !payload.is_empty());
+        self.version = Some(version);
+        if published > 0 {
+            tracing::info!(
+                boards = published,
+                "the round's pairings published to the clocks"
+            );
         }
     }
 }

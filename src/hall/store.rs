@@ -253,7 +253,7 @@ impl HallStore {
                     round: row.get(5)?,
                     white: row.get(6)?,
                     black: row.get(7)?,
-                    time_control: String::new(),
+                    ..Tags::default()
                 },
             ))
         })?;

@@ -18,7 +18,11 @@
 //! - [`crate::broker`]: the clock's `user:password` for the broker, and
 //!   the broker's URL, shared with the hall.
 //! - [`runner`]: the thin tokio shell: polls the store, publishes with QoS 1
-//!   through `rumqttc`, reconnects with a backoff, resends from the mark.
+//!   through `rumqttc`, reconnects with a backoff, resends from the mark;
+//!   holds the board's claim (a second clock with the same credentials is
+//!   refused) and takes the hall's pairing of the board.
+//! - [`pairing_file`]: that pairing, written atomically for the clock
+//!   daemon, which has no network.
 //! - [`cli`]: the program's command line.
 //!
 //! Nothing is lost: an event counts as published only once the broker has
@@ -31,10 +35,11 @@
 
 pub mod cli;
 pub mod follower;
+pub mod pairing_file;
 pub mod progress;
 pub mod runner;
 
 pub use cli::{PublishCli, PublishCommand, STATE_DIRECTORY};
 pub use follower::{Follower, Mark, Pushed};
 pub use progress::{PROGRESS_FILE, Progress, ProgressError};
-pub use runner::{Options, PublishError, run};
+pub use runner::{GRACE, Options, PublishError, run, this_claim};

@@ -16,12 +16,15 @@ use std::time::{Duration, Instant};
 
 use rumqttc::Outgoing;
 use rumqttc::v5::mqttbytes::QoS;
-use rumqttc::v5::mqttbytes::v5::{ConnectReturnCode, LastWill, Packet, PubAckReason};
+use rumqttc::v5::mqttbytes::v5::{ConnectReturnCode, Filter, LastWill, Packet, PubAckReason};
 use rumqttc::v5::{AsyncClient, ConnectionError, Event, EventLoop, MqttOptions};
 
 use super::follower::{Follower, Mark, Pushed};
+use super::pairing_file;
 use super::progress::{self, PROGRESS_FILE, Progress, ProgressError};
-use crate::broadcast::{BoardAddress, OFFLINE, ONLINE, ResendRequest};
+use crate::broadcast::{
+    BoardAddress, BoardPairing, Claim, OFFLINE, ONLINE, ResendRequest, printable,
+};
 use crate::broker::{BrokerUrl, Credentials, CredentialsError};
 use crate::exit::{EX_CONFIG, EX_NOINPUT};
 use crate::store::{Store, StoreError};
@@ -44,6 +47,18 @@ pub const KEEP_ALIVE: Duration = Duration::from_secs(10);
 /// The longest wait between two connection attempts.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
+/// How long after subscribing to the board's claim the publisher waits
+/// for the broker's retained one before it reads none as none.
+pub const SETTLE: Duration = Duration::from_millis(300);
+
+/// How long a publisher that found another's claim on its board waits
+/// before taking the board over. A publisher holding the board, kicked
+/// by this one's connection (the broker binds the client id to the
+/// user), connects again within a second and kicks it back: this one is
+/// then refused. Nobody back within this time: the claim was a dead
+/// clock's (a reboot, a crash, a replaced Pi).
+pub const GRACE: Duration = Duration::from_secs(5);
+
 /// Everything the publisher needs, checked.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -61,6 +76,11 @@ pub struct Options {
     /// With no state file yet, publish every game in the store rather than
     /// from the game in progress on.
     pub from_start: bool,
+    /// Where the hall's pairing of this board is written for the clock
+    /// daemon (`publish.pairing_file`); `None`: not written.
+    pub pairing_file: Option<PathBuf>,
+    /// This publisher's claim on the board ([`this_claim`]).
+    pub claim: Claim,
 }
 
 /// Why the publisher stopped.
@@ -77,6 +97,14 @@ pub enum PublishError {
         /// Why.
         source: StoreError,
     },
+    /// Another clock publishes this board with the same credentials (a
+    /// cloned SD card): this one was refused.
+    BoardTaken {
+        /// The board's topics.
+        topics: String,
+        /// The clock that holds it.
+        holder: Claim,
+    },
 }
 
 impl PublishError {
@@ -90,6 +118,8 @@ impl PublishError {
             PublishError::Credentials(CredentialsError::Format { .. }) => EX_CONFIG,
             PublishError::Progress(err) => err.exit_code(),
             PublishError::Store { source, .. } => source.exit_code_reading(),
+            // Two clocks configured as one board: restarting cannot help.
+            PublishError::BoardTaken { .. } => EX_CONFIG,
         }
     }
 }
@@ -106,6 +136,13 @@ impl fmt::Display for PublishError {
                     path.display()
                 )
             }
+            PublishError::BoardTaken { topics, holder } => write!(
+                f,
+                "refused: another clock (host {:?}, instance {:?}) already publishes {topics} with \
+                 the same credentials; two clocks share this board's credentials (a cloned SD \
+                 card?): give this clock its own board and credentials",
+                holder.host, holder.instance
+            ),
         }
     }
 }
@@ -116,6 +153,7 @@ impl std::error::Error for PublishError {
             PublishError::Credentials(err) => Some(err),
             PublishError::Progress(err) => Some(err),
             PublishError::Store { source, .. } => Some(source),
+            PublishError::BoardTaken { .. } => None,
         }
     }
 }
@@ -133,6 +171,19 @@ struct Sent {
     mark: Option<Mark>,
     pkid: Option<u16>,
     acked: bool,
+}
+
+/// Where the publisher stands with the board's claim, on this connection.
+#[derive(Debug)]
+enum Standing {
+    /// Subscribed to the claim; the broker's retained one may still come
+    /// (since the subscription was acknowledged, if it was).
+    Reading { subscribed_at: Option<Instant> },
+    /// Another publisher's claim was there: waiting [`GRACE`] to see
+    /// whether it is alive (it kicks this one) or dead.
+    Contesting { since: Instant, holder: Claim },
+    /// The board is this publisher's: it publishes.
+    Held,
 }
 
 /// The publisher's state between two events of the loop.
@@ -158,6 +209,14 @@ struct Publisher {
     waiting: bool,
     /// When the hall last had this publisher send its events again.
     rewound_at: Option<Instant>,
+    /// This connection's standing with the board's claim.
+    standing: Standing,
+    /// The claim retained on the board, as last read.
+    retained_claim: Option<Claim>,
+    /// The contender retained on the board, as last read.
+    contender: Option<Claim>,
+    /// The pairing last written to the pairing file.
+    pairing_written: Option<Vec<u8>>,
 }
 
 /// Runs the publisher until `shutdown` completes: follows the store at
@@ -184,6 +243,12 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
         refused: false,
         waiting: false,
         rewound_at: None,
+        standing: Standing::Reading {
+            subscribed_at: None,
+        },
+        retained_claim: None,
+        contender: None,
+        pairing_written: None,
     };
     match acked {
         Some(mark) => tracing::info!(
@@ -203,6 +268,7 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
             () = &mut shutdown => break,
             _ = ticks.tick() => {
                 publisher.open_store()?;
+                publisher.settle();
                 publisher.fill();
                 publisher.save_if_due(false)?;
             }
@@ -215,9 +281,17 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
                         failures = 0;
                         backoff = Duration::from_millis(500);
                     }
+                    publisher.settle();
                     publisher.fill();
                 }
                 Err(err) => {
+                    if let Standing::Contesting { holder, .. } = &publisher.standing {
+                        // Kicked while another's claim stood: it is alive.
+                        return Err(PublishError::BoardTaken {
+                            topics: publisher.options.address.root(),
+                            holder: holder.clone(),
+                        });
+                    }
                     publisher.disconnected();
                     failures += 1;
                     let refused = std::mem::take(&mut publisher.refused);
@@ -370,22 +444,55 @@ impl Publisher {
                 self.follower = Follower::new(self.acked);
                 self.state_published = None;
                 self.caught_up_at = None;
-                self.publish(
-                    self.options.address.status_topic(),
-                    ONLINE.into(),
-                    true,
-                    None,
-                );
-                // The hall's requests to send events again (a clean
-                // session: subscribed again on every connection). A broker
-                // whose ACL predates them refuses it: nothing else changes.
-                if let Err(err) = self
-                    .client
-                    .try_subscribe(self.options.address.resend_topic(), QoS::AtLeastOnce)
-                {
-                    tracing::warn!("cannot subscribe to the hall's requests: {err}");
+                self.standing = Standing::Reading {
+                    subscribed_at: None,
+                };
+                self.retained_claim = None;
+                self.contender = None;
+                // Nothing is published before the board's claim is read
+                // (settle). Then the hall's requests to send events again
+                // and its pairing of the board (a clean session: subscribed
+                // again on every connection). A broker whose ACL predates
+                // one refuses it: nothing else changes.
+                let address = &self.options.address;
+                let filters = [
+                    address.claim_topic(),
+                    address.contender_topic(),
+                    address.resend_topic(),
+                    address.pairing_topic(),
+                ]
+                .map(|topic| Filter::new(topic, QoS::AtLeastOnce));
+                if let Err(err) = self.client.try_subscribe_many(filters) {
+                    tracing::warn!(
+                        "cannot subscribe to the board's claim and the hall's messages: {err}"
+                    );
                 }
                 return true;
+            }
+            Event::Incoming(Packet::SubAck(_)) => {
+                if let Standing::Reading { subscribed_at } = &mut self.standing {
+                    subscribed_at.get_or_insert_with(Instant::now);
+                }
+            }
+            Event::Incoming(Packet::Publish(publish))
+                if publish.topic == self.options.address.claim_topic().as_bytes() =>
+            {
+                self.retained_claim = Claim::parse(&publish.payload);
+            }
+            Event::Incoming(Packet::Publish(publish))
+                if publish.topic == self.options.address.contender_topic().as_bytes() =>
+            {
+                self.contender = Claim::parse(&publish.payload);
+                // Retained messages come after the claim's: a holder may
+                // have taken the board before this one came.
+                if matches!(self.standing, Standing::Held) {
+                    self.report_contender();
+                }
+            }
+            Event::Incoming(Packet::Publish(publish))
+                if publish.topic == self.options.address.pairing_topic().as_bytes() =>
+            {
+                self.pairing(&publish.payload);
             }
             Event::Incoming(Packet::Publish(publish))
                 if publish.topic == self.options.address.resend_topic().as_bytes() =>
@@ -480,6 +587,129 @@ impl Publisher {
     fn disconnected(&mut self) {
         self.connected = false;
         self.sent.clear();
+        self.standing = Standing::Reading {
+            subscribed_at: None,
+        };
+    }
+
+    /// Moves on with the board's claim: once the retained claim is read
+    /// (or none came within [`SETTLE`]), the board is taken if it is free
+    /// or this publisher's own; another's is contested: this publisher
+    /// says so on `…/contender` and waits [`GRACE`] before taking it.
+    fn settle(&mut self) {
+        if !self.connected {
+            return;
+        }
+        match &self.standing {
+            Standing::Reading { subscribed_at } => match self.retained_claim.clone() {
+                Some(claim) if claim.instance != self.options.claim.instance => {
+                    tracing::warn!(
+                        topics = %self.options.address.root(),
+                        holder_host = %claim.host,
+                        holder_instance = %claim.instance,
+                        "another clock holds this board with the same credentials: \
+                         waiting {} s to see whether it is still there",
+                        GRACE.as_secs()
+                    );
+                    self.publish(
+                        self.options.address.contender_topic(),
+                        claim_payload(&self.options.claim),
+                        true,
+                        None,
+                    );
+                    self.standing = Standing::Contesting {
+                        since: Instant::now(),
+                        holder: claim,
+                    };
+                }
+                Some(_) => self.take(),
+                None if subscribed_at.is_some_and(|at| at.elapsed() >= SETTLE) => self.take(),
+                None => {}
+            },
+            Standing::Contesting { since, holder } if since.elapsed() >= GRACE => {
+                tracing::warn!(
+                    topics = %self.options.address.root(),
+                    holder_host = %holder.host,
+                    "the clock that held this board is gone: taking the board over"
+                );
+                self.take();
+            }
+            Standing::Contesting { .. } | Standing::Held => {}
+        }
+    }
+
+    /// The board is this publisher's: its claim, then `online`; a
+    /// contender it finds (a clone refused while this one was kicked) is
+    /// reported and cleared.
+    fn take(&mut self) {
+        self.standing = Standing::Held;
+        let address = self.options.address.clone();
+        self.publish(
+            address.claim_topic(),
+            claim_payload(&self.options.claim),
+            true,
+            None,
+        );
+        self.publish(address.status_topic(), ONLINE.into(), true, None);
+        self.report_contender();
+    }
+
+    /// A contender on the board this publisher holds (a clone refused
+    /// while this one was kicked): reported, and cleared.
+    fn report_contender(&mut self) {
+        let address = self.options.address.clone();
+        if let Some(contender) = self.contender.take() {
+            if contender.instance != self.options.claim.instance {
+                tracing::warn!(
+                    topics = %address.root(),
+                    contender_host = %contender.host,
+                    contender_instance = %contender.instance,
+                    "another clock with this board's credentials connected (host {:?}) and \
+                     was refused: two clocks share them (a cloned SD card?)",
+                    contender.host
+                );
+            }
+            self.publish(address.contender_topic(), Vec::new(), true, None);
+        }
+    }
+
+    /// The hall's pairing of this board: checked and bounded, then written
+    /// for the clock daemon when it changed. One that is refused is
+    /// logged, and the file keeps the last good one.
+    fn pairing(&mut self, payload: &[u8]) {
+        let board = self.options.address.board();
+        let pairing = match BoardPairing::parse(payload, board) {
+            Ok(pairing) => pairing,
+            Err(err) => {
+                tracing::warn!(bytes = payload.len(), "the hall's pairing refused: {err}");
+                return;
+            }
+        };
+        let Some(path) = self.options.pairing_file.clone() else {
+            return;
+        };
+        let text = pairing_file::contents(pairing.as_ref());
+        if self.pairing_written.as_ref() == Some(&text) {
+            return;
+        }
+        match pairing_file::write(&path, &text) {
+            Ok(()) => {
+                match &pairing {
+                    Some(p) => tracing::info!(
+                        round = %p.round,
+                        white = %p.white.name,
+                        black = %p.black.name,
+                        file = %path.display(),
+                        "the hall's pairing of this board written for the clock"
+                    ),
+                    None => {
+                        tracing::info!(file = %path.display(), "nobody paired on this board: the pairing file emptied")
+                    }
+                }
+                self.pairing_written = Some(text);
+            }
+            Err(err) => tracing::warn!(file = %path.display(), "cannot write the pairing: {err}"),
+        }
     }
 
     fn publish(&mut self, topic: String, payload: Vec<u8>, retain: bool, mark: Option<Mark>) {
@@ -504,7 +734,7 @@ impl Publisher {
     /// Reads what was stored since, up to the window, and publishes it;
     /// then the board's state, when it changed.
     fn fill(&mut self) {
-        if !self.connected {
+        if !self.connected || !matches!(self.standing, Standing::Held) {
             return;
         }
         // Taken out while publishing, which needs `self` whole.
@@ -594,6 +824,11 @@ impl Publisher {
         if !self.connected {
             return;
         }
+        if matches!(self.standing, Standing::Held) {
+            // The board is free for the next start, on this clock or
+            // another.
+            self.publish(self.options.address.claim_topic(), Vec::new(), true, None);
+        }
         self.publish(
             self.options.address.status_topic(),
             OFFLINE.into(),
@@ -612,6 +847,34 @@ impl Publisher {
         let _ = self.client.try_disconnect();
         let _ = tokio::time::timeout_at(deadline, eventloop.poll()).await;
         tracing::info!("disconnected from the broker");
+    }
+}
+
+/// A claim's payload.
+fn claim_payload(claim: &Claim) -> Vec<u8> {
+    serde_json::to_vec(claim).expect("claims are JSON")
+}
+
+/// This publisher's claim: the machine's boot id (a clone of the SD card
+/// boots with another) with the state directory (two publishers on one
+/// machine have two), and the host name for people to read.
+pub fn this_claim(state_directory: &std::path::Path) -> Claim {
+    let read = |path: &str| {
+        std::fs::read_to_string(path)
+            .ok()
+            .map(|text| text.trim().to_owned())
+            .filter(|text| !text.is_empty())
+    };
+    let boot = read("/proc/sys/kernel/random/boot_id").unwrap_or_else(|| "no-boot-id".to_owned());
+    let host = read("/proc/sys/kernel/hostname")
+        .or_else(|| read("/etc/hostname"))
+        .unwrap_or_else(|| "?".to_owned());
+    let directory =
+        std::fs::canonicalize(state_directory).unwrap_or_else(|_| state_directory.to_path_buf());
+    // Cut as a claim read back is, so that this publisher knows its own.
+    Claim {
+        instance: printable(&format!("{boot}:{}", directory.display()), Claim::MAX_FIELD),
+        host: printable(&host, Claim::MAX_FIELD),
     }
 }
 

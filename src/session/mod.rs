@@ -33,6 +33,7 @@ use std::collections::VecDeque;
 
 use shakmaty::{Bitboard, Color, Position};
 
+use crate::broadcast::BoardPairing;
 use crate::config::Config;
 use crate::controls::{Button, LinkChange};
 use crate::face::{EditorRow, Field, Language};
@@ -193,6 +194,9 @@ struct GameOnClock {
     /// Each restart of the daemon during the game (a crash, a power cut):
     /// its instant and how long the clock was off, for the PGN.
     restarts: Vec<(Millis, Option<u64>)>,
+    /// Who plays, as the hall's pairing said when the game began: fixed
+    /// for the game, whatever comes later.
+    players: Option<BoardPairing>,
 }
 
 /// The clock as a club works it: presets, sides, the game on the clock
@@ -223,6 +227,8 @@ pub struct Session {
     editor: Option<editor::Editor>,
     /// The players' language (`face.language`): the face's words.
     language: Language,
+    /// The hall's pairing of this board, for the next game to begin.
+    pairing: Option<BoardPairing>,
 }
 
 impl Session {
@@ -258,7 +264,41 @@ impl Session {
             changed: true,
             editor: None,
             language: config.face.language,
+            pairing: None,
         }
+    }
+
+    /// The hall's pairing of this board (`None`: nobody paired): shown on
+    /// the setup screen, and the players of the next game to begin. A
+    /// game already begun keeps the players it began with.
+    pub fn set_pairing(&mut self, pairing: Option<BoardPairing>) {
+        if self.pairing != pairing {
+            self.pairing = pairing;
+            self.changed = true;
+        }
+    }
+
+    /// The players of the game on the clock, as fixed when it began.
+    pub fn players(&self) -> Option<&BoardPairing> {
+        self.game.as_ref().and_then(|game| game.players.as_ref())
+    }
+
+    /// The pairing as the setup screen says it: `R3 B7 Morphy - Anderssen`
+    /// (last names, as a scoresheet's heading).
+    pub fn pairing_line(&self) -> Option<String> {
+        let pairing = self.pairing.as_ref()?;
+        let last = |name: &str| name.split(',').next().unwrap_or(name).trim().to_owned();
+        let round = if pairing.round.is_empty() {
+            String::new()
+        } else {
+            format!("R{} ", pairing.round)
+        };
+        Some(format!(
+            "{round}B{} {} - {}",
+            pairing.board,
+            last(&pairing.white.name),
+            last(&pairing.black.name)
+        ))
     }
 
     /// The game on the clock as PGN so far (its result `*` while it is
@@ -333,6 +373,9 @@ impl Session {
             over: false,
             controls: Controls::new(),
             restarts: Vec::new(),
+            // Not stored with the game: a restored game is told the
+            // pairing of now, which changes only between rounds.
+            players: self.pairing.clone(),
         });
         let game = self.game.as_mut().expect("just set");
         if game.referee.result().is_some() {
@@ -821,6 +864,7 @@ impl Session {
             over: false,
             controls: Controls::new(),
             restarts: Vec::new(),
+            players: self.pairing.clone(),
         });
         // Black's lever begins every game; the referee starts the clock of
         // the side to move on the other side's press (a FEN with Black to
@@ -1018,7 +1062,7 @@ fn restored_action(game: &GameOnClock, last: Millis) -> Action {
 /// The game's record as PGN so far: what the store gets when it ends.
 fn game_record(game: &GameOnClock) -> GameRecord {
     let rules = game.referee.rules();
-    let tags = Tags {
+    let mut tags = Tags {
         event: format!("tocada {}", game.preset),
         site: "?".to_owned(),
         date: game.date.clone(),
@@ -1026,7 +1070,21 @@ fn game_record(game: &GameOnClock) -> GameRecord {
         white: "?".to_owned(),
         black: "?".to_owned(),
         time_control: rules.time_control.to_string(),
+        ..Tags::default()
     };
+    if let Some(players) = &game.players {
+        let text = |value: Option<String>| value.unwrap_or_default();
+        if !players.round.is_empty() {
+            tags.round = players.round.clone();
+        }
+        tags.board = players.board.to_string();
+        tags.white = players.white.name.clone();
+        tags.black = players.black.name.clone();
+        tags.white_elo = text(players.white.rating.map(|r| r.to_string()));
+        tags.black_elo = text(players.black.rating.map(|r| r.to_string()));
+        tags.white_fide_id = text(players.white.fide_id.map(|id| id.to_string()));
+        tags.black_fide_id = text(players.black.fide_id.map(|id| id.to_string()));
+    }
     let mut record = GameRecord::new(tags, crate::pgn::start_fen(rules)).with_clock(rules);
     record.record_all(&game.decisions, &game.restarts);
     record

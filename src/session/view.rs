@@ -93,10 +93,15 @@ impl Session {
         let mut view = match self.game.as_ref() {
             None => {
                 // What is wrong with the pieces, as it is now (7.3).
-                let alert = self.alert.clone().or_else(|| {
-                    self.set_up_fault()
-                        .map(|fault| fault.text_in(self.language))
-                });
+                // Then who plays next, as the hall paired the board.
+                let alert = self
+                    .alert
+                    .clone()
+                    .or_else(|| {
+                        self.set_up_fault()
+                            .map(|fault| fault.text_in(self.language))
+                    })
+                    .or_else(|| self.pairing_line());
                 let screen = match self.editor_rows() {
                     Some((rows, selected)) => Screen::TimeControlEditor { rows, selected },
                     None => Screen::TimeControlMenu {

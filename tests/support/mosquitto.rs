@@ -57,20 +57,24 @@ pub fn shipped_settings() -> Vec<String> {
 /// The ACL of a hall, the way `packaging/mosquitto/acl.example` writes it:
 /// each clock's user may write only under its own board's tree
 /// `tocada/<hall>/<board>/#` and read only the hall's requests to it,
-/// `…/resend`; the hall's user may read the whole hall and write those
-/// requests.
+/// `…/resend`, its pairing, `…/pairing`, and the board's claims,
+/// `…/claim` and `…/contender`; the hall's user may read the whole hall
+/// and write those requests and the pairings.
 pub fn clock_acl(hall: &str, clocks: &[(&str, u32)], hall_user: &str) -> String {
     let mut acl = String::new();
     for (user, board) in clocks {
         writeln!(
             acl,
-            "user {user}\ntopic write tocada/{hall}/{board}/#\ntopic read tocada/{hall}/{board}/resend\n"
+            "user {user}\ntopic write tocada/{hall}/{board}/#\ntopic read tocada/{hall}/{board}/resend\n\
+             topic read tocada/{hall}/{board}/pairing\ntopic read tocada/{hall}/{board}/claim\n\
+             topic read tocada/{hall}/{board}/contender\n"
         )
         .unwrap();
     }
     writeln!(
         acl,
-        "user {hall_user}\ntopic read tocada/{hall}/#\ntopic write tocada/{hall}/+/resend"
+        "user {hall_user}\ntopic read tocada/{hall}/#\ntopic write tocada/{hall}/+/resend\n\
+         topic write tocada/{hall}/+/pairing"
     )
     .unwrap();
     acl
@@ -330,9 +334,14 @@ mod tests {
         let acl = clock_acl("open", &[("clock-1", 1), ("clock-2", 2)], "hall");
         assert_eq!(
             acl,
-            "user clock-1\ntopic write tocada/open/1/#\ntopic read tocada/open/1/resend\n\n\
-             user clock-2\ntopic write tocada/open/2/#\ntopic read tocada/open/2/resend\n\n\
-             user hall\ntopic read tocada/open/#\ntopic write tocada/open/+/resend\n"
+            "user clock-1\ntopic write tocada/open/1/#\ntopic read tocada/open/1/resend\n\
+             topic read tocada/open/1/pairing\ntopic read tocada/open/1/claim\n\
+             topic read tocada/open/1/contender\n\n\
+             user clock-2\ntopic write tocada/open/2/#\ntopic read tocada/open/2/resend\n\
+             topic read tocada/open/2/pairing\ntopic read tocada/open/2/claim\n\
+             topic read tocada/open/2/contender\n\n\
+             user hall\ntopic read tocada/open/#\ntopic write tocada/open/+/resend\n\
+             topic write tocada/open/+/pairing\n"
         );
     }
 }

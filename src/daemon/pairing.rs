@@ -1,0 +1,120 @@
+//! The hall's pairing of this board, handed over by `tocada-publish` in a
+//! file (`publish.pairing_file`): the daemon has no network, so the
+//! publisher takes the hall's message and writes it, and the loop looks
+//! at the file now and then. What it reads is checked again and bounded
+//! ([`BoardPairing::parse`]): a file that is too large, not a pairing, or
+//! another board's is refused and logged once, and the last good pairing
+//! stays.
+
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use crate::Millis;
+use crate::broadcast::BoardPairing;
+
+/// How often the loop looks at the file: a pairing changes between rounds.
+pub const PAIRING_EVERY_MS: Millis = 2_000;
+
+/// The file, and what was last read from it.
+#[derive(Debug)]
+pub struct PairingFile {
+    path: PathBuf,
+    board: u32,
+    /// The file's inode, length and modification time when last read:
+    /// the same again is not read again.
+    seen: Option<(u64, u64, Option<SystemTime>)>,
+}
+
+impl PairingFile {
+    /// The pairing of board `board`, in the file at `path`.
+    pub fn new(path: PathBuf, board: u32) -> PairingFile {
+        PairingFile {
+            path,
+            board,
+            seen: None,
+        }
+    }
+
+    /// The pairing, if the file changed since the last look: `Some(None)`
+    /// when it is gone or empty (nobody paired), `None` when nothing
+    /// changed or what is there is refused.
+    pub fn changed(&mut self) -> Option<Option<BoardPairing>> {
+        let stamp = std::fs::metadata(&self.path)
+            .ok()
+            .map(|meta| (meta.ino(), meta.len(), meta.modified().ok()));
+        let Some(stamp) = stamp else {
+            // No file: nobody paired (the publisher not running, or no
+            // hall).
+            return match self.seen.replace((0, 0, None)) {
+                Some((0, 0, None)) => None,
+                _ => Some(None),
+            };
+        };
+        if self.seen == Some(stamp) {
+            return None;
+        }
+        self.seen = Some(stamp);
+        let mut bytes = Vec::new();
+        let read = File::open(&self.path).and_then(|file| {
+            file.take(BoardPairing::MAX_BYTES as u64 + 1)
+                .read_to_end(&mut bytes)
+        });
+        if let Err(err) = read {
+            tracing::warn!(file = %self.path.display(), "cannot read the pairing: {err}");
+            return None;
+        }
+        match BoardPairing::parse(&bytes, self.board) {
+            Ok(pairing) => {
+                match &pairing {
+                    Some(p) => tracing::info!(
+                        round = %p.round,
+                        white = %p.white.name,
+                        black = %p.black.name,
+                        "the hall paired this board"
+                    ),
+                    None => tracing::info!("nobody paired on this board"),
+                }
+                Some(pairing)
+            }
+            Err(err) => {
+                tracing::warn!(file = %self.path.display(), "the pairing file refused: {err}");
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pairing_is_read_once_per_change_and_a_bad_file_keeps_the_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pairing.json");
+        let mut file = PairingFile::new(path.clone(), 7);
+        // No file yet: nobody, said once.
+        assert_eq!(file.changed(), Some(None));
+        assert_eq!(file.changed(), None);
+        let good = r#"{"round":"3","board":7,"white":{"name":"Morphy, Paul","rating":2690},"black":{"name":"Anderssen, Adolf"}}"#;
+        std::fs::write(&path, good).unwrap();
+        let pairing = file.changed().unwrap().unwrap();
+        assert_eq!(pairing.white.name, "Morphy, Paul");
+        assert_eq!(pairing.white.rating, Some(2690));
+        assert_eq!(file.changed(), None, "unchanged: not read again");
+        // Another board's, a huge one, garbage: refused, nothing changes.
+        for bad in [
+            good.replace("\"board\":7", "\"board\":8").into_bytes(),
+            vec![b' '; BoardPairing::MAX_BYTES + 10],
+            b"{\"board\":7,".to_vec(),
+        ] {
+            std::fs::write(&path, &bad).unwrap();
+            assert_eq!(file.changed(), None);
+        }
+        std::fs::write(&path, b"").unwrap();
+        assert_eq!(file.changed(), Some(None));
+    }
+}
