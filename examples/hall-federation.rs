@@ -204,7 +204,10 @@ fn run(args: Args) -> ExitCode {
 
     // The organiser's files, from the shipped script.
     let files = dir.path().join("federation");
-    let specs: Vec<String> = HALLS.iter().map(|h| format!("{h}:{}", args.clocks)).collect();
+    let specs: Vec<String> = HALLS
+        .iter()
+        .map(|h| format!("{h}:{}", args.clocks))
+        .collect();
     let made = Command::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/packaging/mosquitto/make-federation"
@@ -217,10 +220,13 @@ fn run(args: Args) -> ExitCode {
     assert!(made.success(), "make-federation failed: {made}");
 
     // The central broker, on the port the relay forwards to.
+    // Its subscriptions logged: the run starts once the central hall and
+    // both bridges have subscribed (what reaches a topic nobody has
+    // subscribed to yet is not kept for anyone).
     let mut central = mosquitto::Mosquitto::from_files(
         &files.join("central/tocada.passwd"),
         &files.join("central/tocada.acl"),
-        &[],
+        &["log_type subscribe"],
     );
     link.set_upstream(central.port());
 
@@ -273,7 +279,25 @@ fn run(args: Args) -> ExitCode {
     .unwrap();
     let mut hall = HallChild::start(&config);
     let addr = hall.addr;
-    std::thread::sleep(Duration::from_secs(2)); // subscribed, bridges up
+    let filter = format!("tocada/{EVENT}/+/+");
+    let mut subscribers: Vec<String> = HALLS.iter().map(|h| format!("bridge-{h} ")).collect();
+    subscribers.push("hall ".to_owned());
+    let ready_by = Instant::now() + Duration::from_secs(60);
+    while !subscribers.iter().all(|who| {
+        central
+            .log()
+            .lines()
+            .any(|line| line.contains(who.as_str()) && line.contains(&format!("tocada/{EVENT}/")))
+    }) {
+        if Instant::now() > ready_by {
+            eprintln!(
+                "hall-federation: the central hall ({filter}) and both bridges did not subscribe within 60 s:\n{}",
+                central.log()
+            );
+            return ExitCode::FAILURE;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 
     // The live feed, read on a thread: when each event becomes visible.
     let cookie = http::log_in(addr, "chief", PASSWORD)
@@ -431,7 +455,9 @@ fn run(args: Args) -> ExitCode {
         }
     }
     for board in stored.keys() {
-        failures.push(format!("board {board} in the central hall is no hall's board"));
+        failures.push(format!(
+            "board {board} in the central hall is no hall's board"
+        ));
     }
     let dropped = &counted["counters"]["dropped"];
     if dropped.as_object().is_some_and(|d| !d.is_empty()) {
