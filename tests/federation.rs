@@ -28,9 +28,9 @@ struct Peer {
 }
 
 impl Peer {
-    /// Connects as `user` (clean session), subscribed to `filter` if any,
-    /// and waits for the broker's SUBACK (or CONNACK).
-    fn connect(port: u16, user: &str, password: &str, filter: Option<&str>) -> Peer {
+    /// Connects as `user` (clean session), subscribed to `filters`, and
+    /// waits for the broker's SUBACK (or CONNACK).
+    fn connect(port: u16, user: &str, password: &str, filters: &[&str]) -> Peer {
         let mut options = MqttOptions::new(user, "127.0.0.1", port);
         options
             .set_credentials(user, password)
@@ -39,16 +39,19 @@ impl Peer {
         let received = Arc::new(Mutex::new(Vec::new()));
         let ready = Arc::new(AtomicBool::new(false));
         let (sink, flag, subscriber) = (Arc::clone(&received), Arc::clone(&ready), client.clone());
-        let filter = filter.map(str::to_owned);
+        let filters: Vec<rumqttc::SubscribeFilter> = filters
+            .iter()
+            .map(|f| rumqttc::SubscribeFilter::new((*f).to_owned(), QoS::AtLeastOnce))
+            .collect();
         std::thread::spawn(move || {
             for event in connection.iter() {
                 match event {
-                    Ok(Event::Incoming(Packet::ConnAck(_))) => match &filter {
-                        Some(filter) => {
-                            let _ = subscriber.try_subscribe(filter.clone(), QoS::AtLeastOnce);
-                        }
-                        None => flag.store(true, Ordering::SeqCst),
-                    },
+                    Ok(Event::Incoming(Packet::ConnAck(_))) if filters.is_empty() => {
+                        flag.store(true, Ordering::SeqCst)
+                    }
+                    Ok(Event::Incoming(Packet::ConnAck(_))) => {
+                        let _ = subscriber.try_subscribe_many(filters.clone());
+                    }
                     Ok(Event::Incoming(Packet::SubAck(_))) => flag.store(true, Ordering::SeqCst),
                     Ok(Event::Incoming(Packet::Publish(publish))) => {
                         sink.lock().unwrap().push((
@@ -169,7 +172,7 @@ fn two_halls_boards_are_the_events_own_and_each_bridge_writes_only_its_own() {
         central.port(),
         &user,
         &password,
-        Some("tocada/olympiad/+/+"),
+        &["tocada/olympiad/+/+", "$SYS/broker/connection/+/state"],
     );
     let (east, east_bridge_password) = hall_broker(dir.path(), "east", central.port());
     let (west, _) = hall_broker(dir.path(), "west", central.port());
@@ -177,8 +180,8 @@ fn two_halls_boards_are_the_events_own_and_each_bridge_writes_only_its_own() {
     // Both halls' board 1, each publishing on its own broker; the bridges
     // may still be connecting, and QoS 1 with cleansession false keeps
     // what they have not passed on yet.
-    let east_1 = Peer::connect(east.port(), "clock-1", "pw-1", Some("tocada/east/1/resend"));
-    let west_1 = Peer::connect(west.port(), "clock-1", "pw-1", Some("tocada/west/1/resend"));
+    let east_1 = Peer::connect(east.port(), "clock-1", "pw-1", &["tocada/east/1/resend"]);
+    let west_1 = Peer::connect(west.port(), "clock-1", "pw-1", &["tocada/west/1/resend"]);
     east_1.publish("tocada/east/1/events", "east's board 1");
     west_1.publish("tocada/west/1/events", "west's board 1");
     let within = Duration::from_secs(30);
@@ -195,6 +198,12 @@ fn two_halls_boards_are_the_events_own_and_each_bridge_writes_only_its_own() {
         central.log()
     );
 
+    // The central hall's user sees which halls are linked.
+    for bridge in ["bridge-east", "bridge-west"] {
+        let topic = format!("$SYS/broker/connection/{bridge}/state");
+        assert!(hall.gets(&topic, "1", within), "{:?}", hall.topics());
+    }
+
     // The central hall's request for the event's board 3 reaches west's
     // board 1, and not east's.
     hall.publish("tocada/olympiad/3/resend", "{\"game\":1,\"seq\":0}");
@@ -207,7 +216,7 @@ fn two_halls_boards_are_the_events_own_and_each_bridge_writes_only_its_own() {
 
     // East's bridge user, straight at the central broker: its own board
     // goes through, west's boards (the event's 3 and 4) do not.
-    let forger = Peer::connect(central.port(), "bridge-east", &east_bridge_password, None);
+    let forger = Peer::connect(central.port(), "bridge-east", &east_bridge_password, &[]);
     forger.publish("tocada/olympiad/3/events", "forged for west");
     forger.publish("tocada/olympiad/2/events", "east's own board 2");
     assert!(hall.gets("tocada/olympiad/2/events", "east's own board 2", within));
