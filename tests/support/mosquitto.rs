@@ -172,6 +172,27 @@ impl Mosquitto {
         broker
     }
 
+    /// A broker with the shipped configuration's settings
+    /// ([`shipped_settings`]) that reads a password file already hashed
+    /// (`mosquitto_passwd -U`, as `make-hall` and `make-federation` write
+    /// it) and an ACL, copied from `passwd` and `acl`, then the settings
+    /// `extra`; on a free loopback port, waited for.
+    pub fn from_files(passwd: &Path, acl: &Path, extra: &[&str]) -> Mosquitto {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        std::fs::copy(passwd, dir.path().join("passwd")).expect("the password file");
+        std::fs::copy(acl, dir.path().join("acl")).expect("the ACL");
+        let mut broker = Mosquitto {
+            dir,
+            port: free_port(),
+            child: None,
+            shipped: true,
+            extra: extra.iter().map(|line| (*line).to_owned()).collect(),
+        };
+        broker.write_config();
+        broker.spawn();
+        broker
+    }
+
     /// The port it listens on, on 127.0.0.1 (the same after a restart).
     pub fn port(&self) -> u16 {
         self.port

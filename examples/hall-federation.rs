@@ -1,0 +1,658 @@
+//! Halls together (issue 22 §3): two halls' brokers, each bridged by
+//! Mosquitto's bridge to a central broker that a central `tocada-hall`
+//! follows; the link between the halls and the centre cut for 60 s
+//! mid-round and restored. Stops by itself; fails if an event is lost.
+//!
+//! ```text
+//! cargo run --release --example hall-federation -- [--clocks 4] [--seconds 100] [--cut 60]
+//! ```
+//!
+//! Everything is real and on loopback: three Mosquitto processes with the
+//! shipped settings (`packaging/mosquitto/tocada.conf`), the bridges and
+//! the central broker's users and ACL written by
+//! `packaging/mosquitto/make-federation` as an organiser runs it (hall
+//! `east`'s boards 1..N are the event's 1..N, hall `west`'s the event's
+//! N+1..2N, so the two halls' board 1 stay two boards), and the central
+//! hall in its own process (this program again, `--hall CONFIG`). Each
+//! hall has `--clocks` clocks (rumqttc clients at QoS 1 in persistent
+//! sessions, with their own broker users), each publishing a whole real
+//! game (`tests/data`) compressed into `--seconds` to its own hall's
+//! broker.
+//!
+//! The cut is a WAN link going down: both bridges reach the central broker
+//! through a TCP relay in this program, which at the cut stops passing
+//! bytes either way and holds new connections unanswered (nothing is
+//! refused or closed: the far end just goes silent, as when a line drops)
+//! and after `--cut` seconds passes them again. The halls' brokers, their
+//! clocks, the central broker and the central hall run on throughout.
+//!
+//! An event is *visible* when the central hall's live feed (the arbiter's
+//! server-sent events) first counts it. Printed: the catch-up (from the
+//! link's restoration until every event published before it is visible)
+//! and last, exactly:
+//! `boards=N events=N lost=N cut_s=N catch_up_ms=N`.
+//! Then the central hall's store is read back: every board's events must
+//! be there once each, in order, exactly as its clock published them, and
+//! the hall must have dropped nothing (no message on another board's or
+//! another hall's topic).
+
+#[path = "../tests/support/http.rs"]
+mod http;
+#[path = "../tests/support/lines.rs"]
+mod lines;
+#[path = "../tests/support/mosquitto.rs"]
+mod mosquitto;
+#[path = "../tests/support/parsed.rs"]
+mod parsed;
+#[path = "../tests/support/pgn.rs"]
+mod pgn;
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Ipv4Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rumqttc::{AsyncClient, MqttOptions, QoS};
+use tocada::broadcast::{BoardAddress, EventMessage};
+use tocada::gesture::Script;
+
+/// The event, as the central hall names it.
+const EVENT: &str = "olympiad";
+/// The two halls, each with its own broker and clocks.
+const HALLS: [&str; 2] = ["east", "west"];
+const PASSWORD: &str = "federation test";
+/// When the link is cut, after the clocks' start.
+const CUT_AT: Duration = Duration::from_secs(15);
+/// How long, after the last event is published, the central hall has to
+/// show every event before the run counts the rest as lost.
+const SETTLE: Duration = Duration::from_secs(60);
+
+struct Args {
+    clocks: u32,
+    seconds: u64,
+    cut: u64,
+}
+
+fn parse_args() -> Result<Result<Args, PathBuf>, String> {
+    let mut args = std::env::args().skip(1);
+    let (mut clocks, mut seconds, mut cut) = (4, 100, 60);
+    while let Some(arg) = args.next() {
+        let mut number = |name: &str| -> Result<u64, String> {
+            args.next()
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| format!("{name} needs a number"))
+        };
+        match arg.as_str() {
+            "--clocks" => clocks = number("--clocks")? as u32,
+            "--seconds" => seconds = number("--seconds")?,
+            "--cut" => cut = number("--cut")?,
+            "--hall" => {
+                return Ok(Err(PathBuf::from(
+                    std::env::args().nth(2).ok_or("--hall CONFIG")?,
+                )));
+            }
+            _ => {
+                return Err(format!(
+                    "unknown argument {arg:?}; usage: hall-federation [--clocks N] [--seconds S] [--cut S]"
+                ));
+            }
+        }
+    }
+    if clocks == 0 || clocks > 9999 || seconds == 0 {
+        return Err("--clocks must be 1 to 9999 and --seconds at least 1".to_owned());
+    }
+    if CUT_AT.as_secs() + cut >= seconds {
+        return Err(format!(
+            "the link comes back at {} s, after the games end ({seconds} s): more --seconds",
+            CUT_AT.as_secs() + cut
+        ));
+    }
+    Ok(Ok(Args {
+        clocks,
+        seconds,
+        cut,
+    }))
+}
+
+fn main() -> ExitCode {
+    match parse_args() {
+        Ok(Ok(args)) => run(args),
+        Ok(Err(config)) => hall(config),
+        Err(why) => {
+            eprintln!("hall-federation: {why}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The central hall's own process: `tocada-hall run` through the library.
+fn hall(config: PathBuf) -> ExitCode {
+    tocada::logging::init(Some("warn"));
+    let config = match tocada::hall::HallConfig::load(&config) {
+        Ok(config) => config,
+        Err(err) => {
+            eprintln!("{err}");
+            return ExitCode::from(err.exit_code());
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let served = runtime.block_on(tocada::hall::runner::run(config, |address| {
+        println!("listening on {address}");
+    }));
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("{err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A game as (instant in the game, replay line) per event.
+fn games() -> Vec<Vec<(u64, String)>> {
+    let reference = pgn::reference_games();
+    (0..reference.len() * 4)
+        .map(|i| {
+            let game = &reference[i % reference.len()];
+            let script = game.play_into(Script::varied(game.start(), false, i as u64 + 1));
+            lines::game_lines(&game.rules(), script.events())
+                .into_iter()
+                .map(|line| {
+                    let t = serde_json::from_str::<serde_json::Value>(&line).unwrap()["t"]
+                        .as_u64()
+                        .unwrap();
+                    (t, line)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// When each (event board, seq) was published, and when first visible in
+/// the central hall.
+#[derive(Default)]
+struct Times {
+    published: HashMap<(u32, usize), Instant>,
+    visible: HashMap<(u32, usize), Instant>,
+}
+
+/// One board: its hall, its number there, its number in the event, and
+/// the game its clock plays.
+struct Board {
+    hall: &'static str,
+    number: u32,
+    event_board: u32,
+    game: Vec<(u64, String)>,
+}
+
+fn run(args: Args) -> ExitCode {
+    if mosquitto::mosquitto_program().is_none() {
+        eprintln!("hall-federation: mosquitto is not installed (apt-get install mosquitto)");
+        return ExitCode::FAILURE;
+    }
+    let dir = tempfile::tempdir().unwrap();
+
+    // The WAN link: a relay in front of the central broker, to be cut.
+    let link = Link::start();
+
+    // The organiser's files, from the shipped script.
+    let files = dir.path().join("federation");
+    let specs: Vec<String> = HALLS
+        .iter()
+        .map(|h| format!("{h}:{}", args.clocks))
+        .collect();
+    let made = Command::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/packaging/mosquitto/make-federation"
+    ))
+    .args([EVENT, &format!("127.0.0.1:{}", link.port)])
+    .arg(&files)
+    .args(&specs)
+    .status()
+    .expect("make-federation runs");
+    assert!(made.success(), "make-federation failed: {made}");
+
+    // The central broker, on the port the relay forwards to.
+    // Its subscriptions logged: the run starts once the central hall and
+    // both bridges have subscribed (what reaches a topic nobody has
+    // subscribed to yet is not kept for anyone).
+    let mut central = mosquitto::Mosquitto::from_files(
+        &files.join("central/tocada.passwd"),
+        &files.join("central/tocada.acl"),
+        &["log_type subscribe"],
+    );
+    link.set_upstream(central.port());
+
+    // Each hall's broker: its clocks (make-hall's users and ACL, as the
+    // test helper writes them) and the bridge make-federation wrote.
+    let numbers: Vec<u32> = (1..=args.clocks).collect();
+    let mut hall_brokers = Vec::new();
+    for hall in HALLS {
+        let bridge = std::fs::read_to_string(files.join(hall).join("tocada-bridge.conf"))
+            .expect("the hall's bridge");
+        let lines: Vec<&str> = bridge.lines().collect();
+        hall_brokers.push(mosquitto::Mosquitto::for_hall_shipped_with(
+            hall, &numbers, &lines,
+        ));
+    }
+
+    // Which board of which hall is which board of the event.
+    let mapping = std::fs::read_to_string(files.join("boards.txt")).unwrap();
+    let games = games();
+    let mut boards = Vec::new();
+    for line in mapping.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let hall = HALLS.into_iter().find(|h| *h == fields[0]).unwrap();
+        let number: u32 = fields[1].parse().unwrap();
+        let event_board: u32 = fields[2].parse().unwrap();
+        let game = games[(event_board as usize - 1) % games.len()].clone();
+        boards.push(Board {
+            hall,
+            number,
+            event_board,
+            game,
+        });
+    }
+    assert_eq!(boards.len(), 2 * args.clocks as usize, "boards.txt");
+
+    // The central hall, in its own process, on the central broker.
+    let config = dir.path().join("hall.toml");
+    let hash = tocada::hall::hash_password(PASSWORD).unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "hall = \"{EVENT}\"\nbroker = \"{}\"\ncredentials = \"{}\"\n\
+             listen = \"127.0.0.1:0\"\nstore = \"{}\"\n\
+             [[arbiter]]\nname = \"chief\"\npassword_hash = \"{hash}\"\n",
+            central.url(),
+            files.join("central/hall.credentials").display(),
+            dir.path().join("hall.sqlite").display(),
+        ),
+    )
+    .unwrap();
+    let mut hall = HallChild::start(&config);
+    let addr = hall.addr;
+    let filter = format!("tocada/{EVENT}/+/+");
+    let mut subscribers: Vec<String> = HALLS.iter().map(|h| format!("bridge-{h} ")).collect();
+    subscribers.push("hall ".to_owned());
+    let ready_by = Instant::now() + Duration::from_secs(60);
+    while !subscribers.iter().all(|who| {
+        central
+            .log()
+            .lines()
+            .any(|line| line.contains(who.as_str()) && line.contains(&format!("tocada/{EVENT}/")))
+    }) {
+        if Instant::now() > ready_by {
+            eprintln!(
+                "hall-federation: the central hall ({filter}) and both bridges did not subscribe within 60 s:\n{}",
+                central.log()
+            );
+            return ExitCode::FAILURE;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // The live feed, read on a thread: when each event becomes visible.
+    let cookie = http::log_in(addr, "chief", PASSWORD)
+        .cookie("tocada_hall")
+        .expect("logged in");
+    let times = Arc::new(Mutex::new(Times::default()));
+    {
+        let times = Arc::clone(&times);
+        let cookie = cookie.clone();
+        std::thread::spawn(move || {
+            let mut stream = http::EventStream::open(addr, "/arbiter/events", Some(&cookie));
+            let mut seen: HashMap<u32, usize> = HashMap::new();
+            while let Some(data) = stream.next("boards", Duration::from_secs(3600)) {
+                let now = Instant::now();
+                let views: serde_json::Value = serde_json::from_str(&data).unwrap_or_default();
+                let mut times = times.lock().unwrap();
+                for view in views.as_array().into_iter().flatten() {
+                    let board = view["board"].as_u64().unwrap_or(0) as u32;
+                    let events = view["events"].as_u64().unwrap_or(0) as usize;
+                    let before = seen.insert(board, events).unwrap_or(0);
+                    for seq in before..events {
+                        times.visible.entry((board, seq)).or_insert(now);
+                    }
+                }
+            }
+        });
+    }
+
+    let total: usize = boards.iter().map(|b| b.game.len()).sum();
+    eprintln!(
+        "hall-federation: 2 halls of {} clocks, {total} events over {} s, the link to the centre cut for {} s at {} s",
+        args.clocks,
+        args.seconds,
+        args.cut,
+        CUT_AT.as_secs()
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let start = Instant::now();
+    let span = Duration::from_secs(args.seconds);
+    let ports: HashMap<&str, u16> = HALLS
+        .into_iter()
+        .zip(hall_brokers.iter().map(mosquitto::Mosquitto::port))
+        .collect();
+    let handles: Vec<_> = boards
+        .iter()
+        .map(|board| {
+            runtime.spawn(clock(
+                board.hall,
+                board.number,
+                board.event_board,
+                ports[board.hall],
+                board.game.clone(),
+                start,
+                span,
+                Arc::clone(&times),
+            ))
+        })
+        .collect();
+
+    let (restored, published_before) = runtime.block_on(async {
+        tokio::time::sleep_until((start + CUT_AT).into()).await;
+        link.cut(true);
+        eprintln!("hall-federation: link cut");
+        tokio::time::sleep(Duration::from_secs(args.cut)).await;
+        let published = times.lock().unwrap().published.len();
+        link.cut(false);
+        eprintln!("hall-federation: link restored");
+        (Instant::now(), published)
+    });
+    runtime.block_on(async {
+        let mut pumps = Vec::new();
+        for handle in handles {
+            if let Ok(pump) = handle.await {
+                pumps.push(pump);
+            }
+        }
+        let deadline = Instant::now() + SETTLE;
+        while times.lock().unwrap().visible.len() < total && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        for (_client, pump) in pumps {
+            pump.abort();
+        }
+    });
+    let counted: serde_json::Value =
+        serde_json::from_str(&http::get(addr, "/arbiter/boards", Some(&cookie)).body)
+            .unwrap_or_default();
+    hall.stop();
+
+    let times = times.lock().unwrap();
+    let before: Vec<_> = times
+        .published
+        .iter()
+        .filter(|(_, at)| **at < restored)
+        .map(|(key, _)| times.visible.get(key))
+        .collect();
+    let catch_up = if before.iter().any(Option::is_none) {
+        "never".to_owned()
+    } else {
+        before
+            .iter()
+            .flatten()
+            .max()
+            .map_or(0, |at| at.saturating_duration_since(restored).as_millis())
+            .to_string()
+    };
+    let lost = total.saturating_sub(times.visible.len());
+    let mut missing: Vec<(u32, usize)> = times
+        .published
+        .keys()
+        .filter(|key| !times.visible.contains_key(key))
+        .copied()
+        .collect();
+    missing.sort_unstable();
+    for (board, seq) in missing.iter().take(20) {
+        eprintln!("hall-federation: not in the central hall: event board {board} seq {seq}");
+    }
+
+    // The central store, read back: each board's events exactly as its
+    // clock published them, in order, once each.
+    let mut failures = Vec::new();
+    let store = tocada::hall::HallStore::open(&dir.path().join("hall.sqlite"), EVENT).unwrap();
+    let mut stored: BTreeMap<u32, Vec<(i64, i64, String)>> = BTreeMap::new();
+    for (board, game, seq, line) in store.events().unwrap() {
+        stored.entry(board).or_default().push((game, seq, line));
+    }
+    for board in &boards {
+        let expected: Vec<(i64, i64, String)> = board
+            .game
+            .iter()
+            .enumerate()
+            .map(|(seq, (_, line))| {
+                let value: serde_json::Value = serde_json::from_str(line).unwrap();
+                (1, seq as i64, value.to_string())
+            })
+            .collect();
+        let got = stored.remove(&board.event_board).unwrap_or_default();
+        if got != expected {
+            let first_difference = got
+                .iter()
+                .zip(&expected)
+                .position(|(g, e)| g != e)
+                .unwrap_or(got.len().min(expected.len()));
+            failures.push(format!(
+                "board {} of hall {} (the event's {}): {} events stored, {} published, first difference at {first_difference}",
+                board.number,
+                board.hall,
+                board.event_board,
+                got.len(),
+                expected.len()
+            ));
+        }
+    }
+    for board in stored.keys() {
+        failures.push(format!(
+            "board {board} in the central hall is no hall's board"
+        ));
+    }
+    let dropped = &counted["counters"]["dropped"];
+    if dropped.as_object().is_some_and(|d| !d.is_empty()) {
+        failures.push(format!("the central hall dropped messages: {dropped}"));
+    }
+    for failure in &failures {
+        eprintln!("hall-federation: {failure}");
+    }
+
+    println!(
+        "published_before_restore={published_before} hall_events={} hall_duplicates={} wall_s={:.0}",
+        counted["counters"]["events"],
+        counted["counters"]["duplicates"],
+        start.elapsed().as_secs_f64()
+    );
+    println!(
+        "boards={} events={total} lost={lost} cut_s={} catch_up_ms={catch_up}",
+        boards.len(),
+        args.cut
+    );
+    drop(hall_brokers);
+    central.kill();
+    if lost == 0 && failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// One clock: its game's events at their scaled instants, QoS 1, to its
+/// own hall's broker.
+#[allow(clippy::too_many_arguments)]
+async fn clock(
+    hall: &'static str,
+    number: u32,
+    event_board: u32,
+    port: u16,
+    game: Vec<(u64, String)>,
+    start: Instant,
+    span: Duration,
+    times: Arc<Mutex<Times>>,
+) -> (AsyncClient, tokio::task::JoinHandle<()>) {
+    let mut options = MqttOptions::new(format!("clock-{number}"), "127.0.0.1", port);
+    options
+        .set_credentials(format!("clock-{number}"), format!("pw-{number}"))
+        .set_clean_session(false)
+        .set_keep_alive(Duration::from_secs(30))
+        // A window wider than a game: rumqttc never reuses a packet id
+        // within one (it wraps them at the window).
+        .set_inflight(1000);
+    let (client, mut eventloop) = AsyncClient::new(options, 10_000);
+    let pump = tokio::spawn(async move {
+        loop {
+            if eventloop.poll().await.is_err() {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        }
+    });
+    let last_t = game.last().map_or(1, |(t, _)| (*t).max(1));
+    let topic = BoardAddress::new(hall, number).unwrap().events_topic();
+    for (seq, (t, line)) in game.iter().enumerate() {
+        let at = start + span.mul_f64(*t as f64 / last_t as f64);
+        tokio::time::sleep_until(at.into()).await;
+        let payload = serde_json::to_vec(&EventMessage {
+            game: 1,
+            seq: seq as i64,
+            t: *t,
+            line: serde_json::from_str(line).unwrap(),
+            effects: vec![],
+        })
+        .unwrap();
+        times
+            .lock()
+            .unwrap()
+            .published
+            .insert((event_board, seq), Instant::now());
+        let _ = client
+            .publish(topic.clone(), QoS::AtLeastOnce, false, payload)
+            .await;
+    }
+    (client, pump)
+}
+
+/// The WAN link between the halls and the centre: a TCP relay on a
+/// loopback port to the central broker's. Cut, it passes nothing either
+/// way and answers no new connection, closing none (a dropped line sends
+/// no FIN or RST): each side learns of it only by its own keep-alive.
+/// Restored, it passes on what it held.
+struct Link {
+    port: u16,
+    upstream: Arc<Mutex<u16>>,
+    cut: Arc<AtomicBool>,
+}
+
+impl Link {
+    fn start() -> Link {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let upstream = Arc::new(Mutex::new(0));
+        let cut = Arc::new(AtomicBool::new(false));
+        {
+            let upstream = Arc::clone(&upstream);
+            let cut = Arc::clone(&cut);
+            std::thread::spawn(move || {
+                for near in listener.incoming().flatten() {
+                    let upstream = Arc::clone(&upstream);
+                    let cut = Arc::clone(&cut);
+                    std::thread::spawn(move || {
+                        hold(&cut);
+                        let port = *upstream.lock().unwrap();
+                        let Ok(far) = TcpStream::connect((Ipv4Addr::LOCALHOST, port)) else {
+                            return;
+                        };
+                        let (near2, far2) = (near.try_clone().unwrap(), far.try_clone().unwrap());
+                        let cut2 = Arc::clone(&cut);
+                        std::thread::spawn(move || relay(near2, far2, &cut2));
+                        relay(far, near, &cut);
+                    });
+                }
+            });
+        }
+        Link {
+            port,
+            upstream,
+            cut,
+        }
+    }
+
+    fn set_upstream(&self, port: u16) {
+        *self.upstream.lock().unwrap() = port;
+    }
+
+    fn cut(&self, cut: bool) {
+        self.cut.store(cut, Ordering::SeqCst);
+    }
+}
+
+/// Waits while the link is cut.
+fn hold(cut: &AtomicBool) {
+    while cut.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Copies `from` to `to` until `from` ends, holding each chunk while the
+/// link is cut; then passes the end on.
+fn relay(mut from: TcpStream, mut to: TcpStream, cut: &AtomicBool) {
+    let mut buffer = [0u8; 16 * 1024];
+    loop {
+        let n = from.read(&mut buffer).unwrap_or(0);
+        hold(cut);
+        if n == 0 || to.write_all(&buffer[..n]).is_err() {
+            break;
+        }
+    }
+    let _ = to.shutdown(Shutdown::Write);
+    let _ = from.shutdown(Shutdown::Read);
+}
+
+/// The central hall's process.
+struct HallChild {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl HallChild {
+    fn start(config: &Path) -> HallChild {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .arg("--hall")
+            .arg(config)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the hall starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("listening on ")
+            .expect("the hall listens")
+            .parse()
+            .unwrap();
+        HallChild { child, addr }
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for HallChild {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
