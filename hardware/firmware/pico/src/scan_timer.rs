@@ -45,13 +45,22 @@ impl ScanTimer {
     pub fn wait(&mut self) {
         let due = self.next;
         self.next = due.wrapping_add(self.period_us);
-        // The alarm matches the low word exactly, so one set in the past
-        // would fire only at the wrap: the loop checks the time itself,
-        // the alarm only wakes it.
-        pac::TIMER.alarm(ALARM).write_value(due);
-        while !reached(due) {
-            // Woken by any interrupt; ALARM1's signals an event, so an
-            // alarm taken between the check and here is not slept through.
+        loop {
+            // The alarm matches the low word exactly, so one set in the
+            // past (a scan that overran, or an interrupt between the two
+            // lines below) fires only at the wrap: the time is checked
+            // after arming, the alarm only wakes the loop. An alarm gone
+            // with the time not reached (rp2040js rounds its delay down and
+            // fires up to 1 µs early) is set again.
+            if pac::TIMER.armed().read().armed() & (1 << ALARM) == 0 {
+                pac::TIMER.alarm(ALARM).write_value(due);
+            }
+            if reached(due) {
+                break;
+            }
+            // Woken by any interrupt; ALARM1's also signals an event, so
+            // an alarm taken between the check and here is not slept
+            // through.
             cortex_m::asm::wfe();
         }
         pac::TIMER.armed().write(|w| w.set_armed(1 << ALARM));
