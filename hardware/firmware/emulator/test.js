@@ -2,7 +2,8 @@
 // read by tocada's own driver (examples/rp2040_board.rs in tocada's tree,
 // which starts ./server.js). Prints last
 // `scl_hold_cycles worst=N p99=N reads=N moves=M/T`; exits non-zero if a
-// lift or place is lost, a CRC is bad, or BOOT_COUNT missed a reset.
+// lift or place is lost, a CRC is bad, BOOT_COUNT missed a reset, or an
+// SCL hold was over 2 µs (250 cycles at 125 MHz).
 //
 // The ELF: $TOCADA_PICO_ELF, else the firmware's release build
 // (`cd ../pico && cargo build --release`).

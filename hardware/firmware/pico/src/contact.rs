@@ -11,9 +11,8 @@
 //! touch-move. Experimental: tune the thresholds to the pieces.
 
 use embassy_rp::Peri;
-use embassy_rp::i2c::{self, Async, I2c};
+use embassy_rp::i2c::{self, Blocking, I2c};
 use embassy_rp::peripherals::{I2C1, PIN_2, PIN_3};
-use embedded_hal_async::i2c::I2c as _;
 use tocada_board::wiring::row_column_contact;
 
 /// The controller of the rank electrodes (ADDR to GND).
@@ -34,9 +33,12 @@ mod reg {
 const TOUCH: u8 = 12;
 const RELEASE: u8 = 6;
 
-/// The two controllers on I2C1.
+/// The two controllers on I2C1, read by polling the block: the scan is the
+/// only thing the thread does, and an async transfer would wake it through
+/// a waker and an executor, each in a critical section that masks I2C0's
+/// interrupt too.
 pub struct Contact {
-    i2c: I2c<'static, I2C1, Async>,
+    i2c: I2c<'static, I2C1, Blocking>,
     last: u64,
 }
 
@@ -46,19 +48,18 @@ impl Contact {
         i2c: Peri<'static, I2C1>,
         scl: Peri<'static, PIN_3>,
         sda: Peri<'static, PIN_2>,
-        irqs: crate::Irqs,
     ) -> Self {
         let mut config = i2c::Config::default();
         config.frequency = 400_000;
         Contact {
-            i2c: I2c::new_async(i2c, scl, sda, irqs, config),
+            i2c: I2c::new_blocking(i2c, scl, sda, config),
             last: 0,
         }
     }
 
     /// Resets and starts both controllers; `false` if either does not
     /// answer (not fitted: no CAPS.CONTACT).
-    pub fn init_blocking(&mut self) -> bool {
+    pub fn init(&mut self) -> bool {
         [RANKS, FILES].iter().all(|&a| self.init_one(a).is_ok())
     }
 
@@ -88,7 +89,7 @@ impl Contact {
         i2c.blocking_write(addr, &[reg::ECR, 0x88])
     }
 
-    fn status_blocking(&mut self, addr: u8) -> u8 {
+    fn status(&mut self, addr: u8) -> u8 {
         let mut s = [0u8; 2];
         match self
             .i2c
@@ -99,29 +100,10 @@ impl Contact {
         }
     }
 
-    async fn status(&mut self, addr: u8) -> u8 {
-        let mut s = [0u8; 2];
-        match self
-            .i2c
-            .write_read(addr, &[reg::TOUCH_STATUS], &mut s)
-            .await
-        {
-            Ok(()) => s[0],
-            Err(_) => 0,
-        }
-    }
-
-    /// The contact bitboard now, once at boot.
-    pub fn read_blocking(&mut self) -> u64 {
-        let (ranks, files) = (self.status_blocking(RANKS), self.status_blocking(FILES));
-        self.last = row_column_contact(ranks, files, self.last);
-        self.last
-    }
-
     /// The contact bitboard now (about 0.2 ms of bus time at 400 kHz).
-    pub async fn read(&mut self) -> u64 {
-        let ranks = self.status(RANKS).await;
-        let files = self.status(FILES).await;
+    pub fn read(&mut self) -> u64 {
+        let ranks = self.status(RANKS);
+        let files = self.status(FILES);
         self.last = row_column_contact(ranks, files, self.last);
         self.last
     }

@@ -458,7 +458,7 @@ fn I2C0_IRQ() {
 }
 
 /// The board's side of writes: applies each segment, republishes, sets the
-/// interrupt line; a SOFT_RESET resets the Pico (§ 7: within 10 ms).
+/// interrupt line (through `with_board`); a SOFT_RESET resets the Pico (§ 7: within 10 ms).
 #[interrupt]
 fn SWI_IRQ_1() {
     loop {
@@ -478,9 +478,9 @@ fn SWI_IRQ_1() {
             publish(b, now);
             e
         });
-        match effect {
-            Some(tocada_board::WriteEffect::SoftReset) => cortex_m::peripheral::SCB::sys_reset(),
-            _ => crate::update_interrupt_line(),
+        // `with_board` has set the interrupt line already.
+        if let Some(tocada_board::WriteEffect::SoftReset) = effect {
+            cortex_m::peripheral::SCB::sys_reset();
         }
     }
 }
