@@ -980,14 +980,18 @@ impl Hall {
     pub fn clock_pairings(
         &self,
     ) -> rusqlite::Result<BTreeMap<u32, crate::broadcast::BoardPairing>> {
+        use crate::broadcast::printable;
         use crate::broadcast::{BoardPairing as ClockPairing, PlayerOnBoard};
-        let round = self.round.tags.round.clone();
-        let imported = match (self.imported, round.parse::<u32>()) {
+        // Cut as the clock reads them (BoardPairing::parse): a payload
+        // over its limit would be refused, and the clock left with
+        // another round's players.
+        let round = printable(&self.round.tags.round, ClockPairing::MAX_ROUND);
+        let imported = match (self.imported, self.round.tags.round.parse::<u32>()) {
             (Some(_), Ok(number)) => Some(self.store.pairings(number)?),
             _ => None,
         };
         let player = |p: &super::pairings::PairedPlayer| PlayerOnBoard {
-            name: p.name.clone(),
+            name: printable(&p.name, ClockPairing::MAX_NAME),
             rating: p.rating,
             fide_id: p.fide_id,
         };
@@ -1010,7 +1014,7 @@ impl Hall {
                 .iter()
                 .map(|(board, p)| {
                     let name = |name: &str| PlayerOnBoard {
-                        name: name.to_owned(),
+                        name: printable(name, ClockPairing::MAX_NAME),
                         ..PlayerOnBoard::default()
                     };
                     let pairing = ClockPairing {

@@ -760,14 +760,20 @@ impl Publisher {
 
     /// The hall's pairing of this board: checked and bounded, then written
     /// for the clock daemon when it changed. One that is refused is
-    /// logged, and the file keeps the last good one.
+    /// logged, and the file says nobody is paired: the last good one may
+    /// be another round's, and a game with no names is better than one
+    /// with the wrong players (the arbiter names them at the hall).
     fn pairing(&mut self, payload: &[u8]) {
         let board = self.options.address.board();
         let pairing = match BoardPairing::parse(payload, board) {
             Ok(pairing) => pairing,
             Err(err) => {
-                tracing::warn!(bytes = payload.len(), "the hall's pairing refused: {err}");
-                return;
+                tracing::warn!(
+                    bytes = payload.len(),
+                    "the hall's pairing refused: {err}; nobody paired on this board until the \
+                     hall sends one that reads"
+                );
+                None
             }
         };
         let Some(path) = self.options.pairing_file.clone() else {
