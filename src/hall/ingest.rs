@@ -1428,7 +1428,11 @@ mod tests {
         hall.import_pairings(2, "csv", &csv, &boards, 2).unwrap();
         let pairings = hall.clock_pairings().unwrap();
         let payload = serde_json::to_vec(&pairings[&4]).unwrap();
-        assert!(payload.len() <= ClockPairing::MAX_BYTES, "{}", payload.len());
+        assert!(
+            payload.len() <= ClockPairing::MAX_BYTES,
+            "{}",
+            payload.len()
+        );
         let read = ClockPairing::parse(&payload, 4).unwrap().unwrap();
         assert_eq!(read.white.name.chars().count(), ClockPairing::MAX_NAME);
         assert_eq!(read, pairings[&4]);

@@ -305,13 +305,7 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
                     publisher.disconnected();
                     failures += 1;
                     let refused = std::mem::take(&mut publisher.refused);
-                    let wait = if refused {
-                        MAX_BACKOFF
-                    } else if publisher.has_held {
-                        backoff.min(HELD_MAX_BACKOFF)
-                    } else {
-                        backoff
-                    };
+                    let wait = next_wait(backoff, refused, publisher.has_held);
                     if refused {
                         // Already said why, as an error.
                         tracing::info!(retry_in_ms = wait.as_millis() as u64, "disconnected after the refusal");
@@ -330,6 +324,19 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
     publisher.stop(&mut eventloop).await;
     publisher.save_if_due(true)?;
     Ok(())
+}
+
+/// How long to wait before the next connection attempt: long after a
+/// refusal, within [`HELD_MAX_BACKOFF`] for a publisher that has held its
+/// board (back before [`GRACE`] ends), else the backoff.
+fn next_wait(backoff: Duration, refused: bool, has_held: bool) -> Duration {
+    if refused {
+        MAX_BACKOFF
+    } else if has_held {
+        backoff.min(HELD_MAX_BACKOFF)
+    } else {
+        backoff
+    }
 }
 
 /// The client's options: a clean session (every connection resends from
@@ -1102,6 +1109,20 @@ mod tests {
             instance_id(Some(&gone), None),
             Err(IdentityError::RuntimeFile { .. })
         ));
+    }
+
+    #[test]
+    fn a_publisher_that_held_its_board_is_back_within_the_grace() {
+        assert_eq!(next_wait(MAX_BACKOFF, false, false), MAX_BACKOFF);
+        assert_eq!(next_wait(MAX_BACKOFF, false, true), HELD_MAX_BACKOFF);
+        assert_eq!(
+            next_wait(Duration::from_millis(500), false, true),
+            Duration::from_millis(500)
+        );
+        // The worst: an attempt that times out, the wait, the attempt.
+        let worst = Duration::from_secs(CONNECT_TIMEOUT_SECS) + next_wait(MAX_BACKOFF, false, true);
+        assert!(worst + Duration::from_secs(2) < GRACE, "{worst:?}");
+        assert_eq!(next_wait(Duration::ZERO, true, true), MAX_BACKOFF);
     }
 
     fn options() -> Options {
