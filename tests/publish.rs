@@ -1267,3 +1267,77 @@ fn the_acl_lets_a_clock_write_its_own_topics_and_never_its_pairing_or_the_halls_
     let reasons = publish_as(&broker, HALL_USER, &[topic("pairing")]);
     assert!(reasons.iter().all(allowed), "{reasons:?}");
 }
+
+#[test]
+fn under_systemd_the_instance_is_kept_in_the_runtime_directory_or_the_publisher_refuses_to_start() {
+    let broker = broker_for(&[(9, "clock-9", "pw-9")]);
+    let clock = Clock::new(&broker, 9, ("clock-9", "pw-9"));
+    let runtime = clock.dir.path().join("run");
+    fs::create_dir(&runtime).unwrap();
+    let start = |runtime: &Path| {
+        let log = clock.dir.path().join("publisher.log");
+        let child = publish_command()
+            .arg("--config")
+            .arg(clock.config())
+            .arg("--store")
+            .arg(clock.store())
+            .arg("--state")
+            .arg(clock.dir.path().join("publisher"))
+            .env("RUST_LOG", "info")
+            .env("RUNTIME_DIRECTORY", runtime)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(
+                fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&log)
+                    .unwrap(),
+            )
+            .spawn()
+            .unwrap();
+        Publisher { child, log }
+    };
+    let first = start(&runtime);
+    let log = wait_for_log(&first, "connected to the broker");
+    assert!(log.contains("connected to the broker"), "{log}");
+    // Past the settling: the board taken, its claim retained.
+    std::thread::sleep(Duration::from_millis(1000));
+    let instance = fs::read_to_string(runtime.join(tocada::publish::INSTANCE_FILE)).unwrap();
+    assert_eq!(instance.trim().len(), 32, "{instance}");
+    // Killed (its claim stays) and restarted with the same runtime
+    // directory, as systemd restarts it: its own claim, taken at once.
+    drop(first);
+    let again = start(&runtime);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while again.log().matches("connected to the broker").count() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Past the settling: a contest would have been said.
+    std::thread::sleep(Duration::from_millis(1500));
+    let log = again.log();
+    assert_eq!(log.matches("connected to the broker").count(), 2, "{log}");
+    assert!(!log.contains("another clock holds this board"), "{log}");
+    again.stop();
+    // A runtime directory that cannot hold the id: a clear refusal.
+    let output = publish_command()
+        .arg("--config")
+        .arg(clock.config())
+        .arg("--state")
+        .arg(clock.dir.path().join("publisher"))
+        .env("RUNTIME_DIRECTORY", runtime.join("gone"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(tocada::exit::EX_CANTCREAT.into()),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("cannot keep this publisher's instance id in"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
