@@ -191,15 +191,20 @@ pub enum Topic {
 /// (and, from a second publisher with the same credentials, on
 /// `…/contender`). A clone of a clock's SD card has the same
 /// configuration, credentials and host name but not the same boot: the
-/// instance is the machine's boot id with the publisher's state directory,
-/// the same for a publisher restarted on the same clock, another on any
-/// other.
+/// instance is an id the publisher keeps for the boot (in its runtime
+/// directory) with its state directory, the same for a publisher
+/// restarted on the same clock, another on any other.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Claim {
-    /// Which publisher: the boot id and the state directory.
+    /// Which publisher: its id for this boot and its state directory.
     pub instance: String,
     /// The machine's host name, to tell people where it runs.
     pub host: String,
+    /// New at each taking of the board (each connection of its holder):
+    /// a claim rewritten with another nonce is a holder that is alive.
+    /// Empty in a claim from a publisher that predates it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub nonce: String,
 }
 
 impl Claim {
@@ -220,6 +225,7 @@ impl Claim {
         Some(Claim {
             instance: printable(&claim.instance, Claim::MAX_FIELD),
             host: printable(&claim.host, Claim::MAX_FIELD),
+            nonce: printable(&claim.nonce, Claim::MAX_FIELD),
         })
     }
 }
@@ -500,6 +506,7 @@ mod tests {
         let claim = Claim {
             instance: "boot:/var/lib/tocada-publish".into(),
             host: "clock-7".into(),
+            nonce: "n1".into(),
         };
         let payload = serde_json::to_vec(&claim).unwrap();
         assert_eq!(Claim::parse(&payload), Some(claim));
@@ -510,6 +517,9 @@ mod tests {
         let read = Claim::parse(long.as_bytes()).unwrap();
         assert_eq!(read.instance.len(), Claim::MAX_FIELD);
         assert_eq!(read.host, "h");
+        // A claim from a publisher without a nonce is still read.
+        let old = Claim::parse(br#"{"instance":"i","host":"h"}"#).unwrap();
+        assert_eq!(old.nonce, "");
     }
 
     #[test]

@@ -663,8 +663,9 @@ fn the_clock_knows_who_plays_from_the_halls_pairing_through_its_publisher() {
     assert_eq!(tag(&game.pgn, "WhiteElo"), Some("2690"));
     assert_eq!(tag(&game.pgn, "WhiteFideId"), Some("1503014"));
 
-    // A hostile pairing on the board's topic (a forged retained message):
-    // refused by the publisher, the file keeps the last good one.
+    // A pairing the clock cannot read on the board's topic (too large: a
+    // hall older than the cut, or forged): refused by the publisher, and
+    // the file emptied, never left with what may be another round's.
     let forged = format!(
         r#"{{"board":1,"white":{{"name":"{}"}},"black":{{"name":"B"}}}}"#,
         "x".repeat(3_000)
@@ -694,6 +695,79 @@ fn the_clock_knows_who_plays_from_the_halls_pairing_through_its_publisher() {
         clock.publisher_log().contains("the hall's pairing refused")
     });
     assert!(refused, "{}", clock.publisher_log());
-    let text = fs::read(clock.pairing_file()).unwrap();
-    assert!(String::from_utf8_lossy(&text).contains("Morphy, Paul"));
+    let emptied = eventually(Duration::from_secs(10), || {
+        fs::read(clock.pairing_file())
+            .is_ok_and(|text| matches!(tocada::broadcast::BoardPairing::parse(&text, 1), Ok(None)))
+    });
+    assert!(emptied, "{}", clock.publisher_log());
+}
+
+#[test]
+fn a_restarted_hall_clears_the_pairing_a_board_kept_from_the_last_round() {
+    if mosquitto_program().is_none() {
+        eprintln!("mosquitto is not installed (apt-get install mosquitto): test skipped");
+        return;
+    }
+    use rumqttc::v5::mqttbytes::QoS;
+    use rumqttc::v5::mqttbytes::v5::Packet;
+    let broker = Mosquitto::for_hall(HALL, &[1, 2]);
+    // Board 9 played the last round, before the hall restarted: its
+    // pairing is retained on the broker.
+    let mut options = rumqttc::v5::MqttOptions::new("last-round", "127.0.0.1", broker.port());
+    options.set_credentials("hall", "pw-hall");
+    let (client, mut connection) = rumqttc::v5::Client::new(options, 10);
+    let last_round =
+        br#"{"round":"3","board":9,"white":{"name":"Old, White"},"black":{"name":"Old, Black"}}"#;
+    client
+        .publish(
+            format!("tocada/{HALL}/9/pairing"),
+            QoS::AtLeastOnce,
+            true,
+            last_round.to_vec(),
+        )
+        .unwrap();
+    client
+        .subscribe(format!("tocada/{HALL}/9/pairing"), QoS::AtLeastOnce)
+        .unwrap();
+    let (sender, received) = std::sync::mpsc::channel();
+    thread::spawn(move || {
+        for event in connection.iter() {
+            match event {
+                Ok(rumqttc::v5::Event::Incoming(Packet::Publish(publish))) => {
+                    if sender.send(publish.payload.to_vec()).is_err() {
+                        return;
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => thread::sleep(Duration::from_millis(100)),
+            }
+        }
+    });
+    let first = received.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(first, last_round.to_vec());
+
+    // The hall starts, and this round has boards 1 to 3 only.
+    let dir = tempfile::tempdir().unwrap();
+    let hall = start_hall(&broker, dir.path());
+    let config = dir.path().join("hall.toml");
+    let trf = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/round1.trf");
+    let (code, _, err) = hall_command(&[
+        "pairings",
+        "--config",
+        config.to_str().unwrap(),
+        "--round",
+        "1",
+        trf,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // Board 9's pairing is cleared: nobody plays there this round.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut cleared = false;
+    while !cleared && Instant::now() < deadline {
+        if let Ok(payload) = received.recv_timeout(Duration::from_millis(200)) {
+            cleared = payload.is_empty();
+        }
+    }
+    assert!(cleared, "{}", hall.log());
+    drop(client);
 }

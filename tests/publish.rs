@@ -1170,3 +1170,174 @@ fn a_second_clock_with_a_boards_credentials_is_refused_and_the_first_says_so() {
     assert!(started.elapsed() >= tocada::publish::GRACE, "{log}");
     clone_publisher.stop();
 }
+
+#[test]
+fn a_contender_cut_off_by_a_broker_restart_is_not_refused() {
+    let mut broker = broker_for(&[(8, "clock-8", "pw-8")]);
+    let mut clock = Clock::new(&broker, 8, ("clock-8", "pw-8"));
+    clock.play(QUEENS_GAMBIT, Duration::from_millis(10), || {});
+    // A clock that held the board and died (killed: its claim stays), and
+    // the same board's clock rebooted (another instance): it contests.
+    let dead = clock.publisher();
+    let log = wait_for_log(&dead, "following the game store");
+    assert!(log.contains("following the game store"), "{log}");
+    std::thread::sleep(Duration::from_millis(1000));
+    drop(dead);
+    let rebooted = Clock::new(&broker, 8, ("clock-8", "pw-8"));
+    let publisher = rebooted.publisher();
+    let log = wait_for_log(&publisher, "another clock holds this board");
+    assert!(log.contains("another clock holds this board"), "{log}");
+    // The broker restarts inside the grace: the connection is cut.
+    broker.restart();
+    let log = wait_for_log(&publisher, "connected to the broker again");
+    assert!(log.contains("connected to the broker again"), "{log}");
+    // Not refused: back, it reads the same dead claim and takes the board
+    // over after the grace.
+    let deadline = Instant::now() + tocada::publish::GRACE * 3;
+    let mut publisher = publisher;
+    while !publisher.log().contains("taking the board over") && Instant::now() < deadline {
+        assert!(
+            publisher.child.try_wait().unwrap().is_none(),
+            "exited: {}",
+            publisher.log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let log = publisher.stop();
+    assert!(log.contains("taking the board over"), "{log}");
+    assert!(!log.contains("refused: another clock"), "{log}");
+}
+
+/// What the broker answers `user` publishing `payload` on each of
+/// `topics`, retained: the PUBACK's reason, in order.
+fn publish_as(
+    broker: &Mosquitto,
+    user: (&str, &str),
+    topics: &[String],
+) -> Vec<rumqttc::v5::mqttbytes::v5::PubAckReason> {
+    let mut options = MqttOptions::new(format!("acl-{}", user.0), "127.0.0.1", broker.port());
+    options.set_credentials(user.0, user.1);
+    let (client, mut connection) = Client::new(options, 10);
+    let mut reasons = Vec::new();
+    for topic in topics {
+        client
+            .publish(topic.clone(), QoS::AtLeastOnce, true, b"x".to_vec())
+            .unwrap();
+        for event in connection.iter().take(50) {
+            match event {
+                Ok(Event::Incoming(Packet::PubAck(ack))) => {
+                    reasons.push(ack.reason);
+                    break;
+                }
+                Ok(_) => {}
+                Err(err) => panic!("{err}"),
+            }
+        }
+    }
+    reasons
+}
+
+#[test]
+fn the_acl_lets_a_clock_write_its_own_topics_and_never_its_pairing_or_the_halls_requests() {
+    use rumqttc::v5::mqttbytes::v5::PubAckReason;
+    let broker = broker_for(&[(4, "clock-4", "pw-4")]);
+    let topic = |name: &str| format!("tocada/{HALL}/4/{name}");
+    let reasons = publish_as(
+        &broker,
+        ("clock-4", "pw-4"),
+        &[
+            topic("events"),
+            topic("status"),
+            topic("claim"),
+            topic("pairing"),
+            topic("resend"),
+            topic("anything"),
+        ],
+    );
+    let allowed = |reason: &PubAckReason| {
+        matches!(
+            reason,
+            PubAckReason::Success | PubAckReason::NoMatchingSubscribers
+        )
+    };
+    assert_eq!(reasons.len(), 6, "{reasons:?}");
+    assert!(reasons[..3].iter().all(allowed), "{reasons:?}");
+    assert!(!reasons[3..].iter().any(allowed), "{reasons:?}");
+    // The hall's user still writes the pairing.
+    let reasons = publish_as(&broker, HALL_USER, &[topic("pairing")]);
+    assert!(reasons.iter().all(allowed), "{reasons:?}");
+}
+
+#[test]
+fn under_systemd_the_instance_is_kept_in_the_runtime_directory_or_the_publisher_refuses_to_start() {
+    let broker = broker_for(&[(9, "clock-9", "pw-9")]);
+    let clock = Clock::new(&broker, 9, ("clock-9", "pw-9"));
+    let runtime = clock.dir.path().join("run");
+    fs::create_dir(&runtime).unwrap();
+    let start = |runtime: &Path| {
+        let log = clock.dir.path().join("publisher.log");
+        let child = publish_command()
+            .arg("--config")
+            .arg(clock.config())
+            .arg("--store")
+            .arg(clock.store())
+            .arg("--state")
+            .arg(clock.dir.path().join("publisher"))
+            .env("RUST_LOG", "info")
+            .env("RUNTIME_DIRECTORY", runtime)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(
+                fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&log)
+                    .unwrap(),
+            )
+            .spawn()
+            .unwrap();
+        Publisher { child, log }
+    };
+    let first = start(&runtime);
+    let log = wait_for_log(&first, "connected to the broker");
+    assert!(log.contains("connected to the broker"), "{log}");
+    // Past the settling: the board taken, its claim retained.
+    std::thread::sleep(Duration::from_millis(1000));
+    let instance = fs::read_to_string(runtime.join(tocada::publish::INSTANCE_FILE)).unwrap();
+    assert_eq!(instance.trim().len(), 32, "{instance}");
+    // Killed (its claim stays) and restarted with the same runtime
+    // directory, as systemd restarts it: its own claim, taken at once.
+    drop(first);
+    let again = start(&runtime);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while again.log().matches("connected to the broker").count() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Past the settling: a contest would have been said.
+    std::thread::sleep(Duration::from_millis(1500));
+    let log = again.log();
+    assert_eq!(log.matches("connected to the broker").count(), 2, "{log}");
+    assert!(!log.contains("another clock holds this board"), "{log}");
+    again.stop();
+    // A runtime directory that cannot hold the id: a clear refusal.
+    let output = publish_command()
+        .arg("--config")
+        .arg(clock.config())
+        .arg("--state")
+        .arg(clock.dir.path().join("publisher"))
+        .env("RUNTIME_DIRECTORY", runtime.join("gone"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(tocada::exit::EX_CANTCREAT.into()),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("cannot keep this publisher's instance id in"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

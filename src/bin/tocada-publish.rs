@@ -88,6 +88,15 @@ fn options(args: &PublishCli) -> Result<Options, (u8, String)> {
             ),
         ));
     }
+    // Without an identity a clone could not be told from this clock: it
+    // would take the board as its own and the two would kick each other.
+    let claim = publish::this_claim(&state_directory).map_err(|err| {
+        let code = match err {
+            publish::IdentityError::RuntimeFile { .. } => EX_CANTCREAT,
+            publish::IdentityError::Nothing => EX_CONFIG,
+        };
+        (code, err.to_string())
+    })?;
     Ok(Options {
         broker: publish.broker,
         address: publish.address,
@@ -96,7 +105,7 @@ fn options(args: &PublishCli) -> Result<Options, (u8, String)> {
             .store
             .clone()
             .unwrap_or_else(|| config.state.directory.join(tocada::store::DB_FILE)),
-        claim: tocada::publish::this_claim(&state_directory),
+        claim,
         state_directory,
         from_start: args.from_start,
         pairing_file: Some(publish.pairing_file),

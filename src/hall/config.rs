@@ -282,6 +282,14 @@ fn check_push_url(url: &str) -> Result<(), String> {
                 .to_owned(),
         );
     }
+    // A query or a fragment too (a `?token=…`): a push URL has none.
+    if url.contains(['?', '#']) {
+        return Err(
+            "a query string (?…) or fragment (#…) in the URL would be logged with every push: \
+             the push URL has none, the token goes in token_file"
+                .to_owned(),
+        );
+    }
     if host.is_empty()
         || url.parse::<axum::http::Uri>().is_err()
         || url.contains(char::is_whitespace)
@@ -750,6 +758,14 @@ mod tests {
                 config("[push]\nurl = \"https://u:lip_x@lichess.org/\"\ntoken_file = \"t\""),
                 "push.url",
             ),
+            (
+                config("[push]\nurl = \"https://lichess.org/p?token=lip_x\"\ntoken_file = \"t\""),
+                "push.url",
+            ),
+            (
+                config("[push]\nurl = \"https://lichess.org/p#lip_x\"\ntoken_file = \"t\""),
+                "push.url",
+            ),
             (config("[push]\nurl = \"http://x/\""), "push"),
             (
                 config("[push]\nurl = \"http://x/\"\ntoken_file = \"\""),
@@ -779,6 +795,13 @@ mod tests {
         )
         .unwrap_err();
         assert!(!err.to_string().contains("lip_x"), "{err}");
+        let err = HallConfig::parse(
+            &config("[push]\nurl = \"https://lichess.org/p?token=lip_x\"\ntoken_file = \"t\""),
+            "hall.toml",
+        )
+        .unwrap_err();
+        assert!(!err.to_string().contains("lip_x"), "{err}");
+        assert!(err.to_string().contains("query string"), "{err}");
         let no_arbiter = "hall = \"open\"\nbroker = \"mqtt://h\"\n";
         let err = HallConfig::parse(no_arbiter, "hall.toml").unwrap_err();
         assert_eq!(err.key(), Some("arbiter"), "{err}");

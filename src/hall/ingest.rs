@@ -980,14 +980,18 @@ impl Hall {
     pub fn clock_pairings(
         &self,
     ) -> rusqlite::Result<BTreeMap<u32, crate::broadcast::BoardPairing>> {
+        use crate::broadcast::printable;
         use crate::broadcast::{BoardPairing as ClockPairing, PlayerOnBoard};
-        let round = self.round.tags.round.clone();
-        let imported = match (self.imported, round.parse::<u32>()) {
+        // Cut as the clock reads them (BoardPairing::parse): a payload
+        // over its limit would be refused, and the clock left with
+        // another round's players.
+        let round = printable(&self.round.tags.round, ClockPairing::MAX_ROUND);
+        let imported = match (self.imported, self.round.tags.round.parse::<u32>()) {
             (Some(_), Ok(number)) => Some(self.store.pairings(number)?),
             _ => None,
         };
         let player = |p: &super::pairings::PairedPlayer| PlayerOnBoard {
-            name: p.name.clone(),
+            name: printable(&p.name, ClockPairing::MAX_NAME),
             rating: p.rating,
             fide_id: p.fide_id,
         };
@@ -1010,7 +1014,7 @@ impl Hall {
                 .iter()
                 .map(|(board, p)| {
                     let name = |name: &str| PlayerOnBoard {
-                        name: name.to_owned(),
+                        name: printable(name, ClockPairing::MAX_NAME),
                         ..PlayerOnBoard::default()
                     };
                     let pairing = ClockPairing {
@@ -1410,6 +1414,29 @@ mod tests {
     }
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    #[test]
+    fn a_clocks_pairing_is_cut_to_what_the_clock_reads() {
+        use crate::broadcast::BoardPairing as ClockPairing;
+        let mut hall = hall();
+        // Long names (under the import's cap, over the clock's), with
+        // characters of four bytes: uncut, the payload is over the
+        // clock's limit and refused.
+        let long = "\u{1F600}".repeat(super::super::pairings::MAX_NAME);
+        let csv = format!("board,white,black\n4,{long},{long}\n");
+        let boards = super::super::pairings::parse_csv(&csv).unwrap();
+        hall.import_pairings(2, "csv", &csv, &boards, 2).unwrap();
+        let pairings = hall.clock_pairings().unwrap();
+        let payload = serde_json::to_vec(&pairings[&4]).unwrap();
+        assert!(
+            payload.len() <= ClockPairing::MAX_BYTES,
+            "{}",
+            payload.len()
+        );
+        let read = ClockPairing::parse(&payload, 4).unwrap().unwrap();
+        assert_eq!(read.white.name.chars().count(), ClockPairing::MAX_NAME);
+        assert_eq!(read, pairings[&4]);
+    }
 
     #[test]
     fn an_imported_round_names_the_games_that_start_after_it_only() {

@@ -15,7 +15,7 @@ use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 
 use super::ingest::{Ingested, REASON_BYTES};
 use super::web::{Shared, wall_ms};
-use crate::broadcast::{BoardAddress, hall_filter};
+use crate::broadcast::{BoardAddress, Topic, hall_filter};
 use crate::broker::Credentials;
 
 /// How to reach the broker.
@@ -126,6 +126,15 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
                 }
             }
             Ok(Event::Incoming(Packet::Publish(publish))) => {
+                // A pairing the broker holds (retained from the last round,
+                // before a restart of the hall, or this hall's own echoed):
+                // noted, so that the next send clears a board the round
+                // does not have.
+                if let Some((address, Topic::Pairing)) = BoardAddress::parse_topic(&publish.topic)
+                    && address.hall() == subscription.hall
+                {
+                    pairings.heard(address.board(), &publish.payload);
+                }
                 let taken = shared
                     .hall()
                     .receive(&publish.topic, &publish.payload, wall_ms());
@@ -189,8 +198,9 @@ fn ask_again(client: &AsyncClient, hall: &str, shared: &Shared) {
     }
 }
 
-/// The pairings published to the clocks on this connection, each
-/// retained on its board's `…/pairing`.
+/// The pairings the broker holds for the clocks, each retained on its
+/// board's `…/pairing`: those published on this connection and those
+/// heard back from the broker (a hall restarted finds the last round's).
 #[derive(Debug, Default)]
 struct PairingsSent {
     /// The round's version they were read at; `None` before the first.
@@ -200,6 +210,17 @@ struct PairingsSent {
 }
 
 impl PairingsSent {
+    /// The broker holds `payload` on `board`'s `…/pairing`: noted as sent,
+    /// and the round looked at again at the next send, which replaces it
+    /// or, for a board the round does not have, clears it.
+    fn heard(&mut self, board: u32, payload: &[u8]) {
+        if self.sent.get(&board).map_or(&[][..], Vec::as_slice) == payload {
+            return;
+        }
+        self.sent.insert(board, payload.to_vec());
+        self.version = None;
+    }
+
     /// Publishes each board's pairing that changed since the last time
     /// (a new round imported), and clears the boards that left the round.
     fn send(&mut self, client: &AsyncClient, hall: &str, shared: &Shared) {

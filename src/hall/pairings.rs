@@ -31,6 +31,10 @@ pub const TRF_ROUND_WIDTH: usize = 10;
 pub const MAX_ROUND: u32 = 99;
 /// The most boards a round has.
 pub const MAX_BOARDS: usize = 2000;
+/// The longest name read, characters: a longer one is not a name (a
+/// column shifted, a file that is not pairings). Shown and published cut
+/// to [`crate::broadcast::BoardPairing::MAX_NAME`].
+pub const MAX_NAME: usize = 200;
 
 /// One player of a pairing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -97,6 +101,8 @@ pub enum PairingsErrorKind {
     Empty,
     /// More than [`MAX_BOARDS`] boards.
     TooMany,
+    /// A name longer than [`MAX_NAME`] characters (whose: white or black).
+    NameTooLong(&'static str),
 }
 
 impl fmt::Display for PairingsError {
@@ -125,6 +131,9 @@ impl fmt::Display for PairingsError {
             PairingsErrorKind::NoColumn(name) => write!(f, "the header has no column {name:?}"),
             PairingsErrorKind::Empty => write!(f, "no pairing in the file"),
             PairingsErrorKind::TooMany => write!(f, "more than {MAX_BOARDS} boards"),
+            PairingsErrorKind::NameTooLong(what) => {
+                write!(f, "{what}'s name is longer than {MAX_NAME} characters")
+            }
         }
     }
 }
@@ -402,6 +411,8 @@ pub fn parse_csv(text: &str) -> Result<Vec<BoardPairing>, PairingsError> {
             let name = fields[at].clone();
             if name.is_empty() {
                 Err(error(line, at + 1, PairingsErrorKind::Missing(what)))
+            } else if name.chars().count() > MAX_NAME {
+                Err(error(line, at + 1, PairingsErrorKind::NameTooLong(what)))
             } else {
                 Ok(name)
             }
@@ -465,6 +476,23 @@ mod tests {
     use proptest::prelude::*;
 
     const TRF: &str = include_str!("../../tests/data/round.trf");
+
+    #[test]
+    fn an_absurdly_long_name_is_refused_at_its_line() {
+        let csv = format!(
+            "board,white,black\n1,A,B\n2,{},D\n",
+            "x".repeat(MAX_NAME + 1)
+        );
+        let err = parse_csv(&csv).unwrap_err();
+        assert_eq!((err.line, err.column), (3, 2));
+        assert_eq!(err.kind, PairingsErrorKind::NameTooLong("white"));
+        assert_eq!(
+            err.to_string(),
+            format!("line 3, column 2: white's name is longer than {MAX_NAME} characters")
+        );
+        let at_cap = format!("board,white,black\n1,A,{}\n", "y".repeat(MAX_NAME));
+        assert_eq!(parse_csv(&at_cap).unwrap()[0].black.name.len(), MAX_NAME);
+    }
 
     #[test]
     fn a_trf_rounds_pairings_are_read_from_its_columns_in_fides_board_order() {

@@ -42,4 +42,7 @@ pub mod runner;
 pub use cli::{PublishCli, PublishCommand, STATE_DIRECTORY};
 pub use follower::{Follower, Mark, Pushed};
 pub use progress::{PROGRESS_FILE, Progress, ProgressError};
-pub use runner::{GRACE, Options, PublishError, run, this_claim};
+pub use runner::{
+    GRACE, HELD_MAX_BACKOFF, INSTANCE_FILE, IdentityError, Options, PublishError, instance_id, run,
+    this_claim,
+};

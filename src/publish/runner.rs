@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rumqttc::Outgoing;
@@ -47,6 +47,14 @@ pub const KEEP_ALIVE: Duration = Duration::from_secs(10);
 /// The longest wait between two connection attempts.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
+/// The longest wait between two connection attempts of a publisher that
+/// has held its board: back well within [`GRACE`] after a broker restart,
+/// before another publisher of the board may take it over.
+pub const HELD_MAX_BACKOFF: Duration = Duration::from_secs(2);
+
+/// How long a connection attempt may take, seconds (TCP and CONNACK).
+const CONNECT_TIMEOUT_SECS: u64 = 5;
+
 /// How long after subscribing to the board's claim the publisher waits
 /// for the broker's retained one before it reads none as none.
 pub const SETTLE: Duration = Duration::from_millis(300);
@@ -54,10 +62,21 @@ pub const SETTLE: Duration = Duration::from_millis(300);
 /// How long a publisher that found another's claim on its board waits
 /// before taking the board over. A publisher holding the board, kicked
 /// by this one's connection (the broker binds the client id to the
-/// user), connects again within a second and kicks it back: this one is
-/// then refused. Nobody back within this time: the claim was a dead
-/// clock's (a reboot, a crash, a replaced Pi).
-pub const GRACE: Duration = Duration::from_secs(5);
+/// user), connects again within [`HELD_MAX_BACKOFF`] and a connection
+/// attempt, and takes its board again with a new nonce: this one, back,
+/// reads it and is refused. Nobody back within this time: the claim was
+/// a dead clock's (a reboot, a crash, a replaced Pi).
+pub const GRACE: Duration = Duration::from_secs(10);
+
+// A holder's worst reconnection once the broker is back (an attempt begun
+// before that times out, a wait, then the attempt that succeeds, with 2 s
+// for it and the claim's read) must fit in the grace, or a clone takes its
+// board after every broker restart.
+const _: () = assert!(CONNECT_TIMEOUT_SECS + HELD_MAX_BACKOFF.as_secs() + 2 < GRACE.as_secs());
+
+/// The file in the publisher's runtime directory that keeps its instance
+/// id for the boot.
+pub const INSTANCE_FILE: &str = "instance";
 
 /// Everything the publisher needs, checked.
 #[derive(Debug, Clone)]
@@ -211,6 +230,16 @@ struct Publisher {
     rewound_at: Option<Instant>,
     /// This connection's standing with the board's claim.
     standing: Standing,
+    /// The holder's claim this publisher waited on when its connection
+    /// was lost: the same claim read again after reconnecting is a dead
+    /// clock's still; a new nonce is a holder alive.
+    contested: Option<Claim>,
+    /// This publisher has held the board: it reconnects within
+    /// [`HELD_MAX_BACKOFF`].
+    has_held: bool,
+    /// The subscriptions of this connection are still to be asked for
+    /// (the request queue was full).
+    subscribe_pending: bool,
     /// The claim retained on the board, as last read.
     retained_claim: Option<Claim>,
     /// The contender retained on the board, as last read.
@@ -228,28 +257,7 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
     let progress_path = options.state_directory.join(PROGRESS_FILE);
     let acked = progress::load(&progress_path)?.map(|progress| progress.acked);
     let (client, mut eventloop) = AsyncClient::new(mqtt_options(&options), 4 * WINDOW);
-    let mut publisher = Publisher {
-        follower: Follower::new(acked),
-        options,
-        client,
-        store: None,
-        caught_up_at: None,
-        sent: VecDeque::new(),
-        connected: false,
-        acked,
-        saved: acked,
-        last_save: Instant::now(),
-        state_published: None,
-        refused: false,
-        waiting: false,
-        rewound_at: None,
-        standing: Standing::Reading {
-            subscribed_at: None,
-        },
-        retained_claim: None,
-        contender: None,
-        pairing_written: None,
-    };
+    let mut publisher = Publisher::new(options, client, acked);
     match acked {
         Some(mark) => tracing::info!(
             game = mark.game,
@@ -268,7 +276,7 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
             () = &mut shutdown => break,
             _ = ticks.tick() => {
                 publisher.open_store()?;
-                publisher.settle();
+                publisher.settle()?;
                 publisher.fill();
                 publisher.save_if_due(false)?;
             }
@@ -281,21 +289,23 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
                         failures = 0;
                         backoff = Duration::from_millis(500);
                     }
-                    publisher.settle();
+                    publisher.settle()?;
                     publisher.fill();
                 }
                 Err(err) => {
-                    if let Standing::Contesting { holder, .. } = &publisher.standing {
-                        // Kicked while another's claim stood: it is alive.
-                        return Err(PublishError::BoardTaken {
-                            topics: publisher.options.address.root(),
-                            holder: holder.clone(),
-                        });
+                    if matches!(publisher.standing, Standing::Contesting { .. }) {
+                        // Kicked by a holder alive, or a network cut or a
+                        // broker restart: only the claim read again after
+                        // reconnecting tells (a new nonce: alive).
+                        tracing::info!(
+                            "connection lost while waiting on another's claim: reading it again \
+                             after reconnecting"
+                        );
                     }
                     publisher.disconnected();
                     failures += 1;
                     let refused = std::mem::take(&mut publisher.refused);
-                    let wait = if refused { MAX_BACKOFF } else { backoff };
+                    let wait = next_wait(backoff, refused, publisher.has_held);
                     if refused {
                         // Already said why, as an error.
                         tracing::info!(retry_in_ms = wait.as_millis() as u64, "disconnected after the refusal");
@@ -316,6 +326,19 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
     Ok(())
 }
 
+/// How long to wait before the next connection attempt: long after a
+/// refusal, within [`HELD_MAX_BACKOFF`] for a publisher that has held its
+/// board (back before [`GRACE`] ends), else the backoff.
+fn next_wait(backoff: Duration, refused: bool, has_held: bool) -> Duration {
+    if refused {
+        MAX_BACKOFF
+    } else if has_held {
+        backoff.min(HELD_MAX_BACKOFF)
+    } else {
+        backoff
+    }
+}
+
 /// The client's options: a clean session (every connection resends from
 /// the acknowledged mark), the last will, the keep-alive.
 fn mqtt_options(options: &Options) -> MqttOptions {
@@ -324,7 +347,7 @@ fn mqtt_options(options: &Options) -> MqttOptions {
     let mut mqtt = MqttOptions::new(client_id, options.broker.host.clone(), options.broker.port);
     mqtt.set_clean_start(true)
         .set_keep_alive(KEEP_ALIVE)
-        .set_connection_timeout(5)
+        .set_connection_timeout(CONNECT_TIMEOUT_SECS)
         .set_outgoing_inflight_upper_limit(u16::try_from(2 * WINDOW).unwrap_or(u16::MAX))
         .set_last_will(LastWill::new(
             address.status_topic(),
@@ -366,6 +389,61 @@ fn report(options: &Options, err: &ConnectionError, failures: u32, wait: Duratio
 }
 
 impl Publisher {
+    /// A publisher not connected yet, resuming after `acked`.
+    fn new(options: Options, client: AsyncClient, acked: Option<Mark>) -> Publisher {
+        Publisher {
+            follower: Follower::new(acked),
+            options,
+            client,
+            store: None,
+            caught_up_at: None,
+            sent: VecDeque::new(),
+            connected: false,
+            acked,
+            saved: acked,
+            last_save: Instant::now(),
+            state_published: None,
+            refused: false,
+            waiting: false,
+            rewound_at: None,
+            standing: Standing::Reading {
+                subscribed_at: None,
+            },
+            contested: None,
+            has_held: false,
+            subscribe_pending: false,
+            retained_claim: None,
+            contender: None,
+            pairing_written: None,
+        }
+    }
+
+    /// Subscribes to the board's claim and contender and to the hall's
+    /// messages; a full request queue leaves it pending, asked again at
+    /// the next tick ([`Publisher::settle`]).
+    fn subscribe(&mut self) {
+        let address = &self.options.address;
+        let filters = [
+            address.claim_topic(),
+            address.contender_topic(),
+            address.resend_topic(),
+            address.pairing_topic(),
+        ]
+        .map(|topic| Filter::new(topic, QoS::AtLeastOnce));
+        match self.client.try_subscribe_many(filters) {
+            Ok(()) => self.subscribe_pending = false,
+            Err(err) => {
+                if !self.subscribe_pending {
+                    tracing::warn!(
+                        "cannot subscribe to the board's claim and the hall's messages \
+                         (asked again in a moment): {err}"
+                    );
+                }
+                self.subscribe_pending = true;
+            }
+        }
+    }
+
     /// Opens the store if it is not open yet: it may not exist before the
     /// daemon's first game. Once open, decides where a first start begins.
     fn open_store(&mut self) -> Result<(), PublishError> {
@@ -454,19 +532,8 @@ impl Publisher {
                 // and its pairing of the board (a clean session: subscribed
                 // again on every connection). A broker whose ACL predates
                 // one refuses it: nothing else changes.
-                let address = &self.options.address;
-                let filters = [
-                    address.claim_topic(),
-                    address.contender_topic(),
-                    address.resend_topic(),
-                    address.pairing_topic(),
-                ]
-                .map(|topic| Filter::new(topic, QoS::AtLeastOnce));
-                if let Err(err) = self.client.try_subscribe_many(filters) {
-                    tracing::warn!(
-                        "cannot subscribe to the board's claim and the hall's messages: {err}"
-                    );
-                }
+                self.subscribe_pending = false;
+                self.subscribe();
                 return true;
             }
             Event::Incoming(Packet::SubAck(_)) => {
@@ -596,9 +663,25 @@ impl Publisher {
     /// (or none came within [`SETTLE`]), the board is taken if it is free
     /// or this publisher's own; another's is contested: this publisher
     /// says so on `…/contender` and waits [`GRACE`] before taking it.
-    fn settle(&mut self) {
+    ///
+    /// Refused (the holder is alive) when the holder's claim comes back
+    /// with a new nonce: it took the board again since this one read it.
+    fn settle(&mut self) -> Result<(), PublishError> {
         if !self.connected {
-            return;
+            return Ok(());
+        }
+        if self.subscribe_pending {
+            self.subscribe();
+        }
+        if let (Some(holder), Some(read)) = (&self.contested, &self.retained_claim)
+            && !matches!(self.standing, Standing::Held)
+            && read.instance == holder.instance
+            && read.nonce != holder.nonce
+        {
+            return Err(PublishError::BoardTaken {
+                topics: self.options.address.root(),
+                holder: read.clone(),
+            });
         }
         match &self.standing {
             Standing::Reading { subscribed_at } => match self.retained_claim.clone() {
@@ -617,6 +700,9 @@ impl Publisher {
                         true,
                         None,
                     );
+                    // Kept across connections: read again after a lost
+                    // connection, the same nonce is a dead clock's still.
+                    self.contested = Some(claim.clone());
                     self.standing = Standing::Contesting {
                         since: Instant::now(),
                         holder: claim,
@@ -636,6 +722,7 @@ impl Publisher {
             }
             Standing::Contesting { .. } | Standing::Held => {}
         }
+        Ok(())
     }
 
     /// The board is this publisher's: its claim, then `online`; a
@@ -643,6 +730,11 @@ impl Publisher {
     /// reported and cleared.
     fn take(&mut self) {
         self.standing = Standing::Held;
+        self.has_held = true;
+        self.contested = None;
+        // A new nonce at each taking: a contender that reads it knows this
+        // publisher is alive.
+        self.options.claim.nonce = nonce();
         let address = self.options.address.clone();
         self.publish(
             address.claim_topic(),
@@ -675,14 +767,20 @@ impl Publisher {
 
     /// The hall's pairing of this board: checked and bounded, then written
     /// for the clock daemon when it changed. One that is refused is
-    /// logged, and the file keeps the last good one.
+    /// logged, and the file says nobody is paired: the last good one may
+    /// be another round's, and a game with no names is better than one
+    /// with the wrong players (the arbiter names them at the hall).
     fn pairing(&mut self, payload: &[u8]) {
         let board = self.options.address.board();
         let pairing = match BoardPairing::parse(payload, board) {
             Ok(pairing) => pairing,
             Err(err) => {
-                tracing::warn!(bytes = payload.len(), "the hall's pairing refused: {err}");
-                return;
+                tracing::warn!(
+                    bytes = payload.len(),
+                    "the hall's pairing refused: {err}; nobody paired on this board until the \
+                     hall sends one that reads"
+                );
+                None
             }
         };
         let Some(path) = self.options.pairing_file.clone() else {
@@ -855,27 +953,118 @@ fn claim_payload(claim: &Claim) -> Vec<u8> {
     serde_json::to_vec(claim).expect("claims are JSON")
 }
 
-/// This publisher's claim: the machine's boot id (a clone of the SD card
-/// boots with another) with the state directory (two publishers on one
-/// machine have two), and the host name for people to read.
-pub fn this_claim(state_directory: &std::path::Path) -> Claim {
+/// A new nonce for a claim: random, else the time (never one a
+/// contender has read before).
+fn nonce() -> String {
+    let mut bytes = [0u8; 8];
+    match getrandom::fill(&mut bytes) {
+        Ok(()) => hex(&bytes),
+        Err(_) => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|since| since.as_nanos().to_string())
+            .unwrap_or_default(),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// Why this publisher cannot tell itself from a clone of its clock.
+#[derive(Debug)]
+pub enum IdentityError {
+    /// The instance file in the runtime directory cannot be read or
+    /// written.
+    RuntimeFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// No runtime directory, and no boot id to read.
+    Nothing,
+}
+
+impl fmt::Display for IdentityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IdentityError::RuntimeFile { path, source } => write!(
+                f,
+                "cannot keep this publisher's instance id in {}: {source}",
+                path.display()
+            ),
+            IdentityError::Nothing => f.write_str(
+                "cannot make this publisher's instance id: no runtime directory \
+                 ($RUNTIME_DIRECTORY, the unit's RuntimeDirectory=) to keep one in, and the \
+                 machine's boot id is unreadable",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for IdentityError {}
+
+/// This publisher's id for this boot: kept in [`INSTANCE_FILE`] in its
+/// runtime directory, made at random there on the first start after a
+/// boot (a tmpfs, which a clone of the SD card never copies, and which
+/// the unit keeps through a restart); without a runtime directory, the
+/// machine's boot id. Neither: an error, never an id a clone would share.
+pub fn instance_id(
+    runtime_directory: Option<&Path>,
+    boot_id: Option<String>,
+) -> Result<String, IdentityError> {
+    let Some(dir) = runtime_directory else {
+        return boot_id
+            .filter(|id| !id.trim().is_empty())
+            .map(|id| id.trim().to_owned())
+            .ok_or(IdentityError::Nothing);
+    };
+    let path = dir.join(INSTANCE_FILE);
+    let failed = |source| IdentityError::RuntimeFile {
+        path: path.clone(),
+        source,
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) if !text.trim().is_empty() => return Ok(text.trim().to_owned()),
+        Ok(_) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+        Err(err) => return Err(failed(err)),
+    }
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|err| failed(std::io::Error::other(err.to_string())))?;
+    let id = hex(&bytes);
+    std::fs::write(&path, format!("{id}\n")).map_err(failed)?;
+    Ok(id)
+}
+
+/// This publisher's claim: its [`instance_id`] (a clone of the SD card
+/// has another) with the state directory (two publishers on one machine
+/// have two), and the host name for people to read. The runtime
+/// directory is `$RUNTIME_DIRECTORY`'s first, when systemd sets it.
+pub fn this_claim(state_directory: &Path) -> Result<Claim, IdentityError> {
     let read = |path: &str| {
         std::fs::read_to_string(path)
             .ok()
             .map(|text| text.trim().to_owned())
             .filter(|text| !text.is_empty())
     };
-    let boot = read("/proc/sys/kernel/random/boot_id").unwrap_or_else(|| "no-boot-id".to_owned());
+    let runtime = std::env::var_os("RUNTIME_DIRECTORY").and_then(|dirs| {
+        std::env::split_paths(&dirs)
+            .next()
+            .filter(|dir| dir.is_absolute())
+    });
+    let id = instance_id(runtime.as_deref(), read("/proc/sys/kernel/random/boot_id"))?;
     let host = read("/proc/sys/kernel/hostname")
         .or_else(|| read("/etc/hostname"))
         .unwrap_or_else(|| "?".to_owned());
     let directory =
         std::fs::canonicalize(state_directory).unwrap_or_else(|_| state_directory.to_path_buf());
     // Cut as a claim read back is, so that this publisher knows its own.
-    Claim {
-        instance: printable(&format!("{boot}:{}", directory.display()), Claim::MAX_FIELD),
+    Ok(Claim {
+        instance: printable(&format!("{id}:{}", directory.display()), Claim::MAX_FIELD),
         host: printable(&host, Claim::MAX_FIELD),
-    }
+        nonce: String::new(),
+    })
 }
 
 /// Where a publisher without a state file starts: before the game in
@@ -886,4 +1075,151 @@ fn first_start(store: &Store) -> Result<Option<Mark>, StoreError> {
         return Ok(Some(Mark::before(game)));
     }
     Ok(store.last_event()?.map(|(game, seq)| Mark { game, seq }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rumqttc::v5::mqttbytes::v5::ConnAck;
+    use rumqttc::v5::{Request, mqttbytes::v5::ConnectReturnCode as Code};
+
+    #[test]
+    fn two_instances_made_without_a_boot_id_differ_and_one_is_kept_through_a_restart() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let first = instance_id(Some(a.path()), None).unwrap();
+        let other = instance_id(Some(b.path()), None).unwrap();
+        assert_ne!(first, other);
+        assert_eq!(first.len(), 32, "{first}");
+        // The same runtime directory (a restart): the same instance.
+        assert_eq!(instance_id(Some(a.path()), None).unwrap(), first);
+        // Neither a runtime directory nor a boot id: refused, never a
+        // constant a clone would share.
+        assert!(matches!(
+            instance_id(None, None),
+            Err(IdentityError::Nothing)
+        ));
+        assert!(matches!(
+            instance_id(None, Some(" \n".into())),
+            Err(IdentityError::Nothing)
+        ));
+        assert_eq!(instance_id(None, Some("boot\n".into())).unwrap(), "boot");
+        // A runtime directory that cannot hold the file: refused.
+        let gone = a.path().join("missing");
+        assert!(matches!(
+            instance_id(Some(&gone), None),
+            Err(IdentityError::RuntimeFile { .. })
+        ));
+    }
+
+    #[test]
+    fn a_publisher_that_held_its_board_is_back_within_the_grace() {
+        assert_eq!(next_wait(MAX_BACKOFF, false, false), MAX_BACKOFF);
+        assert_eq!(next_wait(MAX_BACKOFF, false, true), HELD_MAX_BACKOFF);
+        assert_eq!(
+            next_wait(Duration::from_millis(500), false, true),
+            Duration::from_millis(500)
+        );
+        // The worst: an attempt that times out, the wait, the attempt.
+        let worst = Duration::from_secs(CONNECT_TIMEOUT_SECS) + next_wait(MAX_BACKOFF, false, true);
+        assert!(worst + Duration::from_secs(2) < GRACE, "{worst:?}");
+        assert_eq!(next_wait(Duration::ZERO, true, true), MAX_BACKOFF);
+    }
+
+    fn options() -> Options {
+        Options {
+            broker: BrokerUrl::parse("mqtt://127.0.0.1:1").unwrap(),
+            address: BoardAddress::new("open", 3).unwrap(),
+            credentials: None,
+            store: PathBuf::from("/nonexistent/games.sqlite"),
+            state_directory: PathBuf::from("/nonexistent"),
+            from_start: false,
+            pairing_file: None,
+            claim: Claim {
+                instance: "me:/s".into(),
+                host: "h".into(),
+                nonce: String::new(),
+            },
+        }
+    }
+
+    fn connack() -> Event {
+        Event::Incoming(Packet::ConnAck(ConnAck {
+            session_present: false,
+            code: Code::Success,
+            properties: None,
+        }))
+    }
+
+    #[test]
+    fn a_subscription_the_full_queue_refused_is_asked_again_at_the_next_tick() {
+        // A queue of one request, full: the subscription at the ConnAck
+        // cannot be queued.
+        let (client, mut eventloop) = AsyncClient::new(mqtt_options(&options()), 1);
+        client
+            .try_publish("x", QoS::AtLeastOnce, false, Vec::new())
+            .unwrap();
+        let mut publisher = Publisher::new(options(), client, None);
+        assert!(publisher.handle(connack()));
+        assert!(publisher.subscribe_pending);
+        // The tick while the queue is still full: still pending.
+        publisher.settle().unwrap();
+        assert!(publisher.subscribe_pending);
+        // The queue drained: the next tick subscribes.
+        eventloop.clean();
+        publisher.settle().unwrap();
+        assert!(!publisher.subscribe_pending);
+        eventloop.clean();
+        assert!(
+            eventloop
+                .pending
+                .iter()
+                .any(|request| matches!(request, Request::Subscribe(s) if s.filters.len() == 4)),
+            "{:?}",
+            eventloop.pending
+        );
+    }
+
+    fn claim_event(claim: &Claim) -> Event {
+        let topic = BoardAddress::new("open", 3).unwrap().claim_topic();
+        Event::Incoming(Packet::Publish(rumqttc::v5::mqttbytes::v5::Publish::new(
+            topic,
+            QoS::AtLeastOnce,
+            claim_payload(claim),
+            None,
+        )))
+    }
+
+    #[test]
+    fn a_contender_cut_off_is_refused_only_if_the_holder_took_the_board_again() {
+        let (client, _eventloop) = AsyncClient::new(mqtt_options(&options()), 64);
+        let mut publisher = Publisher::new(options(), client, None);
+        let holder = Claim {
+            instance: "other:/s".into(),
+            host: "h".into(),
+            nonce: "n1".into(),
+        };
+        publisher.handle(connack());
+        publisher.handle(claim_event(&holder));
+        publisher.settle().unwrap();
+        assert!(matches!(publisher.standing, Standing::Contesting { .. }));
+        // The connection lost (a broker restart): the same claim read again
+        // is a dead clock's still: contested again, not refused.
+        publisher.disconnected();
+        publisher.handle(connack());
+        publisher.handle(claim_event(&holder));
+        publisher.settle().unwrap();
+        assert!(matches!(publisher.standing, Standing::Contesting { .. }));
+        // Lost again, and the holder took the board meanwhile: refused.
+        publisher.disconnected();
+        publisher.handle(connack());
+        let retaken = Claim {
+            nonce: "n2".into(),
+            ..holder.clone()
+        };
+        publisher.handle(claim_event(&retaken));
+        match publisher.settle() {
+            Err(PublishError::BoardTaken { holder, .. }) => assert_eq!(holder, retaken),
+            other => panic!("{other:?}"),
+        }
+    }
 }

@@ -54,22 +54,31 @@ pub fn shipped_settings() -> Vec<String> {
         .collect()
 }
 
+/// What a clock's user may do on its own board's topics, each by name: a
+/// publisher writes its events, state and status and the board's claims,
+/// and reads the claims, the hall's requests to it and its pairing.
+pub const CLOCK_TOPICS: [(&str, &str); 7] = [
+    ("write", "events"),
+    ("write", "state"),
+    ("write", "status"),
+    ("readwrite", "claim"),
+    ("readwrite", "contender"),
+    ("read", "resend"),
+    ("read", "pairing"),
+];
+
 /// The ACL of a hall, the way `packaging/mosquitto/acl.example` writes it:
-/// each clock's user may write only under its own board's tree
-/// `tocada/<hall>/<board>/#` and read only the hall's requests to it,
-/// `…/resend`, its pairing, `…/pairing`, and the board's claims,
-/// `…/claim` and `…/contender`; the hall's user may read the whole hall
-/// and write those requests and the pairings.
+/// each clock's user may use only its own board's [`CLOCK_TOPICS`] (never
+/// write its pairing or the hall's requests); the hall's user may read
+/// the whole hall and write those requests and the pairings.
 pub fn clock_acl(hall: &str, clocks: &[(&str, u32)], hall_user: &str) -> String {
     let mut acl = String::new();
     for (user, board) in clocks {
-        writeln!(
-            acl,
-            "user {user}\ntopic write tocada/{hall}/{board}/#\ntopic read tocada/{hall}/{board}/resend\n\
-             topic read tocada/{hall}/{board}/pairing\ntopic read tocada/{hall}/{board}/claim\n\
-             topic read tocada/{hall}/{board}/contender\n"
-        )
-        .unwrap();
+        writeln!(acl, "user {user}").unwrap();
+        for (access, topic) in CLOCK_TOPICS {
+            writeln!(acl, "topic {access} tocada/{hall}/{board}/{topic}").unwrap();
+        }
+        writeln!(acl).unwrap();
     }
     writeln!(
         acl,
@@ -355,12 +364,14 @@ mod tests {
         let acl = clock_acl("open", &[("clock-1", 1), ("clock-2", 2)], "hall");
         assert_eq!(
             acl,
-            "user clock-1\ntopic write tocada/open/1/#\ntopic read tocada/open/1/resend\n\
-             topic read tocada/open/1/pairing\ntopic read tocada/open/1/claim\n\
-             topic read tocada/open/1/contender\n\n\
-             user clock-2\ntopic write tocada/open/2/#\ntopic read tocada/open/2/resend\n\
-             topic read tocada/open/2/pairing\ntopic read tocada/open/2/claim\n\
-             topic read tocada/open/2/contender\n\n\
+            "user clock-1\ntopic write tocada/open/1/events\ntopic write tocada/open/1/state\n\
+             topic write tocada/open/1/status\ntopic readwrite tocada/open/1/claim\n\
+             topic readwrite tocada/open/1/contender\ntopic read tocada/open/1/resend\n\
+             topic read tocada/open/1/pairing\n\n\
+             user clock-2\ntopic write tocada/open/2/events\ntopic write tocada/open/2/state\n\
+             topic write tocada/open/2/status\ntopic readwrite tocada/open/2/claim\n\
+             topic readwrite tocada/open/2/contender\ntopic read tocada/open/2/resend\n\
+             topic read tocada/open/2/pairing\n\n\
              user hall\ntopic read tocada/open/#\ntopic write tocada/open/+/resend\n\
              topic write tocada/open/+/pairing\n"
         );
