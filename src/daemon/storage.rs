@@ -14,6 +14,7 @@ use std::time::SystemTime;
 
 use crate::Millis;
 use crate::Rules;
+use crate::broadcast::BoardPairing;
 use crate::session::Recorded;
 use crate::store::{GameId, Journal, NewGame, StoreError};
 use crate::transcript::{Event, Line};
@@ -55,7 +56,9 @@ impl Storage {
     }
 
     /// A new game begins at `now`, its first line `t` the `setup` of
-    /// `rules`. Returns its PGN date, by the store's own calendar (local
+    /// `rules`, and its second, if the hall paired the board, its
+    /// `players`: the game's record names them, so a restore, an export
+    /// and a replay all give the same players. Returns its PGN date, by the store's own calendar (local
     /// time), so that the PGN's Date tag and `tocada export --since` agree
     /// about the day.
     pub fn begin(
@@ -65,6 +68,7 @@ impl Storage {
         preset: &str,
         black_left: bool,
         rules: Box<Rules>,
+        players: Option<Box<BoardPairing>>,
     ) -> Option<String> {
         let setup = Line {
             t,
@@ -88,7 +92,20 @@ impl Storage {
                 setup: &setup,
             };
             match journal.begin_game(game) {
-                Ok(id) => self.game = Some(id),
+                Ok(id) => {
+                    self.game = Some(id);
+                    if let Some(players) = players {
+                        // Queued right behind the setup, so the writer
+                        // commits them together as a rule.
+                        journal.append(
+                            id,
+                            Line {
+                                t,
+                                event: Event::Players(players),
+                            },
+                        );
+                    }
+                }
                 Err(err) => tracing::error!("cannot store the new game: {err}"),
             }
         }

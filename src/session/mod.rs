@@ -66,6 +66,10 @@ pub enum Action {
         /// The rules it is played under (boxed: a starting position is far
         /// bigger than anything else here).
         rules: Box<Rules>,
+        /// Who plays, as the hall's pairing said when it began: stored
+        /// with the game (its `players` line), so that it comes back with
+        /// them whatever the pairing is by then.
+        players: Option<Box<BoardPairing>>,
     },
     /// The referee was given something at `t`, on the game's clock: store
     /// it, so that the game can be rebuilt by giving it again.
@@ -347,7 +351,10 @@ impl Session {
     /// `referee` has been given its stored lines up to `last` (on the
     /// game's clock) and decided `decisions`. An unfinished game comes back
     /// paused at `last`, on a shell clock that reads `now`; a finished one
-    /// is finished at once.
+    /// is finished at once. `players` are the game's own, as its stored
+    /// `players` line says (`None`: it began unpaired, or was stored
+    /// before the players were): never the pairing on the clock now,
+    /// which may be a later round's.
     pub fn resume_from(
         &mut self,
         now: Millis,
@@ -355,6 +362,7 @@ impl Session {
         referee: Referee,
         last: Millis,
         decisions: Vec<(Millis, Effect)>,
+        players: Option<BoardPairing>,
     ) {
         self.black_left = saved.black_left;
         self.alert = decisions
@@ -373,9 +381,7 @@ impl Session {
             over: false,
             controls: Controls::new(),
             restarts: Vec::new(),
-            // Not stored with the game: a restored game is told the
-            // pairing of now, which changes only between rounds.
-            players: self.pairing.clone(),
+            players,
         });
         let game = self.game.as_mut().expect("just set");
         if game.referee.result().is_some() {
@@ -849,6 +855,7 @@ impl Session {
             preset: preset.clone(),
             black_left: self.black_left,
             rules: Box::new(rules.clone()),
+            players: self.pairing.clone().map(Box::new),
         });
         self.alert = None;
         let not_to_move = !rules.start.turn();
@@ -1073,17 +1080,7 @@ fn game_record(game: &GameOnClock) -> GameRecord {
         ..Tags::default()
     };
     if let Some(players) = &game.players {
-        let text = |value: Option<String>| value.unwrap_or_default();
-        if !players.round.is_empty() {
-            tags.round = players.round.clone();
-        }
-        tags.board = players.board.to_string();
-        tags.white = players.white.name.clone();
-        tags.black = players.black.name.clone();
-        tags.white_elo = text(players.white.rating.map(|r| r.to_string()));
-        tags.black_elo = text(players.black.rating.map(|r| r.to_string()));
-        tags.white_fide_id = text(players.white.fide_id.map(|id| id.to_string()));
-        tags.black_fide_id = text(players.black.fide_id.map(|id| id.to_string()));
+        tags.name_players(players);
     }
     let mut record = GameRecord::new(tags, crate::pgn::start_fen(rules)).with_clock(rules);
     record.record_all(&game.decisions, &game.restarts);
