@@ -287,11 +287,21 @@ impl Session {
         self.game.as_ref().and_then(|game| game.players.as_ref())
     }
 
+    /// The pairing as a face shows it: the board and the surnames.
+    pub fn pairing_shown(&self) -> Option<crate::face::PairingShown> {
+        let pairing = self.pairing.as_ref()?;
+        Some(crate::face::PairingShown {
+            board: pairing.board,
+            white: surname(&pairing.white.name),
+            black: surname(&pairing.black.name),
+        })
+    }
+
     /// The pairing as the setup screen says it: `R3 B7 Morphy - Anderssen`
     /// (last names, as a scoresheet's heading).
     pub fn pairing_line(&self) -> Option<String> {
         let pairing = self.pairing.as_ref()?;
-        let last = |name: &str| name.split(',').next().unwrap_or(name).trim().to_owned();
+        let last = surname;
         let round = if pairing.round.is_empty() {
             String::new()
         } else {
@@ -1064,6 +1074,11 @@ fn restored_action(game: &GameOnClock, last: Millis) -> Action {
             .count(),
         fen: fen.to_string(),
     })
+}
+
+/// A name's surname: what comes before the comma of `Last, First`.
+fn surname(name: &str) -> String {
+    name.split(',').next().unwrap_or(name).trim().to_owned()
 }
 
 /// The game's record as PGN so far: what the store gets when it ends.
