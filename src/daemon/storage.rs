@@ -91,21 +91,13 @@ impl Storage {
                 white_left: !black_left,
                 setup: &setup,
             };
-            match journal.begin_game(game) {
-                Ok(id) => {
-                    self.game = Some(id);
-                    if let Some(players) = players {
-                        // Queued right behind the setup, so the writer
-                        // commits them together as a rule.
-                        journal.append(
-                            id,
-                            Line {
-                                t,
-                                event: Event::Players(players),
-                            },
-                        );
-                    }
-                }
+            // The players in the same commit as the setup.
+            let players = players.map(|players| Line {
+                t,
+                event: Event::Players(players),
+            });
+            match journal.begin_game_with(game, players) {
+                Ok(id) => self.game = Some(id),
                 Err(err) => tracing::error!("cannot store the new game: {err}"),
             }
         }
