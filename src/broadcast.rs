@@ -335,6 +335,14 @@ impl BoardPairing {
                 ours: board,
             });
         }
+        given.bounded().map(Some)
+    }
+
+    /// The pairing with its names and round cut to their caps and every
+    /// control character dropped, and a rating or FIDE id that cannot be
+    /// one left out: what a clock keeps of a pairing, from the hall's
+    /// message or a stored game's `players` line alike.
+    pub fn bounded(self) -> Result<BoardPairing, PairingError> {
         let player = |p: PlayerOnBoard| -> Result<PlayerOnBoard, PairingError> {
             let name = printable(&p.name, BoardPairing::MAX_NAME);
             if name.is_empty() {
@@ -346,12 +354,12 @@ impl BoardPairing {
                 fide_id: p.fide_id.filter(|id| *id > 0 && *id < 10_000_000_000),
             })
         };
-        Ok(Some(BoardPairing {
-            round: printable(&given.round, BoardPairing::MAX_ROUND),
-            board,
-            white: player(given.white)?,
-            black: player(given.black)?,
-        }))
+        Ok(BoardPairing {
+            round: printable(&self.round, BoardPairing::MAX_ROUND),
+            board: self.board,
+            white: player(self.white)?,
+            black: player(self.black)?,
+        })
     }
 }
 

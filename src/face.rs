@@ -228,6 +228,22 @@ pub struct View {
     /// by itself from a set (a DGT 3000) cannot follow it and is set again
     /// at each whole second instead.
     pub not_countdown: bool,
+    /// Who plays next on this board, as the hall paired it: on the setup
+    /// screen only, for a face that cannot show the whole alert line (a
+    /// DGT 3000's eight characters).
+    pub pairing: Option<PairingShown>,
+}
+
+/// The hall's pairing of the board as a face shows it: the board and the
+/// players' surnames.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PairingShown {
+    /// The board, from 1.
+    pub board: u32,
+    /// White's surname.
+    pub white: String,
+    /// Black's surname.
+    pub black: String,
 }
 
 /// A side by name, as the face labels its clock: "White".

@@ -70,6 +70,27 @@ pub struct Tags {
     pub black_fide_id: String,
 }
 
+impl Tags {
+    /// Names the players of a pairing: `White`, `Black`, `Board`, `Round`
+    /// (when the pairing says it) and the ratings and FIDE ids it has.
+    /// The session's PGN and a stored game's
+    /// ([`pgn_from_lines`](crate::transcript::pgn_from_lines)) both name
+    /// them here, so the two say the same.
+    pub fn name_players(&mut self, players: &crate::broadcast::BoardPairing) {
+        let text = |value: Option<String>| value.unwrap_or_default();
+        if !players.round.is_empty() {
+            self.round = players.round.clone();
+        }
+        self.board = players.board.to_string();
+        self.white = players.white.name.clone();
+        self.black = players.black.name.clone();
+        self.white_elo = text(players.white.rating.map(|r| r.to_string()));
+        self.black_elo = text(players.black.rating.map(|r| r.to_string()));
+        self.white_fide_id = text(players.white.fide_id.map(|id| id.to_string()));
+        self.black_fide_id = text(players.black.fide_id.map(|id| id.to_string()));
+    }
+}
+
 /// Who a PGN is written for: the arbiter's has every ruling as a
 /// comment; the public's (a spectators' feed) leaves the rulings out
 /// (warnings, penalties, claims, corrections, displaced pieces, moves taken

@@ -312,6 +312,60 @@ fn the_dgt_3000_shows_the_editor_in_the_players_language() {
     });
 }
 
+/// The hall's pairing on the DGT 3000 before the first press, after the
+/// time control, in the players' language: the board by its Spanish word,
+/// then the surnames, paged in eight characters. The first press puts the
+/// times back.
+#[test]
+fn the_dgt_3000_shows_the_pairing_before_the_first_press_in_the_players_language() {
+    use tocada::broadcast::{BoardPairing, PlayerOnBoard};
+    on_a_tty(|tty| async move {
+        let config = Config::parse("[face]\nlanguage = \"es\"\n", "es.toml").unwrap();
+        let world = World::with_dgt3000(&shakmaty::Board::default(), &tty).unwrap();
+        let desk = Desk::configured(world, &config);
+        until_set(&desk).await;
+        let player = |name: &str| PlayerOnBoard {
+            name: name.to_owned(),
+            ..PlayerOnBoard::default()
+        };
+        desk.command(tocada::daemon::Command::Players(Box::new(BoardPairing {
+            round: "3".to_owned(),
+            board: 7,
+            white: player("Morphy, Paul"),
+            black: player("Anderssen, Adolf"),
+        })));
+        let mut seen: Vec<String> = Vec::new();
+        for page in ["Mesa 7", "Morphy -", "Andersse", "n"] {
+            let shown = desk
+                .polls(6_000, |w| {
+                    w.clock_display().is_some_and(|d| d.trim_end() == page)
+                })
+                .await;
+            assert!(shown, "{page:?} not shown; before it: {seen:?}");
+            seen.push(page.to_owned());
+        }
+        // Round again, from the time control.
+        let shown = desk
+            .polls(6_000, |w| {
+                w.clock_display().is_some_and(|d| d.trim_end() == "Mesa 7")
+            })
+            .await;
+        assert!(shown, "the pages go round");
+        desk.world.press_clock_lever(ClockSide::Right);
+        let times = desk
+            .polls(3_000, |w| {
+                w.clock_display().is_some_and(|d| d.contains(':'))
+            })
+            .await;
+        assert!(
+            times,
+            "the times after the first press: {:?}",
+            desk.world.clock_display()
+        );
+        desk.close().await;
+    });
+}
+
 #[test]
 fn check_config_takes_a_dgt_3000_and_refuses_a_clock_where_none_can_be() {
     let dir = tempfile::tempdir().unwrap();

@@ -47,6 +47,8 @@ fn effects_of(lines: &[String]) -> Vec<(Millis, Effect)> {
                 referee.handle(line.t, input).unwrap();
                 effects.extend(std::iter::from_fn(|| referee.poll_effect()));
             }
+            // Who plays decides nothing.
+            Event::Players(_) => {}
             Event::End | Event::Checkpoint { .. } | Event::Restart { .. } => {
                 let referee = referee.get_or_insert_with(|| Referee::new(Rules::default()));
                 referee.handle_timeout(line.t).unwrap();

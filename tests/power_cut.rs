@@ -533,8 +533,9 @@ fn replay_lines(lines: &[String]) -> Replayed {
                 referee.handle_timeout(line.t).expect("in order");
                 last = last.max(ran_to.unwrap_or(line.t));
             }
-            // A note for the score that the daemon came back here.
-            Event::Restart { .. } => {}
+            // A note for the score that the daemon came back here; who
+            // plays, for the score's roster.
+            Event::Restart { .. } | Event::Players(_) => {}
             other => panic!("a stored {other:?} in a game with no flag"),
         }
     }
@@ -1533,4 +1534,96 @@ fn a_last_stored_line_at_i64_max_is_refused() {
         i64::MAX,
         format!(r#"{{"t":{},"ev":"checkpoint"}}"#, i64::MAX),
     )]);
+}
+
+#[test]
+fn a_game_restored_after_a_power_cut_keeps_its_players_though_the_round_changed_meanwhile() {
+    use shakmaty::Square::*;
+    let dir = tempfile::tempdir().unwrap();
+    let (config, db) = sim_config(dir.path());
+    let pairing_file = dir.path().join("pairing.json");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&format!(
+        "[publish]\nbroker = \"mqtt://localhost\"\nhall = \"open\"\nboard = 7\npairing_file = \"{}\"\n",
+        pairing_file.display()
+    ));
+    std::fs::write(&config, text).unwrap();
+    let round = |round: &str, white: &str, black: &str| {
+        format!(
+            r#"{{"round":"{round}","board":7,"white":{{"name":"{white}"}},"black":{{"name":"{black}"}}}}"#
+        )
+    };
+    std::fs::write(
+        &pairing_file,
+        round("3", "Morphy, Paul", "Anderssen, Adolf"),
+    )
+    .unwrap();
+
+    let mut daemon = Daemon::spawn(&config, dir.path().join("stderr"));
+    daemon.send(Input::Press(Color::Black));
+    wait_effect(&mut daemon, "started");
+    for input in [
+        Input::Lift(E2),
+        Input::Place(E4, None),
+        Input::Press(Color::White),
+    ] {
+        daemon.send(input);
+        thread::sleep(Duration::from_millis(100));
+    }
+    wait_stored(&db, &daemon, &["e4"]);
+    // The round changes while the power is off.
+    std::fs::write(
+        &pairing_file,
+        round("4", "Staunton, Howard", "Löwenthal, Johann"),
+    )
+    .unwrap();
+    daemon.kill();
+
+    let mut daemon = Daemon::spawn(&config, dir.path().join("stderr2"));
+    wait_effect(&mut daemon, "game_restored");
+    // The stored game's own record names its players, as export and
+    // replay read it.
+    let game = Store::open_read_only(&db)
+        .unwrap()
+        .unfinished()
+        .unwrap()
+        .unwrap();
+    let pgn = transcript::pgn_from_lines(&game.lines, Default::default()).unwrap();
+    assert!(pgn.contains(r#"[White "Morphy, Paul"]"#), "{pgn}");
+    // The restored game ends: the PGN the clock stores names them too.
+    daemon.send(Input::Resume);
+    daemon.send(Input::Resign(Color::White));
+    wait_effect(&mut daemon, "result");
+    wait_finished(&db, &daemon);
+    let finished = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row("SELECT pgn FROM game WHERE id = ?1", [game.id], |row| {
+            row.get::<_, String>(0)
+        })
+        .unwrap();
+    assert!(
+        finished.contains(r#"[White "Morphy, Paul"]"#)
+            && finished.contains(r#"[Round "3"]"#)
+            && !finished.contains("Staunton"),
+        "{finished}"
+    );
+    // The next game is the new round's (the result stays up until the
+    // menu button, which a script has not: the clock is started again).
+    assert_eq!(daemon.terminate().code(), Some(0));
+    let mut daemon = Daemon::spawn(&config, dir.path().join("stderr3"));
+    daemon.send(Input::Press(Color::Black));
+    wait_effect(&mut daemon, "started");
+    wait_game_begun(&db, &daemon);
+    assert_eq!(daemon.terminate().code(), Some(0));
+    let next = Store::open_read_only(&db)
+        .unwrap()
+        .unfinished()
+        .unwrap()
+        .unwrap();
+    assert_ne!(next.id, game.id);
+    let pgn = transcript::pgn_from_lines(&next.lines, Default::default()).unwrap();
+    assert!(
+        pgn.contains(r#"[White "Staunton, Howard"]"#) && pgn.contains(r#"[Round "4"]"#),
+        "{pgn}"
+    );
 }

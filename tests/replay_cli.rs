@@ -496,3 +496,31 @@ fn referee_a_move_reported_place_before_lift_is_stored() {
         ]
     );
 }
+
+#[test]
+fn a_players_line_after_the_setup_changes_no_effect_and_one_elsewhere_is_a_data_error() {
+    let setup = r#"{"t":0,"ev":"setup","time_control":"300+2"}"#;
+    let players = r#"{"t":0,"ev":"players","round":"3","board":7,"white":"Morphy, Paul","black":"Anderssen, Adolf"}"#;
+    let moves = "{\"t\":0,\"ev\":\"press\",\"side\":\"black\"}\n\
+                 {\"t\":1000,\"ev\":\"lift\",\"sq\":\"e2\"}\n\
+                 {\"t\":1100,\"ev\":\"place\",\"sq\":\"e4\"}\n\
+                 {\"t\":1200,\"ev\":\"press\",\"side\":\"white\"}\n";
+    let with = replay(&format!("{setup}\n{players}\n{moves}"));
+    let without = replay(&format!("{setup}\n{moves}"));
+    assert_eq!(code(&with), 0, "{}", stderr(&with));
+    assert_eq!(stdout_lines(&with), stdout_lines(&without));
+    assert!(
+        stdout_lines(&with)
+            .iter()
+            .any(|l| l.contains(r#""san":"e4""#))
+    );
+    // After a press: the players are fixed when the game begins.
+    assert_data_error(
+        &format!(
+            "{setup}\n{moves}{}\n",
+            players.replace(r#""t":0"#, r#""t":1200"#)
+        ),
+        6,
+        r#""players" must be the line right after "setup""#,
+    );
+}

@@ -10,6 +10,7 @@ mod support {
 
 use proptest::prelude::*;
 use shakmaty::{Chess, Color, Piece, Position, Role, Square};
+use tocada::broadcast::{BoardPairing, PlayerOnBoard};
 use tocada::gesture::Script;
 use tocada::transcript::{Event, Line, effect_to_json, line_to_json, parse_line, replay};
 use tocada::{
@@ -179,6 +180,33 @@ fn rules() -> impl Strategy<Value = Rules> {
         )
 }
 
+/// A pairing as a clock keeps one (bounded): names without control
+/// characters or white space at their ends.
+fn players() -> impl Strategy<Value = BoardPairing> {
+    let player = (
+        "[A-Z][a-z]{0,12}, [A-Z][a-zé]{0,12}",
+        proptest::option::of(1..4000u16),
+        proptest::option::of(1..10_000_000_000u64),
+    )
+        .prop_map(|(name, rating, fide_id)| PlayerOnBoard {
+            name,
+            rating,
+            fide_id,
+        });
+    (
+        "[0-9]{0,3}(\\.[0-9])?",
+        any::<u32>(),
+        player.clone(),
+        player,
+    )
+        .prop_map(|(round, board, white, black)| BoardPairing {
+            round,
+            board,
+            white,
+            black,
+        })
+}
+
 fn line() -> impl Strategy<Value = Line> {
     (
         any::<Millis>(),
@@ -188,6 +216,7 @@ fn line() -> impl Strategy<Value = Line> {
             1 => Just(Event::End),
             1 => Just(Event::Checkpoint { ran_to: None }),
             1 => (1..=Millis::from(u32::MAX)).prop_map(|d| Event::Checkpoint { ran_to: Some(d) }),
+            1 => players().prop_map(|p| Event::Players(Box::new(p))),
         ],
     )
         .prop_map(|(t, event)| match event {
@@ -229,7 +258,7 @@ fn played(rules: &Rules, lines: &[Line]) -> Vec<String> {
     let mut out = Vec::new();
     for line in lines {
         match line.event {
-            Event::Setup(_) => continue,
+            Event::Setup(_) | Event::Players(_) => continue,
             Event::Input(input) => referee.handle(line.t, input).unwrap(),
             Event::End | Event::Checkpoint { .. } | Event::Restart { .. } => {
                 referee.handle_timeout(line.t).unwrap()

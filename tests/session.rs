@@ -856,7 +856,7 @@ fn the_halls_pairing_is_on_the_setup_screen_and_fixed_in_the_game_that_begins_un
     let mut next = pairing.clone();
     next.round = "4".into();
     next.white.name = "Staunton, Howard".into();
-    p.set_pairing(Some(next));
+    p.set_pairing(Some(next.clone()));
     assert_eq!(p.players(), Some(&pairing));
     let pgn = p.pgn().unwrap();
     for tag in [
@@ -874,10 +874,25 @@ fn the_halls_pairing_is_on_the_setup_screen_and_fixed_in_the_game_that_begins_un
         "{pgn}"
     );
 
-    // The power goes; the clock comes back with the pairing on file read
-    // before the restore: the restored game has its players.
+    // The game's record names its players, in the line after its setup.
+    let lines = stored(&played);
+    assert!(
+        lines[1].ends_with(
+            r#","ev":"players","round":"3","board":7,"white":"Morphy, Paul","black":"Anderssen, Adolf","white_elo":2690,"white_fide_id":1503014}"#
+        ),
+        "{lines:?}"
+    );
+    let from_lines = tocada::transcript::pgn_from_lines(&lines, Default::default()).unwrap();
+    assert!(
+        from_lines.contains(r#"[White "Morphy, Paul"]"#),
+        "{from_lines}"
+    );
+
+    // The power goes, and the round changes meanwhile: the clock comes
+    // back with the next round's pairing, yet the restored game keeps the
+    // players it began with, and the next game takes the new ones.
     let mut q = panel();
-    q.set_pairing(Some(pairing.clone()));
+    q.set_pairing(Some(next.clone()));
     restore(
         &mut q,
         0,
@@ -885,11 +900,89 @@ fn the_halls_pairing_is_on_the_setup_screen_and_fixed_in_the_game_that_begins_un
             preset: "blitz",
             black_left: false,
             date: "2026.11.21",
-            lines: &stored(&played),
+            lines: &lines,
         },
         Policy::RESTORE,
     )
     .unwrap();
     assert_eq!(q.players(), Some(&pairing));
-    assert!(q.pgn().unwrap().contains(r#"[White "Morphy, Paul"]"#));
+    let pgn = q.pgn().unwrap();
+    assert!(pgn.contains(r#"[White "Morphy, Paul"]"#), "{pgn}");
+    assert!(!pgn.contains("Staunton"), "{pgn}");
+}
+
+#[test]
+fn a_game_stored_without_players_is_restored_without_them_whatever_the_pairing_now() {
+    use tocada::broadcast::{BoardPairing, PlayerOnBoard};
+    // Stored unpaired (or by a tocada that did not store the players):
+    // the pairing on the clock when it comes back is not the game's.
+    let mut p = panel();
+    let played = opening(&mut p);
+    let lines = stored(&played);
+    assert!(
+        lines.iter().all(|l| !l.contains("\"players\"")),
+        "{lines:?}"
+    );
+    let mut q = panel();
+    q.set_pairing(Some(BoardPairing {
+        round: "4".into(),
+        board: 7,
+        white: PlayerOnBoard {
+            name: "Staunton, Howard".into(),
+            ..PlayerOnBoard::default()
+        },
+        black: PlayerOnBoard {
+            name: "Löwenthal, Johann".into(),
+            ..PlayerOnBoard::default()
+        },
+    }));
+    restore(
+        &mut q,
+        0,
+        GameToResume {
+            preset: "blitz",
+            black_left: false,
+            date: "2026.11.21",
+            lines: &lines,
+        },
+        Policy::RESTORE,
+    )
+    .unwrap();
+    assert_eq!(q.players(), None);
+    let pgn = q.pgn().unwrap();
+    assert!(
+        pgn.contains(r#"[White "?"]"#) && !pgn.contains("Staunton"),
+        "{pgn}"
+    );
+}
+
+#[test]
+fn a_players_line_anywhere_but_after_the_setup_stops_the_restore_there() {
+    let mut p = panel();
+    let played = opening(&mut p);
+    let mut lines = stored(&played);
+    // At the instant of the line before it: only its place is wrong.
+    let t = serde_json::from_str::<serde_json::Value>(&lines[1]).unwrap()["t"].clone();
+    let players = format!(
+        r#"{{"t":{t},"ev":"players","board":7,"white":"Morphy, Paul","black":"Anderssen, Adolf"}}"#
+    );
+    lines.insert(2, players);
+    let mut q = panel();
+    let restored = restore(
+        &mut q,
+        0,
+        GameToResume {
+            preset: "blitz",
+            black_left: false,
+            date: "2026.11.21",
+            lines: &lines,
+        },
+        Policy::RESTORE,
+    )
+    .unwrap();
+    assert_eq!(
+        restored.fault.map(|f| (f.line, f.kind)),
+        Some((3, FaultKind::PlayersNotAfterSetup))
+    );
+    assert_eq!(q.players(), None);
 }

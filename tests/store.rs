@@ -377,6 +377,45 @@ fn a_version_1_store_is_read_as_it_is_and_migrated_by_the_daemon() {
 }
 
 #[test]
+fn a_game_begun_with_its_players_has_them_as_its_second_line_and_a_bad_one_is_refused_whole() {
+    let (_dir, path) = temp_db();
+    let journal = Journal::spawn(Store::open(&path).unwrap());
+    let players = parse_line(
+        r#"{"t":0,"ev":"players","round":"3","board":7,"white":"Morphy, Paul","black":"Anderssen, Adolf"}"#,
+    )
+    .unwrap()
+    .unwrap();
+    let id = journal
+        .begin_game_with(new_game(at(1_000)), Some(players.clone()))
+        .unwrap();
+    journal.flush().unwrap();
+    let stored = Store::open(&path).unwrap().game(id).unwrap().unwrap();
+    assert_eq!(
+        stored.lines,
+        [line_to_json(&SETUP_LINE), line_to_json(&players)],
+        "the setup and the players, in one commit"
+    );
+    // A second line the writer would refuse is refused at once, and no
+    // game is begun without it.
+    for bad in [
+        SETUP_LINE.clone(),
+        Line {
+            t: SETUP_LINE.t.wrapping_sub(1),
+            ..players.clone()
+        },
+    ] {
+        assert!(matches!(
+            journal.begin_game_with(new_game(at(2_000)), Some(bad)),
+            Err(StoreError::BadLine(_))
+        ));
+    }
+    journal.flush().unwrap();
+    let reader = Store::open(&path).unwrap();
+    assert_eq!(reader.unfinished().unwrap().map(|g| g.id), Some(id));
+    journal.close().unwrap();
+}
+
+#[test]
 fn the_journal_commits_everything_queued_before_flush_returns() {
     let (_dir, path) = temp_db();
     let journal = Journal::spawn(Store::open(&path).unwrap());

@@ -247,15 +247,24 @@ fn drain(session: &mut Session, watch: &mut Watch, restarted: bool) {
                 preset,
                 black_left,
                 rules,
+                players,
             } => {
                 let setup = line_to_json(&Line {
                     t,
                     event: Event::Setup(rules),
                 });
+                // The players, when paired, right after: as the daemon
+                // stores them.
+                let players = players.map(|p| {
+                    line_to_json(&Line {
+                        t,
+                        event: Event::Players(p),
+                    })
+                });
                 watch.store = Some(Store {
                     preset,
                     black_left,
-                    lines: vec![setup],
+                    lines: std::iter::once(setup).chain(players).collect(),
                 });
                 watch.moves.clear();
                 watch.clocks = None;

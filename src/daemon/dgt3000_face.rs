@@ -103,6 +103,12 @@ pub fn clock_pages(message: &str) -> Vec<[u8; wire::TEXT_LEN]> {
             _ => words.push(short.to_owned()),
         }
     }
+    pack_pages(words)
+}
+
+/// `words` as pages of eight characters: as many words on a page as fit,
+/// a word longer than a page cut into pages of its own.
+fn pack_pages(words: impl IntoIterator<Item = String>) -> Vec<[u8; wire::TEXT_LEN]> {
     let mut pages = Vec::new();
     let mut page = String::new();
     for word in words {
@@ -168,6 +174,9 @@ fn plain_letters(word: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Message {
     text: String,
+    /// Shown after `text`, from a page of its own, its words as they are
+    /// (not shortened): the players' names.
+    names: Option<String>,
     /// Goes round until it changes (else shown once).
     stays: bool,
     /// A ruling: beeps with its first page.
@@ -202,20 +211,36 @@ fn message_of(view: &View) -> Option<Message> {
     if let Screen::TimeControlEditor { rows, selected } = &view.screen {
         return rows.get(*selected).map(|row| Message {
             text: editor_row_text(row, view.language),
+            names: None,
             stays: true,
             beeps: false,
         });
     }
     if let Screen::TimeControlMenu { presets, selected } = &view.screen {
-        return presets.get(*selected).map(|name| Message {
-            text: name.clone(),
-            stays: true,
-            beeps: false,
+        return presets.get(*selected).map(|name| {
+            // Then who plays, on pages of their own: "Board 7",
+            // "Morphy -", "Andersse", "n".
+            let names = view.pairing.as_ref().map(|pairing| {
+                format!(
+                    "{} {} {} - {}",
+                    view.language.face().board_number,
+                    pairing.board,
+                    pairing.white,
+                    pairing.black
+                )
+            });
+            Message {
+                text: name.clone(),
+                names,
+                stays: true,
+                beeps: false,
+            }
         });
     }
     if let Some(result) = &view.result {
         return Some(Message {
             text: result.clone(),
+            names: None,
             stays: true,
             beeps: false,
         });
@@ -224,6 +249,7 @@ fn message_of(view: &View) -> Option<Message> {
         // Said once when it happens; the clock keeps time meanwhile.
         return view.board_disconnected.then(|| Message {
             text: crate::face::BOARD_DISCONNECTED.to_owned(),
+            names: None,
             stays: false,
             beeps: false,
         });
@@ -234,6 +260,7 @@ fn message_of(view: &View) -> Option<Message> {
         || (view.draw_offer.is_some() && alert.starts_with("Draw offer"));
     Some(Message {
         text: alert.clone(),
+        names: None,
         stays: waits,
         beeps: view.screen == Screen::Clock && !view.paused,
     })
@@ -278,7 +305,11 @@ impl ClockFace {
         let message = message_of(view);
         if self.message.as_ref().map(|(m, _, _)| m) != message.as_ref() {
             self.message = message.map(|m| {
-                let pages = clock_pages(&m.text);
+                let mut pages = clock_pages(&m.text);
+                // Names as they are: a player called White stays White.
+                pages.extend(m.names.as_deref().map_or_else(Vec::new, |names| {
+                    pack_pages(names.split_whitespace().map(plain_letters))
+                }));
                 (m, pages, now)
             });
         }
@@ -373,6 +404,43 @@ mod tests {
         for page in clock_pages("Ünïcode: ♞ moves") {
             assert!(page.iter().all(|b| b.is_ascii()));
         }
+    }
+
+    #[test]
+    fn the_pairing_follows_the_time_control_on_pages_of_its_own_names_unshortened() {
+        let view = View {
+            screen: Screen::TimeControlMenu {
+                presets: vec!["Blitz 3+2".to_owned()],
+                selected: 0,
+            },
+            pairing: Some(crate::face::PairingShown {
+                board: 12,
+                white: "White".to_owned(),
+                black: "Müller".to_owned(),
+            }),
+            ..View::default()
+        };
+        let mut face = ClockFace::new();
+        let shown: Vec<String> = (0..6)
+            .map(|page| {
+                let (text, beep) = face.shown(&view, page * PAGE_MS).text.unwrap();
+                assert_eq!(beep, 0);
+                String::from_utf8_lossy(&text).trim_end().to_owned()
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            ["Blitz", "3+2", "Board 12", "White -", "Muller", "Blitz"]
+        );
+        // In the players' language: the board's word is theirs.
+        let german = View {
+            language: Language::German,
+            ..view
+        };
+        let mut face = ClockFace::new();
+        face.shown(&german, 0);
+        let text = face.shown(&german, 2 * PAGE_MS).text.unwrap().0;
+        assert_eq!(String::from_utf8_lossy(&text).trim_end(), "Brett 12");
     }
 
     fn view() -> View {

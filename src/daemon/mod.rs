@@ -569,8 +569,9 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
     let local = tokio::task::LocalSet::new();
     let stats = local.block_on(&runtime, async move {
         let mut session = Session::new(config);
-        // Read before the restore: a game a power cut interrupted comes
-        // back with the players of the pairing on the clock.
+        // Read before the restore, so the face has it at once. A game a
+        // power cut interrupted comes back with its own players, from its
+        // stored `players` line, whatever the file says now.
         if let Some(publish) = &config.publish {
             let mut file =
                 pairing::PairingFile::new(publish.pairing_file.clone(), publish.address.board());

@@ -347,6 +347,9 @@ impl<R: Rig> Shell<R> {
                 // A new start (a FEN): the board checked against it now.
                 self.timers.set(Timer::Occupancy, now);
             }
+            Command::Players(players) => {
+                self.session_mut().set_pairing(Some(*players));
+            }
             Command::Redraw(done) => {
                 self.draw(now, true);
                 let _ = done.send(());
@@ -697,9 +700,13 @@ impl<R: Rig> Shell<R> {
                     preset,
                     black_left,
                     rules,
+                    players,
                 } => {
                     let now = self.now_ms();
-                    if let Some(date) = self.storage.begin(now, t, &preset, black_left, rules) {
+                    if let Some(date) = self
+                        .storage
+                        .begin(now, t, &preset, black_left, rules, players)
+                    {
                         self.session_mut().set_date(&date);
                     }
                     tracing::info!(preset, "game started");

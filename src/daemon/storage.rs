@@ -14,6 +14,7 @@ use std::time::SystemTime;
 
 use crate::Millis;
 use crate::Rules;
+use crate::broadcast::BoardPairing;
 use crate::session::Recorded;
 use crate::store::{GameId, Journal, NewGame, StoreError};
 use crate::transcript::{Event, Line};
@@ -55,7 +56,9 @@ impl Storage {
     }
 
     /// A new game begins at `now`, its first line `t` the `setup` of
-    /// `rules`. Returns its PGN date, by the store's own calendar (local
+    /// `rules`, and its second, if the hall paired the board, its
+    /// `players`: the game's record names them, so a restore, an export
+    /// and a replay all give the same players. Returns its PGN date, by the store's own calendar (local
     /// time), so that the PGN's Date tag and `tocada export --since` agree
     /// about the day.
     pub fn begin(
@@ -65,6 +68,7 @@ impl Storage {
         preset: &str,
         black_left: bool,
         rules: Box<Rules>,
+        players: Option<Box<BoardPairing>>,
     ) -> Option<String> {
         let setup = Line {
             t,
@@ -87,7 +91,12 @@ impl Storage {
                 white_left: !black_left,
                 setup: &setup,
             };
-            match journal.begin_game(game) {
+            // The players in the same commit as the setup.
+            let players = players.map(|players| Line {
+                t,
+                event: Event::Players(players),
+            });
+            match journal.begin_game_with(game, players) {
                 Ok(id) => self.game = Some(id),
                 Err(err) => tracing::error!("cannot store the new game: {err}"),
             }

@@ -42,6 +42,9 @@ pub struct FaceWords {
     pub board_disconnected: &'static str,
     /// The status row when the game store cannot commit.
     pub games_not_saved: &'static str,
+    /// A board of the round, before its number, where eight characters
+    /// show the pairing (a DGT 3000): "Board 7".
+    pub board_number: &'static str,
     /// The setup screen's hint: a draw button swaps the sides.
     pub draw_swaps: &'static str,
     /// The setup screen's last row: Black's lever starts the game.
@@ -121,6 +124,7 @@ const ENGLISH: FaceWords = FaceWords {
     move_number: "Move",
     paused: "PAUSED",
     board_disconnected: "Board disconnected",
+    board_number: "Board",
     games_not_saved: "Games not saved",
     draw_swaps: "Draw: swap",
     blacks_lever_starts: "Black's lever starts",
@@ -188,6 +192,7 @@ const SPANISH: FaceWords = FaceWords {
     move_number: "Jugada",
     paused: "PAUSA",
     board_disconnected: "Tablero desconectado",
+    board_number: "Mesa",
     games_not_saved: "Partidas sin guardar",
     draw_swaps: "Cambiar",
     blacks_lever_starts: "Empiezan las negras",
@@ -258,6 +263,7 @@ const FRENCH: FaceWords = FaceWords {
     move_number: "Coup",
     paused: "PAUSE",
     board_disconnected: "Échiquier déconnecté",
+    board_number: "Table",
     games_not_saved: "Parties non sauvées",
     draw_swaps: "Inverser",
     blacks_lever_starts: "Les Noirs démarrent",
@@ -329,6 +335,7 @@ const GERMAN: FaceWords = FaceWords {
     move_number: "Zug",
     paused: "PAUSE",
     board_disconnected: "Brett getrennt",
+    board_number: "Brett",
     games_not_saved: "Partien ungesichert",
     draw_swaps: "Tauschen",
     blacks_lever_starts: "Schwarz startet",

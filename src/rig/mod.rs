@@ -81,6 +81,9 @@ pub enum Command {
         /// Its rules.
         rules: Box<Rules>,
     },
+    /// These players for the next game (a script's `players` line), as
+    /// if the hall had paired the board so.
+    Players(Box<crate::broadcast::BoardPairing>),
     /// Redraw the face now and answer when it is on the panel.
     Redraw(oneshot::Sender<()>),
 }

@@ -444,7 +444,8 @@ impl World {
 
     /// Plays one line of a script (`sim --script`, standard input under
     /// `tocada run`) at `at` on the loop's clock: a `setup` chooses the
-    /// game's rules (as a preset named `script`), an input is done as the
+    /// game's rules (as a preset named `script`), `players` its players,
+    /// an input is done as the
     /// hardware would ([`World::apply`]); `end`, `checkpoint` and `restart`
     /// do nothing here (time passes by itself).
     pub fn play(&self, tx: &mpsc::UnboundedSender<Command>, at: Duration, event: Event) {
@@ -454,6 +455,9 @@ impl World {
                     name: "script".to_owned(),
                     rules,
                 });
+            }
+            Event::Players(players) => {
+                let _ = tx.send(Command::Players(players));
             }
             Event::Input(input) => self.apply(tx, at, input),
             Event::End | Event::Checkpoint { .. } | Event::Restart { .. } => {}
@@ -766,6 +770,7 @@ pub async fn feed_stdin(
                 if let Some(skip) = &resume {
                     match &line.event {
                         Event::Setup(_)
+                        | Event::Players(_)
                         | Event::End
                         | Event::Checkpoint { .. }
                         | Event::Restart { .. } => {

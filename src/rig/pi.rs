@@ -411,6 +411,7 @@ fn control(event: Event, at: Duration) -> Result<Option<Command>, String> {
             name: "standard input".to_owned(),
             rules,
         })),
+        Event::Players(players) => Ok(Some(Command::Players(players))),
         Event::Input(Input::Press(side)) => press(Button::Lever(side)),
         Event::Input(Input::Draw(side)) => press(Button::Draw(side)),
         Event::Input(Input::Adjust(side)) => press(Button::Adjust(side)),

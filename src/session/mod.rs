@@ -66,6 +66,10 @@ pub enum Action {
         /// The rules it is played under (boxed: a starting position is far
         /// bigger than anything else here).
         rules: Box<Rules>,
+        /// Who plays, as the hall's pairing said when it began: stored
+        /// with the game (its `players` line), so that it comes back with
+        /// them whatever the pairing is by then.
+        players: Option<Box<BoardPairing>>,
     },
     /// The referee was given something at `t`, on the game's clock: store
     /// it, so that the game can be rebuilt by giving it again.
@@ -283,11 +287,21 @@ impl Session {
         self.game.as_ref().and_then(|game| game.players.as_ref())
     }
 
+    /// The pairing as a face shows it: the board and the surnames.
+    pub fn pairing_shown(&self) -> Option<crate::face::PairingShown> {
+        let pairing = self.pairing.as_ref()?;
+        Some(crate::face::PairingShown {
+            board: pairing.board,
+            white: surname(&pairing.white.name),
+            black: surname(&pairing.black.name),
+        })
+    }
+
     /// The pairing as the setup screen says it: `R3 B7 Morphy - Anderssen`
     /// (last names, as a scoresheet's heading).
     pub fn pairing_line(&self) -> Option<String> {
         let pairing = self.pairing.as_ref()?;
-        let last = |name: &str| name.split(',').next().unwrap_or(name).trim().to_owned();
+        let last = surname;
         let round = if pairing.round.is_empty() {
             String::new()
         } else {
@@ -347,7 +361,10 @@ impl Session {
     /// `referee` has been given its stored lines up to `last` (on the
     /// game's clock) and decided `decisions`. An unfinished game comes back
     /// paused at `last`, on a shell clock that reads `now`; a finished one
-    /// is finished at once.
+    /// is finished at once. `players` are the game's own, as its stored
+    /// `players` line says (`None`: it began unpaired, or was stored
+    /// before the players were): never the pairing on the clock now,
+    /// which may be a later round's.
     pub fn resume_from(
         &mut self,
         now: Millis,
@@ -355,6 +372,7 @@ impl Session {
         referee: Referee,
         last: Millis,
         decisions: Vec<(Millis, Effect)>,
+        players: Option<BoardPairing>,
     ) {
         self.black_left = saved.black_left;
         self.alert = decisions
@@ -373,9 +391,7 @@ impl Session {
             over: false,
             controls: Controls::new(),
             restarts: Vec::new(),
-            // Not stored with the game: a restored game is told the
-            // pairing of now, which changes only between rounds.
-            players: self.pairing.clone(),
+            players,
         });
         let game = self.game.as_mut().expect("just set");
         if game.referee.result().is_some() {
@@ -849,6 +865,7 @@ impl Session {
             preset: preset.clone(),
             black_left: self.black_left,
             rules: Box::new(rules.clone()),
+            players: self.pairing.clone().map(Box::new),
         });
         self.alert = None;
         let not_to_move = !rules.start.turn();
@@ -1059,6 +1076,11 @@ fn restored_action(game: &GameOnClock, last: Millis) -> Action {
     })
 }
 
+/// A name's surname: what comes before the comma of `Last, First`.
+fn surname(name: &str) -> String {
+    name.split(',').next().unwrap_or(name).trim().to_owned()
+}
+
 /// The game's record as PGN so far: what the store gets when it ends.
 fn game_record(game: &GameOnClock) -> GameRecord {
     let rules = game.referee.rules();
@@ -1073,17 +1095,7 @@ fn game_record(game: &GameOnClock) -> GameRecord {
         ..Tags::default()
     };
     if let Some(players) = &game.players {
-        let text = |value: Option<String>| value.unwrap_or_default();
-        if !players.round.is_empty() {
-            tags.round = players.round.clone();
-        }
-        tags.board = players.board.to_string();
-        tags.white = players.white.name.clone();
-        tags.black = players.black.name.clone();
-        tags.white_elo = text(players.white.rating.map(|r| r.to_string()));
-        tags.black_elo = text(players.black.rating.map(|r| r.to_string()));
-        tags.white_fide_id = text(players.white.fide_id.map(|id| id.to_string()));
-        tags.black_fide_id = text(players.black.fide_id.map(|id| id.to_string()));
+        tags.name_players(players);
     }
     let mut record = GameRecord::new(tags, crate::pgn::start_fen(rules)).with_clock(rules);
     record.record_all(&game.decisions, &game.restarts);

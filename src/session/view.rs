@@ -70,6 +70,7 @@ pub fn from_referee_in(
             referee.rules().increment_mode,
             IncrementMode::Upcount | IncrementMode::Hourglass | IncrementMode::Delay
         ),
+        pairing: None,
     }
 }
 
@@ -116,6 +117,7 @@ impl Session {
                 View {
                     screen,
                     alert,
+                    pairing: self.pairing_shown(),
                     ..View::default()
                 }
             }

@@ -48,6 +48,9 @@ enum JournalOp {
         preset: String,
         white_left: bool,
         setup: Line,
+        /// The game's second line, stored with its first in the same
+        /// transaction (its `players`).
+        second: Option<Line>,
     },
     /// Store one event of a game.
     Append { game: GameId, line: Line },
@@ -129,7 +132,36 @@ impl Journal {
     /// retried like any other, the game's events with it. Only a setup
     /// line that is not one, or a stopped writer, is an error.
     pub fn begin_game(&self, game: NewGame<'_>) -> Result<GameId, StoreError> {
-        if let Err(err) = check_setup(game.setup) {
+        self.begin_game_with(game, None)
+    }
+
+    /// As [`Journal::begin_game`], with the game's second line (its
+    /// `players`), committed with the setup line or not at all: a power
+    /// cut never leaves a game begun under a pairing without its players.
+    pub fn begin_game_with(
+        &self,
+        game: NewGame<'_>,
+        second: Option<Line>,
+    ) -> Result<GameId, StoreError> {
+        // Checked here, as the setup is: a second line the writer would
+        // refuse would take the game's beginning with it.
+        let second_fits = |line: &Line| {
+            if matches!(line.event, crate::transcript::Event::Setup(_)) {
+                Err(StoreError::BadLine(
+                    "\"setup\" is only the first line of a game".to_owned(),
+                ))
+            } else if line.t < game.setup.t || i64::try_from(line.t).is_err() {
+                Err(StoreError::BadLine(format!(
+                    "the second line's t = {} is before the setup's or out of range",
+                    line.t
+                )))
+            } else {
+                Ok(())
+            }
+        };
+        let checked =
+            check_setup(game.setup).and_then(|_| second.as_ref().map_or(Ok(()), second_fits));
+        if let Err(err) = checked {
             self.errors.fetch_add(1, Ordering::Relaxed);
             tracing::error!(error = %err, "game store: new game refused");
             return Err(err);
@@ -141,6 +173,7 @@ impl Journal {
             preset: game.preset.to_owned(),
             white_left: game.white_left,
             setup: game.setup.clone(),
+            second,
         })?;
         Ok(id)
     }
@@ -396,6 +429,7 @@ impl Writer {
                     preset,
                     white_left,
                     setup,
+                    second,
                 } => {
                     let game = NewGame {
                         started_at: *started_at,
@@ -403,7 +437,10 @@ impl Writer {
                         white_left: *white_left,
                         setup,
                     };
-                    insert_game(conn, &game, Some(*id)).map(|_| ())
+                    insert_game(conn, &game, Some(*id)).and_then(|id| match second {
+                        Some(line) => insert_events(conn, id, std::slice::from_ref(line)),
+                        None => Ok(()),
+                    })
                 }
                 JournalOp::Append { game, line } => {
                     insert_events(conn, *game, std::slice::from_ref(line))

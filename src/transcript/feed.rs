@@ -44,6 +44,11 @@ pub struct Feed {
     fault: Option<Fault>,
     /// The furthest a `checkpoint` line says the running clock ran.
     ran_to: Option<Millis>,
+    /// Who plays, as the `players` line says.
+    players: Option<crate::broadcast::BoardPairing>,
+    /// Whether the only line fed so far is `setup`: where a `players`
+    /// line may come.
+    setup_only: bool,
 }
 
 impl Feed {
@@ -59,6 +64,8 @@ impl Feed {
             began_with_setup: None,
             fault: None,
             ran_to: None,
+            players: None,
+            setup_only: false,
         }
     }
 
@@ -149,7 +156,20 @@ impl Feed {
     fn line(&mut self, line: Line, mut sink: impl FnMut(Millis, Effect)) -> Result<(), FaultKind> {
         self.began_with_setup
             .get_or_insert(matches!(line.event, Event::Setup(_)));
+        let setup_only = std::mem::replace(
+            &mut self.setup_only,
+            matches!(line.event, Event::Setup(_)) && self.referee.is_none(),
+        );
         let referee = match line.event {
+            Event::Players(players) => {
+                if !setup_only {
+                    return Err(FaultKind::PlayersNotAfterSetup);
+                }
+                // Decides nothing: a game replays to the same effects
+                // with or without it.
+                self.players = Some(*players);
+                return Ok(());
+            }
             Event::Setup(rules) => {
                 if self.referee.is_some() {
                     return Err(FaultKind::SetupNotFirst);
@@ -220,6 +240,11 @@ impl Feed {
     /// restored goes on from no earlier than this.
     pub fn ran_to(&self) -> Option<Millis> {
         self.ran_to
+    }
+
+    /// Who plays, as the game's `players` line says, if it has one.
+    pub fn players(&self) -> Option<&crate::broadcast::BoardPairing> {
+        self.players.as_ref()
     }
 
     /// The game's referee, once a line made it.
@@ -394,11 +419,12 @@ pub fn restore(
     // there, so that a power cut then gives back no more than since.
     let t = last_t.max(stored.game.ran_to().unwrap_or(0));
     let restarts = stored.game.restarts().to_vec();
+    let players = stored.game.players().cloned();
     let referee = stored
         .game
         .into_referee()
         .expect("the setup line makes the referee");
-    session.resume_from(now, &saved, referee, t, stored.decisions);
+    session.resume_from(now, &saved, referee, t, stored.decisions, players);
     session.restarted_before(restarts);
     Ok(Restored {
         t,

@@ -49,6 +49,15 @@
 //!   `ms` by the wall clock (absent when it cannot tell):
 //!   `{"t":61500,"ev":"restart","ms":205000}`, after the `pause` the
 //!   restored game comes back in. It decides nothing; the PGN says it.
+//! - `players`: `board`, `white`, `black` (names, `Last, First`), and
+//!   optionally `round`, `white_elo`, `black_elo`, `white_fide_id`,
+//!   `black_fide_id`: who plays, as the hall's pairing said when the game
+//!   began. Only the line right after `setup`
+//!   ([`FaultKind::PlayersNotAfterSetup`] elsewhere); the daemon writes it
+//!   when a game begins under a pairing, so that a restore, the PGN from
+//!   the lines ([`pgn_from_lines`]) and a replay name the same players.
+//!   It decides nothing:
+//!   `{"t":0,"ev":"players","round":"3","board":7,"white":"Morphy, Paul","black":"Anderssen, Adolf"}`.
 //! - `set_time`: `side` and `ms`, the main time the arbiter sets;
 //!   `set_moves`: `side` and `n`, the moves he has completed. Honoured only
 //!   while paused (6.10.2):

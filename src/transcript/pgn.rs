@@ -62,6 +62,10 @@ pub fn pgn_from_lines_for(
     if tags.time_control.trim().is_empty() {
         tags.time_control = rules.time_control.to_string();
     }
+    // The players the game began with, as its record says.
+    if let Some(players) = game.players() {
+        tags.name_players(players);
+    }
     let mut record = GameRecord::new(tags, start_fen(rules))
         .with_clock(rules)
         .for_audience(audience);

@@ -31,6 +31,9 @@ pub enum FaultKind {
     SetupNotFirst,
     /// A line after `end` ([`Games::One`]).
     AfterEnd,
+    /// A `players` line anywhere but right after `setup`, or a second one:
+    /// a game's players are fixed when it begins.
+    PlayersNotAfterSetup,
     /// Stamped earlier than the line before ([`OnTimeBackwards::Refuse`]).
     TimeWentBackwards {
         /// The line's instant.
@@ -77,6 +80,9 @@ impl fmt::Display for FaultKind {
             FaultKind::Parse(err) => err.fmt(f),
             FaultKind::SetupNotFirst => f.write_str("\"setup\" must be the first line"),
             FaultKind::AfterEnd => f.write_str("nothing may follow \"end\""),
+            FaultKind::PlayersNotAfterSetup => {
+                f.write_str("\"players\" must be the line right after \"setup\"")
+            }
             FaultKind::TimeWentBackwards { t, last } => {
                 write!(f, "time went backwards: t = {t} after t = {last}")
             }

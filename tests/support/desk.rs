@@ -118,6 +118,12 @@ impl Desk {
         self.start.elapsed()
     }
 
+    /// `command` given to the loop now, as a script's line gives it
+    /// (`players`: the hall's pairing of the board).
+    pub fn command(&self, command: Command) {
+        let _ = self.commands.send(command);
+    }
+
     /// `input` done on the world now.
     pub fn hand(&self, input: Input) {
         self.world.apply(&self.commands, self.now(), input);

@@ -13,13 +13,21 @@ use tocada::{Input, Millis, Rules};
 /// every record, written as the shell writes them.
 pub fn stored_lines(all: &[Action]) -> Vec<String> {
     all.iter()
-        .filter_map(|a| {
-            let (t, event) = match a {
-                Action::Begin { t, rules, .. } => (*t, Event::Setup(rules.clone())),
-                Action::Record { t, event } => (*t, Event::from(*event)),
-                _ => return None,
+        .flat_map(|a| {
+            let lines = match a {
+                // The setup, and the players if the hall paired the board,
+                // as the daemon's storage writes them.
+                Action::Begin {
+                    t, rules, players, ..
+                } => std::iter::once((*t, Event::Setup(rules.clone())))
+                    .chain(players.clone().map(|p| (*t, Event::Players(p))))
+                    .collect(),
+                Action::Record { t, event } => vec![(*t, Event::from(*event))],
+                _ => Vec::new(),
             };
-            Some(line_to_json(&Line { t, event }))
+            lines
+                .into_iter()
+                .map(|(t, event)| line_to_json(&Line { t, event }))
         })
         .collect()
 }

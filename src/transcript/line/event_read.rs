@@ -8,6 +8,7 @@ use shakmaty::{CastlingMode, Chess, Color, KnownOutcome, Piece, Role, Square};
 
 use super::wire::{WireLine, fields_of};
 use super::{Event, Line};
+use crate::broadcast::{BoardPairing, PlayerOnBoard};
 use crate::referee::{
     Adjudication, ArbiterWords, Choice, Enforcement, GameMode, IncrementMode, Input, Laws, Rules,
     TimeControl,
@@ -100,6 +101,38 @@ impl fmt::Display for ParseLineError {
 
 impl std::error::Error for ParseLineError {}
 
+/// The players of a `players` line, bounded as a pairing from the hall
+/// is ([`BoardPairing::bounded`]).
+fn players(wire: WireLine) -> Result<BoardPairing, ParseLineError> {
+    let ev = "players";
+    let board = required(wire.board, ev, "board")?;
+    let white = required(wire.white, ev, "white")?;
+    let black = required(wire.black, ev, "black")?;
+    let given = BoardPairing {
+        round: wire.round.unwrap_or_default(),
+        board,
+        white: PlayerOnBoard {
+            name: white.clone(),
+            rating: wire.white_elo,
+            fide_id: wire.white_fide_id,
+        },
+        black: PlayerOnBoard {
+            name: black.clone(),
+            rating: wire.black_elo,
+            fide_id: wire.black_fide_id,
+        },
+    };
+    given.bounded().map_err(|err| ParseLineError::BadValue {
+        field: "player",
+        value: if crate::broadcast::printable(&white, 1).is_empty() {
+            white
+        } else {
+            black
+        },
+        why: err.to_string(),
+    })
+}
+
 /// The words for a value that is not a side.
 const SIDES: &str = "expected one of `white` `black`";
 
@@ -156,6 +189,12 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, ParseLineError> {
             return Ok(Some(Line {
                 t: wire.t,
                 event: Event::Restart { off_ms: wire.ms },
+            }));
+        }
+        "players" => {
+            return Ok(Some(Line {
+                t: wire.t,
+                event: Event::Players(Box::new(players(wire)?)),
             }));
         }
         "press" => Input::Press(side(&need(wire.side, "side")?)?),

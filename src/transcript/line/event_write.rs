@@ -33,6 +33,17 @@ pub fn line_to_json(line: &Line) -> String {
             ms: *off_ms,
             ..bare_wire(line.t, "restart")
         },
+        Event::Players(players) => WireLine {
+            round: (!players.round.is_empty()).then(|| players.round.clone()),
+            board: Some(players.board),
+            white: Some(players.white.name.clone()),
+            black: Some(players.black.name.clone()),
+            white_elo: players.white.rating,
+            black_elo: players.black.rating,
+            white_fide_id: players.white.fide_id,
+            black_fide_id: players.black.fide_id,
+            ..bare_wire(line.t, "players")
+        },
     };
     serde_json::to_string(&wire).expect("wire lines are plain strings and numbers")
 }

@@ -63,6 +63,15 @@ pub enum Event {
         /// when later than `t`: `{"t":T,"ev":"checkpoint","ran_to":R}`.
         ran_to: Option<Millis>,
     },
+    /// Who plays, as the hall's pairing said when the game began: only
+    /// the line right after `setup`, written by the daemon when the game
+    /// began under a pairing, so that the game's record names its players
+    /// whatever pairing the clock reads later. Nothing for the referee;
+    /// for the score (the PGN's roster). On the wire:
+    /// `{"t":T,"ev":"players","round":"3","board":7,"white":"Morphy, Paul","white_elo":2690,"black":"Anderssen, Adolf"}`,
+    /// `round`, `white_elo`, `black_elo`, `white_fide_id`, `black_fide_id`
+    /// optional. Boxed: names are far bigger than any other event.
+    Players(Box<crate::broadcast::BoardPairing>),
     /// The daemon came back at `t` (its last stored instant) after a crash
     /// or a power cut: `ms`, when the wall clock could tell, is how long it
     /// was off. Nothing for the referee (the restored game is paused by a

@@ -824,3 +824,35 @@ fn the_standard_start_is_told_apart_by_its_move_counters() {
     );
     assert_eq!(parse(&json), line);
 }
+
+#[test]
+fn a_players_line_is_bounded_as_the_halls_pairing_and_needs_its_board_and_names() {
+    let line = r#"{"t":0,"ev":"players","round":"3","board":7,"white":"Morphy,\u0007 Paul","white_elo":9000,"black":"Anderssen, Adolf","black_fide_id":4600010}"#;
+    let Event::Players(players) = parse(line).event else {
+        panic!("{line}: not players");
+    };
+    // The bell dropped, a rating that cannot be one left out.
+    assert_eq!(players.white.name, "Morphy, Paul");
+    assert_eq!(players.white.rating, None);
+    assert_eq!(players.black.fide_id, Some(4600010));
+    assert_eq!(players.round, "3");
+    assert_eq!(
+        line_to_json(&Line {
+            t: 0,
+            event: Event::Players(players),
+        }),
+        r#"{"t":0,"ev":"players","round":"3","board":7,"white":"Morphy, Paul","black":"Anderssen, Adolf","black_fide_id":4600010}"#
+    );
+    assert_eq!(
+        error(r#"{"t":0,"ev":"players","white":"A","black":"B"}"#),
+        r#""players" needs field "board""#
+    );
+    assert_eq!(
+        error(r#"{"t":0,"ev":"players","board":1,"white":"\u0001","black":"B"}"#),
+        "bad player \"\\u{1}\": a player without a name"
+    );
+    assert_eq!(
+        error(r#"{"t":0,"ev":"press","side":"white","board":1}"#),
+        r#"field "board" does not belong to "press""#
+    );
+}

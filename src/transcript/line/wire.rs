@@ -56,6 +56,22 @@ pub(super) struct WireLine {
     pub(super) reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) option: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) round: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) board: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) white: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) black: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) white_elo: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) black_elo: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) white_fide_id: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) black_fide_id: Option<u64>,
 }
 
 impl WireLine {
@@ -82,6 +98,14 @@ impl WireLine {
             ("result", self.result.is_some()),
             ("reason", self.reason.is_some()),
             ("option", self.option.is_some()),
+            ("round", self.round.is_some()),
+            ("board", self.board.is_some()),
+            ("white", self.white.is_some()),
+            ("black", self.black.is_some()),
+            ("white_elo", self.white_elo.is_some()),
+            ("black_elo", self.black_elo.is_some()),
+            ("white_fide_id", self.white_fide_id.is_some()),
+            ("black_fide_id", self.black_fide_id.is_some()),
         ]
         .into_iter()
         .filter_map(|(name, given)| given.then_some(name))
@@ -115,6 +139,16 @@ pub(super) fn fields_of(ev: &str) -> Option<&'static [&'static str]> {
         "choose" => &["side", "option"],
         "set_time" => &["side", "ms"],
         "set_moves" => &["side", "n"],
+        "players" => &[
+            "round",
+            "board",
+            "white",
+            "black",
+            "white_elo",
+            "black_elo",
+            "white_fide_id",
+            "black_fide_id",
+        ],
         _ => return None,
     })
 }
