@@ -42,7 +42,9 @@ impl PairingFile {
     /// when it is gone or empty (nobody paired), `None` when nothing
     /// changed or what is there is refused.
     pub fn changed(&mut self) -> Option<Option<BoardPairing>> {
-        let stamp = std::fs::metadata(&self.path)
+        // The file's own entry, not a link's target: the publisher's user
+        // owns the directory, and a link could point anywhere.
+        let stamp = std::fs::symlink_metadata(&self.path)
             .ok()
             .map(|meta| (meta.ino(), meta.len(), meta.modified().ok()));
         let Some(stamp) = stamp else {
@@ -58,7 +60,7 @@ impl PairingFile {
         }
         self.seen = Some(stamp);
         let mut bytes = Vec::new();
-        let read = File::open(&self.path).and_then(|file| {
+        let read = open_regular(&self.path).and_then(|file| {
             file.take(BoardPairing::MAX_BYTES as u64 + 1)
                 .read_to_end(&mut bytes)
         });
@@ -85,6 +87,28 @@ impl PairingFile {
             }
         }
     }
+}
+
+/// Opens a regular file for reading without ever waiting: this runs on the
+/// clock's loop, and the directory belongs to the publisher, a networked
+/// process, so what is there may be a FIFO (whose open would block until a
+/// writer came, the clock stopped with it), a device or a link. Only a
+/// regular file, not a link, is read.
+fn open_regular(path: &std::path::Path) -> std::io::Result<File> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let file = File::from(fd);
+    if !file.metadata()?.file_type().is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    Ok(file)
 }
 
 #[cfg(test)]
@@ -116,5 +140,36 @@ mod tests {
         }
         std::fs::write(&path, b"").unwrap();
         assert_eq!(file.changed(), Some(None));
+    }
+
+    #[test]
+    fn a_fifo_or_a_link_in_place_of_the_file_is_refused_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pairing.json");
+        let target = dir.path().join("elsewhere.json");
+        std::fs::write(
+            &target,
+            r#"{"board":7,"white":{"name":"Morphy, Paul"},"black":{"name":"Anderssen, Adolf"}}"#,
+        )
+        .unwrap();
+        let mut file = PairingFile::new(path.clone(), 7);
+        // A link to a good pairing is not followed.
+        std::os::unix::fs::symlink(&target, &path).unwrap();
+        assert_eq!(file.changed(), None);
+        std::fs::remove_file(&path).unwrap();
+        // A FIFO with no writer: an open that waited would never return.
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &path,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        assert_eq!(file.changed(), None);
+        // A regular file again is read.
+        std::fs::remove_file(&path).unwrap();
+        std::fs::copy(&target, &path).unwrap();
+        assert_eq!(file.changed().unwrap().unwrap().white.name, "Morphy, Paul");
     }
 }

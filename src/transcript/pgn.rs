@@ -31,7 +31,9 @@ impl std::error::Error for PgnError {}
 /// Replays a stored game's lines (the setup line first, as the store keeps
 /// them) into a fresh referee and returns its PGN. A `TimeControl` left
 /// empty in `tags` is taken from the setup line; a game without a setup
-/// line plays under the default rules, as `tocada replay` does.
+/// line plays under the default rules, as `tocada replay` does. The game's
+/// `players` line names the players when `tags` names neither: a caller's
+/// names (the hall's, fixed when the game began) are kept.
 ///
 /// The lines are read under [`Policy::RESTORE`], as the daemon reads them
 /// to restore a game: a line stamped earlier than the one before is taken
@@ -62,8 +64,13 @@ pub fn pgn_from_lines_for(
     if tags.time_control.trim().is_empty() {
         tags.time_control = rules.time_control.to_string();
     }
-    // The players the game began with, as its record says.
-    if let Some(players) = game.players() {
+    // The players the game began with, as its record says, unless the
+    // caller names them: the hall's own facts, fixed when it saw the game
+    // begin, are not for a clock's line to rewrite.
+    if let Some(players) = game.players()
+        && tags.white.is_empty()
+        && tags.black.is_empty()
+    {
         tags.name_players(players);
     }
     let mut record = GameRecord::new(tags, start_fen(rules))
@@ -124,6 +131,29 @@ mod tests {
                 kind: super::super::FaultKind::SetupNotFirst
             }
         );
+    }
+
+    #[test]
+    fn the_players_line_names_the_players_unless_the_caller_does() {
+        let lines = vec![
+            r#"{"t":0,"ev":"setup","time_control":"180+2"}"#.to_owned(),
+            r#"{"t":0,"ev":"players","round":"3","board":7,"white":"Morphy, Paul","black":"Anderssen, Adolf"}"#.to_owned(),
+        ];
+        let pgn = pgn_from_lines(&lines, Tags::default()).unwrap();
+        assert!(pgn.contains("[White \"Morphy, Paul\"]"), "{pgn}");
+        assert!(pgn.contains("[Round \"3\"]"), "{pgn}");
+        // The hall's facts, fixed when it saw the game begin, are kept
+        // whatever the clock's line says.
+        let hall = Tags {
+            round: "4".into(),
+            white: "Carlsen, Magnus".into(),
+            black: "Caruana, Fabiano".into(),
+            ..Tags::default()
+        };
+        let pgn = pgn_from_lines(&lines, hall).unwrap();
+        assert!(pgn.contains("[White \"Carlsen, Magnus\"]"), "{pgn}");
+        assert!(pgn.contains("[Round \"4\"]"), "{pgn}");
+        assert!(!pgn.contains("Morphy"), "{pgn}");
     }
 
     #[test]
