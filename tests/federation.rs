@@ -1,7 +1,8 @@
 //! Halls together (issue 22 §3): `packaging/mosquitto/make-federation`'s
 //! files on real Mosquitto processes. Two halls' board 1 are two boards of
 //! the event at the central broker, the central hall's requests reach the
-//! right hall's clock, and a bridge cannot write another hall's boards.
+//! right hall's clock, the central hall's pairings reach the right
+//! hall's clocks retained, and a bridge cannot write another hall's boards.
 //! The link cut for 60 s is `examples/hall-federation.rs` (CI runs it).
 
 mod support {
@@ -282,7 +283,9 @@ fn the_central_halls_pairings_reach_only_their_own_halls_clocks_retained_and_cle
     );
     let within = Duration::from_secs(30);
     let pairing = |board: u32, round: u32| {
-        format!("{{\"round\":{round},\"board\":{board},\"white\":{{\"name\":\"W{board}\"}},\"black\":{{\"name\":\"B{board}\"}}}}")
+        format!(
+            "{{\"round\":{round},\"board\":{board},\"white\":{{\"name\":\"W{board}\"}},\"black\":{{\"name\":\"B{board}\"}}}}"
+        )
     };
 
     // The event's board 1 (east's 1) is paired before any hall is linked:
@@ -334,7 +337,11 @@ fn the_central_halls_pairings_reach_only_their_own_halls_clocks_retained_and_cle
     assert!(east_2.gets("tocada/east/2/pairing", "", within));
     east_2.leave();
     let east_2 = Peer::connect(east.port(), "clock-2", "pw-2", &["tocada/east/2/pairing"]);
-    assert!(!east_2.gets("tocada/east/2/pairing", &pairing(2, 1), Duration::from_secs(2)));
+    assert!(!east_2.gets(
+        "tocada/east/2/pairing",
+        &pairing(2, 1),
+        Duration::from_secs(2)
+    ));
     assert_eq!(east_2.topics(), Vec::<String>::new());
 
     // West's broker is away (it keeps west's board 1 paired on disk);
@@ -380,6 +387,10 @@ fn the_central_halls_pairings_reach_only_their_own_halls_clocks_retained_and_cle
         west.log()
     );
     let west_1 = Peer::connect(west.port(), "clock-1", "pw-1", &["tocada/west/1/pairing"]);
-    assert!(!west_1.gets("tocada/west/1/pairing", &pairing(3, 1), Duration::from_secs(2)));
+    assert!(!west_1.gets(
+        "tocada/west/1/pairing",
+        &pairing(3, 1),
+        Duration::from_secs(2)
+    ));
     assert_eq!(west_1.topics(), Vec::<String>::new());
 }
