@@ -1,7 +1,8 @@
 //! Halls together (issue 22 §3): `packaging/mosquitto/make-federation`'s
 //! files on real Mosquitto processes. Two halls' board 1 are two boards of
 //! the event at the central broker, the central hall's requests reach the
-//! right hall's clock, and a bridge cannot write another hall's boards.
+//! right hall's clock, the central hall's pairings reach the right
+//! hall's clocks retained, and a bridge cannot write another hall's boards.
 //! The link cut for 60 s is `examples/hall-federation.rs` (CI runs it).
 
 mod support {
@@ -21,10 +22,11 @@ use support::mosquitto::{Mosquitto, mosquitto_program};
 /// bridge is pointed at the real one's port once it is known.
 const PLACEHOLDER: &str = "central.invalid:1";
 
-/// An MQTT client of a test: what it received, by topic and payload.
+/// An MQTT client of a test: what it received, by topic and payload,
+/// and whether it came retained (held by the broker before it subscribed).
 struct Peer {
     client: Client,
-    received: Arc<Mutex<Vec<(String, String)>>>,
+    received: Arc<Mutex<Vec<(String, String, bool)>>>,
 }
 
 impl Peer {
@@ -57,6 +59,7 @@ impl Peer {
                         sink.lock().unwrap().push((
                             publish.topic.clone(),
                             String::from_utf8_lossy(&publish.payload).into_owned(),
+                            publish.retain,
                         ));
                     }
                     Ok(_) => {}
@@ -82,8 +85,38 @@ impl Peer {
             .unwrap();
     }
 
+    /// Publishes retained, as the hall publishes a board's pairing (an
+    /// empty `payload` clears it).
+    fn publish_retained(&self, topic: &str, payload: &str) {
+        self.client
+            .publish(topic, QoS::AtLeastOnce, true, payload.as_bytes().to_vec())
+            .unwrap();
+    }
+
+    /// Disconnects, so that another client may log in as its user.
+    fn leave(self) {
+        let _ = self.client.disconnect();
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
     /// Whether (topic, payload) arrives within `within`.
     fn gets(&self, topic: &str, payload: &str, within: Duration) -> bool {
+        self.gets_where(topic, payload, within, |_| true)
+    }
+
+    /// Whether (topic, payload) arrives retained within `within`: the
+    /// broker held it when this client subscribed.
+    fn gets_retained(&self, topic: &str, payload: &str, within: Duration) -> bool {
+        self.gets_where(topic, payload, within, |retained| retained)
+    }
+
+    fn gets_where(
+        &self,
+        topic: &str,
+        payload: &str,
+        within: Duration,
+        retained: impl Fn(bool) -> bool,
+    ) -> bool {
         let deadline = Instant::now() + within;
         loop {
             let got = self
@@ -91,7 +124,7 @@ impl Peer {
                 .lock()
                 .unwrap()
                 .iter()
-                .any(|(t, p)| t == topic && p == payload);
+                .any(|(t, p, r)| t == topic && p == payload && retained(*r));
             if got || Instant::now() > deadline {
                 return got;
             }
@@ -105,7 +138,7 @@ impl Peer {
             .lock()
             .unwrap()
             .iter()
-            .map(|(t, _)| t.clone())
+            .map(|(t, _, _)| t.clone())
             .collect();
         topics.sort();
         topics
@@ -225,4 +258,139 @@ fn two_halls_boards_are_the_events_own_and_each_bridge_writes_only_its_own() {
         "forged for west",
         Duration::from_secs(2)
     ));
+}
+
+#[test]
+fn the_central_halls_pairings_reach_only_their_own_halls_clocks_retained_and_cleared() {
+    if mosquitto_program().is_none() {
+        eprintln!("skipped: mosquitto is not installed (apt-get install mosquitto)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    make_federation(dir.path());
+    let central = Mosquitto::from_files(
+        &dir.path().join("central/tocada.passwd"),
+        &dir.path().join("central/tocada.acl"),
+        &[],
+    );
+    let (user, password) =
+        login(&std::fs::read_to_string(dir.path().join("central/hall.credentials")).unwrap());
+    let hall = Peer::connect(
+        central.port(),
+        &user,
+        &password,
+        &["$SYS/broker/connection/+/state"],
+    );
+    let within = Duration::from_secs(30);
+    let pairing = |board: u32, round: u32| {
+        format!(
+            "{{\"round\":{round},\"board\":{board},\"white\":{{\"name\":\"W{board}\"}},\"black\":{{\"name\":\"B{board}\"}}}}"
+        )
+    };
+
+    // The event's board 1 (east's 1) is paired before any hall is linked:
+    // the central broker holds it, and hands it to east's bridge when it
+    // subscribes.
+    hall.publish_retained("tocada/olympiad/1/pairing", &pairing(1, 1));
+    let (east, _) = hall_broker(dir.path(), "east", central.port());
+    let (mut west, _) = hall_broker(dir.path(), "west", central.port());
+    for bridge in ["bridge-east", "bridge-west"] {
+        let topic = format!("$SYS/broker/connection/{bridge}/state");
+        assert!(hall.gets(&topic, "1", within), "{}", central.log());
+    }
+    // Each hall's own tocada-hall watching every pairing of its hall.
+    let east_hall = Peer::connect(east.port(), "hall", "pw-hall", &["tocada/east/+/pairing"]);
+    let west_hall = Peer::connect(west.port(), "hall", "pw-hall", &["tocada/west/+/pairing"]);
+
+    // Boards 2 (east's 2) and 3 (west's 1) are paired while linked.
+    hall.publish_retained("tocada/olympiad/2/pairing", &pairing(2, 1));
+    hall.publish_retained("tocada/olympiad/3/pairing", &pairing(3, 1));
+    assert!(
+        east_hall.gets("tocada/east/1/pairing", &pairing(1, 1), within),
+        "{:?}\n{}",
+        east_hall.topics(),
+        east.log()
+    );
+    assert!(east_hall.gets("tocada/east/2/pairing", &pairing(2, 1), within));
+    assert!(west_hall.gets("tocada/west/1/pairing", &pairing(3, 1), within));
+
+    // A clock that connects later finds its pairing retained at its own
+    // hall's broker, on its own board number.
+    let east_1 = Peer::connect(east.port(), "clock-1", "pw-1", &["tocada/east/1/pairing"]);
+    let east_2 = Peer::connect(east.port(), "clock-2", "pw-2", &["tocada/east/2/pairing"]);
+    let west_1 = Peer::connect(west.port(), "clock-1", "pw-1", &["tocada/west/1/pairing"]);
+    assert!(east_1.gets_retained("tocada/east/1/pairing", &pairing(1, 1), within));
+    assert!(east_2.gets_retained("tocada/east/2/pairing", &pairing(2, 1), within));
+    assert!(west_1.gets_retained("tocada/west/1/pairing", &pairing(3, 1), within));
+
+    // Nothing of one hall's boards reached the other.
+    assert_eq!(
+        east_hall.topics(),
+        ["tocada/east/1/pairing", "tocada/east/2/pairing"]
+    );
+    assert_eq!(west_hall.topics(), ["tocada/west/1/pairing"]);
+
+    // The central hall clears board 2 (it left the round): the empty
+    // retained message crosses, and east's broker holds no pairing for
+    // it any more.
+    hall.publish_retained("tocada/olympiad/2/pairing", "");
+    assert!(east_2.gets("tocada/east/2/pairing", "", within));
+    east_2.leave();
+    let east_2 = Peer::connect(east.port(), "clock-2", "pw-2", &["tocada/east/2/pairing"]);
+    assert!(!east_2.gets(
+        "tocada/east/2/pairing",
+        &pairing(2, 1),
+        Duration::from_secs(2)
+    ));
+    assert_eq!(east_2.topics(), Vec::<String>::new());
+
+    // West's broker is away (it keeps west's board 1 paired on disk);
+    // meanwhile the central hall clears board 3 and pairs board 4 (west's
+    // 2). Back, west's bridge gets the clear the central broker queued for
+    // it and board 4's pairing.
+    west_1.leave();
+    west_hall.leave();
+    west.stop();
+    let linked = |state: &str| {
+        hall.received
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(t, p, _)| t == "$SYS/broker/connection/bridge-west/state" && p == state)
+            .count()
+    };
+    let deadline = Instant::now() + within;
+    while linked("0") == 0 {
+        assert!(Instant::now() < deadline, "west's bridge never seen gone");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    hall.publish_retained("tocada/olympiad/3/pairing", "");
+    hall.publish_retained("tocada/olympiad/4/pairing", &pairing(4, 2));
+    west.restart();
+    let deadline = Instant::now() + within;
+    while linked("1") < 2 {
+        assert!(Instant::now() < deadline, "west's bridge never back");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // West's hall sees board 4's pairing come over the bridge; a clock
+    // connecting after that finds it held.
+    let west_hall = Peer::connect(west.port(), "hall", "pw-hall", &["tocada/west/+/pairing"]);
+    assert!(
+        west_hall.gets("tocada/west/2/pairing", &pairing(4, 2), within),
+        "{}",
+        west.log()
+    );
+    let west_2 = Peer::connect(west.port(), "clock-2", "pw-2", &["tocada/west/2/pairing"]);
+    assert!(
+        west_2.gets_retained("tocada/west/2/pairing", &pairing(4, 2), within),
+        "{}",
+        west.log()
+    );
+    let west_1 = Peer::connect(west.port(), "clock-1", "pw-1", &["tocada/west/1/pairing"]);
+    assert!(!west_1.gets(
+        "tocada/west/1/pairing",
+        &pairing(3, 1),
+        Duration::from_secs(2)
+    ));
+    assert_eq!(west_1.topics(), Vec::<String>::new());
 }
