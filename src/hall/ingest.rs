@@ -484,6 +484,27 @@ impl Hall {
         Ok(ingested)
     }
 
+    /// Takes `messages` as [`Hall::receive`] takes each, in one store
+    /// transaction: what each became, in order, once all are stored. An
+    /// error of one message's own (inner) leaves the others taken; the
+    /// commit failing (outer) stores none of them, and none is to be
+    /// acknowledged: the broker sends them again, and the store then
+    /// takes them (the hall's memory, ahead of its store, drops nothing
+    /// it has not stored).
+    pub fn receive_batch(
+        &mut self,
+        messages: &[(&str, &[u8])],
+        now_ms: u64,
+    ) -> rusqlite::Result<Vec<rusqlite::Result<Ingested>>> {
+        self.store.begin()?;
+        let taken = messages
+            .iter()
+            .map(|(topic, payload)| self.receive(topic, payload, now_ms))
+            .collect();
+        self.store.commit()?;
+        Ok(taken)
+    }
+
     fn take(&mut self, topic: &str, payload: &[u8], now_ms: u64) -> rusqlite::Result<Ingested> {
         let dropped = |why| Ok(Ingested::Dropped(why));
         let Some((address, kind)) = BoardAddress::parse_topic(topic) else {
@@ -1206,6 +1227,53 @@ mod tests {
             crate::transcript::pgn_from_lines(&lines, tags).unwrap()
         );
         assert_eq!(hall.round_pgn(), pgn);
+    }
+
+    #[test]
+    fn a_burst_in_one_transaction_is_taken_as_each_message_alone_and_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hall.sqlite");
+        let lines = game_lines();
+        // Out of order, a duplicate, and a message that is not one.
+        let mut payloads: Vec<Vec<u8>> = lines
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(seq, line)| message(2, seq as i64, line))
+            .collect();
+        payloads.push(message(2, 3, &lines[3]));
+        payloads.push(b"{not json".to_vec());
+        let messages: Vec<(&str, &[u8])> = payloads.iter().map(|p| (EVENTS, &p[..])).collect();
+        let one_by_one: Vec<Ingested> = {
+            let mut alone = hall();
+            messages
+                .iter()
+                .map(|(topic, payload)| alone.receive(topic, payload, 1).unwrap())
+                .collect()
+        };
+        {
+            let mut hall = Hall::open("open", &path, Round::default()).unwrap();
+            let taken: Vec<Ingested> = hall
+                .receive_batch(&messages, 1)
+                .unwrap()
+                .into_iter()
+                .map(Result::unwrap)
+                .collect();
+            assert_eq!(taken, one_by_one);
+            assert!(
+                matches!(taken.last(), Some(Ingested::Dropped(Dropped::Payload(_)))),
+                "{taken:?}"
+            );
+            assert_eq!(hall.counters().duplicates, 1);
+            assert_eq!(hall.board_view(3).unwrap().moves, 6);
+        }
+        // Committed: a hall started again on the store has every event.
+        let hall = Hall::open("open", &path, Round::default()).unwrap();
+        assert_eq!(hall.store().count_events().unwrap(), lines.len() as u64);
+        assert_eq!(
+            hall.board_view(3).unwrap().last_move.as_deref(),
+            Some("Bg4")
+        );
     }
 
     #[test]
