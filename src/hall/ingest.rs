@@ -739,8 +739,10 @@ impl Hall {
                     view.white = facts.white.clone();
                     view.black = facts.black.clone();
                 }
-                let moves = game.moves();
-                let rulings = self.rulings_of(board, id, game);
+                // Counted, and only the last move and ruling in words:
+                // the view is built again at every change of the board.
+                let (moves, last_move) = game.moves_count_and_last();
+                let acks = &entry.acks;
                 view.game = Some(id);
                 view.fen = game.fen();
                 view.to_move = game.to_move().map(words::side_keyword);
@@ -749,13 +751,17 @@ impl Hall {
                     view.black_ms = Some(black);
                 }
                 view.running = game.running();
-                view.moves = moves.len();
-                view.last_move = moves.last().cloned();
-                view.unacknowledged = rulings
-                    .iter()
-                    .filter(|r| r.acknowledged_by.is_none())
+                view.moves = moves;
+                view.last_move = last_move;
+                view.unacknowledged = game
+                    .ruling_indices()
+                    .filter(|index| !acks.contains_key(&(id, *index)))
                     .count();
-                view.last_ruling = rulings.into_iter().last();
+                view.last_ruling = game
+                    .ruling_indices()
+                    .next_back()
+                    .and_then(|index| game.ruling(index))
+                    .map(|entry| self.ruling_view(board, id, entry));
                 if let Some((token, words)) = game.result() {
                     view.result = Some(token.to_owned());
                     view.result_text = Some(words);
@@ -825,24 +831,30 @@ impl Hall {
     }
 
     fn rulings_of(&self, board: u32, id: i64, game: &ReportedGame) -> Vec<RulingView> {
-        let acks = self.boards.get(&board).map(|b| &b.acks);
         game.rulings()
             .into_iter()
-            .map(
-                |RulingEntry {
-                     index,
-                     t,
-                     text,
-                     effect,
-                 }| RulingView {
-                    index,
-                    t,
-                    text,
-                    effect,
-                    acknowledged_by: acks.and_then(|a| a.get(&(id, index)).cloned()),
-                },
-            )
+            .map(|entry| self.ruling_view(board, id, entry))
             .collect()
+    }
+
+    /// A ruling of game `id` on `board` with who acknowledged it.
+    fn ruling_view(&self, board: u32, id: i64, entry: RulingEntry) -> RulingView {
+        let RulingEntry {
+            index,
+            t,
+            text,
+            effect,
+        } = entry;
+        RulingView {
+            index,
+            t,
+            text,
+            effect,
+            acknowledged_by: self
+                .boards
+                .get(&board)
+                .and_then(|b| b.acks.get(&(id, index)).cloned()),
+        }
     }
 
     /// The full log of rulings of a board's current game.
