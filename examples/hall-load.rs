@@ -150,7 +150,7 @@ fn run(args: Args) -> ExitCode {
     // or away (Mosquitto drops beyond 1000 by default), and a wider window.
     let conf = broker.dir().join("mosquitto.conf");
     let mut text = std::fs::read_to_string(&conf).unwrap();
-    text.push_str("max_queued_messages 0\nmax_inflight_messages 1000\n");
+    text.push_str("max_queued_messages 0\nmax_inflight_messages 100\n");
     std::fs::write(&conf, text).unwrap();
     broker.restart();
 

@@ -170,7 +170,7 @@ pub fn raise_open_files() -> u64 {
     // `None` is no limit at all.
     if limit.current != limit.maximum {
         limit.current = limit.maximum;
-        if let Err(err) = setrlimit(Resource::Nofile, limit.clone()) {
+        if let Err(err) = setrlimit(Resource::Nofile, limit) {
             eprintln!("cannot raise the open-file limit: {err}");
         }
     }

@@ -462,6 +462,14 @@ impl Hall {
         self.version
     }
 
+    /// The hall's change counter as it read at `board`'s last change (0
+    /// for a board it does not know): a board's own PGN changes only
+    /// with it, so a poller of one board is answered "not modified"
+    /// while the others move.
+    pub fn board_version(&self, board: u32) -> u64 {
+        self.boards.get(&board).map_or(0, |entry| entry.version)
+    }
+
     /// Takes one message as it came from the broker, at `now_ms` (any
     /// clock: it is stored as the arrival time). A bad message is counted
     /// and dropped; only the store failing is an error.
