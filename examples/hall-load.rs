@@ -4,8 +4,11 @@
 //! mid-round and restarted. Stops by itself.
 //!
 //! ```text
-//! cargo run --release --example hall-load -- --clocks 200 [--seconds 180] [--outage 60]
+//! cargo run --release --example hall-load -- --clocks 1000 [--seconds 180] [--outage 60]
 //! ```
+//!
+//! It raises its open-file limit to the hard one first (a socket per
+//! clock, here and in the broker it starts), and stops if that is too low.
 //!
 //! Each clock is a rumqttc client with its own broker user (a password per
 //! clock and the ACL of `tests/support/mosquitto.rs`), in a persistent
@@ -17,8 +20,10 @@
 //! arbiter's server-sent events) first counts it; its latency runs from
 //! the instant the clock published it.
 //!
-//! Printed: the catch-up after the broker's restart and the hall's CPU on
-//! one line, and last, exactly:
+//! Printed: the catch-up after the broker's restart, the hall's CPU and
+//! `p50_before_stop_ms`/`p99_before_stop_ms` (the events published before
+//! the broker's stop: no backlog ahead of them) on one line, and last,
+//! exactly:
 //! `clocks=N events=… lost=… p50_ms=… p99_ms=… hall_rss_kib=…`
 //! (`p50_ms`/`p99_ms` over the events published while the broker was up;
 //! `hall_rss_kib` the hall's peak resident memory, VmHWM).
