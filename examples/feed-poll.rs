@@ -12,13 +12,19 @@
 //!   new round's PGN, built once per change.
 //!
 //! ```text
-//! cargo run --release --example feed-poll -- [--boards 1000] [--pollers 500] [--seconds 10]
+//! cargo run --release --example feed-poll -- [--boards 1000] [--pollers 500] [--seconds 10] [--per-board]
 //! cargo run --release --example feed-poll -- --boards 12 --serve 127.0.0.1:8081   # for a browser
 //! ```
 //!
+//! With `--per-board`, poller i polls board i + 1's own PGN,
+//! `/pgn/<board>`, as a broadcast polls each game of a round (`--pollers
+//! 1000` for every game of 1000 boards every 2 s), instead of the round's.
+//!
 //! Printed last, one line a phase:
-//! `phase=full boards=N pollers=P answers=… status200=… status304=… max_bytes=… p50_200_ms=… p99_200_ms=… p50_304_ms=… p99_304_ms=…`
-//! (response times from the request's first byte to the answer's last).
+//! `phase=full boards=N pollers=P per_board=… answers=… status200=… status304=… max_bytes=… p50_200_ms=… p99_200_ms=… p50_304_ms=… p99_304_ms=… p99_ms=… share_304=…`
+//! (response times from the request's first byte to the answer's last;
+//! `p99_ms` over every answer of the phase, `share_304` the answers that
+//! were `304 Not Modified`).
 //! The server's connection caps are raised for the pollers, all from one
 //! address: the slowloris limits are not what is measured.
 
@@ -84,10 +90,14 @@ fn round(boards: u32) -> (Hall, Vec<Vec<String>>) {
 }
 
 /// One poll on `stream`: the status, the body's length, the ETag.
-async fn poll(stream: &mut TcpStream, tag: Option<&str>) -> std::io::Result<(u16, usize, String)> {
+async fn poll(
+    stream: &mut TcpStream,
+    path: &str,
+    tag: Option<&str>,
+) -> std::io::Result<(u16, usize, String)> {
     let condition = tag.map_or(String::new(), |t| format!("If-None-Match: {t}\r\n"));
     stream
-        .write_all(format!("GET /pgn/round HTTP/1.1\r\nHost: hall\r\n{condition}\r\n").as_bytes())
+        .write_all(format!("GET {path} HTTP/1.1\r\nHost: hall\r\n{condition}\r\n").as_bytes())
         .await?;
     let mut head = Vec::new();
     let mut byte = [0u8; 1];
@@ -148,6 +158,13 @@ struct Mover {
     start: Vec<usize>,
 }
 
+/// What is polled: a round of `boards`, its PGN or each board's.
+#[derive(Clone, Copy)]
+struct Polled {
+    boards: u32,
+    per_board: bool,
+}
+
 async fn phase(
     name: &str,
     address: SocketAddr,
@@ -155,7 +172,7 @@ async fn phase(
     seconds: u64,
     tagged: bool,
     mover: Option<Mover>,
-    boards: u32,
+    Polled { boards, per_board }: Polled,
 ) {
     let until = Instant::now() + Duration::from_secs(seconds);
     let moving = mover.map(
@@ -177,6 +194,12 @@ async fn phase(
     );
     let mut tasks = Vec::new();
     for i in 0..pollers {
+        // The round's PGN, or one board's each (poller i, board i + 1).
+        let path = if per_board {
+            format!("/pgn/{}", i as u32 % boards + 1)
+        } else {
+            "/pgn/round".to_owned()
+        };
         tasks.push(tokio::spawn(async move {
             let mut stream = TcpStream::connect(address).await.unwrap();
             // Spread over the 2 s, as independent pollers are.
@@ -187,9 +210,10 @@ async fn phase(
             let mut bytes = 0usize;
             while Instant::now() < until {
                 let asked = Instant::now();
-                let (status, length, etag) = poll(&mut stream, tag.as_deref().filter(|_| tagged))
-                    .await
-                    .unwrap();
+                let (status, length, etag) =
+                    poll(&mut stream, &path, tag.as_deref().filter(|_| tagged))
+                        .await
+                        .unwrap();
                 times.push(asked.elapsed().as_secs_f64() * 1000.0);
                 statuses.push(status);
                 bytes = bytes.max(length);
@@ -223,15 +247,19 @@ async fn phase(
         .filter(|(s, _)| *s == 304)
         .map(|(_, t)| *t)
         .collect();
+    let mut all: Vec<f64> = times.iter().map(|(_, t)| *t).collect();
+    all.sort_by(f64::total_cmp);
     full.sort_by(f64::total_cmp);
     unchanged.sort_by(f64::total_cmp);
     println!(
-        "phase={name} boards={boards} pollers={pollers} answers={} status200={ok} status304={not_modified} max_bytes={bytes} p50_200_ms={:.1} p99_200_ms={:.1} p50_304_ms={:.1} p99_304_ms={:.1}",
+        "phase={name} boards={boards} pollers={pollers} per_board={per_board} answers={} status200={ok} status304={not_modified} max_bytes={bytes} p50_200_ms={:.1} p99_200_ms={:.1} p50_304_ms={:.1} p99_304_ms={:.1} p99_ms={:.1} share_304={:.3}",
         times.len(),
         percentile(&full, 0.5),
         percentile(&full, 0.99),
         percentile(&unchanged, 0.5),
         percentile(&unchanged, 0.99),
+        percentile(&all, 0.99),
+        not_modified as f64 / times.len().max(1) as f64,
     );
 }
 
@@ -240,6 +268,8 @@ fn main() {
     let pollers: usize = arg("--pollers").map_or(500, |v| v.parse().unwrap());
     let seconds: u64 = arg("--seconds").map_or(10, |v| v.parse().unwrap());
     let serve_at = arg("--serve");
+    let per_board = std::env::args().any(|a| a == "--per-board");
+    let polled = Polled { boards, per_board };
     let (mut hall, games) = round(boards);
     // Every game at two thirds of its lines: a round under way, some over.
     let mut start = Vec::new();
@@ -296,14 +326,14 @@ fn main() {
             pgn.len(),
             built.elapsed().as_secs_f64() * 1000.0
         );
-        phase("full", address, pollers, seconds, false, None, boards).await;
-        phase("304", address, pollers, seconds, true, None, boards).await;
+        phase("full", address, pollers, seconds, false, None, polled).await;
+        phase("304", address, pollers, seconds, true, None, polled).await;
         let mover = Some(Mover {
             shared: Arc::clone(&shared),
             games,
             start,
         });
-        phase("moving", address, pollers, seconds, true, mover, boards).await;
+        phase("moving", address, pollers, seconds, true, mover, polled).await;
         let _ = stop.send(());
         let _ = server.await;
     });

@@ -24,12 +24,14 @@ mod mosquitto;
 mod parsed;
 #[path = "../tests/support/pgn.rs"]
 mod pgn;
+#[path = "support/hall.rs"]
+mod support;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{IpAddr, SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -37,6 +39,8 @@ use std::time::{Duration, Instant};
 use rumqttc::{Client, Event, MqttOptions, Packet, QoS};
 use tocada::broadcast::{BoardAddress, BoardState, EventMessage, ResendRequest};
 use tocada::gesture::Script;
+
+use support::HallChild;
 
 const HALL: &str = "attack";
 const PASSWORD: &str = "attack test";
@@ -47,100 +51,9 @@ const FLOOD: usize = 120_000;
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     if args.next().as_deref() == Some("--hall") {
-        return hall(PathBuf::from(args.next().expect("--hall CONFIG")));
+        return support::serve(PathBuf::from(args.next().expect("--hall CONFIG")));
     }
     run()
-}
-
-/// The hall's own process: `tocada-hall run` through the library.
-fn hall(config: PathBuf) -> ExitCode {
-    tocada::logging::init(Some("warn"));
-    let config = match tocada::hall::HallConfig::load(&config) {
-        Ok(config) => config,
-        Err(err) => {
-            eprintln!("{err}");
-            return ExitCode::from(err.exit_code());
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let served = runtime.block_on(tocada::hall::runner::run(config, |address| {
-        println!("listening on {address}");
-    }));
-    match served {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("{err}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-struct HallChild {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl HallChild {
-    fn start(config: &Path, log: &Path) -> HallChild {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .arg("--hall")
-            .arg(config)
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .stderr(
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(log)
-                    .unwrap(),
-            )
-            .spawn()
-            .expect("the hall starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("listening on ")
-            .expect("the hall listens")
-            .parse()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(500)); // subscribed
-        HallChild { child, addr }
-    }
-
-    /// The peak resident memory so far, KiB (VmHWM).
-    fn peak_rss_kib(&self) -> u64 {
-        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default()
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or(0)
-    }
-
-    fn stop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for HallChild {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// A connection to the broker: its client, the acknowledgements counted,
@@ -366,23 +279,16 @@ fn run() -> ExitCode {
     let broker = mosquitto::Mosquitto::for_hall_shipped(HALL, &[1, 2]);
     let port = broker.port();
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("credentials"), "hall:pw-hall\n").unwrap();
-    let hash = tocada::hall::hash_password(PASSWORD).unwrap();
-    let config = dir.path().join("hall.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "hall = \"{HALL}\"\nbroker = \"{}\"\ncredentials = \"{d}/credentials\"\n\
-             listen = \"127.0.0.1:0\"\nstore = \"{d}/hall.sqlite\"\n\
-             [[arbiter]]\nname = \"ana\"\npassword_hash = \"{hash}\"\n\
-             [limits]\nlogin_backoff_max_s = 5\nheader_timeout_s = 5\n",
-            broker.url(),
-            d = dir.path().display()
-        ),
-    )
-    .unwrap();
+    let config = support::write_config(
+        dir.path(),
+        HALL,
+        &broker.url(),
+        "ana",
+        PASSWORD,
+        "[limits]\nlogin_backoff_max_s = 5\nheader_timeout_s = 5\n",
+    );
     let log = dir.path().join("hall.log");
-    let mut hall = HallChild::start(&config, &log);
+    let mut hall = HallChild::start(&config, Some(&log));
     let mut peak = 0;
     let mut honest = HonestClock::start(port);
     let expected = honest.game.len();
@@ -430,7 +336,7 @@ fn run() -> ExitCode {
         connect_once(port, 1, id);
     }
     peak = peak.max(hall.peak_rss_kib());
-    hall = HallChild::start(&config, &log);
+    hall = HallChild::start(&config, Some(&log));
     cookie = log_in(hall.addr);
     let lost = lost_of(hall.addr, &cookie, 2, expected);
     report("client_id", true, lost, String::new());
@@ -467,7 +373,7 @@ fn run() -> ExitCode {
             Duration::from_secs(120),
         );
     peak = peak.max(hall.peak_rss_kib());
-    hall = HallChild::start(&config, &log);
+    hall = HallChild::start(&config, Some(&log));
     cookie = log_in(hall.addr);
     let lost = lost_of(hall.addr, &cookie, 3, expected);
     report(

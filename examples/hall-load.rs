@@ -4,8 +4,11 @@
 //! mid-round and restarted. Stops by itself.
 //!
 //! ```text
-//! cargo run --release --example hall-load -- --clocks 200 [--seconds 180] [--outage 60]
+//! cargo run --release --example hall-load -- --clocks 1000 [--seconds 180] [--outage 60]
 //! ```
+//!
+//! It raises its open-file limit to the hard one first (a socket per
+//! clock, here and in the broker it starts), and stops if that is too low.
 //!
 //! Each clock is a rumqttc client with its own broker user (a password per
 //! clock and the ACL of `tests/support/mosquitto.rs`), in a persistent
@@ -17,8 +20,10 @@
 //! arbiter's server-sent events) first counts it; its latency runs from
 //! the instant the clock published it.
 //!
-//! Printed: the catch-up after the broker's restart and the hall's CPU on
-//! one line, and last, exactly:
+//! Printed: the catch-up after the broker's restart, the hall's CPU and
+//! `p50_before_stop_ms`/`p99_before_stop_ms` (the events published before
+//! the broker's stop: no backlog ahead of them) on one line, and last,
+//! exactly:
 //! `clocks=N events=… lost=… p50_ms=… p99_ms=… hall_rss_kib=…`
 //! (`p50_ms`/`p99_ms` over the events published while the broker was up;
 //! `hall_rss_kib` the hall's peak resident memory, VmHWM).
@@ -33,18 +38,20 @@ mod mosquitto;
 mod parsed;
 #[path = "../tests/support/pgn.rs"]
 mod pgn;
+#[path = "support/hall.rs"]
+mod support;
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rumqttc::{AsyncClient, MqttOptions, QoS};
 use tocada::broadcast::{BoardAddress, EventMessage};
 use tocada::gesture::Script;
+
+use support::HallChild;
 
 const HALL: &str = "load";
 const PASSWORD: &str = "load test";
@@ -93,36 +100,10 @@ fn parse_args() -> Result<Result<Args, PathBuf>, String> {
 fn main() -> ExitCode {
     match parse_args() {
         Ok(Ok(args)) => run(args),
-        Ok(Err(config)) => hall(config),
+        Ok(Err(config)) => support::serve(config),
         Err(why) => {
             eprintln!("hall-load: {why}");
             ExitCode::from(2)
-        }
-    }
-}
-
-/// The hall's own process: `tocada-hall run` through the library.
-fn hall(config: PathBuf) -> ExitCode {
-    tocada::logging::init(Some("warn"));
-    let config = match tocada::hall::HallConfig::load(&config) {
-        Ok(config) => config,
-        Err(err) => {
-            eprintln!("{err}");
-            return ExitCode::from(err.exit_code());
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let served = runtime.block_on(tocada::hall::runner::run(config, |address| {
-        println!("listening on {address}");
-    }));
-    match served {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("{err}");
-            ExitCode::FAILURE
         }
     }
 }
@@ -159,6 +140,15 @@ fn run(args: Args) -> ExitCode {
         eprintln!("hall-load: mosquitto is not installed (apt-get install mosquitto)");
         return ExitCode::FAILURE;
     }
+    // A socket per clock here and in the broker (which inherits it).
+    let open_files = support::raise_open_files();
+    if open_files < u64::from(args.clocks) + 64 {
+        eprintln!(
+            "hall-load: {} clocks need more open files than the hard limit allows ({open_files}): ulimit -Hn",
+            args.clocks
+        );
+        return ExitCode::FAILURE;
+    }
     let boards: Vec<u32> = (1..=args.clocks).collect();
     let mut broker = mosquitto::Mosquitto::for_hall(HALL, &boards);
     // A hall's broker: no cap on what it queues for a client that is slow
@@ -171,23 +161,9 @@ fn run(args: Args) -> ExitCode {
 
     // The hall, in its own process.
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("credentials"), "hall:pw-hall\n").unwrap();
-    let hash = tocada::hall::hash_password(PASSWORD).unwrap();
-    let config = dir.path().join("hall.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "hall = \"{HALL}\"\nbroker = \"{}\"\ncredentials = \"{d}/credentials\"\n\
-             listen = \"127.0.0.1:0\"\nstore = \"{d}/hall.sqlite\"\n\
-             [[arbiter]]\nname = \"load\"\npassword_hash = \"{hash}\"\n",
-            broker.url(),
-            d = dir.path().display()
-        ),
-    )
-    .unwrap();
-    let mut hall = HallChild::start(&config);
+    let config = support::write_config(dir.path(), HALL, &broker.url(), "load", PASSWORD, "");
+    let mut hall = HallChild::start(&config, None);
     let addr = hall.addr;
-    std::thread::sleep(Duration::from_secs(1)); // subscribed
 
     // The live feed, read on a thread: when each event becomes visible.
     let cookie = http::log_in(addr, "load", PASSWORD)
@@ -269,7 +245,7 @@ fn run(args: Args) -> ExitCode {
             pump.abort();
         }
     });
-    let (cpu_s, rss_kib) = hall.usage();
+    let (cpu_s, rss_kib) = (hall.cpu_s(), hall.peak_rss_kib());
     let store_events = http::get(addr, "/arbiter/boards", Some(&cookie));
     let counted: serde_json::Value = serde_json::from_str(&store_events.body).unwrap_or_default();
     // Where were the missing ones? A hall started again on the same store
@@ -277,7 +253,7 @@ fn run(args: Args) -> ExitCode {
     let missing_before = total.saturating_sub(times.lock().unwrap().visible.len());
     if missing_before > 0 {
         hall.stop();
-        hall = HallChild::start(&config);
+        hall = HallChild::start(&config, None);
         std::thread::sleep(Duration::from_secs(10));
         let cookie = http::log_in(hall.addr, "load", PASSWORD)
             .cookie("tocada_hall")
@@ -327,12 +303,20 @@ fn run(args: Args) -> ExitCode {
         })
         .collect();
     latencies.sort_unstable();
-    let percentile = |p: f64| {
-        latencies
-            .get(((latencies.len() as f64 * p).ceil() as usize).saturating_sub(1))
-            .copied()
-            .unwrap_or(0)
-    };
+    let percentile = |p: f64| percentile_of(&latencies, p);
+    // The round before the broker's stop alone: no backlog to catch up.
+    let mut steady: Vec<u128> = times
+        .published
+        .iter()
+        .filter(|(_, at)| **at < outage_start)
+        .filter_map(|(key, at)| {
+            times
+                .visible
+                .get(key)
+                .map(|v| v.saturating_duration_since(*at).as_millis())
+        })
+        .collect();
+    steady.sort_unstable();
 
     let lost = total.saturating_sub(times.visible.len());
     // The lost ones, for whoever chases them: board, seq, and when each
@@ -358,11 +342,13 @@ fn run(args: Args) -> ExitCode {
     }
     hall.stop();
     println!(
-        "catchup_ms={caught_up} published_before_restart={published_before_restart} hall_events={} hall_duplicates={} hall_dropped={} hall_cpu_s={cpu_s:.1} wall_s={:.0}",
+        "catchup_ms={caught_up} published_before_restart={published_before_restart} hall_events={} hall_duplicates={} hall_dropped={} hall_cpu_s={cpu_s:.1} wall_s={:.0} p50_before_stop_ms={} p99_before_stop_ms={}",
         counted["counters"]["events"],
         counted["counters"]["duplicates"],
         counted["counters"]["dropped"],
-        start.elapsed().as_secs_f64()
+        start.elapsed().as_secs_f64(),
+        percentile_of(&steady, 0.50),
+        percentile_of(&steady, 0.99),
     );
     println!(
         "clocks={} events={total} lost={lost} p50_ms={} p99_ms={} hall_rss_kib={rss_kib}",
@@ -375,6 +361,14 @@ fn run(args: Args) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// The `p` quantile of `sorted` (nearest rank), 0 if empty.
+fn percentile_of(sorted: &[u128], p: f64) -> u128 {
+    sorted
+        .get(((sorted.len() as f64 * p).ceil() as usize).saturating_sub(1))
+        .copied()
+        .unwrap_or(0)
 }
 
 /// One clock: its game's events at their scaled instants, QoS 1.
@@ -427,65 +421,4 @@ async fn clock(
     // Its connection goes on until the run ends: what waited through the
     // outage goes out.
     (client, pump)
-}
-
-/// The hall's process.
-struct HallChild {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl HallChild {
-    fn start(config: &std::path::Path) -> HallChild {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .arg("--hall")
-            .arg(config)
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("the hall starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("listening on ")
-            .expect("the hall listens")
-            .parse()
-            .unwrap();
-        HallChild { child, addr }
-    }
-
-    /// CPU seconds used, and the peak resident memory in KiB.
-    fn usage(&self) -> (f64, u64) {
-        let pid = self.child.id();
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        // utime and stime, fields 14 and 15, after the parenthesised name.
-        let fields: Vec<&str> = stat
-            .rsplit_once(')')
-            .map_or("", |(_, r)| r)
-            .split_whitespace()
-            .collect();
-        let ticks: u64 = fields.get(11).and_then(|v| v.parse().ok()).unwrap_or(0)
-            + fields.get(12).and_then(|v| v.parse().ok()).unwrap_or(0);
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-        let hwm = status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or(0);
-        (ticks as f64 / 100.0, hwm)
-    }
-
-    fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for HallChild {
-    fn drop(&mut self) {
-        self.stop();
-    }
 }

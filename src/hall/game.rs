@@ -202,20 +202,63 @@ impl ReportedGame {
         moves
     }
 
+    /// How many moves [`ReportedGame::moves`] has, and its last: without
+    /// copying every move, for the page's view of a board, built again at
+    /// each change.
+    pub fn moves_count_and_last(&self) -> (usize, Option<String>) {
+        let mut count = 0usize;
+        for (_, effect) in &self.effects {
+            match effect {
+                Effect::Move(_) => count += 1,
+                Effect::TakenBack { .. } => count = count.saturating_sub(1),
+                _ => {}
+            }
+        }
+        // The last move no takeback took out, walking back.
+        let mut taken_back = 0usize;
+        let mut last = None;
+        if count > 0 {
+            for (_, effect) in self.effects.iter().rev() {
+                match effect {
+                    Effect::TakenBack { .. } => taken_back += 1,
+                    Effect::Move(_) if taken_back > 0 => taken_back -= 1,
+                    Effect::Move(m) => {
+                        last = Some(m.san.as_str().to_owned());
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        (count, last)
+    }
+
     /// Every effect but the moves and the start, in order: the game's log
     /// of rulings.
     pub fn rulings(&self) -> Vec<RulingEntry> {
+        self.ruling_indices()
+            .filter_map(|index| self.ruling(index))
+            .collect()
+    }
+
+    /// The indices of [`ReportedGame::rulings`], without their words.
+    pub fn ruling_indices(&self) -> impl DoubleEndedIterator<Item = usize> + '_ {
         self.effects
             .iter()
             .enumerate()
             .filter(|(_, (_, effect))| !matches!(effect, Effect::Move(_) | Effect::Started { .. }))
-            .map(|(index, (t, effect))| RulingEntry {
-                index,
-                t: *t,
-                text: words::log_text(effect, words::Language::English),
-                effect: effect_to_value(*t, effect),
-            })
-            .collect()
+            .map(|(index, _)| index)
+    }
+
+    /// The ruling at effect `index`, in words.
+    pub fn ruling(&self, index: usize) -> Option<RulingEntry> {
+        let (t, effect) = self.effects.get(index)?;
+        Some(RulingEntry {
+            index,
+            t: *t,
+            text: words::log_text(effect, words::Language::English),
+            effect: effect_to_value(*t, effect),
+        })
     }
 
     /// The game's PGN with `tags`, each move with its `[%clk]` and the
@@ -286,6 +329,41 @@ mod tests {
         assert!(
             pgn.contains("1. e4 {[%clk 0:03:00]} e5 {[%clk 0:02:59]}"),
             "{pgn}"
+        );
+    }
+
+    #[test]
+    fn the_count_and_last_move_are_the_moves_after_takebacks() {
+        let mut lines = scholar();
+        let mut game = ReportedGame::new();
+        assert_eq!(game.moves_count_and_last(), (0, None));
+        // e4 e5, both taken back, then e4 again.
+        lines.extend(
+            [
+                r#"{"t":5000,"ev":"pause"}"#,
+                r#"{"t":5500,"ev":"takeback"}"#,
+                r#"{"t":5600,"ev":"takeback"}"#,
+            ]
+            .map(str::to_owned),
+        );
+        let mut seen = Vec::new();
+        for (seq, line) in lines.iter().enumerate() {
+            game.add(seq as i64, line.clone());
+            let moves = game.moves();
+            assert_eq!(
+                game.moves_count_and_last(),
+                (moves.len(), moves.last().cloned()),
+                "after line {seq}"
+            );
+            seen.push(moves.len());
+        }
+        // Both moves were made, and both taken back.
+        assert!(seen.contains(&2), "{seen:?}");
+        assert_eq!(
+            game.moves_count_and_last(),
+            (0, None),
+            "{:?}",
+            game.rulings()
         );
     }
 

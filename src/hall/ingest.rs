@@ -469,6 +469,14 @@ impl Hall {
         self.version
     }
 
+    /// The hall's change counter as it read at `board`'s last change (0
+    /// for a board it does not know): a board's own PGN changes only
+    /// with it, so a poller of one board is answered "not modified"
+    /// while the others move.
+    pub fn board_version(&self, board: u32) -> u64 {
+        self.boards.get(&board).map_or(0, |entry| entry.version)
+    }
+
     /// Takes one message as it came from the broker, at `now_ms` (any
     /// clock: it is stored as the arrival time). A bad message is counted
     /// and dropped; only the store failing is an error.
@@ -489,6 +497,27 @@ impl Hall {
             Ingested::Dropped(why) => *self.counters.dropped.entry(why.name()).or_default() += 1,
         }
         Ok(ingested)
+    }
+
+    /// Takes `messages` as [`Hall::receive`] takes each, in one store
+    /// transaction: what each became, in order, once all are stored. An
+    /// error of one message's own (inner) leaves the others taken; the
+    /// commit failing (outer) stores none of them, and none is to be
+    /// acknowledged: the broker sends them again, and the store then
+    /// takes them (the hall's memory, ahead of its store, drops nothing
+    /// it has not stored).
+    pub fn receive_batch(
+        &mut self,
+        messages: &[(&str, &[u8])],
+        now_ms: u64,
+    ) -> rusqlite::Result<Vec<rusqlite::Result<Ingested>>> {
+        self.store.begin()?;
+        let taken = messages
+            .iter()
+            .map(|(topic, payload)| self.receive(topic, payload, now_ms))
+            .collect();
+        self.store.commit()?;
+        Ok(taken)
     }
 
     fn take(&mut self, topic: &str, payload: &[u8], now_ms: u64) -> rusqlite::Result<Ingested> {
@@ -726,8 +755,10 @@ impl Hall {
                     view.white = facts.white.clone();
                     view.black = facts.black.clone();
                 }
-                let moves = game.moves();
-                let rulings = self.rulings_of(board, id, game);
+                // Counted, and only the last move and ruling in words:
+                // the view is built again at every change of the board.
+                let (moves, last_move) = game.moves_count_and_last();
+                let acks = &entry.acks;
                 view.game = Some(id);
                 view.fen = game.fen();
                 view.to_move = game.to_move().map(words::side_keyword);
@@ -736,13 +767,17 @@ impl Hall {
                     view.black_ms = Some(black);
                 }
                 view.running = game.running();
-                view.moves = moves.len();
-                view.last_move = moves.last().cloned();
-                view.unacknowledged = rulings
-                    .iter()
-                    .filter(|r| r.acknowledged_by.is_none())
+                view.moves = moves;
+                view.last_move = last_move;
+                view.unacknowledged = game
+                    .ruling_indices()
+                    .filter(|index| !acks.contains_key(&(id, *index)))
                     .count();
-                view.last_ruling = rulings.into_iter().last();
+                view.last_ruling = game
+                    .ruling_indices()
+                    .next_back()
+                    .and_then(|index| game.ruling(index))
+                    .map(|entry| self.ruling_view(board, id, entry));
                 if let Some((token, words)) = game.result() {
                     view.result = Some(token.to_owned());
                     view.result_text = Some(words);
@@ -812,24 +847,30 @@ impl Hall {
     }
 
     fn rulings_of(&self, board: u32, id: i64, game: &ReportedGame) -> Vec<RulingView> {
-        let acks = self.boards.get(&board).map(|b| &b.acks);
         game.rulings()
             .into_iter()
-            .map(
-                |RulingEntry {
-                     index,
-                     t,
-                     text,
-                     effect,
-                 }| RulingView {
-                    index,
-                    t,
-                    text,
-                    effect,
-                    acknowledged_by: acks.and_then(|a| a.get(&(id, index)).cloned()),
-                },
-            )
+            .map(|entry| self.ruling_view(board, id, entry))
             .collect()
+    }
+
+    /// A ruling of game `id` on `board` with who acknowledged it.
+    fn ruling_view(&self, board: u32, id: i64, entry: RulingEntry) -> RulingView {
+        let RulingEntry {
+            index,
+            t,
+            text,
+            effect,
+        } = entry;
+        RulingView {
+            index,
+            t,
+            text,
+            effect,
+            acknowledged_by: self
+                .boards
+                .get(&board)
+                .and_then(|b| b.acks.get(&(id, index)).cloned()),
+        }
     }
 
     /// The full log of rulings of a board's current game.
@@ -1275,6 +1316,53 @@ mod tests {
             crate::transcript::pgn_from_lines(&lines, tags).unwrap()
         );
         assert_eq!(hall.round_pgn(), pgn);
+    }
+
+    #[test]
+    fn a_burst_in_one_transaction_is_taken_as_each_message_alone_and_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hall.sqlite");
+        let lines = game_lines();
+        // Out of order, a duplicate, and a message that is not one.
+        let mut payloads: Vec<Vec<u8>> = lines
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(seq, line)| message(2, seq as i64, line))
+            .collect();
+        payloads.push(message(2, 3, &lines[3]));
+        payloads.push(b"{not json".to_vec());
+        let messages: Vec<(&str, &[u8])> = payloads.iter().map(|p| (EVENTS, &p[..])).collect();
+        let one_by_one: Vec<Ingested> = {
+            let mut alone = hall();
+            messages
+                .iter()
+                .map(|(topic, payload)| alone.receive(topic, payload, 1).unwrap())
+                .collect()
+        };
+        {
+            let mut hall = Hall::open("open", &path, Round::default()).unwrap();
+            let taken: Vec<Ingested> = hall
+                .receive_batch(&messages, 1)
+                .unwrap()
+                .into_iter()
+                .map(Result::unwrap)
+                .collect();
+            assert_eq!(taken, one_by_one);
+            assert!(
+                matches!(taken.last(), Some(Ingested::Dropped(Dropped::Payload(_)))),
+                "{taken:?}"
+            );
+            assert_eq!(hall.counters().duplicates, 1);
+            assert_eq!(hall.board_view(3).unwrap().moves, 6);
+        }
+        // Committed: a hall started again on the store has every event.
+        let hall = Hall::open("open", &path, Round::default()).unwrap();
+        assert_eq!(hall.store().count_events().unwrap(), lines.len() as u64);
+        assert_eq!(
+            hall.board_view(3).unwrap().last_move.as_deref(),
+            Some("Bg4")
+        );
     }
 
     #[test]

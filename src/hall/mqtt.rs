@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
 
 use super::ingest::{Ingested, REASON_BYTES};
@@ -42,6 +43,11 @@ pub struct Subscription {
 /// board: under it, a payload over [`super::MAX_PAYLOAD`] is counted and
 /// dropped like any bad message.
 pub const MAX_INCOMING_PACKET: usize = 256 * 1024;
+
+/// The most messages taken in one store transaction. The broker's
+/// in-flight window to the hall bounds a burst first (20 in the shipped
+/// configuration, `max_inflight_messages`).
+const MAX_BATCH: usize = 1000;
 
 /// How long to wait before connecting again after the broker is lost.
 const RETRY: Duration = Duration::from_secs(1);
@@ -80,6 +86,8 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
     // dropped (a dropped ack holds one of the broker's in-flight slots for
     // the hall until the next connection, and enough of them stall it).
     let mut unacked: VecDeque<rumqttc::Publish> = VecDeque::new();
+    // What the event loop gave after a burst of messages, to handle next.
+    let mut after = None;
     // Once a second: the clocks whose events the hall lacks are asked for
     // them again (a broker's queue that overflowed drops them silently).
     let mut ticks = tokio::time::interval(Duration::from_secs(1));
@@ -98,15 +106,18 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
                 }
             }
         }
-        let polled = tokio::select! {
-            polled = eventloop.poll() => polled,
-            _ = ticks.tick() => {
-                if connected {
-                    ask_again(&client, &subscription.hall, &shared);
-                    pairings.send(&client, &subscription.hall, &shared);
+        let polled = match after.take() {
+            Some(polled) => polled,
+            None => tokio::select! {
+                polled = eventloop.poll() => polled,
+                _ = ticks.tick() => {
+                    if connected {
+                        ask_again(&client, &subscription.hall, &shared);
+                        pairings.send(&client, &subscription.hall, &shared);
+                    }
+                    continue;
                 }
-                continue;
-            }
+            },
         };
         match polled {
             Ok(Event::Incoming(Packet::ConnAck(ack))) => {
@@ -126,37 +137,33 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
                 }
             }
             Ok(Event::Incoming(Packet::Publish(publish))) => {
+                // With it, every message already read: one store
+                // transaction for the burst (after a broker's restart,
+                // the broker's whole in-flight window to the hall).
+                let mut batch = vec![publish];
+                while batch.len() < MAX_BATCH {
+                    match eventloop.poll().now_or_never() {
+                        Some(Ok(Event::Incoming(Packet::Publish(publish)))) => batch.push(publish),
+                        Some(other) => {
+                            after = Some(other);
+                            break;
+                        }
+                        None => break,
+                    }
+                }
                 // A pairing the broker holds (retained from the last round,
                 // before a restart of the hall, or this hall's own echoed):
                 // noted, so that the next send clears a board the round
                 // does not have.
-                if let Some((address, Topic::Pairing)) = BoardAddress::parse_topic(&publish.topic)
-                    && address.hall() == subscription.hall
-                {
-                    pairings.heard(address.board(), &publish.payload);
-                }
-                let taken = shared
-                    .hall()
-                    .receive(&publish.topic, &publish.payload, wall_ms());
-                match taken {
-                    Ok(ingested) => {
-                        if let Ingested::Dropped(why) = &ingested {
-                            // The payload's head only: a 60 kB message is
-                            // not a 60 kB log line.
-                            let head = &publish.payload[..publish.payload.len().min(REASON_BYTES)];
-                            tracing::warn!(
-                                topic = %super::capped(&publish.topic),
-                                bytes = publish.payload.len(),
-                                head = %String::from_utf8_lossy(head),
-                                "message dropped: {why}"
-                            );
-                        }
-                        unacked.push_back(publish);
-                        shared.notify();
+                for publish in &batch {
+                    if let Some((address, Topic::Pairing)) =
+                        BoardAddress::parse_topic(&publish.topic)
+                        && address.hall() == subscription.hall
+                    {
+                        pairings.heard(address.board(), &publish.payload);
                     }
-                    // Not acknowledged: the broker sends it again.
-                    Err(err) => tracing::error!(topic = %publish.topic, "cannot store: {err}"),
                 }
+                take(&shared, batch, &mut unacked);
             }
             Ok(Event::Incoming(Packet::SubAck(ack))) => {
                 tracing::info!(filter = %filter, codes = ?ack.return_codes, "subscribed");
@@ -173,6 +180,45 @@ pub async fn run(subscription: Subscription, shared: Arc<Shared>) {
             }
         }
     }
+}
+
+/// Takes a burst of messages into the hall in one store transaction and
+/// queues the acknowledgement of each it stored; tells the live pages once.
+fn take(shared: &Shared, batch: Vec<rumqttc::Publish>, unacked: &mut VecDeque<rumqttc::Publish>) {
+    let messages: Vec<(&str, &[u8])> = batch
+        .iter()
+        .map(|publish| (publish.topic.as_str(), &publish.payload[..]))
+        .collect();
+    let taken = shared.hall().receive_batch(&messages, wall_ms());
+    let taken = match taken {
+        Ok(taken) => taken,
+        // None acknowledged: the broker sends them again.
+        Err(err) => {
+            tracing::error!(messages = batch.len(), "cannot store: {err}");
+            return;
+        }
+    };
+    for (publish, taken) in batch.into_iter().zip(taken) {
+        match taken {
+            Ok(ingested) => {
+                if let Ingested::Dropped(why) = &ingested {
+                    // The payload's head only: a 60 kB message is not a
+                    // 60 kB log line.
+                    let head = &publish.payload[..publish.payload.len().min(REASON_BYTES)];
+                    tracing::warn!(
+                        topic = %super::capped(&publish.topic),
+                        bytes = publish.payload.len(),
+                        head = %String::from_utf8_lossy(head),
+                        "message dropped: {why}"
+                    );
+                }
+                unacked.push_back(publish);
+            }
+            // Not acknowledged: the broker sends it again.
+            Err(err) => tracing::error!(topic = %publish.topic, "cannot store: {err}"),
+        }
+    }
+    shared.notify();
 }
 
 /// Publishes the hall's requests to send events again, each on its

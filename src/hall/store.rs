@@ -139,6 +139,22 @@ impl HallStore {
         })
     }
 
+    /// Starts a transaction: the writes until [`HallStore::commit`] are
+    /// one. A burst of messages is taken in one, not one each: each
+    /// commit costs file locks and a write of the log, which at 1000
+    /// boards were half the hall's time (docs/src/figures.md).
+    pub fn begin(&self) -> rusqlite::Result<()> {
+        self.conn.execute_batch("BEGIN")
+    }
+
+    /// Commits the transaction [`HallStore::begin`] started; if that
+    /// fails, rolls it back (nothing of it stored) and returns the error.
+    pub fn commit(&self) -> rusqlite::Result<()> {
+        self.conn.execute_batch("COMMIT").inspect_err(|_| {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        })
+    }
+
     /// Stores an event; `false` if the store already had it (a duplicate).
     pub fn insert_event(
         &self,

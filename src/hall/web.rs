@@ -724,20 +724,24 @@ fn unchanged(tag: &str) -> Response {
         .into_response()
 }
 
-/// Answers a PGN request on `listener`: 404 where the feed is off, 304
-/// when the hall has not changed since the tag the poller has, else
-/// `build`'s PGN.
+/// Answers a PGN request for `board` on `listener`: 404 where the feed
+/// is off, 304 when the board has not changed since the tag the poller
+/// has (a broadcast polls each game of a round every few seconds, and
+/// in a 1000-board round some board moves every few hundredths of a
+/// second: a tag of the whole hall would never match), else `build`'s
+/// PGN.
 fn pgn_answer(
     shared: &Shared,
     listener: Listener,
     headers: &HeaderMap,
+    board: u32,
     build: impl FnOnce(&mut Hall, Audience) -> Option<String>,
 ) -> Response {
     let Some(audience) = listener.audience(shared) else {
         return StatusCode::NOT_FOUND.into_response();
     };
     let mut hall = shared.hall();
-    let tag = shared.etag(hall.version(), audience);
+    let tag = shared.etag(hall.board_version(board), audience);
     if not_modified(headers, &tag) {
         return unchanged(&tag);
     }
@@ -768,7 +772,7 @@ async fn board_pgn(
     headers: HeaderMap,
     Path(board): Path<u32>,
 ) -> Response {
-    pgn_answer(&shared, listener, &headers, |hall, audience| {
+    pgn_answer(&shared, listener, &headers, board, |hall, audience| {
         hall.pgn_for(board, None, audience)
     })
 }
@@ -779,7 +783,7 @@ async fn game_pgn(
     headers: HeaderMap,
     Path((board, game)): Path<(u32, i64)>,
 ) -> Response {
-    pgn_answer(&shared, listener, &headers, |hall, audience| {
+    pgn_answer(&shared, listener, &headers, board, |hall, audience| {
         hall.pgn_for(board, Some(game), audience)
     })
 }
@@ -1019,5 +1023,44 @@ mod tests {
         // The arbiter's side tags its own feed apart.
         let theirs = ask(&router(Arc::clone(&shared)), "GET", "/pgn/round", None);
         assert_ne!(theirs.etag, changed.etag);
+    }
+
+    #[test]
+    fn a_boards_feed_is_not_modified_while_only_other_boards_move() {
+        let shared = shared_with_game(5);
+        let public = public_router(Arc::clone(&shared));
+        let first = ask(&public, "GET", "/pgn/1", None);
+        assert_eq!(first.status, 200);
+        let tag = first.etag.clone().expect("an ETag");
+        // Board 2 plays its whole game: the round changes, board 1 not.
+        for (seq, line) in LINES.iter().enumerate() {
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            let payload = serde_json::to_vec(&EventMessage {
+                game: 1,
+                seq: seq as i64,
+                t: value["t"].as_u64().unwrap(),
+                line: value,
+                effects: vec![],
+            })
+            .unwrap();
+            shared
+                .hall()
+                .receive("tocada/open/2/events", &payload, 1)
+                .unwrap();
+        }
+        let round = ask(&public, "GET", "/pgn/round", Some(&tag));
+        assert_eq!(round.status, 200);
+        let again = ask(&public, "GET", "/pgn/1", Some(&tag));
+        assert_eq!((again.status, again.body.as_str()), (304, ""));
+        assert_eq!(ask(&public, "GET", "/pgn/1/1", Some(&tag)).status, 304);
+        assert_eq!(ask(&public, "GET", "/pgn/2", Some(&tag)).status, 200);
+        // Board 1 moves: its tag changes, its new PGN is sent.
+        for (seq, line) in LINES.iter().enumerate().skip(5) {
+            publish(&shared, seq, line);
+        }
+        let moved = ask(&public, "GET", "/pgn/1", Some(&tag));
+        assert_eq!(moved.status, 200);
+        assert_ne!(moved.etag.as_deref(), Some(tag.as_str()));
+        assert!(moved.body.contains("1. e4"), "{}", moved.body);
     }
 }
