@@ -13,6 +13,8 @@ pub mod dgt;
 pub mod dgt3000;
 #[cfg(target_os = "linux")]
 pub mod gpio;
+#[cfg(target_os = "linux")]
+pub mod gpiochip;
 pub mod link;
 #[cfg(target_os = "linux")]
 pub mod linux;

@@ -279,6 +279,7 @@ impl Clock {
         self.begin_turn(side);
     }
 
+    #[inline]
     fn begin_turn(&mut self, side: Color) {
         *self.turn_used.get_mut(side) = 0;
         *self.delay_left.get_mut(side) = match self.increment_mode {

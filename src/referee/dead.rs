@@ -47,6 +47,7 @@ use shakmaty::{Bitboard, ByColor, Chess, Color, EnPassantMode, Piece, Position, 
 pub(crate) const MAX_POSITIONS: u64 = 50_000;
 
 /// Whether neither side can checkmate by any series of legal moves (5.2.2).
+#[inline]
 pub(crate) fn is_dead(position: &Chess) -> bool {
     position.is_insufficient_material() || locked_dead(position, ByColor::new_with(|_| true))
 }

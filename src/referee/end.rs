@@ -141,6 +141,7 @@ impl Referee {
     /// 5.2.1: the move that made it ends the game only if it was made in
     /// accordance with article 4; one that broke it is ruled on at the press
     /// like any other, and ends the game once completed.
+    #[inline]
     pub(super) fn end_if_over(&mut self, check: bool) {
         let Some((outcome, reason)) = self.ending(check) else {
             return;

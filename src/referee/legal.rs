@@ -21,6 +21,7 @@ impl Legal {
     }
 
     /// Generates `position`'s moves in place of the ones held.
+    #[inline]
     pub fn generate(&mut self, position: &Chess) {
         // Only the moves are copied: assigning the list would copy all of
         // its 256 slots, most of them unused.

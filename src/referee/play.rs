@@ -304,6 +304,7 @@ impl Referee {
     }
 
     /// Keeps the lists of a turn that is over for the next one.
+    #[inline]
     pub(super) fn recycle(&mut self, mut turn: Turn) {
         turn.clear();
         if turn.capacity() > self.spare_turn.capacity() {

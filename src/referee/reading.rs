@@ -319,6 +319,7 @@ impl Referee {
     }
 
     /// A place read: `taken` is the piece in hand it was taken to be.
+    #[inline]
     fn placed(
         &mut self,
         sq: Square,

@@ -102,6 +102,7 @@ impl TimeControl {
     }
 
     /// The stage a player is in after completing `completed` moves.
+    #[inline]
     pub fn stage(&self, completed: u32) -> &Stage {
         &self.stages[self.stage_index(completed)]
     }

@@ -81,7 +81,7 @@ pub enum PiError {
         /// The line's use: "the buttons", "the buzzer's pin", …
         what: &'static str,
         /// The GPIO chip's answer.
-        source: rppal::gpio::Error,
+        source: crate::hardware::gpiochip::GpioError,
     },
 }
 
