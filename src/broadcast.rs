@@ -27,6 +27,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::players::{Player, Players, PlayersError};
+
 /// The retained payload of `…/status` while the publisher is connected.
 pub const ONLINE: &str = "online";
 /// The publisher's last will on `…/status`: the clock dropped.
@@ -230,16 +232,7 @@ impl Claim {
     }
 }
 
-/// `text` with every control character dropped and at most `max`
-/// characters, trimmed: what may go into a log line, a file or a face.
-pub fn printable(text: &str, max: usize) -> String {
-    text.chars()
-        .filter(|c| !c.is_control())
-        .take(max)
-        .collect::<String>()
-        .trim()
-        .to_owned()
-}
+pub use crate::players::printable;
 
 /// One player of a [`BoardPairing`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -300,7 +293,7 @@ impl std::fmt::Display for PairingError {
             PairingError::OtherBoard { named, ours } => {
                 write!(f, "a pairing for board {named}, not this board {ours}")
             }
-            PairingError::NoName => f.write_str("a player without a name"),
+            PairingError::NoName => PlayersError::NoName.fmt(f),
         }
     }
 }
@@ -310,10 +303,10 @@ impl std::error::Error for PairingError {}
 impl BoardPairing {
     /// The largest pairing read, bytes.
     pub const MAX_BYTES: usize = 2048;
-    /// The longest name kept, characters (FIDE's are under 60).
-    pub const MAX_NAME: usize = 64;
-    /// The longest round kept, characters.
-    pub const MAX_ROUND: usize = 16;
+    /// The longest name kept, characters ([`Players::MAX_NAME`]).
+    pub const MAX_NAME: usize = Players::MAX_NAME;
+    /// The longest round kept, characters ([`Players::MAX_ROUND`]).
+    pub const MAX_ROUND: usize = Players::MAX_ROUND;
 
     /// Reads a pairing for board `board` from `payload` (the hall's
     /// message, or the file the publisher wrote), bounded: at most
@@ -338,28 +331,64 @@ impl BoardPairing {
         given.bounded().map(Some)
     }
 
-    /// The pairing with its names and round cut to their caps and every
-    /// control character dropped, and a rating or FIDE id that cannot be
-    /// one left out: what a clock keeps of a pairing, from the hall's
-    /// message or a stored game's `players` line alike.
+    /// The pairing bounded as a clock keeps it ([`Players::bounded`]):
+    /// names and round cut to their caps, every control character dropped,
+    /// a rating or FIDE id that cannot be one left out.
     pub fn bounded(self) -> Result<BoardPairing, PairingError> {
-        let player = |p: PlayerOnBoard| -> Result<PlayerOnBoard, PairingError> {
-            let name = printable(&p.name, BoardPairing::MAX_NAME);
-            if name.is_empty() {
-                return Err(PairingError::NoName);
-            }
-            Ok(PlayerOnBoard {
-                name,
-                rating: p.rating.filter(|r| *r > 0 && *r < 4000),
-                fide_id: p.fide_id.filter(|id| *id > 0 && *id < 10_000_000_000),
-            })
-        };
-        Ok(BoardPairing {
-            round: printable(&self.round, BoardPairing::MAX_ROUND),
-            board: self.board,
-            white: player(self.white)?,
-            black: player(self.black)?,
-        })
+        Ok(Players::from(self).bounded()?.into())
+    }
+}
+
+impl From<PlayersError> for PairingError {
+    fn from(err: PlayersError) -> PairingError {
+        match err {
+            PlayersError::NoName => PairingError::NoName,
+        }
+    }
+}
+
+impl From<PlayerOnBoard> for Player {
+    fn from(p: PlayerOnBoard) -> Player {
+        Player {
+            name: p.name,
+            rating: p.rating,
+            fide_id: p.fide_id,
+        }
+    }
+}
+
+impl From<Player> for PlayerOnBoard {
+    fn from(p: Player) -> PlayerOnBoard {
+        PlayerOnBoard {
+            name: p.name,
+            rating: p.rating,
+            fide_id: p.fide_id,
+        }
+    }
+}
+
+/// The pairing as the players a game begins under, as the clock's core
+/// keeps them: the edges (the daemon reading the publisher's file, the
+/// hall) convert here.
+impl From<BoardPairing> for Players {
+    fn from(p: BoardPairing) -> Players {
+        Players {
+            round: p.round,
+            board: p.board,
+            white: p.white.into(),
+            black: p.black.into(),
+        }
+    }
+}
+
+impl From<Players> for BoardPairing {
+    fn from(p: Players) -> BoardPairing {
+        BoardPairing {
+            round: p.round,
+            board: p.board,
+            white: p.white.into(),
+            black: p.black.into(),
+        }
     }
 }
 
@@ -507,6 +536,32 @@ mod tests {
         assert_eq!(pairing.white.rating, None);
         assert_eq!(pairing.white.fide_id, None);
         assert_eq!(pairing.black.name, "BC");
+    }
+
+    #[test]
+    fn a_pairing_converts_to_the_clocks_players_and_back_unchanged() {
+        let message = r#"{"round":"3","board":7,"white":{"name":"Morphy, Paul","rating":2690,"fide_id":1503014},"black":{"name":"Anderssen, Adolf"}}"#;
+        let pairing = BoardPairing::parse(message.as_bytes(), 7).unwrap().unwrap();
+        let players = Players::from(pairing.clone());
+        assert_eq!(players.white.name, "Morphy, Paul");
+        assert_eq!(players.white.fide_id, Some(1503014));
+        assert_eq!(players.black.rating, None);
+        // Bounded by the one rule, the same either way round; the message
+        // written back is the one read, byte for byte.
+        assert_eq!(players.clone().bounded().unwrap(), players);
+        let back = BoardPairing::from(players);
+        assert_eq!(back, pairing);
+        assert_eq!(serde_json::to_string(&back).unwrap(), message);
+        assert_eq!(
+            BoardPairing::from(Players::from(BoardPairing {
+                round: "1".into(),
+                board: 2,
+                white: PlayerOnBoard::default(),
+                black: PlayerOnBoard::default(),
+            }))
+            .bounded(),
+            Err(PairingError::NoName)
+        );
     }
 
     #[test]

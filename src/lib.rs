@@ -25,6 +25,10 @@
 //!   benchmarks and the simulator use it.
 //! - [`pgn`]: a game as PGN, with the clocks after each move and the
 //!   referee's rulings as comments.
+//! - [`players`]: the players a game begins under (round, board, names,
+//!   ratings, FIDE ids) and how much of them a clock keeps, a leaf the
+//!   session, the PGN and the replay format share; the hall's pairing
+//!   message ([`broadcast::BoardPairing`]) converts into it at the edges.
 //! - [`store`]: the games in SQLite, every input event as a replay line, so a
 //!   game survives a power cut and is rebuilt by replaying it; a line that
 //!   cannot be read is set aside, never deleted.
@@ -131,6 +135,7 @@ pub mod hardware;
 pub mod logging;
 pub mod models;
 pub mod pgn;
+pub mod players;
 pub mod protocol;
 #[cfg(feature = "net")]
 pub mod publish;

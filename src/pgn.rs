@@ -76,7 +76,7 @@ impl Tags {
     /// The session's PGN and a stored game's
     /// ([`pgn_from_lines`](crate::transcript::pgn_from_lines)) both name
     /// them here, so the two say the same.
-    pub fn name_players(&mut self, players: &crate::broadcast::BoardPairing) {
+    pub fn name_players(&mut self, players: &crate::players::Players) {
         let text = |value: Option<String>| value.unwrap_or_default();
         if !players.round.is_empty() {
             self.round = players.round.clone();

@@ -318,17 +318,17 @@ fn the_dgt_3000_shows_the_editor_in_the_players_language() {
 /// times back.
 #[test]
 fn the_dgt_3000_shows_the_pairing_before_the_first_press_in_the_players_language() {
-    use tocada::broadcast::{BoardPairing, PlayerOnBoard};
+    use tocada::players::{Player, Players};
     on_a_tty(|tty| async move {
         let config = Config::parse("[face]\nlanguage = \"es\"\n", "es.toml").unwrap();
         let world = World::with_dgt3000(&shakmaty::Board::default(), &tty).unwrap();
         let desk = Desk::configured(world, &config);
         until_set(&desk).await;
-        let player = |name: &str| PlayerOnBoard {
+        let player = |name: &str| Player {
             name: name.to_owned(),
-            ..PlayerOnBoard::default()
+            ..Player::default()
         };
-        desk.command(tocada::daemon::Command::Players(Box::new(BoardPairing {
+        desk.command(tocada::daemon::Command::Players(Box::new(Players {
             round: "3".to_owned(),
             board: 7,
             white: player("Morphy, Paul"),

@@ -11,12 +11,17 @@
 //!
 //! The layers, bottom up: the referee; the leaves (the face, and the types
 //! two layers share: `controls`, the front's buttons and the link's
-//! changes, and `broker`, the broker's URL and login); the hardware
+//! changes, `players`, the players a game begins under, and `broker`, the
+//! broker's URL and login); the hardware
 //! drivers and the device models; the PGN; the session, which rules on
 //! `controls` without the drivers; the replay format; the rig; the daemon;
 //! the simulator; at the edge, the hall and the publisher (feature `net`),
 //! which the clock's layers never use and which share only `broadcast` and
-//! `broker`, not each other. Within a room (a directory of `src/`), no two
+//! `broker`, not each other. The hall's messages (`broadcast`) are the
+//! edge's: the clock's core (the referee, the drivers and models, the PGN,
+//! the session, the replay format, the store and the rig) never uses them;
+//! the daemon reads the publisher's pairing file at its edge and keeps
+//! `players`. Within a room (a directory of `src/`), no two
 //! files use each other, however far round. Each rule below is one test, which fails
 //! naming every file and line that breaks it, and each can fail: the
 //! checker's own tests break every rule on a small fake source.
@@ -97,9 +102,32 @@ const SESSION_WITHOUT_HARDWARE: Rule = Rule {
 };
 
 const SHARED_TYPES_ARE_LEAVES: Rule = Rule {
-    covers: &["src/controls.rs", "src/broker.rs"],
+    covers: &["src/controls.rs", "src/broker.rs", "src/players.rs"],
     forbidden: Forbidden::AllBut(&[]),
-    why: "the types two layers share (the front's controls and link changes, the broker's URL and login) live in leaves that use nothing of the crate, so sharing them ties neither layer to the other",
+    why: "the types two layers share (the front's controls and link changes, the broker's URL and login, the players a game begins under) live in leaves that use nothing of the crate, so sharing them ties neither layer to the other",
+};
+
+const THE_CLOCKS_CORE_WITHOUT_THE_HALLS_MESSAGES: Rule = Rule {
+    covers: &[
+        "src/referee/",
+        "src/referee.rs",
+        "src/session/",
+        "src/session.rs",
+        "src/transcript/",
+        "src/transcript.rs",
+        "src/pgn/",
+        "src/pgn.rs",
+        "src/store/",
+        "src/store.rs",
+        "src/rig/",
+        "src/rig.rs",
+        "src/hardware/",
+        "src/hardware.rs",
+        "src/models/",
+        "src/models.rs",
+    ],
+    forbidden: Forbidden::These(&["broadcast"]),
+    why: "the hall's messages (`crate::broadcast`) are the edge's, the hall's and the publisher's: the clock's core keeps who plays as `crate::players`, which a message converts into at the edge (the daemon reading the pairing file)",
 };
 
 const THE_HALL_WITHOUT_THE_PUBLISHER_OR_THE_CLOCK: Rule = Rule {
@@ -924,6 +952,11 @@ fn the_shared_controls_and_broker_types_use_nothing_of_the_crate() {
 }
 
 #[test]
+fn the_clocks_core_does_not_use_the_halls_messages() {
+    check(THE_CLOCKS_CORE_WITHOUT_THE_HALLS_MESSAGES);
+}
+
+#[test]
 fn the_hall_does_not_use_the_publisher_or_the_clocks_layers() {
     check(THE_HALL_WITHOUT_THE_PUBLISHER_OR_THE_CLOCK);
 }
@@ -1158,6 +1191,42 @@ mod checker {
         );
         let near = "//! Read by [`crate::hall`] and [`crate::publish`].\nuse std::fmt;\n";
         assert!(broken(SHARED_TYPES_ARE_LEAVES, "src/broker.rs", near).is_empty());
+        let src = "use std::fmt;\nimpl From<crate::broadcast::BoardPairing> for Players {}\n";
+        assert_eq!(
+            broken(SHARED_TYPES_ARE_LEAVES, "src/players.rs", src),
+            ["src/players.rs:2: uses crate::broadcast"]
+        );
+    }
+
+    #[test]
+    fn the_core_rule_fails_on_the_halls_messages() {
+        let rule = THE_CLOCKS_CORE_WITHOUT_THE_HALLS_MESSAGES;
+        for path in [
+            "src/session/mod.rs",
+            "src/transcript/line/event_read.rs",
+            "src/pgn.rs",
+            "src/referee/mod.rs",
+            "src/rig/mod.rs",
+        ] {
+            let src =
+                "use crate::players::Players;\nuse crate::broadcast::{BoardPairing, printable};\n";
+            assert_eq!(
+                broken(rule, path, src),
+                [format!("{path}:2: uses crate::broadcast")]
+            );
+        }
+        let src = "fn f(p: &crate::broadcast::BoardPairing) {}\n";
+        assert_eq!(
+            broken(rule, "src/transcript/feed.rs", src),
+            ["src/transcript/feed.rs:1: uses crate::broadcast"]
+        );
+        // The edge converts: the daemon's pairing file, the publisher.
+        let edge = "use crate::broadcast::BoardPairing;\nuse crate::players::Players;\n";
+        assert!(broken(rule, "src/daemon/pairing.rs", edge).is_empty());
+        assert!(broken(rule, "src/publish/runner.rs", edge).is_empty());
+        let near =
+            "//! Bounded as [`crate::broadcast::BoardPairing`] is.\nuse crate::players::Players;\n";
+        assert!(broken(rule, "src/session/mod.rs", near).is_empty());
     }
 
     #[test]

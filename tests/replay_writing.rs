@@ -10,8 +10,8 @@ mod support {
 
 use proptest::prelude::*;
 use shakmaty::{Chess, Color, Piece, Position, Role, Square};
-use tocada::broadcast::{BoardPairing, PlayerOnBoard};
 use tocada::gesture::Script;
+use tocada::players::{Player, Players};
 use tocada::transcript::{Event, Line, effect_to_json, line_to_json, parse_line, replay};
 use tocada::{
     Choice, Enforcement, GameMode, IncrementMode, Input, Laws, Millis, Referee, Rules, TimeControl,
@@ -182,13 +182,13 @@ fn rules() -> impl Strategy<Value = Rules> {
 
 /// A pairing as a clock keeps one (bounded): names without control
 /// characters or white space at their ends.
-fn players() -> impl Strategy<Value = BoardPairing> {
+fn players() -> impl Strategy<Value = Players> {
     let player = (
         "[A-Z][a-z]{0,12}, [A-Z][a-zé]{0,12}",
         proptest::option::of(1..4000u16),
         proptest::option::of(1..10_000_000_000u64),
     )
-        .prop_map(|(name, rating, fide_id)| PlayerOnBoard {
+        .prop_map(|(name, rating, fide_id)| Player {
             name,
             rating,
             fide_id,
@@ -199,7 +199,7 @@ fn players() -> impl Strategy<Value = BoardPairing> {
         player.clone(),
         player,
     )
-        .prop_map(|(round, board, white, black)| BoardPairing {
+        .prop_map(|(round, board, white, black)| Players {
             round,
             board,
             white,

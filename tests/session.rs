@@ -831,19 +831,19 @@ fn the_editor_lists_its_rows_and_skips_the_unused() {
 
 #[test]
 fn the_halls_pairing_is_on_the_setup_screen_and_fixed_in_the_game_that_begins_under_it() {
-    use tocada::broadcast::{BoardPairing, PlayerOnBoard};
+    use tocada::players::{Player, Players};
     let mut p = panel();
-    let pairing = BoardPairing {
+    let pairing = Players {
         round: "3".into(),
         board: 7,
-        white: PlayerOnBoard {
+        white: Player {
             name: "Morphy, Paul".into(),
             rating: Some(2690),
             fide_id: Some(1503014),
         },
-        black: PlayerOnBoard {
+        black: Player {
             name: "Anderssen, Adolf".into(),
-            ..PlayerOnBoard::default()
+            ..Player::default()
         },
     };
     assert_eq!(p.view(0).alert, None);
@@ -913,7 +913,7 @@ fn the_halls_pairing_is_on_the_setup_screen_and_fixed_in_the_game_that_begins_un
 
 #[test]
 fn a_game_stored_without_players_is_restored_without_them_whatever_the_pairing_now() {
-    use tocada::broadcast::{BoardPairing, PlayerOnBoard};
+    use tocada::players::{Player, Players};
     // Stored unpaired (or by a tocada that did not store the players):
     // the pairing on the clock when it comes back is not the game's.
     let mut p = panel();
@@ -924,16 +924,16 @@ fn a_game_stored_without_players_is_restored_without_them_whatever_the_pairing_n
         "{lines:?}"
     );
     let mut q = panel();
-    q.set_pairing(Some(BoardPairing {
+    q.set_pairing(Some(Players {
         round: "4".into(),
         board: 7,
-        white: PlayerOnBoard {
+        white: Player {
             name: "Staunton, Howard".into(),
-            ..PlayerOnBoard::default()
+            ..Player::default()
         },
-        black: PlayerOnBoard {
+        black: Player {
             name: "Löwenthal, Johann".into(),
-            ..PlayerOnBoard::default()
+            ..Player::default()
         },
     }));
     restore(

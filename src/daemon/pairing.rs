@@ -4,7 +4,8 @@
 //! at the file now and then. What it reads is checked again and bounded
 //! ([`BoardPairing::parse`]): a file that is too large, not a pairing, or
 //! another board's is refused and logged once, and the last good pairing
-//! stays.
+//! stays. The file is the hall's message ([`BoardPairing`]); what the
+//! clock keeps is its [`Players`].
 
 use std::fs::File;
 use std::io::Read;
@@ -14,6 +15,7 @@ use std::time::SystemTime;
 
 use crate::Millis;
 use crate::broadcast::BoardPairing;
+use crate::players::Players;
 
 /// How often the loop looks at the file: a pairing changes between rounds.
 pub const PAIRING_EVERY_MS: Millis = 2_000;
@@ -41,7 +43,7 @@ impl PairingFile {
     /// The pairing, if the file changed since the last look: `Some(None)`
     /// when it is gone or empty (nobody paired), `None` when nothing
     /// changed or what is there is refused.
-    pub fn changed(&mut self) -> Option<Option<BoardPairing>> {
+    pub fn changed(&mut self) -> Option<Option<Players>> {
         // The file's own entry, not a link's target: the publisher's user
         // owns the directory, and a link could point anywhere.
         let stamp = std::fs::symlink_metadata(&self.path)
@@ -79,7 +81,7 @@ impl PairingFile {
                     ),
                     None => tracing::info!("nobody paired on this board"),
                 }
-                Some(pairing)
+                Some(pairing.map(Players::from))
             }
             Err(err) => {
                 tracing::warn!(file = %self.path.display(), "the pairing file refused: {err}");

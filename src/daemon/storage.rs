@@ -14,7 +14,7 @@ use std::time::SystemTime;
 
 use crate::Millis;
 use crate::Rules;
-use crate::broadcast::BoardPairing;
+use crate::players::Players;
 use crate::session::Recorded;
 use crate::store::{GameId, Journal, NewGame, StoreError};
 use crate::transcript::{Event, Line};
@@ -68,7 +68,7 @@ impl Storage {
         preset: &str,
         black_left: bool,
         rules: Box<Rules>,
-        players: Option<Box<BoardPairing>>,
+        players: Option<Box<Players>>,
     ) -> Option<String> {
         let setup = Line {
             t,

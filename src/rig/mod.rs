@@ -83,7 +83,7 @@ pub enum Command {
     },
     /// These players for the next game (a script's `players` line), as
     /// if the hall had paired the board so.
-    Players(Box<crate::broadcast::BoardPairing>),
+    Players(Box<crate::players::Players>),
     /// Redraw the face now and answer when it is on the panel.
     Redraw(oneshot::Sender<()>),
 }

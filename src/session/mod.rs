@@ -33,11 +33,11 @@ use std::collections::VecDeque;
 
 use shakmaty::{Bitboard, Color, Position};
 
-use crate::broadcast::BoardPairing;
 use crate::config::Config;
 use crate::controls::{Button, LinkChange};
 use crate::face::{EditorRow, Field, Language};
 use crate::pgn::{GameRecord, Tags};
+use crate::players::Players;
 use crate::words::Notice;
 use crate::{Effect, Input, KnownOutcome, Millis, Referee, Rules, words};
 
@@ -69,7 +69,7 @@ pub enum Action {
         /// Who plays, as the hall's pairing said when it began: stored
         /// with the game (its `players` line), so that it comes back with
         /// them whatever the pairing is by then.
-        players: Option<Box<BoardPairing>>,
+        players: Option<Box<Players>>,
     },
     /// The referee was given something at `t`, on the game's clock: store
     /// it, so that the game can be rebuilt by giving it again.
@@ -200,7 +200,7 @@ struct GameOnClock {
     restarts: Vec<(Millis, Option<u64>)>,
     /// Who plays, as the hall's pairing said when the game began: fixed
     /// for the game, whatever comes later.
-    players: Option<BoardPairing>,
+    players: Option<Players>,
 }
 
 /// The clock as a club works it: presets, sides, the game on the clock
@@ -232,7 +232,7 @@ pub struct Session {
     /// The players' language (`face.language`): the face's words.
     language: Language,
     /// The hall's pairing of this board, for the next game to begin.
-    pairing: Option<BoardPairing>,
+    pairing: Option<Players>,
 }
 
 impl Session {
@@ -275,7 +275,7 @@ impl Session {
     /// The hall's pairing of this board (`None`: nobody paired): shown on
     /// the setup screen, and the players of the next game to begin. A
     /// game already begun keeps the players it began with.
-    pub fn set_pairing(&mut self, pairing: Option<BoardPairing>) {
+    pub fn set_pairing(&mut self, pairing: Option<Players>) {
         if self.pairing != pairing {
             self.pairing = pairing;
             self.changed = true;
@@ -283,7 +283,7 @@ impl Session {
     }
 
     /// The players of the game on the clock, as fixed when it began.
-    pub fn players(&self) -> Option<&BoardPairing> {
+    pub fn players(&self) -> Option<&Players> {
         self.game.as_ref().and_then(|game| game.players.as_ref())
     }
 
@@ -372,7 +372,7 @@ impl Session {
         referee: Referee,
         last: Millis,
         decisions: Vec<(Millis, Effect)>,
-        players: Option<BoardPairing>,
+        players: Option<Players>,
     ) {
         self.black_left = saved.black_left;
         self.alert = decisions

@@ -45,7 +45,7 @@ pub struct Feed {
     /// The furthest a `checkpoint` line says the running clock ran.
     ran_to: Option<Millis>,
     /// Who plays, as the `players` line says.
-    players: Option<crate::broadcast::BoardPairing>,
+    players: Option<crate::players::Players>,
     /// Whether the only line fed so far is `setup`: where a `players`
     /// line may come.
     setup_only: bool,
@@ -243,7 +243,7 @@ impl Feed {
     }
 
     /// Who plays, as the game's `players` line says, if it has one.
-    pub fn players(&self) -> Option<&crate::broadcast::BoardPairing> {
+    pub fn players(&self) -> Option<&crate::players::Players> {
         self.players.as_ref()
     }
 

@@ -8,7 +8,7 @@ use shakmaty::{CastlingMode, Chess, Color, KnownOutcome, Piece, Role, Square};
 
 use super::wire::{WireLine, fields_of};
 use super::{Event, Line};
-use crate::broadcast::{BoardPairing, PlayerOnBoard};
+use crate::players::{Player, Players};
 use crate::referee::{
     Adjudication, ArbiterWords, Choice, Enforcement, GameMode, IncrementMode, Input, Laws, Rules,
     TimeControl,
@@ -102,21 +102,21 @@ impl fmt::Display for ParseLineError {
 impl std::error::Error for ParseLineError {}
 
 /// The players of a `players` line, bounded as a pairing from the hall
-/// is ([`BoardPairing::bounded`]).
-fn players(wire: WireLine) -> Result<BoardPairing, ParseLineError> {
+/// is ([`Players::bounded`]).
+fn players(wire: WireLine) -> Result<Players, ParseLineError> {
     let ev = "players";
     let board = required(wire.board, ev, "board")?;
     let white = required(wire.white, ev, "white")?;
     let black = required(wire.black, ev, "black")?;
-    let given = BoardPairing {
+    let given = Players {
         round: wire.round.unwrap_or_default(),
         board,
-        white: PlayerOnBoard {
+        white: Player {
             name: white.clone(),
             rating: wire.white_elo,
             fide_id: wire.white_fide_id,
         },
-        black: PlayerOnBoard {
+        black: Player {
             name: black.clone(),
             rating: wire.black_elo,
             fide_id: wire.black_fide_id,
@@ -124,7 +124,7 @@ fn players(wire: WireLine) -> Result<BoardPairing, ParseLineError> {
     };
     given.bounded().map_err(|err| ParseLineError::BadValue {
         field: "player",
-        value: if crate::broadcast::printable(&white, 1).is_empty() {
+        value: if crate::players::printable(&white, 1).is_empty() {
             white
         } else {
             black

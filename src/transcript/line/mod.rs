@@ -71,7 +71,7 @@ pub enum Event {
     /// `{"t":T,"ev":"players","round":"3","board":7,"white":"Morphy, Paul","white_elo":2690,"black":"Anderssen, Adolf"}`,
     /// `round`, `white_elo`, `black_elo`, `white_fide_id`, `black_fide_id`
     /// optional. Boxed: names are far bigger than any other event.
-    Players(Box<crate::broadcast::BoardPairing>),
+    Players(Box<crate::players::Players>),
     /// The daemon came back at `t` (its last stored instant) after a crash
     /// or a power cut: `ms`, when the wall clock could tell, is how long it
     /// was off. Nothing for the referee (the restored game is paused by a
