@@ -98,6 +98,7 @@ impl PhysicalBoard {
     }
 
     /// A piece left `sq`; returns it if known.
+    #[inline]
     pub fn lift(&mut self, sq: Square) -> Result<Option<Piece>, Contradiction> {
         if !self.occupied.contains(sq) {
             return Err(Contradiction);

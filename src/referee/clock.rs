@@ -295,6 +295,7 @@ impl Clock {
 
     /// `side` completed a move with his press: increment, stage time, and the
     /// opponent's clock starts.
+    #[inline(always)]
     pub fn complete_by_press(&mut self, side: Color, now: Millis) {
         self.advance(now);
         let stage = *self.control.get(side).stage(self.completed(side));
@@ -312,6 +313,7 @@ impl Clock {
 
     /// `side` completed a move without pressing (the move ended the game, or
     /// he made his next one): it counts for stages, earns no increment.
+    #[inline]
     pub fn count_move(&mut self, side: Color) {
         let completed = self.completed.get_mut(side);
         *completed = completed.saturating_add(1);

@@ -175,6 +175,7 @@ impl Referee {
     /// the time since the lift goes back to the presser (`time_added`
     /// under 7.4.1) and the displacement is the capturer's from the lift,
     /// set right on his own time. His press is an illegal move (7.5.1).
+    #[inline]
     pub(super) fn capture_attempt(&mut self, from: Square, to: Square, piece: Piece) {
         let Some(displaced) = &self.displacement.open else {
             return;

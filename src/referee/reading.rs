@@ -148,6 +148,7 @@ impl Referee {
     }
 
     /// [`Referee::lift`], with no place waiting for it.
+    #[inline(always)]
     fn lift_now(&mut self, sq: Square) {
         if self.restoring {
             match self.board.lift(sq) {
@@ -319,7 +320,7 @@ impl Referee {
     }
 
     /// A place read: `taken` is the piece in hand it was taken to be.
-    #[inline]
+    #[inline(always)]
     fn placed(
         &mut self,
         sq: Square,
@@ -352,6 +353,7 @@ impl Referee {
     /// The mover's `piece` from `from` released on `to` now: the move it
     /// makes, if legal, is released (4.7).
     /// `releaser` is whose hand the board says released it.
+    #[inline(always)]
     fn released(&mut self, from: Square, to: Square, piece: Piece, releaser: Color) {
         *self.presses.last_release.get_mut(releaser) = Some(self.now);
         if let Some(m) = self.released_move(from, to)
