@@ -46,19 +46,19 @@ mod mosquitto;
 mod parsed;
 #[path = "../tests/support/pgn.rs"]
 mod pgn;
+#[path = "support/hall.rs"]
+mod support;
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{Ipv4Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, Shutdown, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rumqttc::{AsyncClient, MqttOptions, QoS};
-use tocada::broadcast::{BoardAddress, EventMessage};
-use tocada::gesture::Script;
+use support::{Clock, HallChild, Times};
 
 /// The event, as the central hall names it.
 const EVENT: &str = "olympiad";
@@ -121,66 +121,12 @@ fn parse_args() -> Result<Result<Args, PathBuf>, String> {
 fn main() -> ExitCode {
     match parse_args() {
         Ok(Ok(args)) => run(args),
-        Ok(Err(config)) => hall(config),
+        Ok(Err(config)) => support::serve(config),
         Err(why) => {
             eprintln!("hall-federation: {why}");
             ExitCode::from(2)
         }
     }
-}
-
-/// The central hall's own process: `tocada-hall run` through the library.
-fn hall(config: PathBuf) -> ExitCode {
-    tocada::logging::init(Some("warn"));
-    let config = match tocada::hall::HallConfig::load(&config) {
-        Ok(config) => config,
-        Err(err) => {
-            eprintln!("{err}");
-            return ExitCode::from(err.exit_code());
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let served = runtime.block_on(tocada::hall::runner::run(config, |address| {
-        println!("listening on {address}");
-    }));
-    match served {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("{err}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// A game as (instant in the game, replay line) per event.
-fn games() -> Vec<Vec<(u64, String)>> {
-    let reference = pgn::reference_games();
-    (0..reference.len() * 4)
-        .map(|i| {
-            let game = &reference[i % reference.len()];
-            let script = game.play_into(Script::varied(game.start(), false, i as u64 + 1));
-            lines::game_lines(&game.rules(), script.events())
-                .into_iter()
-                .map(|line| {
-                    let t = serde_json::from_str::<serde_json::Value>(&line).unwrap()["t"]
-                        .as_u64()
-                        .unwrap();
-                    (t, line)
-                })
-                .collect()
-        })
-        .collect()
-}
-
-/// When each (event board, seq) was published, and when first visible in
-/// the central hall.
-#[derive(Default)]
-struct Times {
-    published: HashMap<(u32, usize), Instant>,
-    visible: HashMap<(u32, usize), Instant>,
 }
 
 /// One board: its hall, its number there, its number in the event, and
@@ -245,7 +191,7 @@ fn run(args: Args) -> ExitCode {
 
     // Which board of which hall is which board of the event.
     let mapping = std::fs::read_to_string(files.join("boards.txt")).unwrap();
-    let games = games();
+    let games = support::games();
     let mut boards = Vec::new();
     for line in mapping.lines() {
         let fields: Vec<&str> = line.split_whitespace().collect();
@@ -263,21 +209,16 @@ fn run(args: Args) -> ExitCode {
     assert_eq!(boards.len(), 2 * args.clocks as usize, "boards.txt");
 
     // The central hall, in its own process, on the central broker.
-    let config = dir.path().join("hall.toml");
-    let hash = tocada::hall::hash_password(PASSWORD).unwrap();
-    std::fs::write(
-        &config,
-        format!(
-            "hall = \"{EVENT}\"\nbroker = \"{}\"\ncredentials = \"{}\"\n\
-             listen = \"127.0.0.1:0\"\nstore = \"{}\"\n\
-             [[arbiter]]\nname = \"chief\"\npassword_hash = \"{hash}\"\n",
-            central.url(),
-            files.join("central/hall.credentials").display(),
-            dir.path().join("hall.sqlite").display(),
-        ),
-    )
-    .unwrap();
-    let mut hall = HallChild::start(&config);
+    let config = support::write_config_with(
+        dir.path(),
+        EVENT,
+        &central.url(),
+        &files.join("central/hall.credentials"),
+        "chief",
+        PASSWORD,
+        "",
+    );
+    let mut hall = HallChild::start(&config, None);
     let addr = hall.addr;
     let filter = format!("tocada/{EVENT}/+/+");
     let mut subscribers: Vec<String> = HALLS.iter().map(|h| format!("bridge-{h} ")).collect();
@@ -304,27 +245,7 @@ fn run(args: Args) -> ExitCode {
         .cookie("tocada_hall")
         .expect("logged in");
     let times = Arc::new(Mutex::new(Times::default()));
-    {
-        let times = Arc::clone(&times);
-        let cookie = cookie.clone();
-        std::thread::spawn(move || {
-            let mut stream = http::EventStream::open(addr, "/arbiter/events", Some(&cookie));
-            let mut seen: HashMap<u32, usize> = HashMap::new();
-            while let Some(data) = stream.next("boards", Duration::from_secs(3600)) {
-                let now = Instant::now();
-                let views: serde_json::Value = serde_json::from_str(&data).unwrap_or_default();
-                let mut times = times.lock().unwrap();
-                for view in views.as_array().into_iter().flatten() {
-                    let board = view["board"].as_u64().unwrap_or(0) as u32;
-                    let events = view["events"].as_u64().unwrap_or(0) as usize;
-                    let before = seen.insert(board, events).unwrap_or(0);
-                    for seq in before..events {
-                        times.visible.entry((board, seq)).or_insert(now);
-                    }
-                }
-            }
-        });
-    }
+    support::watch_feed(addr, cookie.clone(), Arc::clone(&times));
 
     let total: usize = boards.iter().map(|b| b.game.len()).sum();
     eprintln!(
@@ -347,16 +268,14 @@ fn run(args: Args) -> ExitCode {
     let handles: Vec<_> = boards
         .iter()
         .map(|board| {
-            runtime.spawn(clock(
-                board.hall,
-                board.number,
-                board.event_board,
-                ports[board.hall],
-                board.game.clone(),
-                start,
-                span,
-                Arc::clone(&times),
-            ))
+            let clock = Clock {
+                hall: board.hall,
+                board: board.number,
+                key: board.event_board,
+                port: ports[board.hall],
+                queue: 10_000,
+            };
+            runtime.spawn(clock.play(board.game.clone(), start, span, Arc::clone(&times)))
         })
         .collect();
 
@@ -370,43 +289,14 @@ fn run(args: Args) -> ExitCode {
         eprintln!("hall-federation: link restored");
         (Instant::now(), published)
     });
-    runtime.block_on(async {
-        let mut pumps = Vec::new();
-        for handle in handles {
-            if let Ok(pump) = handle.await {
-                pumps.push(pump);
-            }
-        }
-        let deadline = Instant::now() + SETTLE;
-        while times.lock().unwrap().visible.len() < total && Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        for (_client, pump) in pumps {
-            pump.abort();
-        }
-    });
+    runtime.block_on(support::settle(handles, &times, total, SETTLE));
     let counted: serde_json::Value =
         serde_json::from_str(&http::get(addr, "/arbiter/boards", Some(&cookie)).body)
             .unwrap_or_default();
     hall.stop();
 
     let times = times.lock().unwrap();
-    let before: Vec<_> = times
-        .published
-        .iter()
-        .filter(|(_, at)| **at < restored)
-        .map(|(key, _)| times.visible.get(key))
-        .collect();
-    let catch_up = if before.iter().any(Option::is_none) {
-        "never".to_owned()
-    } else {
-        before
-            .iter()
-            .flatten()
-            .max()
-            .map_or(0, |at| at.saturating_duration_since(restored).as_millis())
-            .to_string()
-    };
+    let catch_up = times.catch_up_ms(restored);
     let lost = total.saturating_sub(times.visible.len());
     let mut missing: Vec<(u32, usize)> = times
         .published
@@ -487,60 +377,6 @@ fn run(args: Args) -> ExitCode {
     }
 }
 
-/// One clock: its game's events at their scaled instants, QoS 1, to its
-/// own hall's broker.
-#[allow(clippy::too_many_arguments)]
-async fn clock(
-    hall: &'static str,
-    number: u32,
-    event_board: u32,
-    port: u16,
-    game: Vec<(u64, String)>,
-    start: Instant,
-    span: Duration,
-    times: Arc<Mutex<Times>>,
-) -> (AsyncClient, tokio::task::JoinHandle<()>) {
-    let mut options = MqttOptions::new(format!("clock-{number}"), "127.0.0.1", port);
-    options
-        .set_credentials(format!("clock-{number}"), format!("pw-{number}"))
-        .set_clean_session(false)
-        .set_keep_alive(Duration::from_secs(30))
-        // A window wider than a game: rumqttc never reuses a packet id
-        // within one (it wraps them at the window).
-        .set_inflight(1000);
-    let (client, mut eventloop) = AsyncClient::new(options, 10_000);
-    let pump = tokio::spawn(async move {
-        loop {
-            if eventloop.poll().await.is_err() {
-                tokio::time::sleep(Duration::from_millis(500)).await;
-            }
-        }
-    });
-    let last_t = game.last().map_or(1, |(t, _)| (*t).max(1));
-    let topic = BoardAddress::new(hall, number).unwrap().events_topic();
-    for (seq, (t, line)) in game.iter().enumerate() {
-        let at = start + span.mul_f64(*t as f64 / last_t as f64);
-        tokio::time::sleep_until(at.into()).await;
-        let payload = serde_json::to_vec(&EventMessage {
-            game: 1,
-            seq: seq as i64,
-            t: *t,
-            line: serde_json::from_str(line).unwrap(),
-            effects: vec![],
-        })
-        .unwrap();
-        times
-            .lock()
-            .unwrap()
-            .published
-            .insert((event_board, seq), Instant::now());
-        let _ = client
-            .publish(topic.clone(), QoS::AtLeastOnce, false, payload)
-            .await;
-    }
-    (client, pump)
-}
-
 /// The WAN link between the halls and the centre: a TCP relay on a
 /// loopback port to the central broker's. Cut, it passes nothing either
 /// way and answers no new connection, closing none (a dropped line sends
@@ -615,44 +451,4 @@ fn relay(mut from: TcpStream, mut to: TcpStream, cut: &AtomicBool) {
     }
     let _ = to.shutdown(Shutdown::Write);
     let _ = from.shutdown(Shutdown::Read);
-}
-
-/// The central hall's process.
-struct HallChild {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl HallChild {
-    fn start(config: &Path) -> HallChild {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .arg("--hall")
-            .arg(config)
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("the hall starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("listening on ")
-            .expect("the hall listens")
-            .parse()
-            .unwrap();
-        HallChild { child, addr }
-    }
-
-    fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for HallChild {
-    fn drop(&mut self) {
-        self.stop();
-    }
 }

@@ -41,17 +41,12 @@ mod pgn;
 #[path = "support/hall.rs"]
 mod support;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rumqttc::{AsyncClient, MqttOptions, QoS};
-use tocada::broadcast::{BoardAddress, EventMessage};
-use tocada::gesture::Script;
-
-use support::HallChild;
+use support::{Clock, HallChild, Times};
 
 const HALL: &str = "load";
 const PASSWORD: &str = "load test";
@@ -108,33 +103,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// A game as (instant in the game, payload) per event.
-fn games() -> Vec<Vec<(u64, String)>> {
-    let reference = pgn::reference_games();
-    (0..reference.len() * 4)
-        .map(|i| {
-            let game = &reference[i % reference.len()];
-            let script = game.play_into(Script::varied(game.start(), false, i as u64 + 1));
-            lines::game_lines(&game.rules(), script.events())
-                .into_iter()
-                .map(|line| {
-                    let t = serde_json::from_str::<serde_json::Value>(&line).unwrap()["t"]
-                        .as_u64()
-                        .unwrap();
-                    (t, line)
-                })
-                .collect()
-        })
-        .collect()
-}
-
-/// When each (board, seq) was published, and when first visible.
-#[derive(Default)]
-struct Times {
-    published: HashMap<(u32, usize), Instant>,
-    visible: HashMap<(u32, usize), Instant>,
-}
-
 fn run(args: Args) -> ExitCode {
     if mosquitto::mosquitto_program().is_none() {
         eprintln!("hall-load: mosquitto is not installed (apt-get install mosquitto)");
@@ -170,29 +138,9 @@ fn run(args: Args) -> ExitCode {
         .cookie("tocada_hall")
         .expect("logged in");
     let times = Arc::new(Mutex::new(Times::default()));
-    {
-        let times = Arc::clone(&times);
-        let cookie = cookie.clone();
-        std::thread::spawn(move || {
-            let mut stream = http::EventStream::open(addr, "/arbiter/events", Some(&cookie));
-            let mut seen: HashMap<u32, usize> = HashMap::new();
-            while let Some(data) = stream.next("boards", Duration::from_secs(3600)) {
-                let now = Instant::now();
-                let boards: serde_json::Value = serde_json::from_str(&data).unwrap_or_default();
-                let mut times = times.lock().unwrap();
-                for view in boards.as_array().into_iter().flatten() {
-                    let board = view["board"].as_u64().unwrap_or(0) as u32;
-                    let events = view["events"].as_u64().unwrap_or(0) as usize;
-                    let before = seen.insert(board, events).unwrap_or(0);
-                    for seq in before..events {
-                        times.visible.entry((board, seq)).or_insert(now);
-                    }
-                }
-            }
-        });
-    }
+    support::watch_feed(addr, cookie.clone(), Arc::clone(&times));
 
-    let games = games();
+    let games = support::games();
     let total: usize = (0..args.clocks as usize)
         .map(|i| games[i % games.len()].len())
         .sum();
@@ -211,7 +159,14 @@ fn run(args: Args) -> ExitCode {
         .map(|board| {
             let game = games[(board as usize - 1) % games.len()].clone();
             let times = Arc::clone(&times);
-            runtime.spawn(clock(board, port, game, start, span, times))
+            let clock = Clock {
+                hall: HALL,
+                board,
+                key: board,
+                port,
+                queue: 100_000,
+            };
+            runtime.spawn(clock.play(game, start, span, times))
         })
         .collect();
 
@@ -228,23 +183,14 @@ fn run(args: Args) -> ExitCode {
         (Instant::now(), published)
     });
     let outage_start = restarted - Duration::from_secs(args.outage);
-    runtime.block_on(async {
-        let mut pumps = Vec::new();
-        for handle in handles {
-            if let Ok((client, pump)) = handle.await {
-                pumps.push((client, pump));
-            }
-        }
-        // Until every event is visible, or a minute after the last was
-        // sent; the clocks' connections run meanwhile.
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while times.lock().unwrap().visible.len() < total && Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        for (_client, pump) in pumps {
-            pump.abort();
-        }
-    });
+    // Until every event is visible, or a minute after the last was sent;
+    // the clocks' connections run meanwhile.
+    runtime.block_on(support::settle(
+        handles,
+        &times,
+        total,
+        Duration::from_secs(60),
+    ));
     let (cpu_s, rss_kib) = (hall.cpu_s(), hall.peak_rss_kib());
     let store_events = http::get(addr, "/arbiter/boards", Some(&cookie));
     let counted: serde_json::Value = serde_json::from_str(&store_events.body).unwrap_or_default();
@@ -275,22 +221,7 @@ fn run(args: Args) -> ExitCode {
     // Catch-up: from the restart until every event published before it is
     // visible.
     // `never` if one of them never became visible.
-    let before: Vec<_> = times
-        .published
-        .iter()
-        .filter(|(_, at)| **at < restarted)
-        .map(|(key, _)| times.visible.get(key))
-        .collect();
-    let caught_up = if before.iter().any(Option::is_none) {
-        "never".to_owned()
-    } else {
-        before
-            .iter()
-            .flatten()
-            .max()
-            .map_or(0, |at| at.saturating_duration_since(restarted).as_millis())
-            .to_string()
-    };
+    let caught_up = times.catch_up_ms(restarted);
     let mut latencies: Vec<u128> = times
         .published
         .iter()
@@ -369,56 +300,4 @@ fn percentile_of(sorted: &[u128], p: f64) -> u128 {
         .get(((sorted.len() as f64 * p).ceil() as usize).saturating_sub(1))
         .copied()
         .unwrap_or(0)
-}
-
-/// One clock: its game's events at their scaled instants, QoS 1.
-async fn clock(
-    board: u32,
-    port: u16,
-    game: Vec<(u64, String)>,
-    start: Instant,
-    span: Duration,
-    times: Arc<Mutex<Times>>,
-) -> (AsyncClient, tokio::task::JoinHandle<()>) {
-    let mut options = MqttOptions::new(format!("clock-{board}"), "127.0.0.1", port);
-    options
-        .set_credentials(format!("clock-{board}"), format!("pw-{board}"))
-        .set_clean_session(false)
-        .set_keep_alive(Duration::from_secs(30))
-        // A window wider than a game: rumqttc never reuses a packet id
-        // within one (it wraps them at the window).
-        .set_inflight(1000);
-    let (client, mut eventloop) = AsyncClient::new(options, 100_000);
-    let pump = tokio::spawn(async move {
-        loop {
-            if eventloop.poll().await.is_err() {
-                tokio::time::sleep(Duration::from_millis(500)).await;
-            }
-        }
-    });
-    let last_t = game.last().map_or(1, |(t, _)| (*t).max(1));
-    let topic = BoardAddress::new(HALL, board).unwrap().events_topic();
-    for (seq, (t, line)) in game.iter().enumerate() {
-        let at = start + span.mul_f64(*t as f64 / last_t as f64);
-        tokio::time::sleep_until(at.into()).await;
-        let payload = serde_json::to_vec(&EventMessage {
-            game: 1,
-            seq: seq as i64,
-            t: *t,
-            line: serde_json::from_str(line).unwrap(),
-            effects: vec![],
-        })
-        .unwrap();
-        times
-            .lock()
-            .unwrap()
-            .published
-            .insert((board, seq), Instant::now());
-        let _ = client
-            .publish(topic.clone(), QoS::AtLeastOnce, false, payload)
-            .await;
-    }
-    // Its connection goes on until the run ends: what waited through the
-    // outage goes out.
-    (client, pump)
 }

@@ -165,6 +165,21 @@ fn login(line: &str) -> (String, String) {
     (user.to_owned(), password.to_owned())
 }
 
+/// The central broker with make-federation's users and ACL, and its
+/// hall's user (from `central/hall.credentials`) connected to it,
+/// subscribed to `topics`.
+fn central_broker(dir: &Path, topics: &[&str]) -> (Mosquitto, Peer) {
+    let central = Mosquitto::from_files(
+        &dir.join("central/tocada.passwd"),
+        &dir.join("central/tocada.acl"),
+        &[],
+    );
+    let (user, password) =
+        login(&std::fs::read_to_string(dir.join("central/hall.credentials")).unwrap());
+    let hall = Peer::connect(central.port(), &user, &password, topics);
+    (central, hall)
+}
+
 /// A hall's broker (its clocks 1 and 2, the shipped settings) with the
 /// bridge make-federation wrote for it, pointed at `central`.
 fn hall_broker(dir: &Path, hall: &str, central: u16) -> (Mosquitto, String) {
@@ -194,17 +209,8 @@ fn two_halls_boards_are_the_events_own_and_each_bridge_writes_only_its_own() {
         std::fs::read_to_string(dir.path().join("boards.txt")).unwrap(),
         "east 1 1\neast 2 2\nwest 1 3\nwest 2 4\n"
     );
-    let central = Mosquitto::from_files(
-        &dir.path().join("central/tocada.passwd"),
-        &dir.path().join("central/tocada.acl"),
-        &[],
-    );
-    let (user, password) =
-        login(&std::fs::read_to_string(dir.path().join("central/hall.credentials")).unwrap());
-    let hall = Peer::connect(
-        central.port(),
-        &user,
-        &password,
+    let (central, hall) = central_broker(
+        dir.path(),
         &["tocada/olympiad/+/+", "$SYS/broker/connection/+/state"],
     );
     let (east, east_bridge_password) = hall_broker(dir.path(), "east", central.port());
@@ -268,19 +274,7 @@ fn the_central_halls_pairings_reach_only_their_own_halls_clocks_retained_and_cle
     }
     let dir = tempfile::tempdir().unwrap();
     make_federation(dir.path());
-    let central = Mosquitto::from_files(
-        &dir.path().join("central/tocada.passwd"),
-        &dir.path().join("central/tocada.acl"),
-        &[],
-    );
-    let (user, password) =
-        login(&std::fs::read_to_string(dir.path().join("central/hall.credentials")).unwrap());
-    let hall = Peer::connect(
-        central.port(),
-        &user,
-        &password,
-        &["$SYS/broker/connection/+/state"],
-    );
+    let (central, hall) = central_broker(dir.path(), &["$SYS/broker/connection/+/state"]);
     let within = Duration::from_secs(30);
     let pairing = |board: u32, round: u32| {
         format!(

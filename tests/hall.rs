@@ -77,6 +77,19 @@ fn hall_command() -> Command {
     support::cli::program(env!("CARGO_BIN_EXE_tocada-hall"))
 }
 
+/// Writes `token` to `push-token` beside `config` and appends to it a
+/// `[push]` table to `url` with that token, every second, and `more`.
+fn add_push(config: &Path, token: &str, url: &str, more: &str) {
+    let dir = config.parent().unwrap();
+    std::fs::write(dir.join("push-token"), format!("{token}\n")).unwrap();
+    let mut text = std::fs::read_to_string(config).unwrap();
+    text.push_str(&format!(
+        "[push]\nurl = \"{url}\"\ntoken_file = \"{}/push-token\"\nevery_s = 1\n{more}",
+        dir.display()
+    ));
+    std::fs::write(config, text).unwrap();
+}
+
 /// Starts `tocada-hall run` on `config` and waits until it listens and
 /// has subscribed.
 fn start_hall(config: &Path) -> HallProcess {
@@ -1001,14 +1014,12 @@ fn the_round_is_pushed_to_a_broadcast_with_its_token_and_a_refused_push_is_retri
     let stand_in = BroadcastStandIn::start(1);
     let dir = tempfile::tempdir().unwrap();
     let config = write_config(dir.path(), &broker, true);
-    std::fs::write(dir.path().join("push-token"), "lip_hall_secret\n").unwrap();
-    let mut text = std::fs::read_to_string(&config).unwrap();
-    text.push_str(&format!(
-        "[push]\nurl = \"http://{}/api/broadcast/round/r0und1d/push\"\ntoken_file = \"{}/push-token\"\nevery_s = 1\n",
-        stand_in.addr,
-        dir.path().display()
-    ));
-    std::fs::write(&config, text).unwrap();
+    add_push(
+        &config,
+        "lip_hall_secret",
+        &format!("http://{}/api/broadcast/round/r0und1d/push", stand_in.addr),
+        "",
+    );
     let hall = start_hall(&config);
     // Nothing played, nothing pushed.
     std::thread::sleep(Duration::from_millis(1500));
@@ -1074,13 +1085,12 @@ fn a_broadcast_that_is_down_is_retried_and_the_hall_goes_on() {
         .port();
     let dir = tempfile::tempdir().unwrap();
     let config = write_config(dir.path(), &broker, true);
-    std::fs::write(dir.path().join("push-token"), "lip_t\n").unwrap();
-    let mut text = std::fs::read_to_string(&config).unwrap();
-    text.push_str(&format!(
-        "[push]\nurl = \"http://127.0.0.1:{port}/push\"\ntoken_file = \"{}/push-token\"\nevery_s = 1\n",
-        dir.path().display()
-    ));
-    std::fs::write(&config, text).unwrap();
+    add_push(
+        &config,
+        "lip_t",
+        &format!("http://127.0.0.1:{port}/push"),
+        "",
+    );
     let hall = start_hall(&config);
     let (lines, effects) = real_game(1, 9);
     let clock = Clock::connect(&broker, 1, 1);
@@ -1220,15 +1230,13 @@ fn the_round_is_pushed_over_https_once_the_server_has_the_club_cas_certificate()
     let stand_in = HttpsStandIn::start(other.server_config());
     let dir = tempfile::tempdir().unwrap();
     let config = write_config(dir.path(), &broker, true);
-    std::fs::write(dir.path().join("push-token"), "lip_hall_tls_secret\n").unwrap();
     std::fs::write(dir.path().join("club-ca.pem"), club.pem()).unwrap();
-    let mut text = std::fs::read_to_string(&config).unwrap();
-    text.push_str(&format!(
-        "[push]\nurl = \"https://{}/api/broadcast/round/r0und1d/push\"\ntoken_file = \"{dir}/push-token\"\nevery_s = 1\nca_file = \"{dir}/club-ca.pem\"\n",
-        stand_in.addr,
-        dir = dir.path().display()
-    ));
-    std::fs::write(&config, text).unwrap();
+    add_push(
+        &config,
+        "lip_hall_tls_secret",
+        &format!("https://{}/api/broadcast/round/r0und1d/push", stand_in.addr),
+        &format!("ca_file = \"{}/club-ca.pem\"\n", dir.path().display()),
+    );
     let check = hall_command()
         .args(["check-config", "--config"])
         .arg(&config)

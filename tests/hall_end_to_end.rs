@@ -209,6 +209,21 @@ fn start_hall(broker: &Mosquitto, dir: &Path) -> HallProcess {
     HallProcess::start(&path, Duration::from_secs(30))
 }
 
+/// A hall started on a broker of boards 1 and 2, its configuration in a
+/// directory of its own, and that configuration's path; `None`, said,
+/// where mosquitto is not installed.
+fn hall_of_two_boards() -> Option<(Mosquitto, tempfile::TempDir, HallProcess, String)> {
+    if mosquitto_program().is_none() {
+        eprintln!("mosquitto is not installed (apt-get install mosquitto): test skipped");
+        return None;
+    }
+    let broker = Mosquitto::for_hall(HALL, &[1, 2]);
+    let dir = tempfile::tempdir().unwrap();
+    let hall = start_hall(&broker, dir.path());
+    let config = dir.path().join("hall.toml").to_str().unwrap().to_owned();
+    Some((broker, dir, hall, config))
+}
+
 /// The arbiter's view of the boards, logged in.
 fn arbiter_view(hall: &HallProcess) -> serde_json::Value {
     let response = log_in(hall.addr, "ana", ARBITER_PASSWORD);
@@ -453,15 +468,10 @@ fn round1_columns(trf: &str, rank: u16) -> String {
 
 #[test]
 fn a_round_imported_from_a_trf_while_the_hall_runs_comes_back_with_its_results() {
-    if mosquitto_program().is_none() {
-        eprintln!("mosquitto is not installed (apt-get install mosquitto): test skipped");
+    let Some((broker, dir, hall, config)) = hall_of_two_boards() else {
         return;
-    }
-    let broker = Mosquitto::for_hall(HALL, &[1, 2]);
-    let dir = tempfile::tempdir().unwrap();
-    let hall = start_hall(&broker, dir.path());
-    let config = dir.path().join("hall.toml");
-    let config = config.to_str().unwrap();
+    };
+    let config = config.as_str();
     let trf = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/round1.trf");
 
     // A file that is not a round's pairings: refused at its line and column.
@@ -618,15 +628,10 @@ fn a_round_imported_from_a_trf_while_the_hall_runs_comes_back_with_its_results()
 
 #[test]
 fn the_clock_knows_who_plays_from_the_halls_pairing_through_its_publisher() {
-    if mosquitto_program().is_none() {
-        eprintln!("mosquitto is not installed (apt-get install mosquitto): test skipped");
+    let Some((broker, _dir, hall, config)) = hall_of_two_boards() else {
         return;
-    }
-    let broker = Mosquitto::for_hall(HALL, &[1, 2]);
-    let dir = tempfile::tempdir().unwrap();
-    let hall = start_hall(&broker, dir.path());
-    let config = dir.path().join("hall.toml");
-    let config = config.to_str().unwrap();
+    };
+    let config = config.as_str();
     let clock = Clock::start(&broker, 1);
 
     // Round 1 imported while the hall runs: the hall publishes board 1's

@@ -6,7 +6,7 @@ use tocada::config::Config;
 use tocada::controls::Button;
 use tocada::face::{EditorRow, Field, Language, Screen};
 use tocada::session::{Action, GameRestored, GameToResume, Recorded, Session, SessionInput};
-use tocada::transcript::{Fault, FaultKind, Policy, RestoreError, restore};
+use tocada::transcript::{Fault, FaultKind, Policy, RestoreError, Restored, restore};
 use tocada::{Effect, Input};
 
 fn panel() -> Session {
@@ -32,6 +32,23 @@ fn selected(panel: &Session) -> usize {
         Screen::TimeControlMenu { selected, .. } => selected,
         other => panic!("not the setup screen: {other:?}"),
     }
+}
+
+/// Restores `lines` into `panel` at 0, as a game begun under `preset` on
+/// 2026.11.21 with White on the left.
+fn restored_as(panel: &mut Session, preset: &str, lines: &[String]) -> Restored {
+    restore(
+        panel,
+        0,
+        GameToResume {
+            preset,
+            black_left: false,
+            date: "2026.11.21",
+            lines,
+        },
+        Policy::RESTORE,
+    )
+    .unwrap()
 }
 
 /// Black starts, then 1. e4 e5 2. Nf3, each move followed by its press.
@@ -306,18 +323,7 @@ fn a_flag_is_recorded_so_the_stored_game_replays_to_it() {
 
     // Rebuilt from its lines, the game is over with the same result.
     let mut again = panel();
-    restore(
-        &mut again,
-        0,
-        GameToResume {
-            preset: "blitz",
-            black_left: false,
-            date: "2026.11.21",
-            lines: &lines,
-        },
-        Policy::RESTORE,
-    )
-    .unwrap();
+    restored_as(&mut again, "blitz", &lines);
     let redo = actions(&mut again);
     assert!(
         redo.iter()
@@ -337,18 +343,7 @@ fn a_restored_game_comes_back_paused_on_its_times_and_a_lever_resumes() {
 
     // The Pi was off for a long while; the new shell's clock starts at 0.
     let mut q = panel();
-    restore(
-        &mut q,
-        0,
-        GameToResume {
-            preset: "rapid",
-            black_left: false,
-            date: "2026.11.21",
-            lines: &lines,
-        },
-        Policy::RESTORE,
-    )
-    .unwrap();
+    restored_as(&mut q, "rapid", &lines);
     let redo = actions(&mut q);
     assert!(
         redo.iter().any(|a| matches!(
@@ -394,18 +389,7 @@ fn restored_with_a_move_unpressed() -> (Session, u64) {
     let black = p.referee().unwrap().remaining(Color::Black, 12_200);
     let lines = stored(&all);
     let mut q = panel();
-    restore(
-        &mut q,
-        0,
-        GameToResume {
-            preset: "rapid",
-            black_left: false,
-            date: "2026.11.21",
-            lines: &lines,
-        },
-        Policy::RESTORE,
-    )
-    .unwrap();
+    restored_as(&mut q, "rapid", &lines);
     actions(&mut q);
     assert_eq!(q.referee().unwrap().ticking(), None, "paused");
     (q, black)
@@ -464,18 +448,7 @@ fn a_restored_game_says_what_it_restored() {
     let black = p.referee().unwrap().remaining(Color::Black, last_t);
 
     let mut q = panel();
-    restore(
-        &mut q,
-        0,
-        GameToResume {
-            preset: "rapid",
-            black_left: false,
-            date: "2026.11.21",
-            lines: &lines,
-        },
-        Policy::RESTORE,
-    )
-    .unwrap();
+    restored_as(&mut q, "rapid", &lines);
     let restored: Vec<_> = actions(&mut q)
         .into_iter()
         .filter(|a| matches!(a, Action::Restored(_)))
@@ -893,18 +866,7 @@ fn the_halls_pairing_is_on_the_setup_screen_and_fixed_in_the_game_that_begins_un
     // players it began with, and the next game takes the new ones.
     let mut q = panel();
     q.set_pairing(Some(next.clone()));
-    restore(
-        &mut q,
-        0,
-        GameToResume {
-            preset: "blitz",
-            black_left: false,
-            date: "2026.11.21",
-            lines: &lines,
-        },
-        Policy::RESTORE,
-    )
-    .unwrap();
+    restored_as(&mut q, "blitz", &lines);
     assert_eq!(q.players(), Some(&pairing));
     let pgn = q.pgn().unwrap();
     assert!(pgn.contains(r#"[White "Morphy, Paul"]"#), "{pgn}");
@@ -936,18 +898,7 @@ fn a_game_stored_without_players_is_restored_without_them_whatever_the_pairing_n
             ..Player::default()
         },
     }));
-    restore(
-        &mut q,
-        0,
-        GameToResume {
-            preset: "blitz",
-            black_left: false,
-            date: "2026.11.21",
-            lines: &lines,
-        },
-        Policy::RESTORE,
-    )
-    .unwrap();
+    restored_as(&mut q, "blitz", &lines);
     assert_eq!(q.players(), None);
     let pgn = q.pgn().unwrap();
     assert!(
@@ -968,18 +919,7 @@ fn a_players_line_anywhere_but_after_the_setup_stops_the_restore_there() {
     );
     lines.insert(2, players);
     let mut q = panel();
-    let restored = restore(
-        &mut q,
-        0,
-        GameToResume {
-            preset: "blitz",
-            black_left: false,
-            date: "2026.11.21",
-            lines: &lines,
-        },
-        Policy::RESTORE,
-    )
-    .unwrap();
+    let restored = restored_as(&mut q, "blitz", &lines);
     assert_eq!(
         restored.fault.map(|f| (f.line, f.kind)),
         Some((3, FaultKind::PlayersNotAfterSetup))

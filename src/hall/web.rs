@@ -861,7 +861,14 @@ mod tests {
         r#"{"t":3500,"ev":"press","side":"white"}"#,
     ];
 
+    /// Board 1's clock publishes `line`, and the streams are woken.
     fn publish(shared: &Shared, seq: usize, line: &str) {
+        receive(shared, 1, seq, line);
+        shared.notify();
+    }
+
+    /// The hall receives `line` of game 1 from `board`'s clock.
+    fn receive(shared: &Shared, board: u32, seq: usize, line: &str) {
         let value: serde_json::Value = serde_json::from_str(line).unwrap();
         let payload = serde_json::to_vec(&EventMessage {
             game: 1,
@@ -873,9 +880,8 @@ mod tests {
         .unwrap();
         shared
             .hall()
-            .receive("tocada/open/1/events", &payload, 1)
+            .receive(&format!("tocada/open/{board}/events"), &payload, 1)
             .unwrap();
-        shared.notify();
     }
 
     fn shared_with_game(lines: usize) -> Arc<Shared> {
@@ -1034,19 +1040,7 @@ mod tests {
         let tag = first.etag.clone().expect("an ETag");
         // Board 2 plays its whole game: the round changes, board 1 not.
         for (seq, line) in LINES.iter().enumerate() {
-            let value: serde_json::Value = serde_json::from_str(line).unwrap();
-            let payload = serde_json::to_vec(&EventMessage {
-                game: 1,
-                seq: seq as i64,
-                t: value["t"].as_u64().unwrap(),
-                line: value,
-                effects: vec![],
-            })
-            .unwrap();
-            shared
-                .hall()
-                .receive("tocada/open/2/events", &payload, 1)
-                .unwrap();
+            receive(&shared, 2, seq, line);
         }
         let round = ask(&public, "GET", "/pgn/round", Some(&tag));
         assert_eq!(round.status, 200);
