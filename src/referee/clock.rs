@@ -33,6 +33,11 @@ pub(crate) struct Clock {
     paused: bool,
     /// The instant up to which time has been accounted.
     since: Millis,
+    /// The instant the ticking clock reaches zero, kept as the clocks
+    /// change rather than worked out on every input: accounting time only
+    /// moves it once it has passed (see [`Clock::advance`]); every other
+    /// change works it out again ([`Clock::refresh`]).
+    deadline: Option<Millis>,
 }
 
 /// Where a side stands in his overtime (byo-yomi, Canadian).
@@ -75,6 +80,8 @@ impl Clock {
             charged: None,
             paused: false,
             since: 0,
+            // No clock runs before the first start.
+            deadline: None,
         }
     }
 
@@ -139,6 +146,28 @@ impl Clock {
     /// The instant the ticking clock reaches zero; never in upcount.
     #[inline]
     pub fn deadline(&self) -> Option<Millis> {
+        self.check_deadline();
+        self.deadline
+    }
+
+    /// In every test (the reference games, the generated scripts): the
+    /// kept instant of the flag is the one worked out afresh.
+    #[inline]
+    pub fn check_deadline(&self) {
+        debug_assert_eq!(self.deadline, self.flag_instant(), "{self:?}");
+    }
+
+    /// Works out [`Clock::deadline`] again after a change of the clocks'
+    /// state other than time accounted.
+    #[inline]
+    fn refresh(&mut self) {
+        self.deadline = self.flag_instant();
+    }
+
+    /// The instant the ticking clock reaches zero, worked out from the
+    /// clocks as they stand.
+    #[inline]
+    fn flag_instant(&self) -> Option<Millis> {
         if !self.increment_mode.has_flag() {
             return None;
         }
@@ -193,6 +222,11 @@ impl Clock {
     pub fn advance(&mut self, now: Millis) {
         let elapsed = now.saturating_sub(self.since);
         self.since = self.since.max(now);
+        // Time that runs moves the instant of the flag not at all: what
+        // it takes off the delay, the time and the periods still to come
+        // it adds to `since`. Past the flag all is used up, and the flag's
+        // instant is the last accounting.
+        self.deadline = self.deadline.map(|flag| flag.max(self.since));
         let Some(side) = self.ticking() else { return };
         // Overtime apart, out of line: the common path (every input
         // accounts time) stays small enough to inline.
@@ -277,6 +311,7 @@ impl Clock {
         self.advance(now);
         self.running = Some(side);
         self.begin_turn(side);
+        self.refresh();
     }
 
     #[inline]
@@ -309,6 +344,7 @@ impl Clock {
         *self.delay_left.get_mut(side) = 0;
         self.running = Some(side.other());
         self.begin_turn(side.other());
+        self.refresh();
     }
 
     /// `side` completed a move without pressing (the move ended the game, or
@@ -334,6 +370,7 @@ impl Clock {
             let earned = self.control.get(side).stage_time_earned(completed);
             *self.remaining.get_mut(side) += earned;
         }
+        self.refresh();
     }
 
     /// `side`'s last move was completed by the end of the game: it counts,
@@ -341,6 +378,7 @@ impl Clock {
     pub fn count_final_move(&mut self, side: Color) {
         let completed = self.completed.get_mut(side);
         *completed = completed.saturating_add(1);
+        self.refresh();
     }
 
     /// Gives `side` extra time (7.5.5): in upcount, takes it off his time
@@ -352,6 +390,7 @@ impl Clock {
             IncrementMode::Upcount => remaining.saturating_sub(ms),
             _ => *remaining + ms,
         };
+        self.refresh();
     }
 
     /// The arbiter sets `side`'s main time (6.10.2). Nothing else changes:
@@ -359,6 +398,7 @@ impl Clock {
     pub fn set_remaining(&mut self, side: Color, ms: u64, now: Millis) {
         self.advance(now);
         *self.remaining.get_mut(side) = ms;
+        self.refresh();
     }
 
     /// The arbiter sets how many moves `side` has completed (6.10.2). The
@@ -366,6 +406,7 @@ impl Clock {
     /// sets the time as well.
     pub fn set_completed(&mut self, side: Color, completed: u32) {
         *self.completed.get_mut(side) = completed;
+        self.refresh();
     }
 
     /// Moves `ms` of time used from `from`'s clock to `to`'s (no more than
@@ -380,6 +421,7 @@ impl Clock {
             *self.used.get_mut(from) -= ms;
             *self.remaining.get_mut(to) += ms;
             *self.used.get_mut(to) += ms;
+            self.refresh();
             return ms;
         }
         let ms = ms.min(self.remaining(to)).min(*self.used.get(from));
@@ -387,6 +429,7 @@ impl Clock {
         *self.used.get_mut(from) -= ms;
         *self.remaining.get_mut(to) -= ms;
         *self.used.get_mut(to) += ms;
+        self.refresh();
         ms
     }
 
@@ -394,16 +437,19 @@ impl Clock {
     pub fn charge(&mut self, side: Option<Color>, now: Millis) {
         self.advance(now);
         self.charged = side;
+        self.refresh();
     }
 
     pub fn pause(&mut self, now: Millis) {
         self.advance(now);
         self.paused = true;
+        self.refresh();
     }
 
     pub fn resume(&mut self, now: Millis) {
         self.advance(now);
         self.paused = false;
+        self.refresh();
     }
 
     /// Both clocks as they stand as a turn begins, to be put back by
@@ -429,6 +475,7 @@ impl Clock {
         self.turn_used = ByColor::new_with(|_| 0);
         self.running = Some(side);
         self.charged = None;
+        self.refresh();
     }
 
     /// Stops both clocks for good.
@@ -436,6 +483,7 @@ impl Clock {
         self.advance(now);
         self.running = None;
         self.charged = None;
+        self.refresh();
     }
 }
 
@@ -641,5 +689,40 @@ mod tests {
         assert!(c.is_paused());
         c.resume(3_000);
         assert_eq!(c.deadline(), Some(13_000));
+    }
+
+    #[test]
+    fn the_kept_flag_instant_is_the_one_worked_out_as_time_runs_and_past_it() {
+        let controls = [
+            ("300+2", IncrementMode::Fischer),
+            ("300+5", IncrementMode::Bronstein),
+            ("300+5", IncrementMode::Delay),
+            ("60", IncrementMode::Hourglass),
+            ("60+5", IncrementMode::Upcount),
+            ("10|3x5", IncrementMode::Fischer),
+            ("10|2/20", IncrementMode::Fischer),
+            ("2/60:30", IncrementMode::Fischer),
+        ];
+        for (tc, mode) in controls {
+            let mut c = clock(tc, mode);
+            c.start(Color::White, 0);
+            let flag = c.deadline();
+            // Time accounted in steps up to the flag does not move it...
+            for now in (0..=flag.unwrap_or(400_000)).step_by(7_001) {
+                c.advance(now);
+                assert_eq!(c.deadline(), flag, "{tc} {mode:?} at {now}");
+                assert_eq!(c.deadline, c.flag_instant(), "{tc} {mode:?} at {now}");
+            }
+            c.complete_by_press(Color::White, 9_000);
+            c.charge(Some(Color::White), 10_000);
+            c.charge(None, 11_000);
+            // ...and past it, all is used up: the flag is the last accounting.
+            let past = c.deadline().map_or(1_000_000, |flag| flag + 50_000);
+            c.advance(past);
+            assert_eq!(c.deadline, c.flag_instant(), "{tc} {mode:?} past");
+            if mode.has_flag() {
+                assert_eq!(c.deadline(), Some(past), "{tc} {mode:?} past");
+            }
+        }
     }
 }

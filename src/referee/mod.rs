@@ -371,7 +371,9 @@ impl Referee {
         self.handle_timeout(now)?;
         // A place waiting for its lift is read before anything but a lift
         // (which may be its own) or a contact (which changes no square).
-        if !matches!(input, Input::Lift(_) | Input::Touch(_) | Input::Untouch(_))
+        // Tested first: nothing is held on nearly every input.
+        if self.early_place.is_some()
+            && !matches!(input, Input::Lift(_) | Input::Touch(_) | Input::Untouch(_))
             && self.result.is_none()
         {
             self.read_early_place();
@@ -476,6 +478,7 @@ impl Referee {
                 Reason::Resignation,
             ),
         }
+        self.clock.check_deadline();
         Ok(())
     }
 
