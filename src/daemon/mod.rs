@@ -534,13 +534,16 @@ fn daemon_shell<R: Rig>(
     rig: R,
     journal: Journal,
     game: Option<GameId>,
+    pairing_file: Option<pairing::PairingFile>,
 ) -> Shell<R> {
     let mut shell = Shell::new(session, rig)
         .with_journal(journal, game)
         .with_state_dir(config.state.directory.clone());
-    // The hall's pairing, as the publisher hands it over.
-    if let Some(publish) = &config.publish {
-        shell = shell.with_pairing_file(publish.pairing_file.clone(), publish.address.board());
+    // The hall's pairing, as the publisher hands it over: the file already
+    // looked at before the restore, so an unchanged one is not read (and
+    // logged) again.
+    if let Some(file) = pairing_file {
+        shell = shell.with_pairing_file(file);
     }
     with_interrupt_line(shell, config)
 }
@@ -572,13 +575,14 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
         // Read before the restore, so the face has it at once. A game a
         // power cut interrupted comes back with its own players, from its
         // stored `players` line, whatever the file says now.
-        if let Some(publish) = &config.publish {
+        let pairing_file = config.publish.as_ref().map(|publish| {
             let mut file =
                 pairing::PairingFile::new(publish.pairing_file.clone(), publish.address.board());
             if let Some(pairing) = file.changed() {
                 session.set_pairing(pairing);
             }
-        }
+            file
+        });
         let Games {
             journal,
             restored: game,
@@ -622,7 +626,7 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                             .map_or(!referee.position().turn(), |side| !side),
                     });
                 tokio::task::spawn_local(feed_stdin(world.clone(), tx, clock, paced, resume));
-                let shell = daemon_shell(config, session, rig, journal, game)
+                let shell = daemon_shell(config, session, rig, journal, game, pairing_file)
                     .with_output(Box::new(std::io::stdout()));
                 Ok(shell.run(rx, alarm, shutdown).await)
             }
@@ -632,22 +636,23 @@ pub fn run(config: &Config, shutdown: impl Future<Output = ()>) -> Result<Stats,
                     .map_err(DaemonError::Hardware)?
                 {
                     AnyPiRig::Protocol(rig) => {
-                        let shell = daemon_shell(config, session, rig, journal, game);
+                        let shell = daemon_shell(config, session, rig, journal, game, pairing_file);
                         let shell = with_stdin_levers(shell, config);
                         Ok(shell.run(rx, alarm, shutdown).await)
                     }
                     AnyPiRig::Mcp23017(rig) => {
-                        let shell = daemon_shell(config, session, rig, journal, game);
+                        let shell = daemon_shell(config, session, rig, journal, game, pairing_file);
                         let shell = with_stdin_levers(shell, config);
                         Ok(shell.run(rx, alarm, shutdown).await)
                     }
                     AnyPiRig::Dgt(rig) => {
-                        let shell = daemon_shell(config, session, *rig, journal, game);
+                        let shell =
+                            daemon_shell(config, session, *rig, journal, game, pairing_file);
                         let shell = with_stdin_levers(shell, config);
                         Ok(shell.run(rx, alarm, shutdown).await)
                     }
                     AnyPiRig::None(rig) => {
-                        let shell = daemon_shell(config, session, rig, journal, game);
+                        let shell = daemon_shell(config, session, rig, journal, game, pairing_file);
                         let shell = with_stdin_levers(shell, config);
                         Ok(shell.run(rx, alarm, shutdown).await)
                     }

@@ -128,12 +128,11 @@ impl<R: Rig> Shell<R> {
         }
     }
 
-    /// Looks at the hall's pairing of board `board` in the file at
-    /// `path` (written by `tocada-publish`) now and every
-    /// [`PAIRING_EVERY_MS`]: the setup screen shows it, and the next game
-    /// to begin is played under it.
-    pub fn with_pairing_file(mut self, path: PathBuf, board: u32) -> Self {
-        let mut file = PairingFile::new(path, board);
+    /// Looks at the hall's pairing in `file` (written by `tocada-publish`)
+    /// now and every [`PAIRING_EVERY_MS`]: the setup screen shows it, and
+    /// the next game to begin is played under it. A file the caller has
+    /// already looked at is read again only once it changes.
+    pub fn with_pairing_file(mut self, mut file: PairingFile) -> Self {
         if let Some(pairing) = file.changed() {
             self.session.set_pairing(pairing);
         }
