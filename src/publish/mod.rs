@@ -37,6 +37,7 @@ pub mod cli;
 pub mod follower;
 pub mod pairing_file;
 pub mod progress;
+pub mod replace;
 pub mod runner;
 
 pub use cli::{PublishCli, PublishCommand, STATE_DIRECTORY};

@@ -2,13 +2,11 @@
 //! board to the clock daemon, which has no network: the [`BoardPairing`]
 //! as one line of JSON, checked and bounded before it is written (the
 //! daemon checks it again when it reads it), or empty when nobody is
-//! paired on the board. Replaced atomically (written beside it, synced,
-//! renamed over it), readable by everyone: the daemon runs as another
-//! user, and who plays on a board is public.
+//! paired on the board. Replaced atomically ([`super::replace`]),
+//! readable by everyone: the daemon runs as another user, and who plays
+//! on a board is public.
 
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::io;
 use std::path::Path;
 
 use crate::broadcast::BoardPairing;
@@ -26,32 +24,16 @@ pub fn contents(pairing: Option<&BoardPairing>) -> Vec<u8> {
 }
 
 /// Replaces the file at `path` with `contents`: a reader sees the old
-/// file or the new one, never half of one.
+/// file or the new one, never half of one; readable by everyone.
 pub fn write(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".new");
-    let temporary = Path::new(&temporary);
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o644)
-        .open(temporary)?;
-    file.write_all(contents)?;
-    file.sync_all()?;
-    drop(file);
-    // The umask may have narrowed the mode given above.
-    fs::set_permissions(
-        temporary,
-        std::os::unix::fs::PermissionsExt::from_mode(0o644),
-    )?;
-    fs::rename(temporary, path)
+    super::replace::replace(path, contents, Some(0o644))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::broadcast::PlayerOnBoard;
+    use std::fs;
 
     #[test]
     fn what_is_written_is_read_back_and_nobody_is_an_empty_file() {

@@ -7,8 +7,8 @@
 //! which the hall drops by `(game, seq)`.
 
 use std::fmt;
-use std::fs::{self, File};
-use std::io::{self, Write};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -140,22 +140,7 @@ pub fn save(path: &Path, progress: &Progress) -> Result<(), ProgressError> {
     };
     let mut text = serde_json::to_vec(progress).expect("a mark is two integers");
     text.push(b'\n');
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".new");
-    let temporary = PathBuf::from(temporary);
-    let mut file = File::create(&temporary).map_err(write)?;
-    file.write_all(&text).map_err(write)?;
-    file.sync_all().map_err(write)?;
-    drop(file);
-    fs::rename(&temporary, path).map_err(write)?;
-    // The rename is durable once the directory is.
-    let directory = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    File::open(directory)
-        .and_then(|dir| dir.sync_all())
-        .map_err(write)?;
+    super::replace::replace(path, &text, None).map_err(write)?;
     Ok(())
 }
 
