@@ -36,18 +36,6 @@ pub(crate) fn paths(m: Move, color: Color) -> [Option<(Square, Square)>; 2] {
     }
 }
 
-/// `m.from()`, with the common case, a normal move, tested first: scans of
-/// the legal moves then branch predictably instead of jumping through a
-/// table on every move.
-#[inline]
-pub(crate) fn from(m: Move) -> Option<Square> {
-    if let Move::Normal { from, .. } = m {
-        Some(from)
-    } else {
-        m.from()
-    }
-}
-
 /// Whether `m`, by `color` from a position whose occupancy is `occupied`,
 /// leaves `on_board` (the occupancy sensed, outside `mask`), made by hands
 /// that lifted and placed the squares it needs.

@@ -383,16 +383,9 @@ impl Referee {
     /// The legal move of the player having the move that takes the piece
     /// from `from` to `to`; castling counts once the king is released.
     pub(super) fn released_move(&self, from: Square, to: Square) -> Option<Move> {
-        let color = self.play.position.turn();
-        self.play.legal.moves.iter().copied().find(|m| {
-            footprint::from(*m) == Some(from)
-                && match m {
-                    Move::Castle { .. } => m
-                        .castling_side()
-                        .is_some_and(|side| side.king_to(color) == to),
-                    _ => m.to() == to,
-                }
-        })
+        self.play
+            .legal
+            .carrying(from, to, self.play.position.turn())
     }
 
     /// A contact with `piece` on `sq`: attributed to the player having the
@@ -524,15 +517,23 @@ impl Referee {
         // A move other than castling (whose king may land where it stood in
         // Chess960) empties the square it starts from: a cheap test first.
         let vacated = occupied & !on_board;
-        // One pass, each move tested cheapest first.
-        legal.moves.iter().copied().filter(move |&m| {
-            let starts_vacated = match m {
-                Move::Normal { from, .. } => vacated.contains(from),
-                Move::Castle { .. } => true,
-                _ => footprint::from(m).is_some_and(|from| vacated.contains(from)),
-            };
-            starts_vacated && shows(occupied, on_board, mask, changes, color, m)
-        })
+        // One pass, each move tested cheapest first, by reference: only the
+        // start square is read of a move that did not start from a vacated
+        // square, nearly all of them.
+        legal
+            .moves
+            .iter()
+            .filter(move |m| {
+                let starts_vacated = match m {
+                    Move::Normal { from, .. } | Move::EnPassant { from, .. } => {
+                        vacated.contains(*from)
+                    }
+                    Move::Castle { .. } => true,
+                    Move::Put { .. } => false,
+                };
+                starts_vacated && shows(occupied, on_board, mask, changes, color, **m)
+            })
+            .copied()
     }
 
     /// Whether the board shows `m`, a legal move from `position`, made: see
