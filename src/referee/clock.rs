@@ -33,6 +33,11 @@ pub(crate) struct Clock {
     paused: bool,
     /// The instant up to which time has been accounted.
     since: Millis,
+    /// Whether both sides play the common clock: Fischer or Bronstein, no
+    /// overtime. Time then runs with no delay before it and stops at zero,
+    /// and accounting it is a subtraction: every input accounts time. Fixed
+    /// with the controls and the mode, which never change.
+    plain: bool,
     /// The instant the ticking clock reaches zero, kept as the clocks
     /// change rather than worked out on every input: accounting time only
     /// moves it once it has passed (see [`Clock::advance`]); every other
@@ -63,7 +68,13 @@ pub(crate) struct TurnStart {
 
 impl Clock {
     pub fn new(control: ByColor<TimeControl>, increment_mode: IncrementMode) -> Clock {
+        let plain = matches!(
+            increment_mode,
+            IncrementMode::Fischer | IncrementMode::Bronstein
+        ) && control.white.overtime().is_none()
+            && control.black.overtime().is_none();
         Clock {
+            plain,
             // Upcount shows the time used, from zero.
             remaining: control.as_ref().map(|control| match increment_mode {
                 IncrementMode::Upcount => 0,
@@ -228,6 +239,14 @@ impl Clock {
         // instant is the last accounting.
         self.deadline = self.deadline.map(|flag| flag.max(self.since));
         let Some(side) = self.ticking() else { return };
+        if self.plain {
+            debug_assert_eq!(*self.delay_left.get(side), 0, "no delay in {self:?}");
+            let main = self.remaining(side).min(elapsed);
+            *self.remaining.get_mut(side) -= main;
+            *self.turn_used.get_mut(side) += main;
+            *self.used.get_mut(side) += main;
+            return;
+        }
         // Overtime apart, out of line: the common path (every input
         // accounts time) stays small enough to inline.
         if let Some(overtime) = self.overtime_of(side) {
@@ -555,6 +574,62 @@ mod tests {
         assert_eq!(c.remaining(Color::Black), 58_000);
         assert_eq!(c.remaining(Color::White), 58_000);
         assert_eq!(c.ticking(), Some(Color::Black));
+    }
+
+    /// The common clock's shortcut accounts time as the general path does:
+    /// the same game through both, every figure compared after each step,
+    /// a flag's fall, a charge and a pause among them.
+    #[test]
+    fn the_plain_shortcut_accounts_as_the_general_path() {
+        for (tc, mode) in [
+            ("40/120+30:60+30", IncrementMode::Fischer),
+            ("5+3", IncrementMode::Bronstein),
+        ] {
+            let mut fast = clock(tc, mode);
+            assert!(fast.plain, "{tc}");
+            let mut general = fast.clone();
+            general.plain = false;
+            let steps: [(u64, u8); 10] = [
+                (0, 0),
+                (4_000, 1),
+                (9_500, 1),
+                (10_000, 2),
+                (12_000, 3),
+                (15_000, 4),
+                (16_000, 1),
+                (80_000, 5),
+                (400_000, 1),
+                (9_000_000, 5),
+            ];
+            let mut side = Color::White;
+            for (now, what) in steps {
+                for c in [&mut fast, &mut general] {
+                    match what {
+                        0 => c.start(side, now),
+                        1 => c.complete_by_press(side, now),
+                        2 => c.charge(Some(side), now),
+                        3 => c.charge(None, now),
+                        4 => c.pause(now),
+                        _ => {
+                            c.resume(now);
+                            c.advance(now + 1);
+                        }
+                    }
+                }
+                if what == 1 {
+                    side = side.other();
+                }
+                for s in Color::ALL {
+                    assert_eq!(fast.remaining(s), general.remaining(s), "{tc} at {now}");
+                    assert_eq!(fast.used(s), general.used(s), "{tc} at {now}");
+                    assert_eq!(fast.turn_used.get(s), general.turn_used.get(s));
+                }
+                assert_eq!(fast.deadline(), general.deadline(), "{tc} at {now}");
+            }
+            assert_eq!(fast.remaining(Color::White), 0, "{tc}: the flag fell");
+        }
+        assert!(!clock("60|5x30s", IncrementMode::Fischer).plain);
+        assert!(!clock("60+5", IncrementMode::Delay).plain);
     }
 
     #[test]
