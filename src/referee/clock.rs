@@ -62,7 +62,9 @@ pub(crate) struct OvertimeState {
 pub(crate) struct TurnStart {
     remaining: ByColor<u64>,
     completed: ByColor<u32>,
-    delay_left: ByColor<u64>,
+    /// At most a stage's increment, itself at most a week: 32 bits, so that
+    /// a history entry (a move and this) fits 64 bytes, copied as vectors.
+    delay_left: ByColor<u32>,
     overtime: ByColor<OvertimeState>,
 }
 
@@ -477,7 +479,10 @@ impl Clock {
         TurnStart {
             remaining: self.remaining,
             completed: self.completed,
-            delay_left: self.delay_left,
+            delay_left: self.delay_left.map(|ms| {
+                debug_assert!(ms <= u64::from(u32::MAX), "a delay of {ms} ms");
+                u32::try_from(ms).unwrap_or(u32::MAX)
+            }),
             overtime: self.overtime,
         }
     }
@@ -489,7 +494,7 @@ impl Clock {
         self.advance(now);
         self.remaining = start.remaining;
         self.completed = start.completed;
-        self.delay_left = start.delay_left;
+        self.delay_left = start.delay_left.map(u64::from);
         self.overtime = start.overtime;
         self.turn_used = ByColor::new_with(|_| 0);
         self.running = Some(side);

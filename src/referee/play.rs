@@ -144,7 +144,6 @@ impl Referee {
                 Completion::End => self.clock.count_final_move(made.side),
                 _ => self.clock.count_move(made.side),
             }
-            self.play.turn_began = self.clock.turn_start();
             // The effect's text, written inline: no allocation.
             let uci = notation::uci(made.mv);
             let san = notation::san(made.san);
@@ -158,6 +157,9 @@ impl Referee {
                 white_ms: self.clock.remaining(Color::White),
                 black_ms: self.clock.remaining(Color::Black),
             }));
+            // Last: copied whole straight after the clock's fields were
+            // written one by one, the wide loads wait for the stores.
+            self.play.turn_began = self.clock.turn_start();
         }
     }
 
