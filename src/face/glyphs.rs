@@ -11,6 +11,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
 use embedded_graphics::mono_font::{MonoFont, MonoTextStyle};
@@ -24,7 +25,43 @@ type LitPixels = Rc<[Point]>;
 thread_local! {
     /// Lit pixels by (font, character). A face uses a dozen fonts and a
     /// hundred characters at most.
-    static LIT: RefCell<HashMap<(usize, char), LitPixels>> = RefCell::new(HashMap::new());
+    static LIT: RefCell<HashMap<(usize, char), LitPixels, BuildHasherDefault<GlyphKeyHasher>>> =
+        RefCell::new(HashMap::default());
+}
+
+/// A multiplicative hash of a glyph's key: every character of every redraw
+/// is looked up, and the default SipHash cost more than drawing most
+/// glyphs (2.6 % of the daemon's instructions over a game hour). The keys
+/// are the face's own, not an adversary's: no flooding to resist.
+#[derive(Default)]
+struct GlyphKeyHasher(u64);
+
+impl GlyphKeyHasher {
+    fn add(&mut self, word: u64) {
+        // The multiplier of FxHash (rustc's): the high bits, which the
+        // table uses, depend on every bit of the key.
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for GlyphKeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.add(u64::from(byte));
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
 }
 
 /// Draws `s` lit on what is there, exactly as
