@@ -98,33 +98,49 @@ fn rare_carries(m: Move, from: Square, to: Square, color: Color) -> bool {
     }
 }
 
+/// Positions with castling both ways, en passant, promotions (with
+/// captures, check and mate) and ambiguous pieces: for the tests that
+/// go through every legal move.
+#[cfg(test)]
+pub(super) fn sample_positions() -> Vec<Chess> {
+    use shakmaty::CastlingMode;
+    use shakmaty::fen::Fen;
+
+    [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
+        "1r2k2r/P1P2pP1/8/3pP3/8/8/p6p/R3K1NR w KQk d6 0 1",
+        "1r2k2r/P1Pp1pP1/8/3pP3/8/8/p6p/R3K1NR b KQk - 0 1",
+        "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+        "1k6/8/8/Q6Q/8/8/8/Q3K2Q w - - 0 1",
+        "6k1/5ppp/8/8/8/8/5PPP/R3R1K1 w - - 0 1",
+        "7k/1P4pp/8/8/8/8/6PP/6K1 w - - 0 1",
+    ]
+    .into_iter()
+    .map(|fen| {
+        fen.parse::<Fen>()
+            .expect("a FEN")
+            .into_position(CastlingMode::Standard)
+            .unwrap_or_else(|e| panic!("{fen}: {e}"))
+    })
+    .collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use shakmaty::CastlingMode;
     use shakmaty::fen::Fen;
 
     use super::super::footprint;
     use super::*;
 
     /// The searches that match moves by their fields give what the moves'
-    /// own accessors give, on positions with castling both ways, en
-    /// passant, promotions with and without capture.
+    /// own accessors give.
     #[test]
     fn field_searches_agree_with_the_moves_accessors() {
-        let fens = [
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
-            "1r2k2r/P1P2pP1/8/3pP3/8/8/p6p/R3K1NR w KQk d6 0 1",
-            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
-        ];
         let mut found = 0;
-        for fen in fens {
-            let position: Chess = fen
-                .parse::<Fen>()
-                .expect("a FEN")
-                .into_position(CastlingMode::Standard)
-                .unwrap_or_else(|e| panic!("{fen}: {e}"));
+        for position in sample_positions() {
+            let fen = Fen::from_position(&position, shakmaty::EnPassantMode::Legal);
             let legal = Legal::of(&position);
             let color = position.turn();
             for sq in Square::ALL {

@@ -95,33 +95,19 @@ fn square(text: &mut MoveText, sq: Square) {
 
 #[cfg(test)]
 mod tests {
+    use shakmaty::Position;
     use shakmaty::fen::Fen;
-    use shakmaty::{Chess, Position};
 
+    use super::super::legal::sample_positions;
     use super::*;
 
-    /// Every legal move of positions with castling, promotions (with
-    /// captures, check and mate), en passant and ambiguous pieces, written
-    /// as shakmaty's `Display` writes it.
+    /// Every legal move of the sample positions written as shakmaty's
+    /// `Display` writes it.
     #[test]
     fn the_same_text_as_shakmaty() {
-        let fens = [
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
-            "1r2k2r/P1P2pP1/8/3pP3/8/8/p6p/R3K1NR w KQk d6 0 1",
-            "1r2k2r/P1Pp1pP1/8/3pP3/8/8/p6p/R3K1NR b KQk - 0 1",
-            "1k6/8/8/Q6Q/8/8/8/Q3K2Q w - - 0 1",
-            "6k1/5ppp/8/8/8/8/5PPP/R3R1K1 w - - 0 1",
-            "7k/1P4pp/8/8/8/8/6PP/6K1 w - - 0 1",
-        ];
         let mut count = 0;
-        for fen in fens {
-            let position: Chess = fen
-                .parse::<Fen>()
-                .expect("a FEN")
-                .into_position(CastlingMode::Standard)
-                .unwrap_or_else(|e| panic!("{fen}: {e}"));
+        for position in sample_positions() {
+            let fen = Fen::from_position(&position, shakmaty::EnPassantMode::Legal);
             for m in position.legal_moves() {
                 let uci_move = m.to_uci(CastlingMode::Standard);
                 assert_eq!(uci(m).as_str(), uci_move.to_string(), "{fen}");
