@@ -38,8 +38,9 @@ struct GlyphKeyHasher(u64);
 
 impl GlyphKeyHasher {
     fn add(&mut self, word: u64) {
-        // The multiplier of FxHash (rustc's): the high bits, which the
-        // table uses, depend on every bit of the key.
+        // FxHash's step (rustc's own table hash): the rotation brings the
+        // font address's high bits down among the character's, and the
+        // multiply spreads them; every key is compared whole on a match.
         self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
     }
 }

@@ -582,10 +582,30 @@ mod tests {
     }
 
     /// The common clock's shortcut accounts time as the general path does:
-    /// the same game through both, every figure compared after each step,
-    /// a flag's fall, a charge and a pause among them.
+    /// the same game through both, every figure compared after each step:
+    /// past a stage of 40 moves, a charge, a pause, time added, set and
+    /// moved, a move taken back, and the flag's fall.
     #[test]
     fn the_plain_shortcut_accounts_as_the_general_path() {
+        #[derive(Clone, Copy)]
+        enum Step {
+            Press,
+            Charge,
+            Uncharge,
+            Pause,
+            Resume,
+            Add,
+            Set,
+            Transfer,
+            TakeBack,
+        }
+        let mut steps = vec![Step::Press; 84];
+        steps.splice(
+            10..10,
+            [Step::Charge, Step::Uncharge, Step::Pause, Step::Resume],
+        );
+        steps.splice(30..30, [Step::Add, Step::Pause, Step::Set, Step::Resume]);
+        steps.splice(50..50, [Step::Transfer, Step::TakeBack]);
         for (tc, mode) in [
             ("40/120+30:60+30", IncrementMode::Fischer),
             ("5+3", IncrementMode::Bronstein),
@@ -594,44 +614,57 @@ mod tests {
             assert!(fast.plain, "{tc}");
             let mut general = fast.clone();
             general.plain = false;
-            let steps: [(u64, u8); 10] = [
-                (0, 0),
-                (4_000, 1),
-                (9_500, 1),
-                (10_000, 2),
-                (12_000, 3),
-                (15_000, 4),
-                (16_000, 1),
-                (80_000, 5),
-                (400_000, 1),
-                (9_000_000, 5),
-            ];
             let mut side = Color::White;
-            for (now, what) in steps {
+            let mut now = 0;
+            for c in [&mut fast, &mut general] {
+                c.start(side, now);
+            }
+            let mut start = fast.turn_start();
+            for step in steps.iter().copied() {
+                now += 1_500;
                 for c in [&mut fast, &mut general] {
-                    match what {
-                        0 => c.start(side, now),
-                        1 => c.complete_by_press(side, now),
-                        2 => c.charge(Some(side), now),
-                        3 => c.charge(None, now),
-                        4 => c.pause(now),
-                        _ => {
-                            c.resume(now);
-                            c.advance(now + 1);
+                    match step {
+                        Step::Press => c.complete_by_press(side, now),
+                        Step::Charge => c.charge(Some(side.other()), now),
+                        Step::Uncharge => c.charge(None, now),
+                        Step::Pause => c.pause(now),
+                        Step::Resume => c.resume(now),
+                        Step::Add => c.add(side, 2_000, now),
+                        Step::Set => c.set_remaining(side, 50_000, now),
+                        Step::Transfer => {
+                            c.transfer(side, side.other(), 700, now);
                         }
+                        Step::TakeBack => c.restore(start, side.other(), now),
                     }
                 }
-                if what == 1 {
-                    side = side.other();
+                match step {
+                    Step::Press => {
+                        side = side.other();
+                        start = fast.turn_start();
+                    }
+                    Step::TakeBack => side = side.other(),
+                    _ => {}
                 }
                 for s in Color::ALL {
                     assert_eq!(fast.remaining(s), general.remaining(s), "{tc} at {now}");
                     assert_eq!(fast.used(s), general.used(s), "{tc} at {now}");
+                    assert_eq!(fast.completed(s), general.completed(s), "{tc} at {now}");
                     assert_eq!(fast.turn_used.get(s), general.turn_used.get(s));
                 }
                 assert_eq!(fast.deadline(), general.deadline(), "{tc} at {now}");
             }
-            assert_eq!(fast.remaining(Color::White), 0, "{tc}: the flag fell");
+            assert!(
+                fast.completed(Color::White) > 40,
+                "{tc}: past the first stage"
+            );
+            // The flag falls on both alike.
+            let flag = fast.deadline().expect("a clock runs");
+            for c in [&mut fast, &mut general] {
+                c.advance(flag + 10_000);
+            }
+            assert_eq!(fast.remaining(side), 0, "{tc}: the flag fell");
+            assert_eq!(fast.used(side), general.used(side), "{tc}");
+            assert_eq!(fast.deadline(), general.deadline(), "{tc}");
         }
         assert!(!clock("60|5x30s", IncrementMode::Fischer).plain);
         assert!(!clock("60+5", IncrementMode::Delay).plain);

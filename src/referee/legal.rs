@@ -135,11 +135,26 @@ mod tests {
     use super::*;
 
     /// The searches that match moves by their fields give what the moves'
-    /// own accessors give.
+    /// own accessors give; in Chess960 too, where a castling king may land
+    /// on its rook's square.
     #[test]
     fn field_searches_agree_with_the_moves_accessors() {
+        let chess960: Chess = "4k3/8/8/8/8/8/8/1R2K1R1 w GB - 0 1"
+            .parse::<Fen>()
+            .expect("a FEN")
+            .into_position(shakmaty::CastlingMode::Chess960)
+            .expect("a Chess960 position");
+        assert_eq!(
+            Legal::of(&chess960)
+                .moves
+                .iter()
+                .filter(|m| m.is_castle())
+                .count(),
+            2,
+            "both castlings legal"
+        );
         let mut found = 0;
-        for position in sample_positions() {
+        for position in sample_positions().into_iter().chain([chess960]) {
             let fen = Fen::from_position(&position, shakmaty::EnPassantMode::Legal);
             let legal = Legal::of(&position);
             let color = position.turn();
