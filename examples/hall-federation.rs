@@ -78,29 +78,17 @@ struct Args {
 }
 
 fn parse_args() -> Result<Result<Args, PathBuf>, String> {
-    let mut args = std::env::args().skip(1);
     let (mut clocks, mut seconds, mut cut) = (4, 100, 60);
-    while let Some(arg) = args.next() {
-        let mut number = |name: &str| -> Result<u64, String> {
-            args.next()
-                .and_then(|v| v.parse().ok())
-                .ok_or_else(|| format!("{name} needs a number"))
-        };
-        match arg.as_str() {
-            "--clocks" => clocks = number("--clocks")? as u32,
-            "--seconds" => seconds = number("--seconds")?,
-            "--cut" => cut = number("--cut")?,
-            "--hall" => {
-                return Ok(Err(PathBuf::from(
-                    std::env::args().nth(2).ok_or("--hall CONFIG")?,
-                )));
-            }
-            _ => {
-                return Err(format!(
-                    "unknown argument {arg:?}; usage: hall-federation [--clocks N] [--seconds S] [--cut S]"
-                ));
-            }
-        }
+    let invocation = support::parse_options(
+        &mut [
+            ("clocks", &mut clocks),
+            ("seconds", &mut seconds),
+            ("cut", &mut cut),
+        ],
+        "hall-federation [--clocks N] [--seconds S] [--cut S]",
+    )?;
+    if let support::Invocation::Hall(config) = invocation {
+        return Ok(Err(config));
     }
     if clocks == 0 || clocks > 9999 || seconds == 0 {
         return Err("--clocks must be 1 to 9999 and --seconds at least 1".to_owned());
@@ -112,7 +100,7 @@ fn parse_args() -> Result<Result<Args, PathBuf>, String> {
         ));
     }
     Ok(Ok(Args {
-        clocks,
+        clocks: u32::try_from(clocks).map_err(|_| "--clocks: too many".to_owned())?,
         seconds,
         cut,
     }))

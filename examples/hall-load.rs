@@ -58,35 +58,23 @@ struct Args {
 }
 
 fn parse_args() -> Result<Result<Args, PathBuf>, String> {
-    let mut args = std::env::args().skip(1);
     let (mut clocks, mut seconds, mut outage) = (200, 180, 60);
-    while let Some(arg) = args.next() {
-        let mut number = |name: &str| -> Result<u64, String> {
-            args.next()
-                .and_then(|v| v.parse().ok())
-                .ok_or_else(|| format!("{name} needs a number"))
-        };
-        match arg.as_str() {
-            "--clocks" => clocks = number("--clocks")? as u32,
-            "--seconds" => seconds = number("--seconds")?,
-            "--outage" => outage = number("--outage")?,
-            "--hall" => {
-                return Ok(Err(PathBuf::from(
-                    std::env::args().nth(2).ok_or("--hall CONFIG")?,
-                )));
-            }
-            _ => {
-                return Err(format!(
-                    "unexpected argument {arg:?}; usage: hall-load --clocks N [--seconds S] [--outage S]"
-                ));
-            }
-        }
+    let invocation = support::parse_options(
+        &mut [
+            ("clocks", &mut clocks),
+            ("seconds", &mut seconds),
+            ("outage", &mut outage),
+        ],
+        "hall-load --clocks N [--seconds S] [--outage S]",
+    )?;
+    if let support::Invocation::Hall(config) = invocation {
+        return Ok(Err(config));
     }
     if clocks == 0 || seconds == 0 {
         return Err("--clocks and --seconds must be at least 1".to_owned());
     }
     Ok(Ok(Args {
-        clocks,
+        clocks: u32::try_from(clocks).map_err(|_| "--clocks: too many".to_owned())?,
         seconds,
         outage,
     }))

@@ -23,6 +23,38 @@ use tocada::gesture::Script;
 
 use crate::{http, lines, pgn};
 
+/// What an example's command line asks for.
+pub enum Invocation {
+    /// A round, its numeric options set.
+    Run,
+    /// The hall's own process, from this configuration (see [`serve`]).
+    Hall(PathBuf),
+}
+
+/// Reads `--NAME N` options into `options` (each a name and its value,
+/// given its default), and `--hall CONFIG`: anything else is an error that
+/// names `usage`.
+pub fn parse_options(options: &mut [(&str, &mut u64)], usage: &str) -> Result<Invocation, String> {
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--hall" {
+            let config = args.next().ok_or("--hall CONFIG")?;
+            return Ok(Invocation::Hall(PathBuf::from(config)));
+        }
+        let Some((name, value)) = options
+            .iter_mut()
+            .find(|(name, _)| arg.strip_prefix("--") == Some(*name))
+        else {
+            return Err(format!("unexpected argument {arg:?}; usage: {usage}"));
+        };
+        **value = args
+            .next()
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| format!("--{name} needs a number"))?;
+    }
+    Ok(Invocation::Run)
+}
+
 /// The hall's own process: `tocada-hall run` through the library, on one
 /// thread as `tocada-hall` runs. Prints `listening on ADDRESS` first.
 pub fn serve(config: PathBuf) -> ExitCode {
