@@ -137,6 +137,16 @@ pub struct StoredEvent {
     pub line: String,
 }
 
+/// Where the store stands, read at one instant: what a follower joining
+/// it now needs to choose where to begin ([`Store::tip`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tip {
+    /// The game begun last that has no result, if any.
+    pub unfinished: Option<GameId>,
+    /// The last event stored, by game then seq: `(game, seq)`.
+    pub last_event: Option<(GameId, i64)>,
+}
+
 /// How the store keeps its commits, as SQLite reports it for this
 /// connection: for the daemon's log and for tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -528,6 +538,29 @@ impl Store {
             .optional()?)
     }
 
+    /// The unfinished game and the last event, in one statement: one
+    /// snapshot. Read apart, a game begun between the two reads (the daemon
+    /// writes while a follower joins) would show as no game in progress
+    /// and its first events as the last stored, and a follower starting
+    /// after them would never send them.
+    pub fn tip(&self) -> Result<Tip, StoreError> {
+        Ok(self.conn.query_row(
+            "SELECT (SELECT id FROM game WHERE result IS NULL ORDER BY id DESC LIMIT 1), \
+                    last.game, last.seq \
+             FROM (SELECT NULL) LEFT JOIN \
+                  (SELECT game, seq FROM event ORDER BY game DESC, seq DESC LIMIT 1) AS last",
+            [],
+            |row| {
+                let last_game: Option<GameId> = row.get(1)?;
+                let last_seq: Option<i64> = row.get(2)?;
+                Ok(Tip {
+                    unfinished: row.get(0)?,
+                    last_event: last_game.zip(last_seq),
+                })
+            },
+        )?)
+    }
+
     /// The game begun last that has no result, if any: only its id.
     pub fn unfinished_id(&self) -> Result<Option<GameId>, StoreError> {
         Ok(self
@@ -904,6 +937,57 @@ mod tests {
         ] {
             assert!(!source.contains(reader), "{file} reads lines back");
         }
+    }
+
+    #[test]
+    fn the_tip_shows_the_game_in_progress_and_the_last_event() {
+        let mut store = Store::open_in_memory().unwrap();
+        let empty = Tip {
+            unfinished: None,
+            last_event: None,
+        };
+        assert_eq!(store.tip().unwrap(), empty);
+        let setup = Line {
+            t: 0,
+            event: Event::Setup(Box::default()),
+        };
+        let new_game = NewGame {
+            started_at: SystemTime::now(),
+            preset: "rapid 10+0",
+            white_left: true,
+            setup: &setup,
+        };
+        let press = |t| Line {
+            t,
+            event: Event::Input(crate::Input::Press(Color::Black)),
+        };
+        let first = store.begin_game(&new_game).unwrap();
+        assert_eq!(
+            store.tip().unwrap(),
+            Tip {
+                unfinished: Some(first),
+                last_event: Some((first, 0)),
+            }
+        );
+        store.append(first, &[press(0), press(10)]).unwrap();
+        assert_eq!(store.tip().unwrap().last_event, Some((first, 2)));
+        store.finish(first, "1-0", "1-0").unwrap();
+        assert_eq!(
+            store.tip().unwrap(),
+            Tip {
+                unfinished: None,
+                last_event: Some((first, 2)),
+            }
+        );
+        let second = store.begin_game(&new_game).unwrap();
+        assert!(second > first);
+        assert_eq!(
+            store.tip().unwrap(),
+            Tip {
+                unfinished: Some(second),
+                last_event: Some((second, 0)),
+            }
+        );
     }
 
     #[test]

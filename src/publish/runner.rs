@@ -27,7 +27,7 @@ use crate::broadcast::{
 };
 use crate::broker::{BrokerUrl, Credentials, CredentialsError};
 use crate::exit::{EX_CONFIG, EX_NOINPUT};
-use crate::store::{Store, StoreError};
+use crate::store::{Store, StoreError, Tip};
 
 /// Events sent and not yet acknowledged, at most.
 pub const WINDOW: usize = 64;
@@ -471,40 +471,47 @@ impl Publisher {
                 });
             }
         };
+        // Read once, at one instant: the daemon may be writing its first
+        // game while this publisher joins (`Store::tip`).
+        let tip = store.tip().map_err(|source| PublishError::Store {
+            path: path.clone(),
+            source,
+        })?;
         // A mark in a game the store never reached: this is not the store
         // it was taken on (wiped, replaced). Waiting for that game id would
         // publish nothing for days: start again as on a first start.
-        if let Some(acked) = self.acked {
-            let last = store.last_event().map_err(|source| PublishError::Store {
-                path: path.clone(),
-                source,
-            })?;
-            if last.is_none_or(|(game, _)| game < acked.game) {
-                tracing::warn!(
-                    game = acked.game,
-                    seq = acked.seq,
-                    "the store has no game as far as the last one published: a new store; \
-                     publishing it as on a first start"
-                );
-                self.acked = None;
-                self.saved = None;
-                self.follower = Follower::new(None);
-            }
+        if let Some(acked) = self.acked
+            && tip.last_event.is_none_or(|(game, _)| game < acked.game)
+        {
+            tracing::warn!(
+                game = acked.game,
+                seq = acked.seq,
+                "the store has no game as far as the last one published: a new store; \
+                 publishing it as on a first start"
+            );
+            self.acked = None;
+            self.saved = None;
+            self.follower = Follower::new(None);
         }
-        if self.acked.is_none() && !self.options.from_start {
-            let start = first_start(&store).map_err(|source| PublishError::Store {
-                path: path.clone(),
-                source,
-            })?;
-            if let Some(start) = start {
+        if self.acked.is_none()
+            && !self.options.from_start
+            && let Some(start) = first_start(tip)
+        {
+            if start.seq < 0 {
                 tracing::info!(
                     game = start.game,
                     "first start: publishing from the game in progress on"
                 );
-                self.acked = Some(start);
-                self.follower = Follower::new(Some(start));
-                self.save_if_due(true)?;
+            } else {
+                tracing::info!(
+                    game = start.game,
+                    seq = start.seq,
+                    "first start: no game in progress; publishing the games begun from now on"
+                );
             }
+            self.acked = Some(start);
+            self.follower = Follower::new(Some(start));
+            self.save_if_due(true)?;
         }
         tracing::info!(store = %path.display(), "following the game store");
         self.store = Some(store);
@@ -1070,11 +1077,11 @@ pub fn this_claim(state_directory: &Path) -> Result<Claim, IdentityError> {
 /// Where a publisher without a state file starts: before the game in
 /// progress, else after the last event stored (the clock's history is not
 /// the hall's); `None` in a store without games (everything is new).
-fn first_start(store: &Store) -> Result<Option<Mark>, StoreError> {
-    if let Some(game) = store.unfinished_id()? {
-        return Ok(Some(Mark::before(game)));
+fn first_start(tip: Tip) -> Option<Mark> {
+    match tip.unfinished {
+        Some(game) => Some(Mark::before(game)),
+        None => tip.last_event.map(|(game, seq)| Mark { game, seq }),
     }
-    Ok(store.last_event()?.map(|(game, seq)| Mark { game, seq }))
 }
 
 #[cfg(test)]
@@ -1123,6 +1130,25 @@ mod tests {
         let worst = Duration::from_secs(CONNECT_TIMEOUT_SECS) + next_wait(MAX_BACKOFF, false, true);
         assert!(worst + Duration::from_secs(2) < GRACE, "{worst:?}");
         assert_eq!(next_wait(Duration::ZERO, true, true), MAX_BACKOFF);
+    }
+
+    #[test]
+    fn a_first_start_begins_before_the_game_in_progress_else_after_the_last_event() {
+        let tip = |unfinished, last_event| Tip {
+            unfinished,
+            last_event,
+        };
+        assert_eq!(first_start(tip(None, None)), None);
+        // The game in progress is the hall's from its setup on, however
+        // far it has gone.
+        assert_eq!(
+            first_start(tip(Some(1), Some((1, 1)))),
+            Some(Mark::before(1))
+        );
+        assert_eq!(
+            first_start(tip(None, Some((4, 80)))),
+            Some(Mark { game: 4, seq: 80 })
+        );
     }
 
     fn options() -> Options {
