@@ -28,6 +28,10 @@ pub struct Mark {
 }
 
 impl Mark {
+    /// The place before every event of a store (its games are numbered
+    /// from 1): where a publisher that is to send the whole store stands.
+    pub const START: Mark = Mark { game: 1, seq: -1 };
+
     /// The place before every event of `game`.
     pub fn before(game: GameId) -> Mark {
         Mark { game, seq: -1 }

@@ -259,6 +259,9 @@ pub async fn run(options: Options, shutdown: impl Future<Output = ()>) -> Result
     let (client, mut eventloop) = AsyncClient::new(mqtt_options(&options), 4 * WINDOW);
     let mut publisher = Publisher::new(options, client, acked);
     match acked {
+        Some(Mark::START) => {
+            tracing::info!("nothing acknowledged yet: publishing the store from its first game")
+        }
         Some(mark) => tracing::info!(
             game = mark.game,
             seq = mark.seq,
@@ -481,6 +484,7 @@ impl Publisher {
         // it was taken on (wiped, replaced). Waiting for that game id would
         // publish nothing for days: start again as on a first start.
         if let Some(acked) = self.acked
+            && acked != Mark::START
             && tip.last_event.is_none_or(|(game, _)| game < acked.game)
         {
             tracing::warn!(
@@ -490,26 +494,42 @@ impl Publisher {
                  publishing it as on a first start"
             );
             self.acked = None;
-            self.saved = None;
-            self.follower = Follower::new(None);
         }
-        if self.acked.is_none()
-            && !self.options.from_start
-            && let Some(start) = first_start(tip)
-        {
-            if start.seq < 0 {
-                tracing::info!(
-                    game = start.game,
-                    "first start: publishing from the game in progress on"
-                );
+        if self.acked.is_none() {
+            let start = if self.options.from_start {
+                tracing::info!("first start: publishing every game in the store");
+                Mark::START
             } else {
-                tracing::info!(
-                    game = start.game,
-                    seq = start.seq,
-                    "first start: no game in progress; publishing the games begun from now on"
-                );
-            }
+                match first_start(tip) {
+                    Some(start) if start.seq < 0 => {
+                        tracing::info!(
+                            game = start.game,
+                            "first start: publishing from the game in progress on"
+                        );
+                        start
+                    }
+                    Some(start) => {
+                        tracing::info!(
+                            game = start.game,
+                            seq = start.seq,
+                            "first start: no game in progress; publishing the games begun \
+                             from now on"
+                        );
+                        start
+                    }
+                    None => {
+                        tracing::info!("first start: the store has no games yet; publishing all");
+                        Mark::START
+                    }
+                }
+            };
+            // Kept at once: started again before the broker acknowledged
+            // anything (a broker away all day, then a power cut), this
+            // publisher must resume from here, not choose again from a
+            // store that has moved on, nor from the mark of a store that
+            // was replaced.
             self.acked = Some(start);
+            self.saved = None;
             self.follower = Follower::new(Some(start));
             self.save_if_due(true)?;
         }
@@ -582,6 +602,13 @@ impl Publisher {
                 }
             }
             Event::Incoming(Packet::PubAck(ack)) => {
+                // After a refusal, nothing more counts as delivered until
+                // the next connection: the refused message's packet id is
+                // free again and may come back on a later message, whose
+                // acknowledgement would otherwise be taken for its.
+                if self.refused {
+                    return false;
+                }
                 let refused = !matches!(
                     ack.reason,
                     PubAckReason::Success | PubAckReason::NoMatchingSubscribers
@@ -1148,6 +1175,114 @@ mod tests {
         assert_eq!(
             first_start(tip(None, Some((4, 80)))),
             Some(Mark { game: 4, seq: 80 })
+        );
+    }
+
+    /// A publisher on a store in `dir`, as the daemon would leave it, with
+    /// `acked` read from its state file.
+    fn publisher_on(dir: &Path, acked: Option<Mark>) -> Publisher {
+        let options = Options {
+            store: dir.join("games.sqlite"),
+            state_directory: dir.to_path_buf(),
+            ..options()
+        };
+        let (client, _eventloop) = AsyncClient::new(mqtt_options(&options), 64);
+        Publisher::new(options, client, acked)
+    }
+
+    fn saved_mark(dir: &Path) -> Option<Mark> {
+        progress::load(&dir.join(PROGRESS_FILE))
+            .unwrap()
+            .map(|progress| progress.acked)
+    }
+
+    #[test]
+    fn a_first_start_is_kept_at_once_so_a_restart_resumes_from_it() {
+        use crate::store::NewGame;
+        use crate::transcript::{Event as LineEvent, Line};
+
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("games.sqlite")).unwrap();
+        // A store without games yet: everything it will hold is the hall's.
+        let mut first = publisher_on(dir.path(), None);
+        first.open_store().unwrap();
+        assert_eq!(first.acked, Some(Mark::START));
+        assert_eq!(saved_mark(dir.path()), Some(Mark::START));
+
+        // Games played while nothing was acknowledged (a broker away all
+        // day): one finished, one in progress.
+        let setup = Line {
+            t: 0,
+            event: LineEvent::Setup(Box::default()),
+        };
+        let new_game = NewGame {
+            started_at: std::time::SystemTime::now(),
+            preset: "rapid 10+0",
+            white_left: true,
+            setup: &setup,
+        };
+        let game = store.begin_game(&new_game).unwrap();
+        store.finish(game, "1-0", "1-0").unwrap();
+        store.begin_game(&new_game).unwrap();
+
+        // Started again (a power cut): it resumes from what it kept, the
+        // finished game included, rather than choosing again.
+        let mut again = publisher_on(dir.path(), saved_mark(dir.path()));
+        again.open_store().unwrap();
+        assert_eq!(again.acked, Some(Mark::START));
+        assert_eq!(again.follower.read_from(), Mark { game: 1, seq: 0 });
+
+        // A mark of a store since replaced is replaced on disk too: a
+        // restart cannot bring it back once the new store reaches its game.
+        progress::save(
+            &dir.path().join(PROGRESS_FILE),
+            &Progress {
+                acked: Mark { game: 99, seq: 5 },
+            },
+        )
+        .unwrap();
+        let mut replaced = publisher_on(dir.path(), saved_mark(dir.path()));
+        replaced.open_store().unwrap();
+        assert_eq!(
+            replaced.acked,
+            Some(Mark::before(2)),
+            "the game in progress"
+        );
+        assert_eq!(saved_mark(dir.path()), Some(Mark::before(2)));
+    }
+
+    #[test]
+    fn after_a_refusal_no_acknowledgement_counts_until_the_next_connection() {
+        use rumqttc::v5::mqttbytes::v5::PubAck;
+
+        let (client, _eventloop) = AsyncClient::new(mqtt_options(&options()), 64);
+        let mut publisher = Publisher::new(options(), client, Some(Mark::START));
+        publisher.handle(connack());
+        let ack = |pkid, reason| {
+            Event::Incoming(Packet::PubAck(PubAck {
+                pkid,
+                reason,
+                properties: None,
+            }))
+        };
+        let send = |publisher: &mut Publisher, seq, pkid| {
+            let mark = Mark { game: 1, seq };
+            publisher.publish("t".into(), Vec::new(), false, Some(mark));
+            publisher.handle(Event::Outgoing(Outgoing::Publish(pkid)));
+        };
+        send(&mut publisher, 0, 1);
+        send(&mut publisher, 1, 2);
+        publisher.handle(ack(1, PubAckReason::NotAuthorized));
+        assert!(publisher.refused);
+        // Queued before the disconnection went out: packet id 1 is free
+        // again and comes back on another message, which the broker takes.
+        send(&mut publisher, 2, 1);
+        publisher.handle(ack(1, PubAckReason::Success));
+        publisher.handle(ack(2, PubAckReason::Success));
+        assert_eq!(
+            publisher.acked,
+            Some(Mark::START),
+            "the refused event is not delivered"
         );
     }
 
