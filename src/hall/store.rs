@@ -5,11 +5,17 @@
 //! hall rebuilds every game from it.
 
 use std::path::Path;
+use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::pairings::{BoardPairing, PairedPlayer};
 use crate::pgn::Tags;
+
+/// How long a write waits for the lock another connection holds (the
+/// running hall's burst, `tocada-hall pairings` importing a round) before
+/// it fails.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS event (
@@ -117,6 +123,7 @@ impl HallStore {
     /// Opens (creating if need be) the store at `path` for hall `hall`.
     pub fn open(path: &Path, hall: &str) -> rusqlite::Result<HallStore> {
         let conn = Connection::open(path)?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         // WAL: the web side reads while the ingest writes; NORMAL: a power
         // cut may lose the last events, which the broker resends (QoS 1,
         // persistent session) only if not yet acknowledged, so the store
@@ -143,8 +150,14 @@ impl HallStore {
     /// one. A burst of messages is taken in one, not one each: each
     /// commit costs file locks and a write of the log, which at 1000
     /// boards were half the hall's time (docs/src/figures.md).
+    ///
+    /// Immediate: the write lock is taken here, waiting for it as long as
+    /// [`BUSY_TIMEOUT`]. A deferred transaction reads first and asks for
+    /// the lock at its first write; if another connection committed
+    /// since its read, SQLite refuses that write at once, without
+    /// waiting (the hall's ingest and `tocada-hall pairings` did so).
     pub fn begin(&self) -> rusqlite::Result<()> {
-        self.conn.execute_batch("BEGIN")
+        self.conn.execute_batch("BEGIN IMMEDIATE")
     }
 
     /// Commits the transaction [`HallStore::begin`] started; if that
@@ -337,7 +350,10 @@ impl HallStore {
         boards: &[BoardPairing],
         now_ms: u64,
     ) -> rusqlite::Result<i64> {
-        let tx = self.conn.transaction()?;
+        // Immediate, as in `begin`: it reads before it writes.
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let seq: i64 = tx.query_row(
             "SELECT coalesce(max(seq), 0) + 1 FROM round_import WHERE hall = ?1",
             [&self.hall],
@@ -434,5 +450,36 @@ impl HallStore {
             })
         })?;
         rows.collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_transaction_holds_the_write_lock_from_its_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hall.sqlite");
+        let ingest = HallStore::open(&path, "open").unwrap();
+        let import = HallStore::open(&path, "open").unwrap();
+        import.conn.busy_timeout(Duration::from_millis(50)).unwrap();
+
+        // The ingest's burst has begun and read; another connection's
+        // write waits for it (here: gives up after 50 ms)…
+        ingest.begin().unwrap();
+        assert_eq!(ingest.count_events().unwrap(), 0);
+        let blocked = import.insert_event(2, 1, 0, 0, "{}", 0);
+        assert!(
+            matches!(&blocked, Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy),
+            "{blocked:?}"
+        );
+        // …and the burst's own writes, after its read, never fail on the
+        // lock.
+        assert!(ingest.insert_event(1, 1, 0, 0, "{}", 0).unwrap());
+        ingest.commit().unwrap();
+        assert!(import.insert_event(2, 1, 0, 0, "{}", 0).unwrap());
+        assert_eq!(ingest.count_events().unwrap(), 2);
     }
 }
