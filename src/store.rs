@@ -525,19 +525,6 @@ impl Store {
         Ok(events)
     }
 
-    /// The last event stored, by game then seq: `None` in a store without
-    /// games.
-    pub fn last_event(&self) -> Result<Option<(GameId, i64)>, StoreError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT game, seq FROM event ORDER BY game DESC, seq DESC LIMIT 1",
-                [],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
-            .optional()?)
-    }
-
     /// The unfinished game and the last event, in one statement: one
     /// snapshot. Read apart, a game begun between the two reads (the daemon
     /// writes while a follower joins) would show as no game in progress
@@ -559,18 +546,6 @@ impl Store {
                 })
             },
         )?)
-    }
-
-    /// The game begun last that has no result, if any: only its id.
-    pub fn unfinished_id(&self) -> Result<Option<GameId>, StoreError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT id FROM game WHERE result IS NULL ORDER BY id DESC LIMIT 1",
-                [],
-                |row| row.get(0),
-            )
-            .optional()?)
     }
 }
 

@@ -1237,7 +1237,7 @@ fn wait_game_begun(db: &Path, daemon: &Daemon) {
     let deadline = Instant::now() + TIMEOUT;
     while Store::open_read_only(db)
         .ok()
-        .and_then(|store| store.unfinished_id().ok().flatten())
+        .and_then(|store| store.tip().ok()?.unfinished)
         .is_none()
     {
         assert!(
